@@ -1,0 +1,131 @@
+// Package api is the HTTP API of the audit service: Huma v2 operations on a
+// chi router, the error model, bearer-token authentication and the docs.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+)
+
+// Version is the API version shown in the OpenAPI document.
+const Version = "0.1.0"
+
+// Options are the dependencies of the API.
+type Options struct {
+	// Pool is the database. Required.
+	Pool *pgxpool.Pool
+	// River inserts jobs (and reads their state); an insert-only client is enough. Required.
+	River *river.Client[pgx.Tx]
+	// Auth verifies bearer tokens. Required.
+	Auth *Authenticator
+	// DevIssuer, when set, is served under /dev-oidc (AUTH_DEV=true).
+	DevIssuer *DevIssuer
+	// Logger receives request and error logs. Defaults to slog.Default().
+	Logger *slog.Logger
+	// JobWaitTimeout bounds how long a request waits for a job it inserted. Defaults to 10s.
+	JobWaitTimeout time.Duration
+}
+
+// Server is the HTTP API.
+type Server struct {
+	opts Options
+	api  huma.API
+	mux  *chi.Mux
+}
+
+// New builds the API with every operation registered.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.JobWaitTimeout == 0 {
+		opts.JobWaitTimeout = 10 * time.Second
+	}
+	mux := chi.NewMux()
+	mux.Use(withRequest(opts.Logger))
+	mux.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, Errorf(CodeNotFound, "no such route: "+r.Method+" "+r.URL.Path))
+	})
+	mux.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, Errorf(CodeMethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path))
+	})
+
+	cfg := huma.DefaultConfig("Audit service API", Version)
+	cfg.Info.Description = "Audits recordings of calls and transcripts of chats against a campaign's scorecard. " +
+		"Every endpoint except /health, /ready and the docs needs `Authorization: Bearer <access token>`. " +
+		"Errors are `{success: false, code, message, details, request_id}`."
+	cfg.OpenAPIPath = "/openapi"
+	cfg.DocsPath = ""
+	cfg.CreateHooks = nil
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
+		"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT", Description: "An access token from the identity provider (OIDC_ISSUER_URL)."},
+	}
+	cfg.Transformers = append(cfg.Transformers, func(ctx huma.Context, _ string, v any) (any, error) {
+		if e, ok := v.(*Error); ok {
+			e.RequestID = requestID(ctx.Context())
+		}
+		return v, nil
+	})
+	hapi := humachi.New(mux, cfg)
+	s := &Server{opts: opts, api: hapi, mux: mux}
+	hapi.UseMiddleware(opts.Auth.middleware(hapi))
+
+	docsRoutes(mux)
+	if opts.DevIssuer != nil {
+		mux.Route("/dev-oidc", opts.DevIssuer.routes)
+	}
+	(&healthResource{pool: opts.Pool}).register(hapi)
+	(&usersResource{}).register(hapi)
+	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+
+// OpenAPI returns the OpenAPI document of the API.
+func (s *Server) OpenAPI() *huma.OpenAPI { return s.api.OpenAPI() }
+
+func unwrap(ctx huma.Context) (*http.Request, http.ResponseWriter) { return humachi.Unwrap(ctx) }
+
+// Envelope is the body of every successful response that carries a result.
+type Envelope[T any] struct {
+	Success bool   `json:"success" doc:"Always true for a success"`
+	Code    string `json:"code" doc:"OK, or ACCEPTED when work continues in the background" enum:"OK,ACCEPTED"`
+	Details T      `json:"details"`
+}
+
+// Output is a response whose body is an Envelope.
+type Output[T any] struct {
+	Body Envelope[T]
+}
+
+func ok[T any](v T) *Output[T] {
+	return &Output[T]{Body: Envelope[T]{Success: true, Code: "OK", Details: v}}
+}
+
+// operation describes an operation that needs a bearer token and at least role.
+func operation(method, path, id, summary string, role Role, errs ...int) huma.Operation {
+	who := "Any signed-in user."
+	if role > RoleNone {
+		who = "Requires the " + role.String() + " role or above."
+	}
+	return huma.Operation{
+		OperationID: id,
+		Method:      method,
+		Path:        path,
+		Summary:     summary,
+		Description: who,
+		Security:    []map[string][]string{{"bearer": {}}},
+		Metadata:    map[string]any{metaRole: role},
+		Errors:      append([]int{http.StatusUnauthorized, http.StatusForbidden}, errs...),
+	}
+}

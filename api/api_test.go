@@ -1,0 +1,499 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/coreos/go-oidc/v3/oidc/oidctest"
+	"github.com/danielgtaylor/huma/v2"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db/dbtest"
+)
+
+const testAudience = "api://auditd-test"
+
+// testIssuer is an OIDC identity provider on loopback: discovery and JWKS,
+// served by go-oidc's own oidctest server.
+type testIssuer struct {
+	URL string
+	key *rsa.PrivateKey
+	kid string
+
+	mu  sync.Mutex
+	srv *oidctest.Server
+}
+
+func newTestIssuer(t *testing.T) *testIssuer {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	iss := &testIssuer{key: key, kid: "k1",
+		srv: &oidctest.Server{PublicKeys: []oidctest.PublicKey{{PublicKey: key.Public(), KeyID: "k1", Algorithm: oidc.RS256}}}}
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		iss.mu.Lock()
+		defer iss.mu.Unlock()
+		iss.srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	iss.srv.SetIssuer(hs.URL)
+	iss.URL = hs.URL
+	return iss
+}
+
+// rotate publishes a new key beside the old one and signs with it from now on.
+func (i *testIssuer) rotate(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.kid = fmt.Sprintf("k%d", len(i.srv.PublicKeys)+1)
+	i.key = key
+	i.srv.PublicKeys = append(i.srv.PublicKeys, oidctest.PublicKey{PublicKey: key.Public(), KeyID: i.kid, Algorithm: oidc.RS256})
+}
+
+// claims returns valid claims for sub, to adjust before signing.
+func (i *testIssuer) claims(sub string) map[string]any {
+	now := time.Now()
+	return map[string]any{
+		"iss": i.URL, "aud": testAudience, "sub": sub,
+		"preferred_username": sub, "email": sub + "@example.test", "name": "User " + sub,
+		"roles": []string{"quality"},
+		"iat":   now.Unix(), "exp": now.Add(time.Hour).Unix(),
+	}
+}
+
+func (i *testIssuer) sign(t *testing.T, claims map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(claims)
+	require.NoError(t, err)
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return oidctest.SignIDToken(i.key, i.kid, oidc.RS256, string(b))
+}
+
+func (i *testIssuer) token(t *testing.T, sub string, roles ...string) string {
+	c := i.claims(sub)
+	c["roles"] = roles
+	return i.sign(t, c)
+}
+
+type testBundle struct {
+	server *Server
+	http   *httptest.Server
+	issuer *testIssuer
+	pool   *pgxpool.Pool
+}
+
+type setupOpts struct {
+	rolesClaim string
+}
+
+func setup(t *testing.T, opts ...setupOpts) *testBundle {
+	t.Helper()
+	var o setupOpts
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	if o.rolesClaim == "" {
+		o.rolesClaim = "roles"
+	}
+	pool := dbtest.Pool(t)
+	iss := newTestIssuer(t)
+	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	require.NoError(t, err)
+	auth := NewAuthenticator(AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
+		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}, pool)
+	s := New(Options{Pool: pool, River: rc, Auth: auth, JobWaitTimeout: 300 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	return &testBundle{server: s, http: hs, issuer: iss, pool: pool}
+}
+
+type response struct {
+	Status  int
+	Header  http.Header
+	Body    map[string]any
+	RawBody string
+}
+
+func (b *testBundle) do(t *testing.T, method, path, token string, body io.Reader, headers ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, b.http.URL+path, body)
+	require.NoError(t, err)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	r := response{Status: res.StatusCode, Header: res.Header, RawBody: string(raw)}
+	_ = json.Unmarshal(raw, &r.Body)
+	return r
+}
+
+// requireError checks an error response against the error model.
+func requireError(t *testing.T, r response, status int, code string) {
+	t.Helper()
+	require.Equal(t, status, r.Status, r.RawBody)
+	require.Equal(t, false, r.Body["success"], r.RawBody)
+	require.Equal(t, code, r.Body["code"], r.RawBody)
+	require.NotEmpty(t, r.Body["message"], r.RawBody)
+	require.NotEmpty(t, r.Header.Get("X-Request-Id"))
+	require.Equal(t, r.Header.Get("X-Request-Id"), r.Body["request_id"], r.RawBody)
+	require.True(t, strings.HasPrefix(r.Header.Get("Content-Type"), "application/json"), r.Header.Get("Content-Type"))
+}
+
+func b64(v string) string { return base64.RawURLEncoding.EncodeToString([]byte(v)) }
+
+func TestAuthenticationFailures(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	otherKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	require.NoError(t, err)
+	signWith := func(key any, alg jose.SignatureAlgorithm, kid string, claims map[string]any) string {
+		payload, err := json.Marshal(claims)
+		require.NoError(t, err)
+		signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: key}, (&jose.SignerOptions{}).WithHeader("kid", kid))
+		require.NoError(t, err)
+		sig, err := signer.Sign(payload)
+		require.NoError(t, err)
+		out, err := sig.CompactSerialize()
+		require.NoError(t, err)
+		return out
+	}
+	pubPEM := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: must(x509.MarshalPKIXPublicKey(b.issuer.key.Public()))})
+	claimsJSON, _ := json.Marshal(b.issuer.claims("mallory"))
+	with := func(k string, v any) string {
+		c := b.issuer.claims("mallory")
+		c[k] = v
+		return b.issuer.sign(t, c)
+	}
+
+	cases := []struct {
+		name   string
+		header string
+		code   string
+	}{
+		{"no header", "", CodeMissingAuthHeader},
+		{"basic scheme", "Basic " + b64("a:b"), CodeUnauthorized},
+		{"bearer without token", "Bearer ", CodeUnauthorized},
+		{"not a jwt", "Bearer not-a-token", CodeUnauthorized},
+		{"bad signature", "Bearer " + signWith(otherKey, jose.RS256, "k1", b.issuer.claims("mallory")), CodeUnauthorized},
+		{"expired", "Bearer " + with("exp", time.Now().Add(-time.Minute).Unix()), CodeUnauthorized},
+		{"not yet valid", "Bearer " + with("nbf", time.Now().Add(time.Hour).Unix()), CodeUnauthorized},
+		{"wrong issuer", "Bearer " + with("iss", "https://evil.example"), CodeUnauthorized},
+		{"wrong audience", "Bearer " + with("aud", "api://someone-else"), CodeUnauthorized},
+		{"alg none", "Bearer " + b64(`{"alg":"none","typ":"JWT"}`) + "." + b64(string(claimsJSON)) + ".", CodeUnauthorized},
+		{"HS256 with the public key", "Bearer " + signWith(pubPEM, jose.HS256, "k1", b.issuer.claims("mallory")), CodeUnauthorized},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var headers []string
+			if tc.header != "" {
+				headers = []string{"Authorization", tc.header}
+			}
+			r := b.do(t, http.MethodGet, "/users/me", "", nil, headers...)
+			requireError(t, r, http.StatusUnauthorized, tc.code)
+			require.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer")
+		})
+	}
+	// None of them created a user.
+	var n int
+	require.NoError(t, b.pool.QueryRow(context.Background(), "SELECT count(*) FROM users").Scan(&n))
+	require.Zero(t, n)
+
+	// The valid token is accepted, so the rejections above were for their reason.
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", b.issuer.token(t, "mallory"), nil).Status)
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func TestKeyRotationAcceptedWithoutRestart(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", b.issuer.token(t, "alice"), nil).Status)
+
+	b.issuer.rotate(t)
+	r := b.do(t, http.MethodGet, "/users/me", b.issuer.token(t, "alice"), nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+}
+
+func TestUsersMeJustInTime(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.issuer.claims("sub-123")
+	c["preferred_username"] = "ana"
+	c["roles"] = []string{"operator", "offline_access"}
+	r := b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, c), nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, true, r.Body["success"])
+	require.Equal(t, "OK", r.Body["code"])
+	me := r.Body["details"].(map[string]any)
+	require.Equal(t, "sub-123", me["id"])
+	require.Equal(t, "ana", me["username"])
+	require.Equal(t, "sub-123@example.test", me["email"])
+	require.Equal(t, "operator", me["role"])
+	require.Equal(t, []any{"operator", "offline_access"}, me["roles"])
+	created := me["created_at"]
+
+	// Claims change: the profile follows, the user stays the same one.
+	c["email"] = "ana@new.example"
+	c["name"] = "Ana María"
+	c["roles"] = []string{"supervisor"}
+	r = b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, c), nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	me = r.Body["details"].(map[string]any)
+	require.Equal(t, "ana@new.example", me["email"])
+	require.Equal(t, "Ana María", me["name"])
+	require.Equal(t, "supervisor", me["role"])
+	require.Equal(t, created, me["created_at"])
+
+	var n int
+	require.NoError(t, b.pool.QueryRow(context.Background(), "SELECT count(*) FROM users").Scan(&n))
+	require.Equal(t, 1, n)
+
+	// A deactivated user's valid token is refused.
+	_, err := b.pool.Exec(context.Background(), "UPDATE users SET active = false WHERE id = 'sub-123'")
+	require.NoError(t, err)
+	requireError(t, b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, c), nil), http.StatusUnauthorized, CodeUnauthorized)
+}
+
+func TestRolesFromNestedClaim(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{rolesClaim: "realm_access.roles"})
+	c := b.issuer.claims("kc-user")
+	delete(c, "roles")
+	c["realm_access"] = map[string]any{"roles": []string{"default-roles-acme", "admin"}}
+	r := b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, c), nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, "admin", r.Body["details"].(map[string]any)["role"])
+}
+
+func TestRoleEnforced(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.do(t, http.MethodPost, "/admin/canary", b.issuer.token(t, "q", "quality"), nil)
+	requireError(t, r, http.StatusForbidden, CodeForbidden)
+	require.Contains(t, r.Body["message"], "admin")
+}
+
+// registerProbe adds operations that exercise the shared error machinery.
+func registerProbe(s *Server) {
+	type probeInput struct {
+		ID   string `path:"id" format:"uuid"`
+		Body struct {
+			Notes  string `json:"notes" minLength:"1"`
+			IsCall bool   `json:"isCall"`
+		}
+	}
+	op := operation(http.MethodPost, "/probe/{id}", "probe", "probe", RoleNone)
+	huma.Register(s.api, op, func(ctx context.Context, in *probeInput) (*Output[string], error) { return ok(in.ID), nil })
+	huma.Register(s.api, operation(http.MethodGet, "/probe-panic", "probe-panic", "panic", RoleNone),
+		func(ctx context.Context, _ *struct{}) (*Output[string], error) { panic("secret detail") })
+	huma.Register(s.api, operation(http.MethodGet, "/probe-fail", "probe-fail", "fail", RoleNone),
+		func(ctx context.Context, _ *struct{}) (*Output[string], error) {
+			return nil, fmt.Errorf("SELECT secret FROM table: boom")
+		})
+}
+
+func TestErrorModel(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	registerProbe(b.server)
+	tok := b.issuer.token(t, "eve", "quality")
+	id := "6f1c2b5e-8d44-4a57-9b8a-2f0d5c3e1a90"
+	post := func(path, body string, headers ...string) response {
+		return b.do(t, http.MethodPost, path, tok, strings.NewReader(body), append([]string{"Content-Type", "application/json"}, headers...)...)
+	}
+
+	t.Run("success", func(t *testing.T) {
+		r := post("/probe/"+id, `{"notes":"x","isCall":true}`)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	})
+	t.Run("missing field", func(t *testing.T) {
+		r := post("/probe/"+id, `{"isCall":true}`)
+		requireError(t, r, http.StatusBadRequest, CodeMissingFields)
+		require.Contains(t, r.RawBody, "body.notes")
+	})
+	t.Run("missing body", func(t *testing.T) {
+		requireError(t, post("/probe/"+id, ``), http.StatusBadRequest, CodeMissingFields)
+	})
+	t.Run("bad uuid", func(t *testing.T) {
+		r := post("/probe/not-a-uuid", `{"notes":"x","isCall":true}`)
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Contains(t, r.RawBody, "path.id")
+	})
+	t.Run("wrong type", func(t *testing.T) {
+		r := post("/probe/"+id, `{"notes":"x","isCall":"yes"}`)
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Contains(t, r.RawBody, "body.isCall")
+	})
+	t.Run("malformed json", func(t *testing.T) {
+		requireError(t, post("/probe/"+id, `{"notes":`), http.StatusBadRequest, CodeValidation)
+	})
+	t.Run("oversized body", func(t *testing.T) {
+		big := `{"notes":"` + strings.Repeat("a", 2<<20) + `","isCall":true}`
+		requireError(t, post("/probe/"+id, big), http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
+	})
+	t.Run("unknown route", func(t *testing.T) {
+		requireError(t, b.do(t, http.MethodGet, "/nope", tok, nil), http.StatusNotFound, CodeNotFound)
+	})
+	t.Run("wrong method", func(t *testing.T) {
+		requireError(t, b.do(t, http.MethodDelete, "/users/me", tok, nil), http.StatusMethodNotAllowed, CodeMethodNotAllowed)
+	})
+	t.Run("panic", func(t *testing.T) {
+		r := b.do(t, http.MethodGet, "/probe-panic", tok, nil)
+		requireError(t, r, http.StatusInternalServerError, CodeInternal)
+		require.NotContains(t, r.RawBody, "secret")
+	})
+	t.Run("handler error", func(t *testing.T) {
+		r := b.do(t, http.MethodGet, "/probe-fail", tok, nil)
+		requireError(t, r, http.StatusInternalServerError, CodeInternal)
+		require.NotContains(t, r.RawBody, "secret")
+		require.NotContains(t, r.RawBody, "SELECT")
+	})
+	t.Run("request id echoed", func(t *testing.T) {
+		r := b.do(t, http.MethodGet, "/nope", tok, nil, "X-Request-Id", "abc-123")
+		require.Equal(t, "abc-123", r.Header.Get("X-Request-Id"))
+		r = b.do(t, http.MethodGet, "/health", "", nil, "X-Request-Id", "bad id with spaces")
+		require.Len(t, r.Header.Get("X-Request-Id"), 24)
+	})
+}
+
+func TestHealthAndReady(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.do(t, http.MethodGet, "/health", "", nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	require.NotEmpty(t, r.Header.Get("X-Request-Id"))
+	r = b.do(t, http.MethodGet, "/ready", "", nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+
+	// A schema behind the binary is not ready.
+	ctx := context.Background()
+	_, err := b.pool.Exec(ctx, "DELETE FROM goose_db_version WHERE version_id = (SELECT max(version_id) FROM goose_db_version)")
+	require.NoError(t, err)
+	rc, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{})
+	require.NoError(t, err)
+	stale := httptest.NewServer(New(Options{Pool: b.pool, River: rc, Auth: NewAuthenticator(AuthConfig{}, b.pool)}))
+	defer stale.Close()
+	res, err := http.Get(stale.URL + "/ready")
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusServiceUnavailable, res.StatusCode)
+	var body map[string]any
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&body))
+	require.Equal(t, CodeServiceUnavailable, body["code"])
+	require.Contains(t, body["message"], "auditd migrate")
+}
+
+func TestDocsServedOffline(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, page := range []string{"/docs", "/redoc"} {
+		r := b.do(t, http.MethodGet, page, "", nil)
+		require.Equal(t, http.StatusOK, r.Status)
+		require.Contains(t, r.Header.Get("Content-Type"), "text/html")
+		require.NotContains(t, r.RawBody, "http://")
+		require.NotContains(t, r.RawBody, "https://")
+		// Every script and stylesheet the page loads is served by us.
+		for _, ref := range refs(r.RawBody) {
+			a := b.do(t, http.MethodGet, "/"+ref, "", nil)
+			require.Equal(t, http.StatusOK, a.Status, ref)
+			require.Greater(t, len(a.RawBody), 100, ref)
+		}
+	}
+	r := b.do(t, http.MethodGet, "/redoc", "", nil)
+	require.Contains(t, r.RawBody, `spec-url="openapi.json"`)
+}
+
+// refs returns the src and href attributes of an HTML page.
+func refs(html string) []string {
+	var out []string
+	for _, attr := range []string{`src="`, `href="`} {
+		for rest := html; ; {
+			i := strings.Index(rest, attr)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(attr):]
+			out = append(out, rest[:strings.IndexByte(rest, '"')])
+		}
+	}
+	return out
+}
+
+func TestOpenAPIDescribesEveryOperation(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.do(t, http.MethodGet, "/openapi.json", "", nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	var doc struct {
+		Paths      map[string]map[string]map[string]any `json:"paths"`
+		Components struct {
+			Schemas         map[string]any `json:"schemas"`
+			SecuritySchemes map[string]any `json:"securitySchemes"`
+		} `json:"components"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.RawBody), &doc))
+	require.Contains(t, doc.Components.SecuritySchemes, "bearer")
+	require.Contains(t, doc.Components.Schemas, "Error")
+	require.Contains(t, doc.Paths, "/users/me")
+	public := map[string]bool{"/health": true, "/ready": true}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			require.NotEmpty(t, op["operationId"], "%s %s", method, path)
+			responses := op["responses"].(map[string]any)
+			require.Contains(t, fmt.Sprint(responses), "#/components/schemas/Error", "%s %s documents the error model", method, path)
+			if !public[path] {
+				require.NotEmpty(t, op["security"], "%s %s needs the bearer scheme", method, path)
+				require.Contains(t, responses, "401", "%s %s", method, path)
+			}
+		}
+	}
+}
+
+func TestCanaryWithoutWorkers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.do(t, http.MethodPost, "/admin/canary", b.issuer.token(t, "root", "admin"), bytes.NewReader(nil))
+	requireError(t, r, http.StatusServiceUnavailable, CodeServiceUnavailable)
+	require.Contains(t, r.Body["message"], "auditd work")
+	// The unanswered canary is not left queued.
+	var state string
+	require.NoError(t, b.pool.QueryRow(context.Background(), "SELECT state FROM river_job WHERE kind = 'canary'").Scan(&state))
+	require.Equal(t, "cancelled", state)
+}

@@ -1,0 +1,209 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/auditd/auditd/db"
+)
+
+// Principal is the authenticated caller of a request.
+type Principal struct {
+	User db.User
+	Role Role
+}
+
+// Is reports whether the caller holds at least role r.
+func (p Principal) Is(r Role) bool { return p.Role >= r }
+
+// principal returns the caller of an authenticated operation.
+func principal(ctx context.Context) Principal {
+	p, _ := ctx.Value(principalKey).(Principal)
+	return p
+}
+
+// AuthConfig configures token verification.
+type AuthConfig struct {
+	// IssuerURL is the OIDC issuer; its discovery document and JWKS are fetched from it.
+	IssuerURL string
+	// Audience must appear in every token's aud claim.
+	Audience string
+	// SubjectClaim, UsernameClaim and RolesClaim are dotted claim paths.
+	SubjectClaim, UsernameClaim, RolesClaim string
+}
+
+// discoveryRetry bounds how often a failed issuer discovery is retried.
+const discoveryRetry = 5 * time.Second
+
+// Authenticator verifies bearer tokens with go-oidc against the issuer's
+// discovery document and JWKS (keys rotated at the issuer are fetched when a
+// token names an unknown key) and provisions the caller's user just in time.
+type Authenticator struct {
+	cfg  AuthConfig
+	pool db.DBTX
+	now  func() time.Time
+
+	mu          sync.Mutex
+	verifier    *oidc.IDTokenVerifier
+	lastAttempt time.Time
+}
+
+// NewAuthenticator returns an Authenticator for cfg. Discovery happens on the
+// first request (and is retried while the issuer is unreachable), so the
+// service starts even when the identity provider is briefly down.
+func NewAuthenticator(cfg AuthConfig, pool db.DBTX) *Authenticator {
+	return &Authenticator{cfg: cfg, pool: pool, now: time.Now}
+}
+
+func (a *Authenticator) getVerifier(ctx context.Context) (*oidc.IDTokenVerifier, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.verifier != nil {
+		return a.verifier, nil
+	}
+	if now := a.now(); now.Sub(a.lastAttempt) < discoveryRetry {
+		return nil, errors.New("identity provider discovery failed recently")
+	} else {
+		a.lastAttempt = now
+	}
+	// The provider keeps using the context for JWKS refreshes: detach it
+	// from this request.
+	provider, err := oidc.NewProvider(context.WithoutCancel(ctx), a.cfg.IssuerURL)
+	if err != nil {
+		return nil, err
+	}
+	a.verifier = provider.Verifier(&oidc.Config{ClientID: a.cfg.Audience})
+	return a.verifier, nil
+}
+
+// authenticate checks the request's credentials and returns the caller.
+// queryToken allows the token as an access_token query parameter (for
+// EventSource, which cannot send headers).
+func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, queryToken bool) (Principal, *Error) {
+	raw := ""
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, token, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+			return Principal{}, Errorf(CodeUnauthorized, "the Authorization header must be \"Bearer <access token>\"")
+		}
+		raw = strings.TrimSpace(token)
+	} else if queryToken {
+		raw = r.URL.Query().Get("access_token")
+	}
+	if raw == "" {
+		return Principal{}, Errorf(CodeMissingAuthHeader, "the Authorization header is missing; send \"Authorization: Bearer <access token>\"")
+	}
+	verifier, err := a.getVerifier(ctx)
+	if err != nil {
+		logger(ctx).WarnContext(ctx, "identity provider unavailable", "issuer", a.cfg.IssuerURL, "error", err)
+		return Principal{}, Errorf(CodeServiceUnavailable, "the identity provider cannot be reached to verify tokens; try again shortly")
+	}
+	tok, err := verifier.Verify(ctx, raw)
+	if err != nil {
+		logger(ctx).InfoContext(ctx, "token rejected", "error", err)
+		return Principal{}, Errorf(CodeUnauthorized, "the access token is invalid or expired")
+	}
+	var claims map[string]any
+	if err := tok.Claims(&claims); err != nil {
+		return Principal{}, Errorf(CodeUnauthorized, "the access token's claims cannot be read")
+	}
+	profile := db.UserProfile{
+		ID:       claimString(claims, a.cfg.SubjectClaim),
+		Username: claimString(claims, a.cfg.UsernameClaim),
+		Email:    claimString(claims, "email"),
+		Name:     claimString(claims, "name"),
+		Roles:    claimStrings(claims, a.cfg.RolesClaim),
+	}
+	if profile.ID == "" {
+		return Principal{}, Errorf(CodeUnauthorized, fmt.Sprintf("the access token has no %q claim identifying the user", a.cfg.SubjectClaim))
+	}
+	if profile.Username == "" {
+		profile.Username = profile.ID
+	}
+	user, err := db.UserSeen(ctx, a.pool, profile, a.now())
+	if err != nil {
+		return Principal{}, internal(ctx, err)
+	}
+	if !user.Active {
+		return Principal{}, Errorf(CodeUnauthorized, "this user is deactivated")
+	}
+	return Principal{User: user, Role: highestRole(user.Roles)}, nil
+}
+
+// lookup follows a dotted claim path such as realm_access.roles.
+func lookup(claims map[string]any, path string) any {
+	var cur any = claims
+	for part := range strings.SplitSeq(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[part]
+	}
+	return cur
+}
+
+func claimString(claims map[string]any, path string) string {
+	s, _ := lookup(claims, path).(string)
+	return s
+}
+
+// claimStrings reads a list claim; a single string is split on spaces and
+// commas, as some providers send roles that way.
+func claimStrings(claims map[string]any, path string) []string {
+	out := []string{}
+	switch v := lookup(claims, path).(type) {
+	case []any:
+		for _, x := range v {
+			if s, ok := x.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+	case string:
+		out = append(out, strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' })...)
+	}
+	return out
+}
+
+// Operation metadata keys read by the auth middleware.
+const (
+	metaRole       = "auditd-role"
+	metaQueryToken = "auditd-query-token"
+)
+
+// middleware enforces authentication on every operation that declares the
+// bearer security scheme, and the minimum role the operation declares.
+func (a *Authenticator) middleware(api huma.API) func(huma.Context, func(huma.Context)) {
+	return func(hctx huma.Context, next func(huma.Context)) {
+		op := hctx.Operation()
+		if len(op.Security) == 0 {
+			next(hctx)
+			return
+		}
+		ctx := hctx.Context()
+		r, w := unwrap(hctx)
+		queryToken, _ := op.Metadata[metaQueryToken].(bool)
+		p, e := a.authenticate(ctx, r, queryToken)
+		if e == nil {
+			if need, _ := op.Metadata[metaRole].(Role); !p.Is(need) {
+				e = Errorf(CodeForbidden, fmt.Sprintf("this operation needs the %s role", need))
+			}
+		}
+		if e != nil {
+			if e.Code == CodeUnauthorized || e.Code == CodeMissingAuthHeader {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="auditd"`)
+			}
+			writeError(w, r, e)
+			return
+		}
+		next(huma.WithValue(hctx, principalKey, p))
+	}
+}

@@ -1,0 +1,214 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/auditd/auditd/db"
+)
+
+// Error codes of the error model. Each maps to one HTTP status in codeStatus.
+const (
+	CodeMissingAuthHeader    = "MISSING_AUTH_HEADER"
+	CodeUnauthorized         = "UNAUTHORIZED"
+	CodeForbidden            = "FORBIDDEN"
+	CodeMissingFields        = "MISSING_FIELDS"
+	CodeValidation           = "VALIDATION_ERROR"
+	CodeNotFound             = "NOT_FOUND"
+	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
+	CodeConflict             = "CONFLICT"
+	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
+	CodeRateLimited          = "RATE_LIMITED"
+	CodeInternal             = "INTERNAL_ERROR"
+	CodeEmailSendError       = "EMAIL_SEND_ERROR"
+	CodeServiceUnavailable   = "SERVICE_UNAVAILABLE"
+)
+
+// codeStatus is the one table from error code to HTTP status.
+var codeStatus = map[string]int{
+	CodeMissingAuthHeader:    http.StatusUnauthorized,
+	CodeUnauthorized:         http.StatusUnauthorized,
+	CodeForbidden:            http.StatusForbidden,
+	CodeMissingFields:        http.StatusBadRequest,
+	CodeValidation:           http.StatusBadRequest,
+	CodeNotFound:             http.StatusNotFound,
+	CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	CodeConflict:             http.StatusConflict,
+	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
+	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	CodeRateLimited:          http.StatusTooManyRequests,
+	CodeInternal:             http.StatusInternalServerError,
+	CodeEmailSendError:       http.StatusBadGateway,
+	CodeServiceUnavailable:   http.StatusServiceUnavailable,
+}
+
+// statusCode names the code for the other statuses Huma itself reports.
+var statusCode = map[int]string{
+	http.StatusUnauthorized:          CodeUnauthorized,
+	http.StatusForbidden:             CodeForbidden,
+	http.StatusNotFound:              CodeNotFound,
+	http.StatusMethodNotAllowed:      CodeMethodNotAllowed,
+	http.StatusConflict:              CodeConflict,
+	http.StatusRequestEntityTooLarge: CodePayloadTooLarge,
+	http.StatusUnsupportedMediaType:  CodeUnsupportedMediaType,
+	http.StatusTooManyRequests:       CodeRateLimited,
+}
+
+// internalMessage is all a client ever learns of an unexpected error.
+const internalMessage = "internal error; quote the request id when reporting it"
+
+// Error is the body of every error response.
+type Error struct {
+	status int
+
+	Success   bool   `json:"success" doc:"Always false for an error"`
+	Code      string `json:"code" doc:"Machine-readable error code" enum:"MISSING_AUTH_HEADER,UNAUTHORIZED,FORBIDDEN,MISSING_FIELDS,VALIDATION_ERROR,NOT_FOUND,METHOD_NOT_ALLOWED,CONFLICT,PAYLOAD_TOO_LARGE,UNSUPPORTED_MEDIA_TYPE,RATE_LIMITED,INTERNAL_ERROR,EMAIL_SEND_ERROR,SERVICE_UNAVAILABLE"`
+	Message   string `json:"message" doc:"What went wrong, for a person"`
+	Details   any    `json:"details,omitempty" doc:"The offending fields (a list of {location, message, value}) or more about the error"`
+	RequestID string `json:"request_id,omitempty" doc:"The X-Request-Id of the request, to quote when reporting a problem"`
+}
+
+// Error implements error.
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// GetStatus implements huma.StatusError.
+func (e *Error) GetStatus() int { return e.status }
+
+// Errorf returns an Error with code and message; its status comes from codeStatus.
+func Errorf(code, message string) *Error {
+	status, ok := codeStatus[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	return &Error{status: status, Code: code, Message: message}
+}
+
+// WithDetails returns e with details attached.
+func (e *Error) WithDetails(details any) *Error {
+	e.Details = details
+	return e
+}
+
+func init() {
+	// Huma builds every error it reports (validation, body size, content
+	// type, handler errors) through these two hooks; the OpenAPI error
+	// schema is derived from NewError too, so they are set before any
+	// operation is registered.
+	huma.NewError = func(status int, msg string, errs ...error) huma.StatusError {
+		return fromHuma(context.Background(), status, msg, errs)
+	}
+	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		var c context.Context = context.Background()
+		if ctx != nil {
+			c = ctx.Context()
+		}
+		return fromHuma(c, status, msg, errs)
+	}
+}
+
+// fromHuma is the one place where errors crossing the API boundary are
+// translated into the error model: Huma's own validation errors, and errors
+// returned by handlers that are not already an *Error.
+func fromHuma(ctx context.Context, status int, msg string, errs []error) *Error {
+	for _, err := range errs {
+		var e *Error
+		if errors.As(err, &e) {
+			return e
+		}
+	}
+	if status >= 500 || status == 0 {
+		if status == 0 {
+			return Errorf(CodeInternal, internalMessage)
+		}
+		return internal(ctx, errors.Join(append([]error{errors.New(msg)}, errs...)...))
+	}
+	var details []*huma.ErrorDetail
+	missing := false
+	for _, err := range errs {
+		var d huma.ErrorDetailer
+		if errors.As(err, &d) {
+			detail := d.ErrorDetail()
+			if name, ok := missingProperty(detail.Message); ok {
+				detail.Location += "." + name
+				detail.Value = nil
+			}
+			details = append(details, detail)
+			missing = missing || isMissing(detail.Message)
+		}
+	}
+	var e *Error
+	switch code, known := statusCode[status]; {
+	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
+		if missing || msg == "request body is required" {
+			e = Errorf(CodeMissingFields, "required fields are missing")
+		} else {
+			e = Errorf(CodeValidation, "the request is not valid")
+			if msg != "validation failed" && msg != "" {
+				e.Message = msg
+			}
+		}
+	case known:
+		e = Errorf(code, msg)
+	default:
+		e = Errorf(CodeValidation, msg)
+		e.status = status
+	}
+	if len(details) > 0 {
+		e.Details = details
+	}
+	return e
+}
+
+// internal translates an unexpected error: a database that cannot be
+// reached is SERVICE_UNAVAILABLE, a missing row NOT_FOUND, anything else is
+// logged with its detail and shown as a plain INTERNAL_ERROR.
+func internal(ctx context.Context, err error) *Error {
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		return Errorf(CodeNotFound, "not found")
+	case unavailable(err):
+		logger(ctx).WarnContext(ctx, "database unavailable", "error", err)
+		return Errorf(CodeServiceUnavailable, "the database is unavailable; try again shortly")
+	}
+	logger(ctx).ErrorContext(ctx, "internal error", "error", err)
+	return Errorf(CodeInternal, internalMessage)
+}
+
+// unavailable reports whether err means the database could not be reached.
+func unavailable(err error) bool {
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) ||
+		errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err)
+}
+
+// missingProperty extracts the name from Huma's "expected required property
+// NAME to be present", so the detail's location names the missing field.
+func missingProperty(msg string) (string, bool) {
+	rest, ok := strings.CutPrefix(msg, "expected required property ")
+	if !ok {
+		return "", false
+	}
+	return strings.CutSuffix(rest, " to be present")
+}
+
+func isMissing(msg string) bool {
+	return strings.HasPrefix(msg, "expected required property") || strings.HasPrefix(msg, "required ")
+}
+
+// writeError writes e as the response, echoing the request id.
+func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
+	e.RequestID = requestID(r.Context())
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(e.status)
+	_ = json.NewEncoder(w).Encode(e)
+}

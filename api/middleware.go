@@ -1,0 +1,92 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+)
+
+type ctxKey int
+
+const (
+	requestIDKey ctxKey = iota
+	loggerKey
+	principalKey
+)
+
+// validRequestID accepts a caller's X-Request-Id only if it is safe to log and echo.
+var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// logger returns the request's logger (carrying its request id), or the
+// default logger outside a request.
+func logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
+
+// withRequest gives every request an id (the caller's X-Request-Id when it
+// is sane), echoes it, logs the request when it ends, and turns a panic into
+// an INTERNAL_ERROR response logged with its stack.
+func withRequest(base *slog.Logger) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			id := r.Header.Get("X-Request-Id")
+			if !validRequestID.MatchString(id) {
+				b := make([]byte, 12)
+				_, _ = rand.Read(b)
+				id = hex.EncodeToString(b)
+			}
+			w.Header().Set("X-Request-Id", id)
+			l := base.With("request_id", id)
+			ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), loggerKey, l)
+			r = r.WithContext(ctx)
+			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
+
+			defer func() {
+				if p := recover(); p != nil {
+					if p == http.ErrAbortHandler {
+						panic(p)
+					}
+					l.ErrorContext(ctx, "panic", "panic", p, "stack", string(debug.Stack()))
+					if ww.Status() == 0 {
+						writeError(ww, r, Errorf(CodeInternal, internalMessage))
+					}
+				}
+				status := ww.Status()
+				if status == 0 {
+					status = http.StatusOK
+				}
+				route := chi.RouteContext(ctx).RoutePattern()
+				l.LogAttrs(ctx, levelFor(status), "request",
+					slog.String("method", r.Method), slog.String("path", r.URL.Path),
+					slog.String("route", route), slog.Int("status", status),
+					slog.Int("bytes", ww.BytesWritten()),
+					slog.Duration("duration", time.Since(start)))
+			}()
+			next.ServeHTTP(ww, r)
+		})
+	}
+}
+
+func levelFor(status int) slog.Level {
+	if status >= 500 {
+		return slog.LevelError
+	}
+	return slog.LevelInfo
+}

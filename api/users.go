@@ -1,0 +1,42 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+)
+
+type usersResource struct{}
+
+// Profile is a user as the API shows it. Its id is the identity provider's
+// subject, usable wherever a user_id is asked.
+type Profile struct {
+	ID         string     `json:"id" doc:"The identity provider's subject for this user; the user_id everywhere else"`
+	Username   string     `json:"username"`
+	Email      string     `json:"email"`
+	Name       string     `json:"name"`
+	Roles      []string   `json:"roles" doc:"Roles from the token"`
+	Role       string     `json:"role" doc:"The highest known role: admin, supervisor, quality, operator, or none" enum:"admin,supervisor,quality,operator,none"`
+	Active     bool       `json:"active"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+	LastSeenAt *time.Time `json:"last_seen_at,omitempty"`
+}
+
+func (u *usersResource) register(api huma.API) {
+	op := operation(http.MethodGet, "/users/me", "get-current-user", "Get the current user's profile", RoleNone)
+	op.Description += " The user is created on the first authenticated request and updated when the token's claims change."
+	op.Tags = []string{"users"}
+	huma.Register(api, op, u.me)
+}
+
+func (u *usersResource) me(ctx context.Context, _ *struct{}) (*Output[Profile], error) {
+	p := principal(ctx)
+	return ok(Profile{
+		ID: p.User.ID, Username: p.User.Username, Email: p.User.Email, Name: p.User.Name,
+		Roles: p.User.Roles, Role: p.Role.String(), Active: p.User.Active,
+		CreatedAt: p.User.CreatedAt, UpdatedAt: p.User.UpdatedAt, LastSeenAt: p.User.LastSeenAt,
+	}), nil
+}

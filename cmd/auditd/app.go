@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/auditd/auditd/api"
+	"github.com/auditd/auditd/config"
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/workers"
+)
+
+// Main is one auditd process: the API, the workers, or both.
+type Main struct {
+	Config config.Config
+	// Serve runs the HTTP API; Work runs River workers; Migrate migrates first.
+	Serve, Work, Migrate bool
+	// Stderr receives the JSON logs.
+	Stderr io.Writer
+
+	log    *slog.Logger
+	pool   *pgxpool.Pool
+	river  *river.Client[pgx.Tx]
+	http   *http.Server
+	ln     net.Listener
+	served chan error
+}
+
+// Run opens the process, blocks until ctx is cancelled (SIGTERM), then shuts
+// down gracefully within Config.ShutdownTimeout.
+func (m *Main) Run(ctx context.Context) error {
+	if err := m.Open(ctx); err != nil {
+		m.Close(context.Background())
+		return err
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-m.served:
+		m.Close(context.Background())
+		return err
+	}
+	m.log.Info("shutting down", "timeout", m.Config.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), m.Config.ShutdownTimeout)
+	defer cancel()
+	return m.Close(sctx)
+}
+
+// Open connects, migrates if asked, and starts the API listener and the workers.
+func (m *Main) Open(ctx context.Context) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(m.Config.LogLevel)); err != nil {
+		return fmt.Errorf("LOG_LEVEL: %w", err)
+	}
+	m.log = slog.New(slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level}))
+	if m.Serve {
+		if err := m.Config.ValidateAuth(); err != nil {
+			return err
+		}
+	}
+	pool, err := db.Open(ctx, m.Config.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	m.pool = pool
+	if m.Migrate {
+		if err := db.Migrate(ctx, pool); err != nil {
+			return err
+		}
+		m.log.Info("migrations applied")
+	}
+
+	riverCfg := &river.Config{Logger: m.log.With("component", "river")}
+	if m.Work {
+		ws := river.NewWorkers()
+		workers.Register(ws)
+		riverCfg.Workers = ws
+		riverCfg.Queues = map[string]river.QueueConfig{jobs.QueueDefault: {MaxWorkers: m.Config.WorkerConcurrency}}
+		// Running jobs get this long to finish on SIGTERM before their
+		// contexts are cancelled; unfinished ones are handed back to the queue.
+		riverCfg.SoftStopTimeout = m.Config.ShutdownTimeout * 2 / 3
+	}
+	m.river, err = river.NewClient(riverpgxv5.New(pool), riverCfg)
+	if err != nil {
+		return fmt.Errorf("river: %w", err)
+	}
+	if m.Work {
+		if err := m.river.Start(context.WithoutCancel(ctx)); err != nil {
+			return fmt.Errorf("river: %w", err)
+		}
+		m.log.Info("workers started", "concurrency", m.Config.WorkerConcurrency)
+	}
+	if m.Serve {
+		return m.openHTTP(ctx)
+	}
+	return nil
+}
+
+func (m *Main) openHTTP(ctx context.Context) error {
+	c := m.Config
+	authCfg := api.AuthConfig{
+		IssuerURL: c.OIDCIssuerURL, Audience: c.OIDCAudience,
+		SubjectClaim: c.OIDCSubjectClaim, UsernameClaim: c.OIDCUsernameClaim, RolesClaim: c.OIDCRolesClaim,
+	}
+	var dev *api.DevIssuer
+	if c.AuthDev {
+		var err error
+		if dev, err = api.NewDevIssuer(ctx, m.pool, c.DevIssuerURL(), c.OIDCAudience); err != nil {
+			return err
+		}
+		authCfg.IssuerURL = c.DevIssuerURL()
+		m.log.Warn("AUTH_DEV=true: the development issuer signs tokens for anyone; never use it in production",
+			"issuer", authCfg.IssuerURL)
+	}
+	srv := api.New(api.Options{
+		Pool: m.pool, River: m.river, Auth: api.NewAuthenticator(authCfg, m.pool), DevIssuer: dev,
+		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout,
+	})
+	ln, err := net.Listen("tcp", c.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("LISTEN_ADDR: %w", err)
+	}
+	m.ln = ln
+	m.http = &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
+	}
+	m.served = make(chan error, 1)
+	go func() {
+		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			m.served <- err
+		}
+	}()
+	m.log.Info("listening", "addr", ln.Addr().String())
+	return nil
+}
+
+// Addr is the API's listen address once Open has returned.
+func (m *Main) Addr() string { return m.ln.Addr().String() }
+
+// Close drains HTTP requests, stops the workers (handing back jobs they
+// cannot finish within ctx) and closes the database pool.
+func (m *Main) Close(ctx context.Context) error {
+	var errs []error
+	if m.http != nil {
+		if err := m.http.Shutdown(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
+		}
+	}
+	if m.river != nil && m.Work {
+		if err := m.river.Stop(ctx); err != nil {
+			// Out of time: cancel what still runs; River records those jobs
+			// as errored and retries them.
+			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			errs = append(errs, m.river.StopAndCancel(cctx))
+			cancel()
+		}
+	}
+	if m.pool != nil {
+		m.pool.Close()
+	}
+	return errors.Join(errs...)
+}

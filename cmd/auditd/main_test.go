@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db/dbtest"
+)
+
+// binary is auditd built once for the tests that run it as separate processes.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "auditd-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "auditd")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build auditd: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is an auditd process whose log lines the test can wait for.
+type proc struct {
+	cmd   *exec.Cmd
+	lines chan string
+	done  chan error
+}
+
+func start(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = env
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	p := &proc{cmd: cmd, lines: make(chan string, 1000), done: make(chan error, 1)}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			t.Log(args[0], sc.Text())
+			select {
+			case p.lines <- sc.Text():
+			default:
+			}
+		}
+		p.done <- cmd.Wait()
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return p
+}
+
+// waitLog waits for a log line containing s.
+func (p *proc) waitLog(t *testing.T, s string) {
+	t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case line := <-p.lines:
+			if strings.Contains(line, s) {
+				return
+			}
+		case err := <-p.done:
+			t.Fatalf("process exited before logging %q: %v", s, err)
+		case <-timeout:
+			t.Fatalf("no log line %q", s)
+		}
+	}
+}
+
+// stop sends SIGTERM and requires a clean exit.
+func (p *proc) stop(t *testing.T) {
+	t.Helper()
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-p.done:
+		require.NoError(t, err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("process did not stop on SIGTERM")
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func runCmd(t *testing.T, env []string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command(binary, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+func postCanary(t *testing.T, addr, token string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/admin/canary", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var body map[string]any
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&body))
+	return res.StatusCode, body
+}
+
+func TestServeInsertsAndWorkCompletes(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	env := []string{
+		"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "PUBLIC_URL=http://" + addr,
+		"JOB_WAIT_TIMEOUT=2s", "SHUTDOWN_TIMEOUT=10s", "HOME=" + t.TempDir(),
+	}
+	serve := start(t, env, "serve")
+	serve.waitLog(t, `"msg":"listening"`)
+
+	token, stderr, err := runCmd(t, env, "token", "--user", "root", "--roles", "admin")
+	require.NoError(t, err, stderr)
+	token = strings.TrimSpace(token)
+
+	// serve inserts but never works jobs.
+	status, body := postCanary(t, addr, token)
+	require.Equal(t, http.StatusServiceUnavailable, status, body)
+
+	// A separate work process completes them; a second API process works too.
+	work := start(t, env, "work")
+	work.waitLog(t, `"msg":"workers started"`)
+	status, body = postCanary(t, addr, token)
+	require.Equal(t, http.StatusOK, status, body)
+	require.Equal(t, "completed", body["details"].(map[string]any)["state"])
+
+	// A second API process behind the same PUBLIC_URL accepts the same
+	// development tokens (the issuer's key is shared through the database).
+	addr2 := freeAddr(t)
+	serve2 := start(t, append(env[:len(env):len(env)], "LISTEN_ADDR="+addr2), "serve")
+	serve2.waitLog(t, `"msg":"listening"`)
+	status, body = postCanary(t, addr2, token)
+	require.Equal(t, http.StatusOK, status, body)
+
+	serve.stop(t)
+	serve2.stop(t)
+	work.stop(t)
+}
+
+func TestAllMigratesAndServes(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	env := []string{"DATABASE_URL=" + dbtest.EmptyURL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "HOME=" + t.TempDir()}
+	all := start(t, env, "all")
+	all.waitLog(t, `"msg":"listening"`)
+	res, err := http.Get("http://" + addr + "/ready")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+
+	token, stderr, err := runCmd(t, env, "token", "--user", "root", "--roles", "admin")
+	require.NoError(t, err, stderr)
+	status, body := postCanary(t, addr, strings.TrimSpace(token))
+	require.Equal(t, http.StatusOK, status, body)
+	all.stop(t)
+}
+
+func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	url := dbtest.EmptyURL(t)
+	env := []string{"DATABASE_URL=" + url}
+	versions := func() []int64 {
+		conn, err := pgx.Connect(context.Background(), url)
+		require.NoError(t, err)
+		defer conn.Close(context.Background())
+		rows, err := conn.Query(context.Background(), "SELECT version_id FROM goose_db_version ORDER BY id")
+		require.NoError(t, err)
+		v, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		require.NoError(t, err)
+		return v
+	}
+	for range 2 {
+		out, stderr, err := runCmd(t, env, "migrate")
+		require.NoError(t, err, stderr)
+		require.Contains(t, out, "migrations applied")
+	}
+	v := versions()
+	require.Equal(t, int64(1), v[len(v)-1])
+	require.Len(t, v, 2, "goose's initial row plus one per migration, once each")
+}
+
+func TestBadConfigurationNamesTheVariable(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		env  []string
+		want string
+	}{
+		{[]string{}, "DATABASE_URL is required"},
+		{[]string{"DATABASE_URL=postgres://x/y", "AUTH_DEV=true", "LISTEN_ADDR=0.0.0.0:8080"}, "AUTH_DEV"},
+		{[]string{"DATABASE_URL=postgres://x/y", "LISTEN_ADDR=127.0.0.1:8080"}, "OIDC_ISSUER_URL is required"},
+		{[]string{"DATABASE_URL=postgres://x/y", "WORKER_CONCURRENCY=lots"}, "WORKER_CONCURRENCY"},
+	}
+	for _, tc := range cases {
+		_, stderr, err := runCmd(t, tc.env, "serve")
+		require.Error(t, err)
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		require.Len(t, lines, 1, stderr)
+		require.Contains(t, stderr, tc.want)
+	}
+}

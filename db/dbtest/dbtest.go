@@ -1,0 +1,185 @@
+// Package dbtest gives each test its own migrated Postgres database, cloned
+// from a template that is migrated once per schema version, so test packages
+// and tests run in parallel without sharing rows.
+//
+// The server comes from TEST_DATABASE_URL (`make test` starts a private
+// throwaway cluster and sets it).
+package dbtest
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/migrations"
+)
+
+var template struct {
+	once sync.Once
+	name string
+	err  error
+}
+
+// URL returns the connection string of a new database that holds the whole
+// migrated schema and nothing else. The database is dropped when t ends.
+func URL(t testing.TB) string {
+	t.Helper()
+	admin := adminURL(t)
+	template.once.Do(func() { template.name, template.err = ensureTemplate(context.Background(), admin) })
+	require.NoError(t, template.err)
+	return create(t, admin, " TEMPLATE "+template.name)
+}
+
+// EmptyURL returns the connection string of a new, empty database (no
+// schema at all), dropped when t ends. Tests of the migrations use it.
+func EmptyURL(t testing.TB) string {
+	t.Helper()
+	return create(t, adminURL(t), "")
+}
+
+func adminURL(t testing.TB) string {
+	admin := os.Getenv("TEST_DATABASE_URL")
+	if admin == "" {
+		t.Fatal("TEST_DATABASE_URL is not set: run the tests with `make test`, which starts a private Postgres")
+	}
+	return admin
+}
+
+func create(t testing.TB, admin, options string) string {
+	t.Helper()
+	ctx := context.Background()
+	name := "test_" + randomHex(8)
+	conn, err := pgx.Connect(ctx, admin)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+name+options)
+	require.NoError(t, err)
+	t.Cleanup(func() { drop(admin, name) })
+	u, err := replaceDatabase(admin, name)
+	require.NoError(t, err)
+	return u
+}
+
+// Pool returns a pool on a new database from URL, closed when t ends.
+func Pool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), URL(t))
+	require.NoError(t, err)
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// ensureTemplate creates and migrates the template database for the current
+// migrations unless a previous package already did.
+func ensureTemplate(ctx context.Context, admin string) (string, error) {
+	name, err := templateName()
+	if err != nil {
+		return "", err
+	}
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return "", fmt.Errorf("connect to TEST_DATABASE_URL: %w", err)
+	}
+	defer conn.Close(ctx)
+	// Test packages run as separate processes: serialise template creation.
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock(7411)"); err != nil {
+		return "", err
+	}
+	defer conn.Exec(ctx, "SELECT pg_advisory_unlock(7411)") //nolint:errcheck // ends with the connection anyway
+
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", name).Scan(&exists); err != nil {
+		return "", err
+	}
+	if exists {
+		return name, nil
+	}
+	building := name + "_building"
+	if _, err := conn.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", building)); err != nil {
+		return "", err
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+building); err != nil {
+		return "", err
+	}
+	buildURL, err := replaceDatabase(admin, building)
+	if err != nil {
+		return "", err
+	}
+	pool, err := pgxpool.New(ctx, buildURL)
+	if err != nil {
+		return "", err
+	}
+	err = db.Migrate(ctx, pool)
+	pool.Close()
+	if err != nil {
+		return "", err
+	}
+	// Renaming last means a half-built template is never used.
+	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// templateName changes whenever a migration changes, so a stale template is
+// never reused by a long-lived TEST_DATABASE_URL.
+func templateName() (string, error) {
+	h := sha256.New()
+	err := fs.WalkDir(migrations.FS, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(migrations.FS, path)
+		h.Write([]byte(path))
+		h.Write(b)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	river, err := rivermigrate.New(riverpgxv5.New(nil), nil)
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "river:%d", len(river.AllVersions()))
+	return "tmpl_" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+func replaceDatabase(admin, name string) (string, error) {
+	u, err := url.Parse(admin)
+	if err != nil || u.Scheme == "" {
+		return "", fmt.Errorf("TEST_DATABASE_URL must be a postgres:// URL: %q", admin)
+	}
+	u.Path = "/" + name
+	return u.String(), nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func drop(admin, name string) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		return
+	}
+	defer conn.Close(ctx)
+	_, _ = conn.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+}
