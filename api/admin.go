@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/role"
 )
 
 type adminResource struct {
@@ -28,7 +29,7 @@ type CanaryResult struct {
 }
 
 func (a *adminResource) register(api huma.API) {
-	op := operation(http.MethodPost, "/admin/canary", "run-canary", "Check that workers are taking jobs", RoleAdmin,
+	op := operation(http.MethodPost, "/admin/canary", "run-canary", "Check that workers are taking jobs", role.Admin,
 		http.StatusServiceUnavailable)
 	op.Description += " Inserts a no-op job and waits (up to JOB_WAIT_TIMEOUT) for a worker process to complete it; " +
 		"503 SERVICE_UNAVAILABLE means no worker did."

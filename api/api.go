@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/role"
 )
 
 // Version is the API version shown in the OpenAPI document.
@@ -112,11 +114,11 @@ func ok[T any](v T) *Output[T] {
 	return &Output[T]{Body: Envelope[T]{Success: true, Code: "OK", Details: v}}
 }
 
-// operation describes an operation that needs a bearer token and at least role.
-func operation(method, path, id, summary string, role Role, errs ...int) huma.Operation {
+// operation describes an operation that needs a bearer token and at least minRole.
+func operation(method, path, id, summary string, minRole role.Role, errs ...int) huma.Operation {
 	who := "Any signed-in user."
-	if role > RoleNone {
-		who = "Requires the " + role.String() + " role or above."
+	if minRole > role.None {
+		who = "Requires the " + minRole.String() + " role or above."
 	}
 	return huma.Operation{
 		OperationID: id,
@@ -125,7 +127,7 @@ func operation(method, path, id, summary string, role Role, errs ...int) huma.Op
 		Summary:     summary,
 		Description: who,
 		Security:    []map[string][]string{{"bearer": {}}},
-		Metadata:    map[string]any{metaRole: role},
+		Metadata:    map[string]any{metaRole: minRole},
 		Errors:      append([]int{http.StatusUnauthorized, http.StatusForbidden}, errs...),
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/role"
 )
 
 const testAudience = "api://auditd-test"
@@ -319,11 +320,11 @@ func registerProbe(s *Server) {
 			IsCall bool   `json:"isCall"`
 		}
 	}
-	op := operation(http.MethodPost, "/probe/{id}", "probe", "probe", RoleNone)
+	op := operation(http.MethodPost, "/probe/{id}", "probe", "probe", role.None)
 	huma.Register(s.api, op, func(ctx context.Context, in *probeInput) (*Output[string], error) { return ok(in.ID), nil })
-	huma.Register(s.api, operation(http.MethodGet, "/probe-panic", "probe-panic", "panic", RoleNone),
+	huma.Register(s.api, operation(http.MethodGet, "/probe-panic", "probe-panic", "panic", role.None),
 		func(ctx context.Context, _ *struct{}) (*Output[string], error) { panic("secret detail") })
-	huma.Register(s.api, operation(http.MethodGet, "/probe-fail", "probe-fail", "fail", RoleNone),
+	huma.Register(s.api, operation(http.MethodGet, "/probe-fail", "probe-fail", "fail", role.None),
 		func(ctx context.Context, _ *struct{}) (*Output[string], error) {
 			return nil, fmt.Errorf("SELECT secret FROM table: boom")
 		})

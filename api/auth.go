@@ -13,16 +13,17 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/role"
 )
 
 // Principal is the authenticated caller of a request.
 type Principal struct {
 	User db.User
-	Role Role
+	Role role.Role
 }
 
 // Is reports whether the caller holds at least role r.
-func (p Principal) Is(r Role) bool { return p.Role >= r }
+func (p Principal) Is(r role.Role) bool { return p.Role >= r }
 
 // principal returns the caller of an authenticated operation.
 func principal(ctx context.Context) Principal {
@@ -135,7 +136,7 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 	if !user.Active {
 		return Principal{}, Errorf(CodeUnauthorized, "this user is deactivated")
 	}
-	return Principal{User: user, Role: highestRole(user.Roles)}, nil
+	return Principal{User: user, Role: role.Highest(user.Roles)}, nil
 }
 
 // lookup follows a dotted claim path such as realm_access.roles.
@@ -193,7 +194,7 @@ func (a *Authenticator) middleware(api huma.API) func(huma.Context, func(huma.Co
 		queryToken, _ := op.Metadata[metaQueryToken].(bool)
 		p, e := a.authenticate(ctx, r, queryToken)
 		if e == nil {
-			if need, _ := op.Metadata[metaRole].(Role); !p.Is(need) {
+			if need, _ := op.Metadata[metaRole].(role.Role); !p.Is(need) {
 				e = Errorf(CodeForbidden, fmt.Sprintf("this operation needs the %s role", need))
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/auditd/auditd/role"
 )
 
 type usersResource struct{}
@@ -26,7 +28,7 @@ type Profile struct {
 }
 
 func (u *usersResource) register(api huma.API) {
-	op := operation(http.MethodGet, "/users/me", "get-current-user", "Get the current user's profile", RoleNone)
+	op := operation(http.MethodGet, "/users/me", "get-current-user", "Get the current user's profile", role.None)
 	op.Description += " The user is created on the first authenticated request and updated when the token's claims change."
 	op.Tags = []string{"users"}
 	huma.Register(api, op, u.me)

@@ -77,7 +77,13 @@ func create(t testing.TB, admin, options string) string {
 // Pool returns a pool on a new database from URL, closed when t ends.
 func Pool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	pool, err := pgxpool.New(context.Background(), URL(t))
+	return PoolFor(t, URL(t))
+}
+
+// PoolFor returns a pool on the database at url, closed when t ends.
+func PoolFor(t testing.TB, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), url)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 	return pool
