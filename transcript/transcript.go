@@ -1,0 +1,33 @@
+// Package transcript is the one form every interaction takes once its words
+// are known: a call after transcription, a chat at intake. The auditors
+// read only this form.
+package transcript
+
+// Speakers of a segment. Chats keep the participant's own label in
+// Segment.Name; Speaker is always one of these.
+const (
+	Agent    = "agent"
+	Customer = "customer"
+	Unknown  = "unknown"
+)
+
+// Segment is one utterance. Times are seconds from the start of the
+// recording; chat turns may have none.
+type Segment struct {
+	Start   *float64 `json:"start,omitempty"`
+	End     *float64 `json:"end,omitempty"`
+	Speaker string   `json:"speaker" enum:"agent,customer,unknown"`
+	// Name is the participant's label as the source gave it ("Cliente", "Ana").
+	Name string `json:"name,omitempty"`
+	Text string `json:"text"`
+}
+
+// Transcript is the text of an interaction with its timed, attributed segments.
+type Transcript struct {
+	Text     string    `json:"text"`
+	Segments []Segment `json:"segments"`
+	// Engine names what produced it: "pocketsphinx", "openai:<model>", "chat".
+	Engine string `json:"engine"`
+	// Language is a BCP 47 tag such as "en" or "es", when known.
+	Language string `json:"language,omitempty"`
+}
