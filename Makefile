@@ -7,6 +7,10 @@ run:
 test:
 	scripts/test.sh
 
+# Benchmarks against a private Postgres; BENCH=regexp selects some.
+bench:
+	scripts/bench.sh
+
 build:
 	go build -o bin/auditd ./cmd/auditd
 

@@ -28,6 +28,8 @@ type Options struct {
 	River *river.Client[pgx.Tx]
 	// Auth verifies bearer tokens. Required.
 	Auth *Authenticator
+	// Hub fans events out to SSE streams; run it with Hub.Run. Required.
+	Hub *Hub
 	// DevIssuer, when set, is served under /dev-oidc (AUTH_DEV=true).
 	DevIssuer *DevIssuer
 	// Logger receives request and error logs. Defaults to slog.Default().
@@ -85,7 +87,9 @@ func New(opts Options) *Server {
 		mux.Route("/dev-oidc", opts.DevIssuer.routes)
 	}
 	(&healthResource{pool: opts.Pool}).register(hapi)
-	(&usersResource{}).register(hapi)
+	(&usersResource{pool: opts.Pool}).register(hapi)
+	(&notificationsResource{pool: opts.Pool}).register(hapi)
+	(&eventsResource{pool: opts.Pool, hub: opts.Hub}).register(hapi)
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	return s
 }

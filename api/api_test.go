@@ -102,6 +102,7 @@ func (i *testIssuer) token(t *testing.T, sub string, roles ...string) string {
 type testBundle struct {
 	server *Server
 	http   *httptest.Server
+	hub    *Hub
 	issuer *testIssuer
 	pool   *pgxpool.Pool
 }
@@ -121,15 +122,35 @@ func setup(t *testing.T, opts ...setupOpts) *testBundle {
 	}
 	pool := dbtest.Pool(t)
 	iss := newTestIssuer(t)
-	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
-	require.NoError(t, err)
 	auth := NewAuthenticator(AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
 		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}, pool)
-	s := New(Options{Pool: pool, River: rc, Auth: auth, JobWaitTimeout: 300 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
-	hs := httptest.NewServer(s)
-	t.Cleanup(hs.Close)
-	return &testBundle{server: s, http: hs, issuer: iss, pool: pool}
+	b := &testBundle{issuer: iss, pool: pool}
+	b.server, b.http, b.hub = newServer(t, pool, auth)
+	return b
+}
+
+// newServer starts an API process on pool: its own hub (listening
+// connection) and HTTP server.
+func newServer(t *testing.T, pool *pgxpool.Pool, auth *Authenticator) (*Server, *httptest.Server, *Hub) {
+	t.Helper()
+	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	require.NoError(t, err)
+	log := slog.New(slog.NewTextHandler(t.Output(), nil))
+	hub := NewHub(pool, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = hub.Run(ctx); close(done) }()
+	s := New(Options{Pool: pool, River: rc, Auth: auth, Hub: hub, JobWaitTimeout: 300 * time.Millisecond, Logger: log})
+	hs := httptest.NewUnstartedServer(s)
+	hs.Config.RegisterOnShutdown(hub.Close)
+	hs.Start()
+	t.Cleanup(func() {
+		hub.Close()
+		hs.Close()
+		cancel()
+		<-done
+	})
+	return s, hs, hub
 }
 
 type response struct {

@@ -20,6 +20,8 @@ import (
 type Principal struct {
 	User db.User
 	Role role.Role
+	// Expiry is when the request's token expires.
+	Expiry time.Time
 }
 
 // Is reports whether the caller holds at least role r.
@@ -136,7 +138,7 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 	if !user.Active {
 		return Principal{}, Errorf(CodeUnauthorized, "this user is deactivated")
 	}
-	return Principal{User: user, Role: role.Highest(user.Roles)}, nil
+	return Principal{User: user, Role: role.Highest(user.Roles), Expiry: tok.Expiry}, nil
 }
 
 // lookup follows a dotted claim path such as realm_access.roles.

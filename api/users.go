@@ -6,11 +6,16 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/auditd/auditd/db"
 
 	"github.com/auditd/auditd/role"
 )
 
-type usersResource struct{}
+type usersResource struct {
+	pool *pgxpool.Pool
+}
 
 // Profile is a user as the API shows it. Its id is the identity provider's
 // subject, usable wherever a user_id is asked.
@@ -25,6 +30,8 @@ type Profile struct {
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  time.Time  `json:"updated_at"`
 	LastSeenAt *time.Time `json:"last_seen_at,omitempty"`
+	// UnreadNotifications counts the user's unread own and global notifications.
+	UnreadNotifications int `json:"unread_notifications"`
 }
 
 func (u *usersResource) register(api huma.API) {
@@ -36,9 +43,14 @@ func (u *usersResource) register(api huma.API) {
 
 func (u *usersResource) me(ctx context.Context, _ *struct{}) (*Output[Profile], error) {
 	p := principal(ctx)
+	unread, err := db.NotificationUnreadCount(ctx, u.pool, p.User.ID)
+	if err != nil {
+		return nil, err
+	}
 	return ok(Profile{
 		ID: p.User.ID, Username: p.User.Username, Email: p.User.Email, Name: p.User.Name,
 		Roles: p.User.Roles, Role: p.Role.String(), Active: p.User.Active,
 		CreatedAt: p.User.CreatedAt, UpdatedAt: p.User.UpdatedAt, LastSeenAt: p.User.LastSeenAt,
+		UnreadNotifications: unread,
 	}), nil
 }

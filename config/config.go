@@ -48,6 +48,9 @@ type Config struct {
 	// requests and jobs get this long before they are cancelled
 	// (SHUTDOWN_TIMEOUT). Defaults to 30s.
 	ShutdownTimeout time.Duration
+	// EventRetention is how long events are kept for streams to resume
+	// from (EVENT_RETENTION). Defaults to 168h (7 days).
+	EventRetention time.Duration
 	// JobWaitTimeout bounds how long a request waits for a job it inserted
 	// (JOB_WAIT_TIMEOUT). Defaults to 10s.
 	JobWaitTimeout time.Duration
@@ -70,6 +73,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		WorkerConcurrency: e.integer("WORKER_CONCURRENCY", 10),
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
 		JobWaitTimeout:    e.duration("JOB_WAIT_TIMEOUT", 10*time.Second),
+		EventRetention:    e.duration("EVENT_RETENTION", 7*24*time.Hour),
 	}
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.ListenAddr

@@ -85,3 +85,10 @@ func (u User) matches(p UserProfile) bool {
 		(p.Name == "" || u.Name == p.Name) &&
 		slices.Equal(u.Roles, p.Roles)
 }
+
+// UserExists reports whether a user with id exists.
+func UserExists(ctx context.Context, q DBTX, id string) (bool, error) {
+	var ok bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)`, id).Scan(&ok)
+	return ok, err
+}

@@ -30,12 +30,13 @@ type Main struct {
 	// Stderr receives the JSON logs.
 	Stderr io.Writer
 
-	log    *slog.Logger
-	pool   *pgxpool.Pool
-	river  *river.Client[pgx.Tx]
-	http   *http.Server
-	ln     net.Listener
-	served chan error
+	log     *slog.Logger
+	pool    *pgxpool.Pool
+	river   *river.Client[pgx.Tx]
+	http    *http.Server
+	ln      net.Listener
+	served  chan error
+	stopHub context.CancelFunc
 }
 
 // Run opens the process, blocks until ctx is cancelled (SIGTERM), then shuts
@@ -84,8 +85,9 @@ func (m *Main) Open(ctx context.Context) error {
 	riverCfg := &river.Config{Logger: m.log.With("component", "river")}
 	if m.Work {
 		ws := river.NewWorkers()
-		workers.Register(ws)
+		workers.Register(ws, workers.Deps{Pool: pool, EventRetention: m.Config.EventRetention})
 		riverCfg.Workers = ws
+		riverCfg.PeriodicJobs = workers.Periodic()
 		riverCfg.Queues = map[string]river.QueueConfig{jobs.QueueDefault: {MaxWorkers: m.Config.WorkerConcurrency}}
 		// Running jobs get this long to finish on SIGTERM before their
 		// contexts are cancelled; unfinished ones are handed back to the queue.
@@ -123,8 +125,12 @@ func (m *Main) openHTTP(ctx context.Context) error {
 		m.log.Warn("AUTH_DEV=true: the development issuer signs tokens for anyone; never use it in production",
 			"issuer", authCfg.IssuerURL)
 	}
+	hub := api.NewHub(m.pool, m.log.With("component", "events"))
+	hubCtx, stopHub := context.WithCancel(context.WithoutCancel(ctx))
+	m.stopHub = stopHub
+	go func() { _ = hub.Run(hubCtx) }()
 	srv := api.New(api.Options{
-		Pool: m.pool, River: m.river, Auth: api.NewAuthenticator(authCfg, m.pool), DevIssuer: dev,
+		Pool: m.pool, River: m.river, Auth: api.NewAuthenticator(authCfg, m.pool), Hub: hub, DevIssuer: dev,
 		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout,
 	})
 	ln, err := net.Listen("tcp", c.ListenAddr)
@@ -138,6 +144,9 @@ func (m *Main) openHTTP(ctx context.Context) error {
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(m.log.Handler(), slog.LevelWarn),
 	}
+	// Open event streams would hold the drain until the timeout: end them
+	// (clients reconnect elsewhere with Last-Event-ID).
+	m.http.RegisterOnShutdown(hub.Close)
 	m.served = make(chan error, 1)
 	go func() {
 		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
@@ -159,6 +168,9 @@ func (m *Main) Close(ctx context.Context) error {
 		if err := m.http.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 		}
+	}
+	if m.stopHub != nil {
+		m.stopHub()
 	}
 	if m.river != nil && m.Work {
 		if err := m.river.Stop(ctx); err != nil {

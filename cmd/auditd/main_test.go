@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -20,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/migrations"
 )
 
 // binary is auditd built once for the tests that run it as separate processes.
@@ -47,7 +50,7 @@ type proc struct {
 	done  chan error
 }
 
-func start(t *testing.T, env []string, args ...string) *proc {
+func start(t testing.TB, env []string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = env
@@ -71,7 +74,7 @@ func start(t *testing.T, env []string, args ...string) *proc {
 }
 
 // waitLog waits for a log line containing s.
-func (p *proc) waitLog(t *testing.T, s string) {
+func (p *proc) waitLog(t testing.TB, s string) {
 	t.Helper()
 	timeout := time.After(60 * time.Second)
 	for {
@@ -89,7 +92,7 @@ func (p *proc) waitLog(t *testing.T, s string) {
 }
 
 // stop sends SIGTERM and requires a clean exit.
-func (p *proc) stop(t *testing.T) {
+func (p *proc) stop(t testing.TB) {
 	t.Helper()
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
 	select {
@@ -100,7 +103,7 @@ func (p *proc) stop(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -108,7 +111,7 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func runCmd(t *testing.T, env []string, args ...string) (string, string, error) {
+func runCmd(t testing.TB, env []string, args ...string) (string, string, error) {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = env
@@ -164,7 +167,18 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 	status, body = postCanary(t, addr2, token)
 	require.Equal(t, http.StatusOK, status, body)
 
+	// SIGTERM ends open event streams instead of waiting for them.
+	req, err := http.NewRequest(http.MethodGet, "http://"+addr+"/notifications/events", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	stream, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, stream.StatusCode)
+	streamDone := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, stream.Body); streamDone <- err }()
+
 	serve.stop(t)
+	require.NoError(t, <-streamDone)
 	serve2.stop(t)
 	work.stop(t)
 }
@@ -206,9 +220,11 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		require.NoError(t, err, stderr)
 		require.Contains(t, out, "migrations applied")
 	}
+	files, err := fs.Glob(migrations.FS, "*.sql")
+	require.NoError(t, err)
 	v := versions()
-	require.Equal(t, int64(1), v[len(v)-1])
-	require.Len(t, v, 2, "goose's initial row plus one per migration, once each")
+	require.Equal(t, int64(len(files)), v[len(v)-1])
+	require.Len(t, v, len(files)+1, "goose's initial row plus one per migration, once each")
 }
 
 func TestBadConfigurationNamesTheVariable(t *testing.T) {

@@ -1,0 +1,210 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/role"
+)
+
+// Stream settings.
+const (
+	heartbeatEvery = 15 * time.Second
+	// retryMillis is the reconnection delay the stream asks clients for.
+	retryMillis = 3000
+	// writeTimeout bounds one write to a client; a stuck client is dropped.
+	writeTimeout = 10 * time.Second
+	// replayBatch is how many missed events are read at a time on resume.
+	replayBatch = 500
+)
+
+type eventsResource struct {
+	pool *pgxpool.Pool
+	hub  *Hub
+}
+
+type streamInput struct {
+	LastEventID string `header:"Last-Event-ID" doc:"Resume after this event id (sent by EventSource on reconnect)"`
+	LastID      string `query:"last_event_id" doc:"Resume after this event id (alternative to the header)"`
+	AccessToken string `query:"access_token" doc:"The access token, for clients that cannot send headers (EventSource)"`
+}
+
+func (e *eventsResource) register(api huma.API) {
+	op := operation(http.MethodGet, "/notifications/events", "stream-events", "Stream real-time events (SSE)",
+		role.None, http.StatusBadRequest)
+	op.Description += " A `text/event-stream` of every change the caller may see: their own and global " +
+		"notifications (`notification.created`, `notification.updated`, `notification.deleted`, " +
+		"`notification.cleared`) and task changes. Each message has `id:` (the event id), `event:` (its type) and " +
+		"`data:` (JSON of the resource). A comment heartbeat comes every 15 s. Reconnect with `Last-Event-ID` " +
+		"(or `last_event_id`) to receive exactly what was missed. The token may be sent as the `access_token` " +
+		"query parameter (EventSource cannot send headers); the stream ends when the token expires."
+	op.Tags = []string{"notifications"}
+	op.Metadata[metaQueryToken] = true
+	op.Responses = map[string]*huma.Response{"200": {
+		Description: "An event stream",
+		Content:     map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string"}}},
+	}}
+	huma.Register(api, op, e.stream)
+}
+
+func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.StreamResponse, error) {
+	after := int64(-1) // no resume: live events only
+	for _, v := range []string{in.LastEventID, in.LastID} {
+		if v == "" {
+			continue
+		}
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id < 0 {
+			return nil, Errorf(CodeValidation, "Last-Event-ID must be an event id (a non-negative integer)").
+				WithDetails([]*huma.ErrorDetail{{Location: "header.Last-Event-ID", Message: "not an event id", Value: v}})
+		}
+		after = id
+	}
+	p := principal(ctx)
+	sub, hubLast, err := e.hub.subscribe(ctx, p.User.ID, p.Role)
+	if err != nil {
+		return nil, Errorf(CodeServiceUnavailable, "the event stream is not available: "+err.Error())
+	}
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		defer e.hub.unsubscribe(sub)
+		r, w := unwrap(hctx)
+		s := &sseWriter{w: w, rc: http.NewResponseController(w)}
+		h := w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-store")
+		h.Set("Connection", "keep-alive")
+		h.Set("X-Accel-Buffering", "no")
+		w.WriteHeader(http.StatusOK)
+		if s.retry() != nil {
+			return
+		}
+		sent := hubLast
+		if after >= 0 {
+			if sent, err = e.replay(ctx, s, p, after, hubLast); err != nil {
+				logger(ctx).InfoContext(ctx, "event stream replay ended", "error", err)
+				return
+			}
+		}
+		e.live(r.Context(), s, sub, sent, p.Expiry)
+	}}, nil
+}
+
+// replay sends the events in (after, upTo] that p may see and returns the
+// id of the last one the client now has.
+func (e *eventsResource) replay(ctx context.Context, s *sseWriter, p Principal, after, upTo int64) (int64, error) {
+	for after < upTo {
+		events, err := db.EventsAfterFor(ctx, e.pool, after, upTo, p.User.ID, p.Role, replayBatch)
+		if err != nil {
+			return 0, err
+		}
+		if len(events) == 0 {
+			break
+		}
+		for _, ev := range events {
+			if err := s.send(newFrame(ev)); err != nil {
+				return 0, err
+			}
+		}
+		after = events[len(events)-1].ID
+	}
+	return max(after, upTo), nil
+}
+
+// live relays the hub's events until the client leaves, the token expires,
+// the client falls too far behind or the server shuts down.
+func (e *eventsResource) live(ctx context.Context, s *sseWriter, sub *subscriber, sent int64, expiry time.Time) {
+	heartbeat := time.NewTicker(heartbeatEvery)
+	defer heartbeat.Stop()
+	var expired <-chan time.Time
+	if !expiry.IsZero() {
+		t := time.NewTimer(time.Until(expiry))
+		defer t.Stop()
+		expired = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-expired:
+			_ = s.comment("token expired; reconnect with a fresh token")
+			return
+		case <-heartbeat.C:
+			if s.comment("heartbeat") != nil {
+				return
+			}
+		case ev, open := <-sub.ch:
+			if !open {
+				// Too slow, or the server is stopping: the client reconnects
+				// with Last-Event-ID and loses nothing.
+				return
+			}
+			if ev.ID <= sent {
+				continue
+			}
+			if s.send(ev) != nil {
+				return
+			}
+			sent = ev.ID
+		}
+	}
+}
+
+// sseWriter writes Server-Sent Events, each flushed with a write deadline.
+// It writes straight into the server's own response buffer: an idle
+// stream should cost as little memory as possible.
+type sseWriter struct {
+	w  io.Writer
+	rc *http.ResponseController
+}
+
+func (s *sseWriter) flush() error {
+	_ = s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
+	return nil
+}
+
+func (s *sseWriter) retry() error {
+	fmt.Fprintf(s.w, "retry: %d\n\n", retryMillis)
+	return s.flush()
+}
+
+func (s *sseWriter) comment(text string) error {
+	fmt.Fprintf(s.w, ": %s\n\n", text)
+	return s.flush()
+}
+
+func (s *sseWriter) send(f *frame) error {
+	if _, err := s.w.Write(f.wire); err != nil {
+		return err
+	}
+	return s.flush()
+}
+
+// frame is an event with its SSE encoding, made once however many streams
+// it goes to. Frames are shared between streams: read-only.
+type frame struct {
+	db.Event
+	wire []byte
+}
+
+func newFrame(e db.Event) *frame {
+	var b strings.Builder
+	fmt.Fprintf(&b, "id: %d\nevent: %s\n", e.ID, e.Type)
+	for line := range strings.SplitSeq(string(e.Data), "\n") {
+		fmt.Fprintf(&b, "data: %s\n", line)
+	}
+	b.WriteString("\n")
+	return &frame{Event: e, wire: []byte(b.String())}
+}

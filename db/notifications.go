@@ -1,0 +1,205 @@
+package db
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Notification is a message for one user, or for everyone when global, as
+// one user sees it (ReadAt is that user's read state).
+type Notification struct {
+	ID string
+	NotificationNew
+	CreatedAt time.Time
+	ReadAt    *time.Time
+}
+
+// IsGlobal reports whether n is for everyone.
+func (n Notification) IsGlobal() bool { return n.UserID == "" }
+
+// audience is who may see events about n.
+func (n Notification) audience() Audience {
+	if n.IsGlobal() {
+		return Everyone()
+	}
+	return Audience{UserID: n.UserID}
+}
+
+// NotificationNew is a notification to create.
+type NotificationNew struct {
+	// UserID is the owner; "" makes it global.
+	UserID    string
+	Text      string
+	Variant   string
+	Link      string
+	TaskUUID  *string
+	CreatedBy string
+}
+
+// Event types of notifications.
+const (
+	EventNotificationCreated = "notification.created"
+	EventNotificationUpdated = "notification.updated"
+	EventNotificationDeleted = "notification.deleted"
+	EventNotificationCleared = "notification.cleared"
+)
+
+// NotificationView is a notification as the API returns it and as its
+// events carry it, seen by one user.
+type NotificationView struct {
+	ID        string     `json:"id" format:"uuid"`
+	UserID    *string    `json:"user_id" doc:"The owner's id; null for a global notification"`
+	IsGlobal  bool       `json:"is_global"`
+	Text      string     `json:"text,omitempty"`
+	Variant   string     `json:"variant,omitempty" enum:"success,info,warning,error"`
+	Link      string     `json:"link,omitempty" doc:"Where a client can open what the notification is about"`
+	TaskUUID  *string    `json:"task_uuid,omitempty" format:"uuid"`
+	Read      bool       `json:"read" doc:"Whether the viewing user has read it"`
+	ReadAt    *time.Time `json:"read_at,omitempty"`
+	CreatedAt time.Time  `json:"created_at,omitzero"`
+}
+
+// View returns n as the API and its events show it.
+func (n Notification) View() NotificationView {
+	e := NotificationView{ID: n.ID, IsGlobal: n.IsGlobal(), Text: n.Text, Variant: n.Variant, Link: n.Link,
+		TaskUUID: n.TaskUUID, Read: n.ReadAt != nil, ReadAt: n.ReadAt, CreatedAt: n.CreatedAt}
+	if !n.IsGlobal() {
+		e.UserID = &n.UserID
+	}
+	return e
+}
+
+// notificationColumns reads a notification as the user $1 sees it.
+const notificationColumns = `n.id, COALESCE(n.user_id, ''), n.text, n.variant, COALESCE(n.link, ''), n.task_uuid,
+	COALESCE(n.created_by, ''), n.created_at, r.read_at`
+
+const notificationFrom = ` FROM notifications n
+	LEFT JOIN notification_reads r ON r.notification_id = n.id AND r.user_id = $1`
+
+func scanNotification(row pgx.Row) (Notification, error) {
+	var n Notification
+	err := row.Scan(&n.ID, &n.UserID, &n.Text, &n.Variant, &n.Link, &n.TaskUUID, &n.CreatedBy, &n.CreatedAt, &n.ReadAt)
+	return n, one(err)
+}
+
+// NotificationCreate inserts n and its notification.created event. The
+// whole of it is one transaction: tx. Every part of the service that tells
+// a user something goes through here.
+func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Notification, error) {
+	var uid *string
+	if n.UserID != "" {
+		uid = &n.UserID
+	}
+	var link, createdBy *string
+	if n.Link != "" {
+		link = &n.Link
+	}
+	if n.CreatedBy != "" {
+		createdBy = &n.CreatedBy
+	}
+	created, err := scanNotification(tx.QueryRow(ctx, `
+		INSERT INTO notifications AS n (user_id, text, variant, link, task_uuid, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		RETURNING n.id, COALESCE(n.user_id, ''), n.text, n.variant, COALESCE(n.link, ''), n.task_uuid,
+			COALESCE(n.created_by, ''), n.created_at, NULL::timestamptz`,
+		uid, n.Text, n.Variant, link, n.TaskUUID, createdBy))
+	if err != nil {
+		return Notification{}, err
+	}
+	if _, err := EventInsert(ctx, tx, EventNotificationCreated, created.audience(), created.View()); err != nil {
+		return Notification{}, err
+	}
+	return created, nil
+}
+
+// NotificationGet returns notification id as user viewer sees it (its read
+// state), whoever owns it, or ErrNotFound.
+func NotificationGet(ctx context.Context, q DBTX, id, viewer string) (Notification, error) {
+	return scanNotification(q.QueryRow(ctx, `SELECT `+notificationColumns+notificationFrom+` WHERE n.id = $2`, viewer, id))
+}
+
+// NotificationFilter selects the notifications a user sees: their own and
+// the global ones.
+type NotificationFilter struct {
+	UserID     string
+	UnreadOnly bool
+	Skip       int
+	Limit      int
+}
+
+// NotificationList returns one page of the notifications f selects, newest
+// first, with the total count and the unread count of the whole selection.
+func NotificationList(ctx context.Context, q DBTX, f NotificationFilter) (items []Notification, total, unread int, err error) {
+	where := ` WHERE (n.user_id = $1 OR n.user_id IS NULL) AND (NOT $2 OR r.read_at IS NULL)`
+	err = q.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE r.read_at IS NULL)`+notificationFrom+where,
+		f.UserID, f.UnreadOnly).Scan(&total, &unread)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	rows, err := q.Query(ctx, `SELECT `+notificationColumns+notificationFrom+where+
+		` ORDER BY n.created_at DESC, n.id DESC OFFSET $3 LIMIT $4`, f.UserID, f.UnreadOnly, f.Skip, f.Limit)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Notification, error) { return scanNotification(row) })
+	return items, total, unread, err
+}
+
+// NotificationUnreadCount counts the notifications user id has not read.
+func NotificationUnreadCount(ctx context.Context, q DBTX, id string) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*)`+notificationFrom+
+		` WHERE (n.user_id = $1 OR n.user_id IS NULL) AND r.read_at IS NULL`, id).Scan(&n)
+	return n, err
+}
+
+// NotificationSetRead marks notification id read (or unread) for user
+// reader and writes a notification.updated event for that user. It returns
+// the notification as reader now sees it, or ErrNotFound.
+func NotificationSetRead(ctx context.Context, tx pgx.Tx, id, reader string, read bool) (Notification, error) {
+	var err error
+	if read {
+		_, err = tx.Exec(ctx, `INSERT INTO notification_reads (notification_id, user_id) VALUES ($1, $2)
+			ON CONFLICT DO NOTHING`, id, reader)
+	} else {
+		_, err = tx.Exec(ctx, `DELETE FROM notification_reads WHERE notification_id = $1 AND user_id = $2`, id, reader)
+	}
+	if err != nil {
+		return Notification{}, err
+	}
+	n, err := NotificationGet(ctx, tx, id, reader)
+	if err != nil {
+		return Notification{}, err
+	}
+	_, err = EventInsert(ctx, tx, EventNotificationUpdated, Audience{UserID: reader}, n.View())
+	return n, err
+}
+
+// NotificationDelete deletes notification n and writes its
+// notification.deleted event.
+func NotificationDelete(ctx context.Context, tx pgx.Tx, n Notification) error {
+	tag, err := tx.Exec(ctx, `DELETE FROM notifications WHERE id = $1`, n.ID)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrNotFound
+	}
+	_, err = EventInsert(ctx, tx, EventNotificationDeleted, n.audience(), NotificationView{ID: n.ID, UserID: n.View().UserID, IsGlobal: n.IsGlobal()})
+	return err
+}
+
+// NotificationDeleteAllOf deletes every notification owned by user id (not
+// the global ones) and writes one notification.cleared event. It returns
+// how many it deleted.
+func NotificationDeleteAllOf(ctx context.Context, tx pgx.Tx, id string) (int64, error) {
+	tag, err := tx.Exec(ctx, `DELETE FROM notifications WHERE user_id = $1`, id)
+	if err != nil {
+		return 0, err
+	}
+	_, err = EventInsert(ctx, tx, EventNotificationCleared, Audience{UserID: id},
+		map[string]any{"user_id": id, "deleted": tag.RowsAffected()})
+	return tag.RowsAffected(), err
+}
