@@ -14,6 +14,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/auditd/auditd/metrics"
+
 	"github.com/auditd/auditd/role"
 )
 
@@ -32,6 +34,11 @@ type Options struct {
 	Hub *Hub
 	// DevIssuer, when set, is served under /dev-oidc (AUTH_DEV=true).
 	DevIssuer *DevIssuer
+	// Metrics records request metrics and is served at /metrics. Defaults to a new registry.
+	Metrics *metrics.Metrics
+	// MetricsToken, when set, is the static bearer token /metrics accepts
+	// (for Prometheus); otherwise /metrics needs an admin's access token.
+	MetricsToken string
 	// Logger receives request and error logs. Defaults to slog.Default().
 	Logger *slog.Logger
 	// JobWaitTimeout bounds how long a request waits for a job it inserted. Defaults to 10s.
@@ -50,11 +57,14 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	if opts.Metrics == nil {
+		opts.Metrics = metrics.New()
+	}
 	if opts.JobWaitTimeout == 0 {
 		opts.JobWaitTimeout = 10 * time.Second
 	}
 	mux := chi.NewMux()
-	mux.Use(withRequest(opts.Logger))
+	mux.Use(withRequest(opts.Logger, opts.Metrics))
 	mux.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, Errorf(CodeNotFound, "no such route: "+r.Method+" "+r.URL.Path))
 	})
@@ -83,6 +93,7 @@ func New(opts Options) *Server {
 	hapi.UseMiddleware(opts.Auth.middleware(hapi))
 
 	docsRoutes(mux)
+	mux.Get("/metrics", metricsHandler(opts))
 	if opts.DevIssuer != nil {
 		mux.Route("/dev-oidc", opts.DevIssuer.routes)
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/auditd/auditd/metrics"
 )
 
 type ctxKey int
@@ -42,7 +44,7 @@ func logger(ctx context.Context) *slog.Logger {
 // withRequest gives every request an id (the caller's X-Request-Id when it
 // is sane), echoes it, logs the request when it ends, and turns a panic into
 // an INTERNAL_ERROR response logged with its stack.
-func withRequest(base *slog.Logger) func(http.Handler) http.Handler {
+func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
@@ -73,11 +75,13 @@ func withRequest(base *slog.Logger) func(http.Handler) http.Handler {
 					status = http.StatusOK
 				}
 				route := chi.RouteContext(ctx).RoutePattern()
+				elapsed := time.Since(start)
+				m.ObserveHTTP(route, r.Method, status, elapsed)
 				l.LogAttrs(ctx, levelFor(status), "request",
 					slog.String("method", r.Method), slog.String("path", r.URL.Path),
 					slog.String("route", route), slog.Int("status", status),
 					slog.Int("bytes", ww.BytesWritten()),
-					slog.Duration("duration", time.Since(start)))
+					slog.Duration("duration", elapsed))
 			}()
 			next.ServeHTTP(ww, r)
 		})

@@ -51,6 +51,13 @@ type Config struct {
 	// EventRetention is how long events are kept for streams to resume
 	// from (EVENT_RETENTION). Defaults to 168h (7 days).
 	EventRetention time.Duration
+	// MetricsAddr, when set, serves /metrics (unauthenticated) on its own
+	// listener, in every process type (METRICS_ADDR).
+	MetricsAddr string
+	// MetricsToken, when set, is the bearer token that /metrics on the API
+	// listener accepts; otherwise /metrics there needs an admin's token
+	// (METRICS_TOKEN).
+	MetricsToken string
 	// JobWaitTimeout bounds how long a request waits for a job it inserted
 	// (JOB_WAIT_TIMEOUT). Defaults to 10s.
 	JobWaitTimeout time.Duration
@@ -74,6 +81,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
 		JobWaitTimeout:    e.duration("JOB_WAIT_TIMEOUT", 10*time.Second),
 		EventRetention:    e.duration("EVENT_RETENTION", 7*24*time.Hour),
+		MetricsAddr:       e.str("METRICS_ADDR", ""),
+		MetricsToken:      e.str("METRICS_TOKEN", ""),
 	}
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.ListenAddr
@@ -94,6 +103,11 @@ func (c Config) validate() error {
 	host, _, err := net.SplitHostPort(c.ListenAddr)
 	if err != nil {
 		return fmt.Errorf("LISTEN_ADDR: %q is not host:port", c.ListenAddr)
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			return fmt.Errorf("METRICS_ADDR: %q is not host:port", c.MetricsAddr)
+		}
 	}
 	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return fmt.Errorf("PUBLIC_URL: %q is not an http(s) URL", c.PublicURL)

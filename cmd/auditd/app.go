@@ -14,11 +14,13 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/auditd/auditd/api"
 	"github.com/auditd/auditd/config"
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/metrics"
 	"github.com/auditd/auditd/workers"
 )
 
@@ -30,13 +32,15 @@ type Main struct {
 	// Stderr receives the JSON logs.
 	Stderr io.Writer
 
-	log     *slog.Logger
-	pool    *pgxpool.Pool
-	river   *river.Client[pgx.Tx]
-	http    *http.Server
-	ln      net.Listener
-	served  chan error
-	stopHub context.CancelFunc
+	log        *slog.Logger
+	metrics    *metrics.Metrics
+	metricsSrv *http.Server
+	pool       *pgxpool.Pool
+	river      *river.Client[pgx.Tx]
+	http       *http.Server
+	ln         net.Listener
+	served     chan error
+	stopHub    context.CancelFunc
 }
 
 // Run opens the process, blocks until ctx is cancelled (SIGTERM), then shuts
@@ -82,12 +86,15 @@ func (m *Main) Open(ctx context.Context) error {
 		m.log.Info("migrations applied")
 	}
 
+	m.metrics = metrics.New()
+	m.metrics.WatchQueues(pool, m.log)
 	riverCfg := &river.Config{Logger: m.log.With("component", "river")}
 	if m.Work {
 		ws := river.NewWorkers()
 		workers.Register(ws, workers.Deps{Pool: pool, EventRetention: m.Config.EventRetention})
 		riverCfg.Workers = ws
 		riverCfg.PeriodicJobs = workers.Periodic()
+		riverCfg.Middleware = []rivertype.Middleware{m.metrics.RiverMiddleware()}
 		riverCfg.Queues = map[string]river.QueueConfig{jobs.QueueDefault: {MaxWorkers: m.Config.WorkerConcurrency}}
 		// Running jobs get this long to finish on SIGTERM before their
 		// contexts are cancelled; unfinished ones are handed back to the queue.
@@ -103,9 +110,28 @@ func (m *Main) Open(ctx context.Context) error {
 		}
 		m.log.Info("workers started", "concurrency", m.Config.WorkerConcurrency)
 	}
+	if m.Config.MetricsAddr != "" {
+		if err := m.openMetrics(); err != nil {
+			return err
+		}
+	}
 	if m.Serve {
 		return m.openHTTP(ctx)
 	}
+	return nil
+}
+
+// openMetrics serves /metrics on METRICS_ADDR, for any process type.
+func (m *Main) openMetrics() error {
+	ln, err := net.Listen("tcp", m.Config.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("METRICS_ADDR: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.metrics.Handler())
+	m.metricsSrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = m.metricsSrv.Serve(ln) }()
+	m.log.Info("metrics listening", "addr", ln.Addr().String())
 	return nil
 }
 
@@ -126,12 +152,13 @@ func (m *Main) openHTTP(ctx context.Context) error {
 			"issuer", authCfg.IssuerURL)
 	}
 	hub := api.NewHub(m.pool, m.log.With("component", "events"))
+	m.metrics.Gauge("auditd_sse_clients", "Open event streams.", func() float64 { return float64(hub.Subscribers()) })
 	hubCtx, stopHub := context.WithCancel(context.WithoutCancel(ctx))
 	m.stopHub = stopHub
 	go func() { _ = hub.Run(hubCtx) }()
 	srv := api.New(api.Options{
 		Pool: m.pool, River: m.river, Auth: api.NewAuthenticator(authCfg, m.pool), Hub: hub, DevIssuer: dev,
-		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout,
+		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout, Metrics: m.metrics, MetricsToken: c.MetricsToken,
 	})
 	ln, err := net.Listen("tcp", c.ListenAddr)
 	if err != nil {
@@ -168,6 +195,9 @@ func (m *Main) Close(ctx context.Context) error {
 		if err := m.http.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 		}
+	}
+	if m.metricsSrv != nil {
+		_ = m.metricsSrv.Close()
 	}
 	if m.stopHub != nil {
 		m.stopHub()

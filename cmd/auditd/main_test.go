@@ -153,11 +153,20 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, status, body)
 
 	// A separate work process completes them; a second API process works too.
-	work := start(t, env, "work")
+	metricsAddr := freeAddr(t)
+	work := start(t, append(env[:len(env):len(env)], "METRICS_ADDR="+metricsAddr), "work")
 	work.waitLog(t, `"msg":"workers started"`)
 	status, body = postCanary(t, addr, token)
 	require.Equal(t, http.StatusOK, status, body)
 	require.Equal(t, "completed", body["details"].(map[string]any)["state"])
+
+	// The worker process serves its job metrics on METRICS_ADDR.
+	res, err := http.Get("http://" + metricsAddr + "/metrics")
+	require.NoError(t, err)
+	scraped, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(scraped), `auditd_jobs_total{kind="canary",outcome="completed"} 1`)
 
 	// A second API process behind the same PUBLIC_URL accepts the same
 	// development tokens (the issuer's key is shared through the database).
