@@ -1,0 +1,44 @@
+package scoring_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/workers/rules"
+)
+
+func TestDefaultScorecard(t *testing.T) {
+	t.Parallel()
+	card, err := scoring.DefaultScorecard()
+	require.NoError(t, err)
+	require.NoError(t, scoring.Validate(card, rules.CheckRule))
+	require.Equal(t, 1, card.Version)
+
+	var ids, categories []string
+	for _, c := range card.Criteria {
+		ids = append(ids, c.ID)
+		if len(categories) == 0 || categories[len(categories)-1] != c.Category {
+			categories = append(categories, c.Category)
+		}
+		require.NotEmpty(t, c.Guidance, c.ID)
+	}
+	require.Equal(t, []string{"greeting", "recording_notice", "verification", "no_forbidden_phrases",
+		"empathy", "resolution", "further_help", "farewell"}, ids)
+	require.Equal(t, []string{"OPENING", "COMPLIANCE", "SKILLS", "CLOSING"}, categories)
+
+	// Weights sum to 100 for a call, so weights read as points.
+	var calls float64
+	for _, c := range card.Applicable(scoring.Call) {
+		calls += c.Weight
+	}
+	require.Equal(t, 100.0, calls)
+	require.Len(t, card.Applicable(scoring.Chat), 7)
+
+	// Each call gives an independent copy.
+	again, err := scoring.DefaultScorecard()
+	require.NoError(t, err)
+	card.Criteria[0].Weight = 99
+	require.Equal(t, 10.0, again.Criteria[0].Weight)
+}

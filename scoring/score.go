@@ -1,0 +1,250 @@
+package scoring
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// ErrNoApplicableCriteria is returned by Score when no criterion of the
+// scorecard applies to the interaction's kind. Such an audit has no
+// meaningful score: 100 would pass it for nothing, 0 would fail the agent for
+// the scorecard's gap. The caller should fail the audit with this message so
+// that a supervisor fixes the scorecard.
+var ErrNoApplicableCriteria = errors.New("no criterion of the scorecard applies to this kind of interaction")
+
+// Result is a scored audit.
+type Result struct {
+	// Score is 0..100, rounded to two decimals; 0 when a critical criterion failed.
+	Score        float64 `json:"score"`
+	Passed       bool    `json:"passed"`
+	PassingScore float64 `json:"passing_score"`
+	// ScorecardVersion is the version the verdicts were scored against.
+	ScorecardVersion int `json:"scorecard_version"`
+	// Earned and Possible are the weights of the complied and of all
+	// applicable criteria, before any critical failure zeroes the score.
+	Earned   float64 `json:"earned"`
+	Possible float64 `json:"possible"`
+	// FailedCritical lists the ids of the critical criteria not met, in
+	// scorecard order; any of them makes Score 0.
+	FailedCritical []string `json:"failed_critical"`
+	// Categories is the breakdown per category, in order of first
+	// appearance in the scorecard; categories with no applicable criterion
+	// are left out. It is not zeroed by a critical failure: it shows where
+	// the points were earned and lost.
+	Categories []CategoryScore `json:"categories"`
+	// Items joins each applicable criterion with its verdict, in scorecard
+	// order: the form in which an audit is stored and shown.
+	Items []Item `json:"items"`
+}
+
+// CategoryScore is one category's part of a Result.
+type CategoryScore struct {
+	Category string  `json:"category"`
+	Earned   float64 `json:"earned"`
+	Possible float64 `json:"possible"`
+	// Score is Earned / Possible × 100, rounded like Result.Score.
+	Score float64 `json:"score"`
+}
+
+// Item is an applicable criterion with its verdict.
+type Item struct {
+	CriterionID string  `json:"criterion_id"`
+	Category    string  `json:"category"`
+	Question    string  `json:"question"`
+	Weight      float64 `json:"weight"`
+	Critical    bool    `json:"critical"`
+	Complies    bool    `json:"complies"`
+	Explanation string  `json:"explanation"`
+	Evidence    string  `json:"evidence,omitempty"`
+}
+
+// VerdictError says how a set of verdicts fails to match the criteria that
+// apply: every list names criterion ids. An API can show its fields as the
+// details of a validation error.
+type VerdictError struct {
+	Kind string `json:"kind"`
+	// Missing: applicable criteria without a verdict.
+	Missing []string `json:"missing,omitempty"`
+	// Unknown: verdicts for ids the scorecard does not have.
+	Unknown []string `json:"unknown,omitempty"`
+	// NotApplicable: verdicts for criteria that do not apply to Kind.
+	NotApplicable []string `json:"not_applicable,omitempty"`
+	// Duplicate: criteria with more than one verdict.
+	Duplicate []string `json:"duplicate,omitempty"`
+}
+
+// Error names every mismatch in one line.
+func (e *VerdictError) Error() string {
+	var parts []string
+	add := func(what string, ids []string) {
+		if len(ids) > 0 {
+			parts = append(parts, what+": "+strings.Join(ids, ", "))
+		}
+	}
+	add("missing verdicts for", e.Missing)
+	add("verdicts for unknown criteria", e.Unknown)
+	add("verdicts for criteria that do not apply to a "+e.Kind, e.NotApplicable)
+	add("more than one verdict for", e.Duplicate)
+	return "verdicts do not match the scorecard: " + strings.Join(parts, "; ")
+}
+
+// Score scores verdicts for an interaction of kind (Call or Chat) against
+// card, with exactly one verdict per applicable criterion.
+//
+// Score = weight of complied applicable criteria / weight of applicable
+// criteria × 100, rounded to two decimals half away from zero. The arithmetic
+// is exact on the weights' decimal values (2/3 gives 66.67, never 66.66999),
+// so a score is the same whichever path computes it. Any failed critical
+// applicable criterion makes the score 0 and the audit not passed. Otherwise
+// Passed is Score ≥ passingScore (equal passes).
+//
+// Errors: an unknown kind, a passingScore outside 0..100, a weight that is not
+// positive, ErrNoApplicableCriteria, or a *VerdictError when the verdicts do
+// not match the applicable criteria.
+func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64) (Result, error) {
+	if kind != Call && kind != Chat {
+		return Result{}, fmt.Errorf("unknown interaction kind %q: want %q or %q", kind, Call, Chat)
+	}
+	if !(passingScore >= 0 && passingScore <= 100) {
+		return Result{}, fmt.Errorf("passing score %v is not between 0 and 100", passingScore)
+	}
+	applicable := card.Applicable(kind)
+	if len(applicable) == 0 {
+		return Result{}, ErrNoApplicableCriteria
+	}
+	byID, err := matchVerdicts(card, kind, verdicts)
+	if err != nil {
+		return Result{}, err
+	}
+
+	res := Result{
+		PassingScore:     passingScore,
+		ScorecardVersion: card.Version,
+		FailedCritical:   []string{},
+		Items:            make([]Item, 0, len(applicable)),
+	}
+	earned, possible := new(big.Rat), new(big.Rat)
+	type tally struct{ earned, possible *big.Rat }
+	var order []string
+	cats := map[string]tally{}
+	for _, c := range applicable {
+		w, err := decimal(c.Weight)
+		if err != nil {
+			return Result{}, fmt.Errorf("criterion %q: %w", c.ID, err)
+		}
+		v := byID[c.ID]
+		t, seen := cats[c.Category]
+		if !seen {
+			t = tally{new(big.Rat), new(big.Rat)}
+			cats[c.Category] = t
+			order = append(order, c.Category)
+		}
+		possible.Add(possible, w)
+		t.possible.Add(t.possible, w)
+		if v.Complies {
+			earned.Add(earned, w)
+			t.earned.Add(t.earned, w)
+		} else if c.Critical {
+			res.FailedCritical = append(res.FailedCritical, c.ID)
+		}
+		res.Items = append(res.Items, Item{
+			CriterionID: c.ID, Category: c.Category, Question: c.Question,
+			Weight: c.Weight, Critical: c.Critical,
+			Complies: v.Complies, Explanation: v.Explanation, Evidence: v.Evidence,
+		})
+	}
+	for _, name := range order {
+		t := cats[name]
+		res.Categories = append(res.Categories, CategoryScore{
+			Category: name,
+			Earned:   ratFloat(t.earned),
+			Possible: ratFloat(t.possible),
+			Score:    percent(t.earned, t.possible),
+		})
+	}
+	res.Earned, res.Possible = ratFloat(earned), ratFloat(possible)
+	if len(res.FailedCritical) == 0 {
+		res.Score = percent(earned, possible)
+	}
+	// With a passing score of 0 a score of 0 would pass: a critical
+	// failure must not.
+	res.Passed = len(res.FailedCritical) == 0 && res.Score >= passingScore
+	return res, nil
+}
+
+// matchVerdicts indexes verdicts by criterion id, checking that there is
+// exactly one per applicable criterion and none for anything else.
+func matchVerdicts(card Scorecard, kind string, verdicts []Verdict) (map[string]Verdict, error) {
+	known := make(map[string]Criterion, len(card.Criteria))
+	for _, c := range card.Criteria {
+		known[c.ID] = c
+	}
+	e := &VerdictError{Kind: kind}
+	byID := make(map[string]Verdict, len(verdicts))
+	count := make(map[string]int, len(verdicts))
+	for _, v := range verdicts {
+		count[v.CriterionID]++
+		c, ok := known[v.CriterionID]
+		switch {
+		case count[v.CriterionID] > 1:
+			if count[v.CriterionID] == 2 { // name it once, however often repeated
+				e.Duplicate = append(e.Duplicate, v.CriterionID)
+			}
+		case !ok:
+			e.Unknown = append(e.Unknown, v.CriterionID)
+		case !c.Applies(kind):
+			e.NotApplicable = append(e.NotApplicable, v.CriterionID)
+		default:
+			byID[v.CriterionID] = v
+		}
+	}
+	for _, c := range card.Criteria {
+		if _, ok := byID[c.ID]; c.Applies(kind) && !ok {
+			e.Missing = append(e.Missing, c.ID)
+		}
+	}
+	if len(e.Missing)+len(e.Unknown)+len(e.NotApplicable)+len(e.Duplicate) > 0 {
+		return nil, e
+	}
+	return byID, nil
+}
+
+// decimal is w's shortest decimal representation as an exact rational: a
+// weight written 0.1 counts as one tenth, not as the binary float nearest it.
+func decimal(w float64) (*big.Rat, error) {
+	if !(w > 0) || math.IsInf(w, 0) {
+		return nil, fmt.Errorf("weight %v is not a positive number", w)
+	}
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(w, 'g', -1, 64))
+	if !ok {
+		return nil, fmt.Errorf("weight %v is not a number", w)
+	}
+	return r, nil
+}
+
+// percent is earned / possible × 100 rounded to two decimals, half away
+// from zero, computed exactly and converted to the float64 nearest the
+// two-decimal result. possible must be positive.
+func percent(earned, possible *big.Rat) float64 {
+	// Hundredths of a percent, to be rounded to an integer: earned×10000/possible.
+	x := new(big.Rat).Mul(earned, big.NewRat(10000, 1))
+	x.Quo(x, possible)
+	// x ≥ 0, so half away from zero is floor(x + 1/2) = (2·num + den) div (2·den).
+	num := new(big.Int).Lsh(x.Num(), 1)
+	num.Add(num, x.Denom())
+	den := new(big.Int).Lsh(x.Denom(), 1)
+	hundredths := num.Quo(num, den)
+	// Both operands are exact in float64 (scores are at most 10000
+	// hundredths), and IEEE division rounds correctly, so this is the
+	// float64 nearest the decimal value.
+	return float64(hundredths.Int64()) / 100
+}
+
+func ratFloat(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	return f
+}

@@ -1,0 +1,91 @@
+// Package scoring is the one place where an audit's score is computed: the
+// automatic audit, an analyst's edit and a bulk recomputation all call Score,
+// so the same verdicts always give the same number. It also defines the
+// scorecard (versioned, weighted criteria) and checks a scorecard before it
+// is published (Validate). The package is pure: no I/O, no clock.
+package scoring
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Interaction kinds, and the value of Criterion.AppliesTo that means both.
+const (
+	Call = "call"
+	Chat = "chat"
+	Both = "both"
+)
+
+// Criterion is one question of a scorecard.
+type Criterion struct {
+	// ID is stable across versions, so verdicts and statistics can follow a
+	// criterion whose wording changes.
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	Question string `json:"question"`
+	// Weight is the criterion's share of the score; it must be positive.
+	Weight float64 `json:"weight"`
+	// Critical criteria fail the whole audit (score 0) when not met.
+	Critical bool `json:"critical"`
+	// AppliesTo is Call, Chat or Both.
+	AppliesTo string `json:"applies_to"`
+	// Rule is what the rules engine checks (syntax: package
+	// workers/rules). It stays raw here: its syntax belongs to that engine.
+	Rule json.RawMessage `json:"rule"`
+	// Guidance tells analysts (and the LLM engine) how to judge the criterion.
+	Guidance string `json:"guidance,omitempty"`
+}
+
+// Applies reports whether c is judged for an interaction of kind (Call or Chat).
+func (c Criterion) Applies(kind string) bool {
+	return c.AppliesTo == Both || c.AppliesTo == kind
+}
+
+// Scorecard is one published version of a campaign's criteria.
+type Scorecard struct {
+	Version  int         `json:"version"`
+	Criteria []Criterion `json:"criteria"`
+}
+
+// Applicable returns the criteria that apply to kind, in scorecard order.
+func (s Scorecard) Applicable(kind string) []Criterion {
+	out := make([]Criterion, 0, len(s.Criteria))
+	for _, c := range s.Criteria {
+		if c.Applies(kind) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ByQuestion finds the criterion whose question is q, ignoring case and
+// differences in spacing: the same equivalence under which Validate requires
+// questions to be unique, so at most one criterion matches. Audit items sent
+// by analysts name criteria by their question.
+func (s Scorecard) ByQuestion(q string) (Criterion, bool) {
+	key := questionKey(q)
+	for _, c := range s.Criteria {
+		if questionKey(c.Question) == key {
+			return c, true
+		}
+	}
+	return Criterion{}, false
+}
+
+// questionKey folds case and collapses runs of white space, so "Did the
+// agent  greet?" and "did the agent greet?" are the same question.
+func questionKey(q string) string {
+	return strings.ToLower(strings.Join(strings.Fields(q), " "))
+}
+
+// Verdict is an engine's (or an analyst's) judgement of one criterion.
+type Verdict struct {
+	CriterionID string `json:"criterion_id"`
+	Complies    bool   `json:"complies"`
+	// Explanation says why, in the campaign's language.
+	Explanation string `json:"explanation"`
+	// Evidence quotes the transcript (verbatim) where the judgement comes
+	// from; empty when there is nothing to quote.
+	Evidence string `json:"evidence,omitempty"`
+}

@@ -1,0 +1,118 @@
+package scoring
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Problem is one reason a scorecard cannot be published, located precisely
+// enough for a person, or a form, to fix it.
+type Problem struct {
+	// Index is the criterion's position in Scorecard.Criteria (from 0), or
+	// -1 for a problem with the scorecard as a whole.
+	Index int `json:"index"`
+	// ID is the criterion's id as given (possibly empty).
+	ID string `json:"id,omitempty"`
+	// Field is the JSON path of the offending value within the criterion:
+	// "weight", "rule.any[2]".
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// String reads "criterion 2 (greeting): weight: must be a number greater than 0, not 0".
+func (p Problem) String() string {
+	where := "scorecard"
+	if p.Index >= 0 {
+		where = fmt.Sprintf("criterion %d", p.Index)
+		if p.ID != "" {
+			where += fmt.Sprintf(" (%s)", p.ID)
+		}
+	}
+	return where + ": " + p.Field + ": " + p.Message
+}
+
+// ValidationError lists every problem Validate found.
+type ValidationError struct {
+	Problems []Problem `json:"problems"`
+}
+
+// Error lists every problem in one line.
+func (e *ValidationError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.String()
+	}
+	return "scorecard is not valid: " + strings.Join(msgs, "; ")
+}
+
+// RuleCheck checks the syntax of one criterion's rule and returns its
+// problems, with Field relative to the rule ("any[2]") and Message set;
+// Validate fills in the rest. The rules engine provides it (rules.CheckRule):
+// rule syntax belongs to that engine, which depends on this package.
+type RuleCheck func(rule json.RawMessage) []Problem
+
+// Validate checks card before it is published and returns a
+// *ValidationError listing every problem, or nil: there must be at least one
+// criterion; ids and questions must be non-empty and unique (ignoring case
+// and spacing); categories non-empty; weights positive and finite;
+// applies_to one of call, chat, both; a rule present and accepted by
+// checkRule. The version is not checked: it is assigned on publishing.
+func Validate(card Scorecard, checkRule RuleCheck) error {
+	var problems []Problem
+	if len(card.Criteria) == 0 {
+		problems = append(problems, Problem{Index: -1, Field: "criteria", Message: "a scorecard needs at least one criterion"})
+	}
+	ids := map[string]int{}
+	questions := map[string]int{}
+	for i, c := range card.Criteria {
+		add := func(field, format string, args ...any) {
+			problems = append(problems, Problem{Index: i, ID: c.ID, Field: field, Message: fmt.Sprintf(format, args...)})
+		}
+		switch key := strings.ToLower(strings.TrimSpace(c.ID)); {
+		case key == "":
+			add("id", "is required")
+		case key != strings.ToLower(c.ID):
+			add("id", "must not start or end with spaces")
+		default:
+			if j, dup := ids[key]; dup {
+				add("id", "%q is already the id of criterion %d", c.ID, j)
+			} else {
+				ids[key] = i
+			}
+		}
+		if strings.TrimSpace(c.Category) == "" {
+			add("category", "is required")
+		}
+		if key := questionKey(c.Question); key == "" {
+			add("question", "is required")
+		} else if j, dup := questions[key]; dup {
+			add("question", "%q is already the question of criterion %d", c.Question, j)
+		} else {
+			questions[key] = i
+		}
+		if !(c.Weight > 0) || math.IsInf(c.Weight, 0) {
+			add("weight", "must be a number greater than 0, not %v", c.Weight)
+		}
+		if c.AppliesTo != Call && c.AppliesTo != Chat && c.AppliesTo != Both {
+			add("applies_to", "must be %q, %q or %q, not %q", Call, Chat, Both, c.AppliesTo)
+		}
+		if raw := bytes.TrimSpace(c.Rule); len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			add("rule", "is required")
+		} else {
+			for _, p := range checkRule(raw) {
+				field := "rule"
+				if p.Field != "" {
+					field += "." + p.Field
+				}
+				add(field, "%s", p.Message)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return &ValidationError{Problems: problems}
+	}
+	return nil
+}

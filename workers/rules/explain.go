@@ -1,0 +1,261 @@
+package rules
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/auditd/auditd/transcript"
+)
+
+// listed is how many phrases an explanation names before "and N more".
+const listed = 5
+
+// scope is what a rule looked at, for explanations: its speaker, and the
+// windows that applied to this transcript (seconds for a timed call, turns
+// otherwise; zero when unbounded).
+type scope struct {
+	speaker               string
+	first, last           float64
+	firstTurns, lastTurns int
+}
+
+// wording writes explanations in one language. Each method returns whole
+// sentences.
+type wording interface {
+	// said: a phrase was said in scope.
+	said(c citation) string
+	// missing: none of phrases was said in scope; outside, if not nil, is
+	// where one was said out of it.
+	missing(phrases []string, s scope, outside *citation) string
+	// forbidden: a phrase of "none" was said (c is the first of times).
+	forbidden(c citation, times int) string
+	// clean: no phrase of "none" was said.
+	clean(s scope) string
+}
+
+// wordingFor picks the wording for a BCP 47 language tag: Spanish for "es"
+// and its regional variants, English otherwise.
+func wordingFor(lang string) wording {
+	base, _, _ := strings.Cut(strings.ReplaceAll(strings.ToLower(lang), "_", "-"), "-")
+	if base == "es" {
+		return spanish{}
+	}
+	return english{}
+}
+
+// clock formats seconds as mm:ss (minutes keep counting past 59).
+func clock(seconds float64) string {
+	s := int(seconds)
+	return fmt.Sprintf("%02d:%02d", s/60, s%60)
+}
+
+func capitalise(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// quoteList quotes up to listed phrases with open and close.
+func quoteList(phrases []string, open, close, more string) string {
+	shown := phrases[:min(len(phrases), listed)]
+	q := make([]string, len(shown))
+	for i, p := range shown {
+		q[i] = open + p + close
+	}
+	out := strings.Join(q, ", ")
+	if n := len(phrases) - len(shown); n > 0 {
+		out += fmt.Sprintf(more, n)
+	}
+	return out
+}
+
+type english struct{}
+
+func (english) clause(c citation) string {
+	words := `"` + c.quote + `"`
+	if c.loose {
+		words += ` (taken as "` + c.phrase + `")`
+	}
+	where := "in turn " + strconv.Itoa(c.turn)
+	if c.timed {
+		where = "at " + clock(c.at)
+	}
+	switch c.speaker {
+	case transcript.Agent:
+		return "the agent said " + words + " " + where
+	case transcript.Customer:
+		return "the customer said " + words + " " + where
+	default:
+		return words + " was said " + where
+	}
+}
+
+func (english) window(s scope) string {
+	var parts []string
+	if s.first > 0 {
+		parts = append(parts, "within the first "+strconv.FormatFloat(s.first, 'f', -1, 64)+" s")
+	}
+	if s.last > 0 {
+		parts = append(parts, "in the last "+strconv.FormatFloat(s.last, 'f', -1, 64)+" s")
+	}
+	turns := func(which string, n int) string {
+		if n == 1 {
+			return "in the " + which + " turn"
+		}
+		return fmt.Sprintf("in the %s %d turns", which, n)
+	}
+	if s.firstTurns > 0 {
+		parts = append(parts, turns("first", s.firstTurns))
+	}
+	if s.lastTurns > 0 {
+		parts = append(parts, turns("last", s.lastTurns))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " and ")
+}
+
+func (english) subject(speaker string) string {
+	switch speaker {
+	case transcript.Agent:
+		return "The agent did not say"
+	case transcript.Customer:
+		return "The customer did not say"
+	default:
+		return "Nobody said"
+	}
+}
+
+func (w english) said(c citation) string {
+	return capitalise(w.clause(c)) + "."
+}
+
+func (w english) missing(phrases []string, s scope, outside *citation) string {
+	what := `"` + phrases[0] + `"`
+	if len(phrases) > 1 {
+		what = "any of " + quoteList(phrases, `"`, `"`, " (and %d more)")
+	}
+	out := w.subject(s.speaker) + " " + what + w.window(s) + "."
+	if outside != nil {
+		out += " Outside that scope, " + w.clause(*outside) + "."
+	}
+	return out
+}
+
+func (w english) forbidden(c citation, times int) string {
+	out := "Forbidden phrase: " + w.clause(c)
+	if times > 1 {
+		out += fmt.Sprintf(" (%d forbidden phrases said in all)", times)
+	}
+	return out + "."
+}
+
+func (w english) clean(s scope) string {
+	switch s.speaker {
+	case transcript.Agent:
+		return "The agent said no forbidden phrase" + w.window(s) + "."
+	case transcript.Customer:
+		return "The customer said no forbidden phrase" + w.window(s) + "."
+	default:
+		return "No forbidden phrase was said" + w.window(s) + "."
+	}
+}
+
+type spanish struct{}
+
+func (spanish) clause(c citation) string {
+	words := "«" + c.quote + "»"
+	if c.loose {
+		words += " (entendido como «" + c.phrase + "»)"
+	}
+	where := "en el turno " + strconv.Itoa(c.turn)
+	if c.timed {
+		where = "en " + clock(c.at)
+	}
+	switch c.speaker {
+	case transcript.Agent:
+		return "el agente dijo " + words + " " + where
+	case transcript.Customer:
+		return "el cliente dijo " + words + " " + where
+	default:
+		return "se dijo " + words + " " + where
+	}
+}
+
+func (spanish) window(s scope) string {
+	seconds := func(v float64) string {
+		return strings.Replace(strconv.FormatFloat(v, 'f', -1, 64), ".", ",", 1) + " s"
+	}
+	var parts []string
+	if s.first > 0 {
+		parts = append(parts, "en los primeros "+seconds(s.first))
+	}
+	if s.last > 0 {
+		parts = append(parts, "en los últimos "+seconds(s.last))
+	}
+	if n := s.firstTurns; n == 1 {
+		parts = append(parts, "en el primer turno")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("en los primeros %d turnos", n))
+	}
+	if n := s.lastTurns; n == 1 {
+		parts = append(parts, "en el último turno")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("en los últimos %d turnos", n))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " y ")
+}
+
+func (spanish) subject(speaker string) string {
+	switch speaker {
+	case transcript.Agent:
+		return "El agente no dijo"
+	case transcript.Customer:
+		return "El cliente no dijo"
+	default:
+		return "Nadie dijo"
+	}
+}
+
+func (w spanish) said(c citation) string {
+	return capitalise(w.clause(c)) + "."
+}
+
+func (w spanish) missing(phrases []string, s scope, outside *citation) string {
+	var out string
+	if len(phrases) == 1 {
+		out = w.subject(s.speaker) + " «" + phrases[0] + "»" + w.window(s) + "."
+	} else {
+		out = w.subject(s.speaker) + " ninguna de estas frases" + w.window(s) + ": " +
+			quoteList(phrases, "«", "»", " (y %d más)") + "."
+	}
+	if outside != nil {
+		out += " Fuera de ese ámbito, " + w.clause(*outside) + "."
+	}
+	return out
+}
+
+func (w spanish) forbidden(c citation, times int) string {
+	out := "Frase prohibida: " + w.clause(c)
+	if times > 1 {
+		out += fmt.Sprintf(" (%d frases prohibidas en total)", times)
+	}
+	return out + "."
+}
+
+func (w spanish) clean(s scope) string {
+	switch s.speaker {
+	case transcript.Agent:
+		return "El agente no dijo ninguna frase prohibida" + w.window(s) + "."
+	case transcript.Customer:
+		return "El cliente no dijo ninguna frase prohibida" + w.window(s) + "."
+	default:
+		return "Nadie dijo ninguna frase prohibida" + w.window(s) + "."
+	}
+}

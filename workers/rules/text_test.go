@@ -1,0 +1,46 @@
+package rules
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestNormalWords(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"¿Algo MÁS en que pueda ayudarle?", []string{"algo", "mas", "en", "que", "pueda", "ayudarle"}},
+		{"Buenos días, Ñandú", []string{"buenos", "dias", "nandu"}},
+		{"di\u0301as", []string{"dias"}}, // already decomposed
+		{"That's not my problem", []string{"thats", "not", "my", "problem"}},
+		{"I’m here", []string{"im", "here"}},
+		{"'quoted'", []string{"quoted"}},
+		{"DNI: 12.345.678-Z", []string{"dni", "12", "345", "678", "z"}},
+		{"ﬁnal", []string{"final"}}, // compatibility ligature
+		{"e-mail", []string{"e", "mail"}},
+		{"Straße", []string{"straße"}},
+		{"Ελληνικά", []string{"ελληνικα"}},
+		{"…¡!¿?", []string{}},
+		{"", []string{}},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, normalWords(tt.in), tt.in)
+	}
+}
+
+func TestAppendWordsLocatesTheOriginal(t *testing.T) {
+	t.Parallel()
+	text := "¿Buenos DÍAS? Soy Ángela"
+	buf, words := appendWords([]byte("prev"), nil, text)
+	var said, norm []string
+	for _, w := range words {
+		said = append(said, text[w.from:w.to])
+		norm = append(norm, string(buf[w.normFrom:w.normTo]))
+	}
+	require.Equal(t, []string{"Buenos", "DÍAS", "Soy", "Ángela"}, said)
+	require.Equal(t, []string{"buenos", "dias", "soy", "angela"}, norm)
+	require.Equal(t, "prevbuenosdiassoyangela", string(buf))
+}
