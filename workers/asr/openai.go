@@ -1,0 +1,365 @@
+package asr
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/auditd/auditd/transcript"
+)
+
+// maxAnswer bounds the answer read from a transcription server. A verbose
+// transcript of the longest chunk worth sending is a few hundred kilobytes.
+const maxAnswer = 16 << 20
+
+// OpenAIConfig configures an OpenAI engine.
+type OpenAIConfig struct {
+	// BaseURL is the server (ASR_BASE_URL), with or without the /v1 that the
+	// OpenAI SDKs put in it: "https://api.openai.com",
+	// "http://127.0.0.1:8000/v1". A query string is kept. Required.
+	BaseURL string
+	// APIKey is sent as a bearer token (ASR_API_KEY); local servers often
+	// need none.
+	APIKey string
+	// Model is the model the server should use (ASR_MODEL), such as
+	// "whisper-1" or "Systran/faster-whisper-small". Required.
+	Model string
+	// Timeout bounds one request, from the first byte sent to the last byte
+	// of the answer. Defaults to 10 minutes, room for a 10-minute chunk on a
+	// CPU-only server.
+	Timeout time.Duration
+}
+
+// OpenAI is the engine for any server that implements OpenAI's
+// POST /v1/audio/transcriptions: OpenAI, Azure OpenAI's v1 API,
+// speaches/faster-whisper-server, whisper.cpp's server, vLLM, LocalAI. It
+// asks for verbose_json, whose segments carry times, and falls back to json
+// (the text as one segment spanning the input) for the models that only
+// offer that, remembering the refusal. Create it with NewOpenAI.
+type OpenAI struct {
+	endpoint string
+	apiKey   string
+	model    string
+	client   *http.Client
+	// textOnly is set once the server has refused verbose_json, which
+	// spares every later call a refused upload.
+	textOnly atomic.Bool
+}
+
+// NewOpenAI validates c and returns the engine. It returns an error naming
+// the setting at fault.
+func NewOpenAI(c OpenAIConfig) (*OpenAI, error) {
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("asr: openai base URL %q is not an http(s) URL", c.BaseURL)
+	}
+	if strings.TrimSpace(c.Model) == "" {
+		return nil, errors.New("asr: openai model is required (for example whisper-1)")
+	}
+	if c.Timeout < 0 {
+		return nil, fmt.Errorf("asr: openai timeout %v is negative", c.Timeout)
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	if !strings.HasSuffix(u.Path, "/v1") {
+		u.Path += "/v1"
+	}
+	u.Path += "/audio/transcriptions"
+	u.RawPath = ""
+	return &OpenAI{
+		endpoint: u.String(),
+		apiKey:   c.APIKey,
+		model:    c.Model,
+		client:   &http.Client{Timeout: cmp.Or(c.Timeout, 10*time.Minute)},
+	}, nil
+}
+
+// Name implements Engine: "openai:" and the model.
+func (o *OpenAI) Name() string { return "openai:" + o.model }
+
+// Transcribe implements Engine. Errors:
+//   - *RetryableError for a network failure, a timeout, 408, 429 and 5xx
+//     answers (with the server's Retry-After), and a 2xx answer that is
+//     not a transcript (see RetryableError);
+//   - *RejectedError for any other answer, with the server's message;
+//   - ctx's error when it ends.
+func (o *OpenAI) Transcribe(ctx context.Context, in Input) (transcript.Transcript, error) {
+	if !o.textOnly.Load() {
+		t, err := o.transcribe(ctx, in, "verbose_json")
+		rejected, ok := errors.AsType[*RejectedError](err)
+		if !ok || rejected.StatusCode != http.StatusBadRequest || !rejected.aboutFormat() {
+			return t, err
+		}
+		o.textOnly.Store(true)
+	}
+	return o.transcribe(ctx, in, "json")
+}
+
+// transcribe makes one request asking for format.
+func (o *OpenAI) transcribe(ctx context.Context, in Input, format string) (transcript.Transcript, error) {
+	req, err := o.request(ctx, in, format)
+	if err != nil {
+		return transcript.Transcript{}, err
+	}
+	resp, err := o.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return transcript.Transcript{}, ctx.Err()
+		}
+		return transcript.Transcript{}, &RetryableError{Err: err}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	switch {
+	case ctx.Err() != nil:
+		return transcript.Transcript{}, ctx.Err()
+	case err != nil:
+		return transcript.Transcript{}, &RetryableError{StatusCode: resp.StatusCode, Err: fmt.Errorf("reading the answer: %w", err)}
+	case resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+		return transcript.Transcript{}, &RetryableError{
+			StatusCode: resp.StatusCode,
+			RetryAfter: retryAfter(resp.Header, time.Now()),
+			Err:        errors.New(serverMessage(body, resp.Status).Message),
+		}
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		m := serverMessage(body, resp.Status)
+		return transcript.Transcript{}, &RejectedError{StatusCode: resp.StatusCode, Message: m.Message, param: m.Param}
+	case len(body) > maxAnswer:
+		return transcript.Transcript{}, &RetryableError{StatusCode: resp.StatusCode, Err: fmt.Errorf("the answer is larger than %d bytes", maxAnswer)}
+	}
+	return o.parse(body, in)
+}
+
+// request builds the multipart upload. The WAV file is streamed from disk
+// between the form's head and tail, with the exact Content-Length, which
+// every server accepts (some refuse chunked uploads).
+func (o *OpenAI) request(ctx context.Context, in Input, format string) (*http.Request, error) {
+	f, err := os.Open(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	var head bytes.Buffer
+	form := multipart.NewWriter(&head)
+	fields := [][2]string{{"model", o.model}, {"response_format", format}, {"temperature", "0"}}
+	if lang := primaryLanguage(in.Language); lang != "" {
+		fields = append(fields, [2]string{"language", lang})
+	}
+	for _, kv := range fields {
+		if err := form.WriteField(kv[0], kv[1]); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	part := textproto.MIMEHeader{}
+	// Servers tell the format by the file name's extension.
+	part.Set("Content-Disposition", `form-data; name="file"; filename="audio.wav"`)
+	part.Set("Content-Type", "audio/wav")
+	if _, err := form.CreatePart(part); err != nil {
+		f.Close()
+		return nil, err
+	}
+	n := head.Len()
+	if err := form.Close(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	tail := bytes.Clone(head.Bytes()[n:])
+	head.Truncate(n)
+
+	body := io.MultiReader(&head, f, bytes.NewReader(tail))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, o.endpoint, readCloser{body, f})
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	req.ContentLength = int64(n) + st.Size() + int64(len(tail))
+	req.Header.Set("Content-Type", form.FormDataContentType())
+	req.Header.Set("Accept", "application/json")
+	if o.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+o.apiKey)
+	}
+	return req, nil
+}
+
+// readCloser reads the multipart body and closes the file in it; the HTTP
+// client closes a request's body once sent, even on failure.
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// parse reads a verbose_json or json answer.
+func (o *OpenAI) parse(body []byte, in Input) (transcript.Transcript, error) {
+	var answer struct {
+		Text     string `json:"text"`
+		Language string `json:"language"`
+		Segments []struct {
+			Start float64 `json:"start"`
+			End   float64 `json:"end"`
+			Text  string  `json:"text"`
+		} `json:"segments"`
+	}
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return transcript.Transcript{}, &RetryableError{StatusCode: http.StatusOK,
+			Err: fmt.Errorf("the answer is not a JSON transcript (%v): %s", err, snippet(body))}
+	}
+	t := transcript.Transcript{Text: strings.TrimSpace(answer.Text), Engine: o.Name(), Language: in.Language}
+	if t.Language == "" && isLanguageCode(answer.Language) {
+		t.Language = answer.Language
+	}
+	for _, s := range answer.Segments {
+		start, end := s.Start, s.End
+		t.Segments = append(t.Segments, transcript.Segment{Start: &start, End: &end, Speaker: transcript.Unknown, Text: strings.TrimSpace(s.Text)})
+	}
+	if len(answer.Segments) == 0 && t.Text != "" {
+		start, end := 0.0, in.Duration.Seconds()
+		t.Segments = []transcript.Segment{{Start: &start, End: &end, Speaker: transcript.Unknown, Text: t.Text}}
+	}
+	return t, nil
+}
+
+// isLanguageCode matches the ISO 639 codes some servers answer with;
+// OpenAI answers with English names ("english"), which are not BCP 47.
+var isLanguageCode = regexp.MustCompile(`^[a-z]{2,3}$`).MatchString
+
+// RetryableError is a failure the transcription server may not repeat: the
+// network, a timeout, 408 Request Timeout, 429 Too Many Requests, a 5xx
+// answer, or a 2xx answer that is not a transcript. The last is counted
+// here because the server accepted the request: what garbles an answer
+// (a truncated transfer, a proxy's error page served as 200) is most often
+// passing, and River bounds the attempts; the message quotes the start of
+// the answer so that a base URL pointing at the wrong server is easy to
+// diagnose.
+type RetryableError struct {
+	// StatusCode is the HTTP status; zero when no answer came.
+	StatusCode int
+	// RetryAfter is how long the server asked to wait (Retry-After or
+	// retry-after-ms); zero when it did not say.
+	RetryAfter time.Duration
+	// Err says what went wrong.
+	Err error
+}
+
+// Error implements error.
+func (e *RetryableError) Error() string {
+	msg := "openai transcription: "
+	if e.StatusCode != 0 {
+		msg += strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode) + ": "
+	}
+	msg += e.Err.Error()
+	if e.RetryAfter > 0 {
+		msg += fmt.Sprintf(" (retry after %v)", e.RetryAfter)
+	}
+	return msg
+}
+
+// Unwrap returns the underlying error.
+func (e *RetryableError) Unwrap() error { return e.Err }
+
+// RejectedError is a request the transcription server refused with a 4xx
+// status other than 408 and 429: sending it again gets the same answer.
+type RejectedError struct {
+	// StatusCode is the HTTP status.
+	StatusCode int
+	// Message is the server's explanation.
+	Message string
+	// param is the request field the server blamed, when it said.
+	param string
+}
+
+// Error implements error.
+func (e *RejectedError) Error() string {
+	return fmt.Sprintf("openai transcription: %d %s: %s", e.StatusCode, http.StatusText(e.StatusCode), e.Message)
+}
+
+// aboutFormat reports whether the server refused the response format.
+func (e *RejectedError) aboutFormat() bool {
+	return e.param == "response_format" || strings.Contains(strings.ToLower(e.Message), "response_format")
+}
+
+// apiMessage is the explanation a server gave for an error.
+type apiMessage struct {
+	Message string
+	Param   string
+}
+
+// serverMessage extracts the explanation from an error answer: OpenAI's
+// {"error":{"message":…,"param":…}}, {"error":"…"} (whisper.cpp),
+// {"detail":"…"} (FastAPI servers), {"message":"…"}, else the start of the
+// body, else the status line.
+func serverMessage(body []byte, status string) apiMessage {
+	var e struct {
+		Error   json.RawMessage `json:"error"`
+		Detail  json.RawMessage `json:"detail"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(body, &e) == nil {
+		var nested struct {
+			Message string `json:"message"`
+			Param   string `json:"param"`
+		}
+		var text string
+		switch {
+		case json.Unmarshal(e.Error, &nested) == nil && nested.Message != "":
+			return apiMessage{Message: nested.Message, Param: nested.Param}
+		case json.Unmarshal(e.Error, &text) == nil && text != "":
+			return apiMessage{Message: text}
+		case json.Unmarshal(e.Detail, &text) == nil && text != "":
+			return apiMessage{Message: text}
+		case len(e.Detail) > 0 && string(e.Detail) != "null":
+			return apiMessage{Message: string(e.Detail)}
+		case e.Message != "":
+			return apiMessage{Message: e.Message}
+		}
+	}
+	if s := snippet(body); s != "" {
+		return apiMessage{Message: s}
+	}
+	return apiMessage{Message: status}
+}
+
+// snippet returns the start of body on one line, for error messages.
+func snippet(body []byte) string {
+	const n = 200
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "?")), " ")
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n]) + "…"
+	}
+	return s
+}
+
+// retryAfter reads how long a server asked to wait: retry-after-ms
+// (OpenAI, Azure), else Retry-After in seconds or as an HTTP date. Zero
+// when it did not say or the date has passed.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
+		return time.Duration(ms * float64(time.Millisecond))
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if s, err := strconv.Atoi(v); err == nil {
+		return max(time.Duration(s)*time.Second, 0)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
