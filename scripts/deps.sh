@@ -5,9 +5,13 @@ set -euo pipefail
 need=()
 ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || need+=(postgresql)
 command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
+command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
+command -v pocketsphinx_continuous >/dev/null 2>&1 || need+=(pocketsphinx)
+[ -d /usr/share/pocketsphinx/model/en-us ] || need+=(pocketsphinx-en-us)
+[ -d /usr/share/pocketsphinx/test/data/librivox ] || need+=(pocketsphinx-testdata)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "deps.sh: installing ${need[*]}" >&2
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}"
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
