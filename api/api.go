@@ -43,6 +43,10 @@ type Options struct {
 	Logger *slog.Logger
 	// JobWaitTimeout bounds how long a request waits for a job it inserted. Defaults to 10s.
 	JobWaitTimeout time.Duration
+	// Directory is the provider users are synced from (DIRECTORY_PROVIDER):
+	// keycloak, msgraph or scim. Empty when none is configured, and then
+	// POST /users/sync answers CONFLICT.
+	Directory string
 }
 
 // Server is the HTTP API.
@@ -99,6 +103,7 @@ func New(opts Options) *Server {
 	}
 	(&healthResource{pool: opts.Pool}).register(hapi)
 	(&usersResource{pool: opts.Pool}).register(hapi)
+	(&usersAdminResource{pool: opts.Pool, river: opts.River, directory: opts.Directory}).register(hapi)
 	(&notificationsResource{pool: opts.Pool}).register(hapi)
 	(&eventsResource{pool: opts.Pool, hub: opts.Hub}).register(hapi)
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
@@ -127,6 +132,12 @@ type Output[T any] struct {
 
 func ok[T any](v T) *Output[T] {
 	return &Output[T]{Body: Envelope[T]{Success: true, Code: "OK", Details: v}}
+}
+
+// accepted is the body of a 202: the work goes on in the background
+// (declare the operation's DefaultStatus as 202).
+func accepted[T any](v T) *Output[T] {
+	return &Output[T]{Body: Envelope[T]{Success: true, Code: "ACCEPTED", Details: v}}
 }
 
 // operation describes an operation that needs a bearer token and at least minRole.

@@ -109,6 +109,8 @@ type testBundle struct {
 
 type setupOpts struct {
 	rolesClaim string
+	// directory is the configured directory provider ("" for none).
+	directory string
 }
 
 func setup(t *testing.T, opts ...setupOpts) *testBundle {
@@ -125,13 +127,13 @@ func setup(t *testing.T, opts ...setupOpts) *testBundle {
 	auth := NewAuthenticator(AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
 		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}, pool)
 	b := &testBundle{issuer: iss, pool: pool}
-	b.server, b.http, b.hub = newServer(t, pool, auth)
+	b.server, b.http, b.hub = newServer(t, pool, auth, func(opts *Options) { opts.Directory = o.directory })
 	return b
 }
 
 // newServer starts an API process on pool: its own hub (listening
-// connection) and HTTP server.
-func newServer(t *testing.T, pool *pgxpool.Pool, auth *Authenticator) (*Server, *httptest.Server, *Hub) {
+// connection) and HTTP server. configure adjusts its options.
+func newServer(t *testing.T, pool *pgxpool.Pool, auth *Authenticator, configure ...func(*Options)) (*Server, *httptest.Server, *Hub) {
 	t.Helper()
 	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	require.NoError(t, err)
@@ -140,7 +142,11 @@ func newServer(t *testing.T, pool *pgxpool.Pool, auth *Authenticator) (*Server, 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = hub.Run(ctx); close(done) }()
-	s := New(Options{Pool: pool, River: rc, Auth: auth, Hub: hub, JobWaitTimeout: 300 * time.Millisecond, Logger: log})
+	opts := Options{Pool: pool, River: rc, Auth: auth, Hub: hub, JobWaitTimeout: 300 * time.Millisecond, Logger: log}
+	for _, c := range configure {
+		c(&opts)
+	}
+	s := New(opts)
 	hs := httptest.NewUnstartedServer(s)
 	hs.Config.RegisterOnShutdown(hub.Close)
 	hs.Start()

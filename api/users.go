@@ -9,7 +9,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/auditd/auditd/db"
-
 	"github.com/auditd/auditd/role"
 )
 
@@ -17,19 +16,32 @@ type usersResource struct {
 	pool *pgxpool.Pool
 }
 
-// Profile is a user as the API shows it. Its id is the identity provider's
-// subject, usable wherever a user_id is asked.
-type Profile struct {
+// UserInfo is a user as the API shows it. Its id is the identity
+// provider's subject, usable wherever a user_id is asked.
+type UserInfo struct {
 	ID         string     `json:"id" doc:"The identity provider's subject for this user; the user_id everywhere else"`
 	Username   string     `json:"username"`
 	Email      string     `json:"email"`
 	Name       string     `json:"name"`
-	Roles      []string   `json:"roles" doc:"Roles from the token"`
+	Roles      []string   `json:"roles" doc:"Roles from the latest token, or from the directory when it synced the user since"`
 	Role       string     `json:"role" doc:"The highest known role: admin, supervisor, quality, operator, or none" enum:"admin,supervisor,quality,operator,none"`
-	Active     bool       `json:"active"`
+	Active     bool       `json:"active" doc:"False once the directory disables the user or no longer lists them; their tokens are then refused"`
 	CreatedAt  time.Time  `json:"created_at"`
 	UpdatedAt  time.Time  `json:"updated_at"`
-	LastSeenAt *time.Time `json:"last_seen_at,omitempty"`
+	LastSeenAt *time.Time `json:"last_seen_at,omitempty" doc:"Absent until the user signs in"`
+	SyncedAt   *time.Time `json:"synced_at,omitempty" doc:"When directory sync last listed the user; absent if it never did"`
+}
+
+func userInfo(u db.User) UserInfo {
+	return UserInfo{
+		ID: u.ID, Username: u.Username, Email: u.Email, Name: u.Name, Roles: u.Roles, Role: role.Highest(u.Roles).String(),
+		Active: u.Active, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt, LastSeenAt: u.LastSeenAt, SyncedAt: u.SyncedAt,
+	}
+}
+
+// Profile is the current user.
+type Profile struct {
+	UserInfo
 	// UnreadNotifications counts the user's unread own and global notifications.
 	UnreadNotifications int `json:"unread_notifications"`
 }
@@ -47,10 +59,5 @@ func (u *usersResource) me(ctx context.Context, _ *struct{}) (*Output[Profile], 
 	if err != nil {
 		return nil, err
 	}
-	return ok(Profile{
-		ID: p.User.ID, Username: p.User.Username, Email: p.User.Email, Name: p.User.Name,
-		Roles: p.User.Roles, Role: p.Role.String(), Active: p.User.Active,
-		CreatedAt: p.User.CreatedAt, UpdatedAt: p.User.UpdatedAt, LastSeenAt: p.User.LastSeenAt,
-		UnreadNotifications: unread,
-	}), nil
+	return ok(Profile{UserInfo: userInfo(p.User), UnreadNotifications: unread}), nil
 }

@@ -61,6 +61,35 @@ type Config struct {
 	// JobWaitTimeout bounds how long a request waits for a job it inserted
 	// (JOB_WAIT_TIMEOUT). Defaults to 10s.
 	JobWaitTimeout time.Duration
+
+	// DirectoryProvider is the directory users are synced from: keycloak,
+	// msgraph or scim (DIRECTORY_PROVIDER). Empty when none is (the
+	// default, DIRECTORY_PROVIDER=none).
+	DirectoryProvider string
+	// DirectoryURL is the Keycloak base URL, the Graph endpoint or the SCIM
+	// base URL (DIRECTORY_URL). Defaults to https://graph.microsoft.com for
+	// msgraph; required for the others.
+	DirectoryURL string
+	// DirectoryRealm is the Keycloak realm (DIRECTORY_REALM). Required for keycloak.
+	DirectoryRealm string
+	// DirectoryTenant is the Entra tenant id or domain (DIRECTORY_TENANT). Required for msgraph.
+	DirectoryTenant string
+	// DirectoryLoginURL is the Entra login endpoint Graph tokens come from
+	// (DIRECTORY_LOGIN_URL). Defaults to https://login.microsoftonline.com.
+	DirectoryLoginURL string
+	// DirectoryClientID and DirectoryClientSecret are the client-credentials
+	// grant (DIRECTORY_CLIENT_ID, DIRECTORY_CLIENT_SECRET). Required for
+	// keycloak and msgraph.
+	DirectoryClientID, DirectoryClientSecret string
+	// DirectoryToken is the SCIM bearer token (DIRECTORY_TOKEN). Required for scim.
+	DirectoryToken string
+	// DirectorySubjectAttribute is the SCIM attribute that equals the token
+	// subject: id, externalId or userName (DIRECTORY_SUBJECT_ATTRIBUTE).
+	// Defaults to id.
+	DirectorySubjectAttribute string
+	// UserSyncInterval is how often users are synced from the directory
+	// (USER_SYNC_INTERVAL). Defaults to 1h; at least 1m.
+	UserSyncInterval time.Duration
 }
 
 // FromEnv builds a Config from getenv (usually os.Getenv) and validates it.
@@ -83,6 +112,23 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		EventRetention:    e.duration("EVENT_RETENTION", 7*24*time.Hour),
 		MetricsAddr:       e.str("METRICS_ADDR", ""),
 		MetricsToken:      e.str("METRICS_TOKEN", ""),
+
+		DirectoryProvider:         e.str("DIRECTORY_PROVIDER", "none"),
+		DirectoryURL:              strings.TrimRight(e.str("DIRECTORY_URL", ""), "/"),
+		DirectoryRealm:            e.str("DIRECTORY_REALM", ""),
+		DirectoryTenant:           e.str("DIRECTORY_TENANT", ""),
+		DirectoryLoginURL:         strings.TrimRight(e.str("DIRECTORY_LOGIN_URL", "https://login.microsoftonline.com"), "/"),
+		DirectoryClientID:         e.str("DIRECTORY_CLIENT_ID", ""),
+		DirectoryClientSecret:     e.str("DIRECTORY_CLIENT_SECRET", ""),
+		DirectoryToken:            e.str("DIRECTORY_TOKEN", ""),
+		DirectorySubjectAttribute: e.str("DIRECTORY_SUBJECT_ATTRIBUTE", "id"),
+		UserSyncInterval:          e.duration("USER_SYNC_INTERVAL", time.Hour),
+	}
+	if c.DirectoryProvider == "none" {
+		c.DirectoryProvider = ""
+	}
+	if c.DirectoryProvider == "msgraph" && c.DirectoryURL == "" {
+		c.DirectoryURL = "https://graph.microsoft.com"
 	}
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + c.ListenAddr
@@ -123,6 +169,47 @@ func (c Config) validate() error {
 	if c.AuthDev && !isLoopback(host) {
 		return fmt.Errorf("AUTH_DEV: the development issuer is refused on LISTEN_ADDR %q; listen on 127.0.0.1 or use a real OIDC_ISSUER_URL", c.ListenAddr)
 	}
+	return c.validateDirectory()
+}
+
+// validateDirectory checks that the chosen directory has every setting it needs.
+func (c Config) validateDirectory() error {
+	var required []string
+	switch c.DirectoryProvider {
+	case "":
+		return nil
+	case "keycloak":
+		required = []string{"DIRECTORY_URL", "DIRECTORY_REALM", "DIRECTORY_CLIENT_ID", "DIRECTORY_CLIENT_SECRET"}
+	case "msgraph":
+		required = []string{"DIRECTORY_TENANT", "DIRECTORY_CLIENT_ID", "DIRECTORY_CLIENT_SECRET"}
+	case "scim":
+		required = []string{"DIRECTORY_URL", "DIRECTORY_TOKEN"}
+	default:
+		return fmt.Errorf("DIRECTORY_PROVIDER: %q is not one of none, keycloak, msgraph, scim", c.DirectoryProvider)
+	}
+	values := map[string]string{
+		"DIRECTORY_URL": c.DirectoryURL, "DIRECTORY_REALM": c.DirectoryRealm, "DIRECTORY_TENANT": c.DirectoryTenant,
+		"DIRECTORY_CLIENT_ID": c.DirectoryClientID, "DIRECTORY_CLIENT_SECRET": c.DirectoryClientSecret,
+		"DIRECTORY_TOKEN": c.DirectoryToken,
+	}
+	for _, name := range required {
+		if values[name] == "" {
+			return fmt.Errorf("%s is required with DIRECTORY_PROVIDER=%s", name, c.DirectoryProvider)
+		}
+	}
+	for name, v := range map[string]string{"DIRECTORY_URL": c.DirectoryURL, "DIRECTORY_LOGIN_URL": c.DirectoryLoginURL} {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("%s: %q is not an http(s) URL", name, v)
+		}
+	}
+	switch c.DirectorySubjectAttribute {
+	case "id", "externalId", "userName":
+	default:
+		return fmt.Errorf("DIRECTORY_SUBJECT_ATTRIBUTE: %q is not one of id, externalId, userName", c.DirectorySubjectAttribute)
+	}
+	if c.UserSyncInterval < time.Minute {
+		return fmt.Errorf("USER_SYNC_INTERVAL: %s is shorter than 1m", c.UserSyncInterval)
+	}
 	return nil
 }
 
@@ -148,6 +235,11 @@ func (c Config) ValidateAuth() error {
 		if strings.HasPrefix(claim.path, ".") || strings.HasSuffix(claim.path, ".") || strings.Contains(claim.path, "..") {
 			return fmt.Errorf("%s: %q is not a dotted claim path such as realm_access.roles", claim.name, claim.path)
 		}
+	}
+	if c.DirectoryProvider == "msgraph" && c.OIDCSubjectClaim != "oid" {
+		// Entra's sub differs per application; only oid is the object id
+		// that Graph lists, so synced users would never match a token.
+		return fmt.Errorf("OIDC_SUBJECT_CLAIM: %q does not match users synced from Microsoft Graph; set OIDC_SUBJECT_CLAIM=oid", c.OIDCSubjectClaim)
 	}
 	return nil
 }

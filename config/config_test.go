@@ -24,6 +24,9 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, "sub", c.OIDCSubjectClaim)
 	require.Equal(t, 10, c.WorkerConcurrency)
 	require.Equal(t, 30*time.Second, c.ShutdownTimeout)
+	require.Empty(t, c.DirectoryProvider, "no directory unless one is chosen")
+	require.Equal(t, "id", c.DirectorySubjectAttribute)
+	require.Equal(t, time.Hour, c.UserSyncInterval)
 	require.NoError(t, c.ValidateAuth())
 }
 
@@ -50,6 +53,18 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"WORKER_CONCURRENCY": "0"}), "WORKER_CONCURRENCY"},
 		{base(map[string]string{"SHUTDOWN_TIMEOUT": "-1s"}), "SHUTDOWN_TIMEOUT"},
 		{base(map[string]string{"JOB_WAIT_TIMEOUT": "soon"}), "JOB_WAIT_TIMEOUT"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "ldap"}), "DIRECTORY_PROVIDER"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "keycloak", "DIRECTORY_REALM": "acme", "DIRECTORY_CLIENT_ID": "c", "DIRECTORY_CLIENT_SECRET": "s"}), "DIRECTORY_URL is required"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "keycloak", "DIRECTORY_URL": "https://kc.example", "DIRECTORY_CLIENT_ID": "c", "DIRECTORY_CLIENT_SECRET": "s"}), "DIRECTORY_REALM is required"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "keycloak", "DIRECTORY_URL": "https://kc.example", "DIRECTORY_REALM": "acme", "DIRECTORY_CLIENT_SECRET": "s"}), "DIRECTORY_CLIENT_ID is required"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "keycloak", "DIRECTORY_URL": "https://kc.example", "DIRECTORY_REALM": "acme", "DIRECTORY_CLIENT_ID": "c"}), "DIRECTORY_CLIENT_SECRET is required"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "keycloak", "DIRECTORY_URL": "kc.example", "DIRECTORY_REALM": "acme", "DIRECTORY_CLIENT_ID": "c", "DIRECTORY_CLIENT_SECRET": "s"}), "DIRECTORY_URL"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "msgraph", "DIRECTORY_CLIENT_ID": "c", "DIRECTORY_CLIENT_SECRET": "s"}), "DIRECTORY_TENANT is required"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "msgraph", "DIRECTORY_TENANT": "t", "DIRECTORY_CLIENT_ID": "c", "DIRECTORY_CLIENT_SECRET": "s", "DIRECTORY_LOGIN_URL": "nope"}), "DIRECTORY_LOGIN_URL"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "scim", "DIRECTORY_URL": "https://idp.example/scim/v2"}), "DIRECTORY_TOKEN is required"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "scim", "DIRECTORY_URL": "https://idp.example/scim/v2", "DIRECTORY_TOKEN": "t", "DIRECTORY_SUBJECT_ATTRIBUTE": "email"}), "DIRECTORY_SUBJECT_ATTRIBUTE"},
+		{base(map[string]string{"DIRECTORY_PROVIDER": "scim", "DIRECTORY_URL": "https://idp.example/scim/v2", "DIRECTORY_TOKEN": "t", "USER_SYNC_INTERVAL": "10s"}), "USER_SYNC_INTERVAL"},
+		{base(map[string]string{"USER_SYNC_INTERVAL": "hourly"}), "USER_SYNC_INTERVAL"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(getenv(tc.vars))
@@ -78,4 +93,30 @@ func TestValidateAuth(t *testing.T) {
 	c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "OIDC_ISSUER_URL": "https://idp.example", "OIDC_AUDIENCE": "a", "OIDC_ROLES_CLAIM": "realm_access.roles"}))
 	require.NoError(t, err)
 	require.NoError(t, c.ValidateAuth())
+}
+
+func TestDirectory(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "DIRECTORY_PROVIDER": "msgraph",
+		"DIRECTORY_TENANT": "contoso.onmicrosoft.com", "DIRECTORY_CLIENT_ID": "c", "DIRECTORY_CLIENT_SECRET": "s",
+		"OIDC_ISSUER_URL": "https://login.microsoftonline.com/t/v2.0", "OIDC_AUDIENCE": "api://auditd"}))
+	require.NoError(t, err)
+	require.Equal(t, "https://graph.microsoft.com", c.DirectoryURL)
+	require.Equal(t, "https://login.microsoftonline.com", c.DirectoryLoginURL)
+	// Graph lists object ids, which tokens carry as oid, not sub.
+	require.ErrorContains(t, c.ValidateAuth(), "OIDC_SUBJECT_CLAIM")
+	c.OIDCSubjectClaim = "oid"
+	require.NoError(t, c.ValidateAuth())
+
+	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "DIRECTORY_PROVIDER": "keycloak",
+		"DIRECTORY_URL": "https://kc.example/", "DIRECTORY_REALM": "acme", "DIRECTORY_CLIENT_ID": "c", "DIRECTORY_CLIENT_SECRET": "s",
+		"USER_SYNC_INTERVAL": "15m"}))
+	require.NoError(t, err)
+	require.Equal(t, "keycloak", c.DirectoryProvider)
+	require.Equal(t, "https://kc.example", c.DirectoryURL)
+	require.Equal(t, 15*time.Minute, c.UserSyncInterval)
+
+	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "DIRECTORY_PROVIDER": "none"}))
+	require.NoError(t, err)
+	require.Empty(t, c.DirectoryProvider)
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // User is a person known to the service, keyed by the identity provider's subject.
@@ -18,6 +21,9 @@ type User struct {
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	LastSeenAt *time.Time
+	// SyncedAt is the last directory sync that listed the user; nil when
+	// none did (the user was created by signing in).
+	SyncedAt *time.Time
 }
 
 // UserProfile is what a token (or a directory) says about a user.
@@ -32,11 +38,11 @@ type UserProfile struct {
 // lastSeenResolution bounds how often a user's last_seen_at is written.
 const lastSeenResolution = 5 * time.Minute
 
-const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at`
+const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at, synced_at`
 
 func scanUser(row interface{ Scan(...any) error }) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt)
+	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt)
 	return u, one(err)
 }
 
@@ -92,3 +98,136 @@ func UserExists(ctx context.Context, q DBTX, id string) (bool, error) {
 	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)`, id).Scan(&ok)
 	return ok, err
 }
+
+// DirectoryUser is a user as a directory lists it.
+type DirectoryUser struct {
+	UserProfile
+	// Active is false when the directory disables the user.
+	Active bool
+}
+
+// DirectoryUpsertResult counts what one UserUpsertFromDirectory call changed.
+type DirectoryUpsertResult struct {
+	// Created users did not exist before.
+	Created int
+	// Updated users existed and had a different profile, roles or active flag.
+	Updated int
+	// Disabled users were active and are now inactive because the directory disables them.
+	Disabled int
+}
+
+// UserUpsertFromDirectory creates or updates users (keyed by ID, the
+// subject their tokens carry) with what the directory says about them,
+// active flag included, and marks them seen by the sync run that started at
+// run. It never deletes anyone. IDs must be unique within users. Running it
+// again with the same input changes nothing but synced_at, so a retried sync
+// is harmless; synced_at never moves backwards, so an older run that
+// overlaps a newer one cannot make the newer one's users look missing.
+func UserUpsertFromDirectory(ctx context.Context, q DBTX, users []DirectoryUser, run time.Time) (DirectoryUpsertResult, error) {
+	type row struct {
+		ID       string   `json:"id"`
+		Username string   `json:"username"`
+		Email    string   `json:"email"`
+		Name     string   `json:"name"`
+		Roles    []string `json:"roles"`
+		Active   bool     `json:"active"`
+	}
+	rows := make([]row, len(users))
+	for i, u := range users {
+		roles := u.Roles
+		if roles == nil {
+			roles = []string{}
+		}
+		rows[i] = row{u.ID, u.Username, u.Email, u.Name, roles, u.Active}
+	}
+	var r DirectoryUpsertResult
+	// old is read from the statement's snapshot, before the upsert, so the
+	// counts compare each user's previous state with the new one.
+	err := q.QueryRow(ctx, `
+		WITH input AS (
+			SELECT * FROM jsonb_to_recordset($1::jsonb)
+				AS t(id text, username text, email text, name text, roles text[], active boolean)
+		), old AS (
+			SELECT u.id, u.username, u.email, u.name, u.roles, u.active FROM users u JOIN input USING (id)
+		), up AS (
+			INSERT INTO users AS u (id, username, email, name, roles, active, synced_at)
+			SELECT id, username, email, name, roles, active, $2 FROM input
+			ON CONFLICT (id) DO UPDATE SET
+				username = excluded.username,
+				email = excluded.email,
+				name = excluded.name,
+				roles = excluded.roles,
+				active = excluded.active,
+				updated_at = CASE WHEN (u.username, u.email, u.name, u.roles, u.active) IS DISTINCT FROM
+					(excluded.username, excluded.email, excluded.name, excluded.roles, excluded.active)
+					THEN now() ELSE u.updated_at END,
+				synced_at = GREATEST(u.synced_at, excluded.synced_at)
+			RETURNING u.id, u.username, u.email, u.name, u.roles, u.active
+		)
+		SELECT count(*) FILTER (WHERE old.id IS NULL),
+			count(*) FILTER (WHERE old.id IS NOT NULL AND (old.username, old.email, old.name, old.roles, old.active)
+				IS DISTINCT FROM (up.username, up.email, up.name, up.roles, up.active)),
+			count(*) FILTER (WHERE old.active AND NOT up.active)
+		FROM up LEFT JOIN old USING (id)`, rows, run).Scan(&r.Created, &r.Updated, &r.Disabled)
+	return r, err
+}
+
+// UserDeactivateUnsynced deactivates up to limit active users that an
+// earlier directory sync listed but the sync run that started at run did
+// not: they are gone upstream. Users no sync ever listed are left alone.
+// Call it only after run listed the whole directory, and repeat it until
+// it returns fewer than limit. It returns how many users it deactivated.
+func UserDeactivateUnsynced(ctx context.Context, q DBTX, run time.Time, limit int) (int, error) {
+	tag, err := q.Exec(ctx, `
+		UPDATE users SET active = false, updated_at = now()
+		WHERE id IN (SELECT id FROM users WHERE synced_at < $1 AND active ORDER BY id LIMIT $2)`, run, limit)
+	if err != nil {
+		return 0, err
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// UserCountSyncedActive counts the active users some directory sync has listed.
+func UserCountSyncedActive(ctx context.Context, q DBTX) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `SELECT count(*) FROM users WHERE synced_at IS NOT NULL AND active`).Scan(&n)
+	return n, err
+}
+
+// UserFilter selects users for UserList.
+type UserFilter struct {
+	// Role keeps the users whose roles include it ("" for all).
+	Role string
+	// Active keeps the active (true) or inactive (false) users (nil for all).
+	Active *bool
+	// Query keeps the users whose username, e-mail or name contains it,
+	// ignoring case ("" for all).
+	Query string
+	Skip  int
+	Limit int
+}
+
+// UserList returns one page of the users f selects, ordered by username,
+// with the total count of the selection.
+func UserList(ctx context.Context, q DBTX, f UserFilter) (items []User, total int, err error) {
+	where := ` FROM users WHERE ($1 = '' OR $1 = ANY (roles)) AND ($2::boolean IS NULL OR active = $2)
+		AND ($3 = '' OR username ILIKE $3 OR email ILIKE $3 OR name ILIKE $3)`
+	pattern := ""
+	if f.Query != "" {
+		pattern = "%" + likeEscaper.Replace(f.Query) + "%"
+	}
+	if err := q.QueryRow(ctx, `SELECT count(*)`+where, f.Role, f.Active, pattern).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	rows, err := q.Query(ctx, `SELECT `+userColumns+where+` ORDER BY lower(username), id OFFSET $4 LIMIT $5`,
+		f.Role, f.Active, pattern, f.Skip, f.Limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (User, error) { return scanUser(row) })
+	return items, total, err
+}
+
+// likeEscaper makes a string match itself literally in a LIKE pattern
+// (backslash is the default escape character).
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/workers/directory"
 )
 
 // Deps are what the workers need.
@@ -18,21 +19,34 @@ type Deps struct {
 	Pool *pgxpool.Pool
 	// EventRetention is how long events are kept for streams to resume from.
 	EventRetention time.Duration
+	// Directory lists the users to sync; nil when none is configured.
+	Directory directory.Provider
+	// UserSyncInterval is how often users are synced from Directory.
+	UserSyncInterval time.Duration
 }
 
 // Register adds every worker of the service to ws.
 func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &CanaryWorker{})
 	river.AddWorker(ws, &PruneEventsWorker{pool: d.Pool, retention: d.EventRetention})
+	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 }
 
-// Periodic returns the jobs River's leader inserts on a schedule.
-func Periodic() []*river.PeriodicJob {
-	return []*river.PeriodicJob{
+// Periodic returns the jobs River's leader inserts on a schedule. They run
+// on start too: the schedule lives in the leader's memory, so a leader
+// restarted more often than an interval would otherwise never run them.
+func Periodic(d Deps) []*river.PeriodicJob {
+	periodic := []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.PruneEventsArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "prune_events", RunOnStart: true}),
 	}
+	if d.Directory != nil {
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(d.UserSyncInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.SyncUsersArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "sync_users", RunOnStart: true}))
+	}
+	return periodic
 }
 
 // CanaryWorker completes canary jobs.

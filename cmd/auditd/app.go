@@ -22,6 +22,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/metrics"
 	"github.com/auditd/auditd/workers"
+	"github.com/auditd/auditd/workers/directory"
 )
 
 // Main is one auditd process: the API, the workers, or both.
@@ -90,10 +91,16 @@ func (m *Main) Open(ctx context.Context) error {
 	m.metrics.WatchQueues(pool, m.log)
 	riverCfg := &river.Config{Logger: m.log.With("component", "river")}
 	if m.Work {
+		deps := workers.Deps{Pool: pool, EventRetention: m.Config.EventRetention, UserSyncInterval: m.Config.UserSyncInterval}
+		if m.Config.DirectoryProvider != "" {
+			if deps.Directory, err = directory.New(directoryConfig(m.Config)); err != nil {
+				return err
+			}
+		}
 		ws := river.NewWorkers()
-		workers.Register(ws, workers.Deps{Pool: pool, EventRetention: m.Config.EventRetention})
+		workers.Register(ws, deps)
 		riverCfg.Workers = ws
-		riverCfg.PeriodicJobs = workers.Periodic()
+		riverCfg.PeriodicJobs = workers.Periodic(deps)
 		riverCfg.Middleware = []rivertype.Middleware{m.metrics.RiverMiddleware()}
 		riverCfg.Queues = map[string]river.QueueConfig{jobs.QueueDefault: {MaxWorkers: m.Config.WorkerConcurrency}}
 		// Running jobs get this long to finish on SIGTERM before their
@@ -159,6 +166,7 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	srv := api.New(api.Options{
 		Pool: m.pool, River: m.river, Auth: api.NewAuthenticator(authCfg, m.pool), Hub: hub, DevIssuer: dev,
 		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout, Metrics: m.metrics, MetricsToken: c.MetricsToken,
+		Directory: c.DirectoryProvider,
 	})
 	ln, err := net.Listen("tcp", c.ListenAddr)
 	if err != nil {
@@ -182,6 +190,15 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	}()
 	m.log.Info("listening", "addr", ln.Addr().String())
 	return nil
+}
+
+// directoryConfig is the directory users are synced from.
+func directoryConfig(c config.Config) directory.Config {
+	return directory.Config{
+		Provider: c.DirectoryProvider, URL: c.DirectoryURL, Realm: c.DirectoryRealm, Tenant: c.DirectoryTenant,
+		LoginURL: c.DirectoryLoginURL, ClientID: c.DirectoryClientID, ClientSecret: c.DirectoryClientSecret,
+		Token: c.DirectoryToken, SubjectAttribute: c.DirectorySubjectAttribute, RolesClaim: c.OIDCRolesClaim,
+	}
 }
 
 // Addr is the API's listen address once Open has returned.
