@@ -24,7 +24,20 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, "sub", c.OIDCSubjectClaim)
 	require.Equal(t, 10, c.WorkerConcurrency)
 	require.Equal(t, 30*time.Second, c.ShutdownTimeout)
+	require.Equal(t, "file://./data/blobs", c.BlobURL)
+	require.Equal(t, int64(512<<20), c.UploadMaxFileBytes)
+	require.Equal(t, 100, c.UploadMaxFiles)
+	require.Equal(t, int64(4<<30), c.UploadMaxRequestBytes)
 	require.NoError(t, c.ValidateAuth())
+}
+
+func TestSizes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int64{"1000": 1000, "64K": 64 << 10, "512MiB": 512 << 20, "2 GiB": 2 << 30, "7B": 7} {
+		c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "UPLOAD_MAX_FILE_BYTES": in, "UPLOAD_MAX_REQUEST_BYTES": "8GiB"}))
+		require.NoError(t, err, in)
+		require.Equal(t, want, c.UploadMaxFileBytes, in)
+	}
 }
 
 func TestErrorsNameTheVariable(t *testing.T) {
@@ -50,6 +63,14 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"WORKER_CONCURRENCY": "0"}), "WORKER_CONCURRENCY"},
 		{base(map[string]string{"SHUTDOWN_TIMEOUT": "-1s"}), "SHUTDOWN_TIMEOUT"},
 		{base(map[string]string{"JOB_WAIT_TIMEOUT": "soon"}), "JOB_WAIT_TIMEOUT"},
+		{base(map[string]string{"BLOB_URL": "gs://bucket"}), "BLOB_URL"},
+		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "lots"}), "UPLOAD_MAX_FILE_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "0"}), "UPLOAD_MAX_FILE_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "-5MiB"}), "UPLOAD_MAX_FILE_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "99999999999GiB"}), "UPLOAD_MAX_FILE_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_REQUEST_BYTES": "1MiB"}), "UPLOAD_MAX_REQUEST_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_FILES": "0"}), "UPLOAD_MAX_FILES"},
+		{base(map[string]string{"UPLOAD_MAX_FILES": "5000"}), "UPLOAD_MAX_FILES"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(getenv(tc.vars))
