@@ -14,7 +14,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/auditd/auditd/media"
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/storage"
 )
 
 // Version is the API version shown in the OpenAPI document.
@@ -34,6 +36,12 @@ type Options struct {
 	Logger *slog.Logger
 	// JobWaitTimeout bounds how long a request waits for a job it inserted. Defaults to 10s.
 	JobWaitTimeout time.Duration
+	// Store keeps uploaded files. Required.
+	Store *storage.Store
+	// Upload bounds upload requests; zero fields take their defaults.
+	Upload UploadLimits
+	// Prober checks uploaded audio with ffprobe.
+	Prober media.Prober
 }
 
 // Server is the HTTP API.
@@ -87,6 +95,7 @@ func New(opts Options) *Server {
 	(&healthResource{pool: opts.Pool}).register(hapi)
 	(&usersResource{}).register(hapi)
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
+	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults(), prober: opts.Prober}).register(hapi)
 	return s
 }
 
@@ -112,6 +121,12 @@ type Output[T any] struct {
 
 func ok[T any](v T) *Output[T] {
 	return &Output[T]{Body: Envelope[T]{Success: true, Code: "OK", Details: v}}
+}
+
+// accepted is the body of a 202: the work goes on in the background.
+// The operation sets DefaultStatus to http.StatusAccepted.
+func accepted[T any](v T) *Output[T] {
+	return &Output[T]{Body: Envelope[T]{Success: true, Code: "ACCEPTED", Details: v}}
 }
 
 // operation describes an operation that needs a bearer token and at least minRole.

@@ -30,6 +30,7 @@ import (
 
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/storage"
 )
 
 const testAudience = "api://auditd-test"
@@ -45,7 +46,7 @@ type testIssuer struct {
 	srv *oidctest.Server
 }
 
-func newTestIssuer(t *testing.T) *testIssuer {
+func newTestIssuer(t testing.TB) *testIssuer {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
@@ -84,7 +85,7 @@ func (i *testIssuer) claims(sub string) map[string]any {
 	}
 }
 
-func (i *testIssuer) sign(t *testing.T, claims map[string]any) string {
+func (i *testIssuer) sign(t testing.TB, claims map[string]any) string {
 	t.Helper()
 	b, err := json.Marshal(claims)
 	require.NoError(t, err)
@@ -93,7 +94,7 @@ func (i *testIssuer) sign(t *testing.T, claims map[string]any) string {
 	return oidctest.SignIDToken(i.key, i.kid, oidc.RS256, string(b))
 }
 
-func (i *testIssuer) token(t *testing.T, sub string, roles ...string) string {
+func (i *testIssuer) token(t testing.TB, sub string, roles ...string) string {
 	c := i.claims(sub)
 	c["roles"] = roles
 	return i.sign(t, c)
@@ -104,13 +105,17 @@ type testBundle struct {
 	http   *httptest.Server
 	issuer *testIssuer
 	pool   *pgxpool.Pool
+	store  *storage.Store
+	// blobDir is the directory of the file:// blob store.
+	blobDir string
 }
 
 type setupOpts struct {
 	rolesClaim string
+	upload     UploadLimits
 }
 
-func setup(t *testing.T, opts ...setupOpts) *testBundle {
+func setup(t testing.TB, opts ...setupOpts) *testBundle {
 	t.Helper()
 	var o setupOpts
 	if len(opts) > 0 {
@@ -125,11 +130,15 @@ func setup(t *testing.T, opts ...setupOpts) *testBundle {
 	require.NoError(t, err)
 	auth := NewAuthenticator(AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
 		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}, pool)
+	blobDir := t.TempDir()
+	store, err := storage.Open(context.Background(), "file://"+blobDir)
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
 	s := New(Options{Pool: pool, River: rc, Auth: auth, JobWaitTimeout: 300 * time.Millisecond,
-		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+		Logger: slog.New(slog.NewTextHandler(t.Output(), nil)), Store: store, Upload: o.upload})
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
-	return &testBundle{server: s, http: hs, issuer: iss, pool: pool}
+	return &testBundle{server: s, http: hs, issuer: iss, pool: pool, store: store, blobDir: blobDir}
 }
 
 type response struct {
