@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os/exec"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +20,7 @@ import (
 	"github.com/auditd/auditd/config"
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/workers"
 )
 
@@ -32,6 +34,7 @@ type Main struct {
 
 	log    *slog.Logger
 	pool   *pgxpool.Pool
+	store  *storage.Store
 	river  *river.Client[pgx.Tx]
 	http   *http.Server
 	ln     net.Listener
@@ -81,11 +84,19 @@ func (m *Main) Open(ctx context.Context) error {
 		m.log.Info("migrations applied")
 	}
 
-	riverCfg := &river.Config{Logger: m.log.With("component", "river")}
+	if m.store, err = storage.Open(ctx, m.Config.BlobURL); err != nil {
+		return err
+	}
+
+	// SkipUnknownJobCheck: the API inserts jobs that worker processes
+	// (perhaps another version of this binary) work, even when this
+	// process also works some kinds.
+	riverCfg := &river.Config{Logger: m.log.With("component", "river"), SkipUnknownJobCheck: true}
 	if m.Work {
 		ws := river.NewWorkers()
-		workers.Register(ws)
+		workers.Register(ws, workers.Deps{Pool: pool, Store: m.store})
 		riverCfg.Workers = ws
+		riverCfg.PeriodicJobs = workers.PeriodicJobs()
 		riverCfg.Queues = map[string]river.QueueConfig{jobs.QueueDefault: {MaxWorkers: m.Config.WorkerConcurrency}}
 		// Running jobs get this long to finish on SIGTERM before their
 		// contexts are cancelled; unfinished ones are handed back to the queue.
@@ -109,6 +120,9 @@ func (m *Main) Open(ctx context.Context) error {
 
 func (m *Main) openHTTP(ctx context.Context) error {
 	c := m.Config
+	if _, err := exec.LookPath("ffprobe"); err != nil {
+		return errors.New("ffprobe is needed to check uploaded audio: install ffmpeg (apt-get install ffmpeg)")
+	}
 	authCfg := api.AuthConfig{
 		IssuerURL: c.OIDCIssuerURL, Audience: c.OIDCAudience,
 		SubjectClaim: c.OIDCSubjectClaim, UsernameClaim: c.OIDCUsernameClaim, RolesClaim: c.OIDCRolesClaim,
@@ -125,7 +139,8 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	}
 	srv := api.New(api.Options{
 		Pool: m.pool, River: m.river, Auth: api.NewAuthenticator(authCfg, m.pool), DevIssuer: dev,
-		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout,
+		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout, Store: m.store,
+		Upload: api.UploadLimits{MaxFileBytes: c.UploadMaxFileBytes, MaxFiles: c.UploadMaxFiles, MaxRequestBytes: c.UploadMaxRequestBytes},
 	})
 	ln, err := net.Listen("tcp", c.ListenAddr)
 	if err != nil {
@@ -167,6 +182,11 @@ func (m *Main) Close(ctx context.Context) error {
 			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			errs = append(errs, m.river.StopAndCancel(cctx))
 			cancel()
+		}
+	}
+	if m.store != nil {
+		if err := m.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("blob store: %w", err))
 		}
 	}
 	if m.pool != nil {
