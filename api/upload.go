@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -16,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -63,6 +65,9 @@ const (
 	// copyBufferSize is the unit of the upload's writes to the blob store;
 	// multipart parts yield a few KiB per read.
 	copyBufferSize = 1 << 20
+	// copyBuffers is how many buffers an upload's pipeline cycles through:
+	// one each being read, hashed and written, and one spare.
+	copyBuffers = 4
 )
 
 // uploadFields are the text fields of the upload form.
@@ -164,14 +169,16 @@ func (t *tasksResource) upload(ctx context.Context, in *uploadInput) (*Output[Up
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 		defer cancel()
 		for _, f := range u.files {
-			if !committed || f.duplicate {
+			if (!committed && !u.commitUnknown) || f.duplicate {
 				if err := t.store.Delete(cctx, f.key); err != nil {
 					logger(ctx).WarnContext(ctx, "cannot delete an upload's blob; the sweeper will", "key", f.key, "error", err)
 				}
 			}
 		}
 	}()
-	body := http.MaxBytesReader(in.w, r.Body, t.limits.MaxRequestBytes)
+	// The multipart reader reads 4 KiB at a time: a large buffer beneath it
+	// saves a system call per 4 KiB.
+	body := bufio.NewReaderSize(http.MaxBytesReader(in.w, r.Body, t.limits.MaxRequestBytes), copyBufferSize)
 	if err := u.read(ctx, multipart.NewReader(body, params["boundary"])); err != nil {
 		return nil, err
 	}
@@ -196,7 +203,12 @@ type intake struct {
 	// campaign is resolved when its field arrives.
 	campaign *db.Campaign
 	files    []*intakeFile
-	buf      []byte
+	// commitUnknown is set when the commit failed in a way that leaves its
+	// outcome unknown: the blobs may be referenced, so only the sweeper,
+	// which checks, may delete them.
+	commitUnknown bool
+	// bufs are the copy pipeline's buffers, reused for every file.
+	bufs [][]byte
 }
 
 // intakeFile is one stored file of an upload.
@@ -342,9 +354,6 @@ func (u *intake) file(ctx context.Context, part *multipart.Part, name string) er
 	f := &intakeFile{name: name, key: storage.NewKey(u.start)}
 	// Registered before writing, so a failure deletes it too.
 	u.files = append(u.files, f)
-	if u.buf == nil {
-		u.buf = make([]byte, copyBufferSize)
-	}
 	wctx, abandon := context.WithCancel(ctx)
 	defer abandon()
 	w, err := u.t.store.Create(wctx, f.key)
@@ -352,40 +361,96 @@ func (u *intake) file(ctx context.Context, part *multipart.Part, name string) er
 		return internal(ctx, err)
 	}
 	hash := sha256.New()
-	src := io.LimitReader(part, l.MaxFileBytes+1)
 	var head []byte
-	for {
-		n, rerr := fill(src, u.buf)
-		if head == nil {
-			head = bytes.Clone(u.buf[:min(n, media.HeadSize)])
-		}
-		f.size += int64(n)
-		if f.size > l.MaxFileBytes {
-			abandon()
-			_ = w.Close()
-			return Errorf(CodePayloadTooLarge, fmt.Sprintf("the file %q is larger than the limit of %s per file", name, size(l.MaxFileBytes))).
-				WithDetails(map[string]any{"file": name, "limit_bytes": l.MaxFileBytes})
-		}
-		hash.Write(u.buf[:n])
-		if _, err := w.Write(u.buf[:n]); err != nil {
-			abandon()
-			_ = w.Close()
-			return internal(ctx, fmt.Errorf("store %s: %w", f.key, err))
-		}
-		if errors.Is(rerr, io.EOF) {
-			break
-		}
-		if rerr != nil {
-			abandon()
-			_ = w.Close()
-			return u.bodyError(rerr, name)
-		}
+	f.size, head, err = u.copy(w, hash, io.LimitReader(part, l.MaxFileBytes+1))
+	switch {
+	case errors.Is(err, errStore):
+		abandon()
+		_ = w.Close()
+		return internal(ctx, fmt.Errorf("store %s: %w", f.key, err))
+	case err != nil:
+		abandon()
+		_ = w.Close()
+		return u.bodyError(err, name)
+	case f.size > l.MaxFileBytes:
+		abandon()
+		_ = w.Close()
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the file %q is larger than the limit of %s per file", name, size(l.MaxFileBytes))).
+			WithDetails(map[string]any{"file": name, "limit_bytes": l.MaxFileBytes})
 	}
 	if err := w.Close(); err != nil {
 		return internal(ctx, fmt.Errorf("store %s: %w", f.key, err))
 	}
 	f.sum = hex.EncodeToString(hash.Sum(nil))
 	return u.recognise(ctx, f, head)
+}
+
+// errStore marks a failure to write to the blob store, as opposed to one
+// reading the request.
+var errStore = errors.New("blob store")
+
+// copy copies src to w and to hash in a pipeline: this goroutine reads,
+// one hashes and one writes, each on its own buffer, so that the three
+// overlap on several cores. It returns the bytes read, the first
+// media.HeadSize of them, and the first error: a reading error as it is,
+// a writing error wrapping errStore.
+func (u *intake) copy(w io.Writer, hash io.Writer, src io.Reader) (int64, []byte, error) {
+	if u.bufs == nil {
+		for range copyBuffers {
+			u.bufs = append(u.bufs, make([]byte, copyBufferSize))
+		}
+	}
+	free := make(chan []byte, len(u.bufs))
+	for _, b := range u.bufs {
+		free <- b
+	}
+	toHash := make(chan []byte, len(u.bufs))
+	toWrite := make(chan []byte, len(u.bufs))
+	written := make(chan error, 1)
+	var failed atomic.Bool
+	go func() {
+		for b := range toHash {
+			hash.Write(b)
+			toWrite <- b
+		}
+		close(toWrite)
+	}()
+	go func() {
+		var err error
+		for b := range toWrite {
+			if err == nil {
+				if _, err = w.Write(b); err != nil {
+					failed.Store(true)
+				}
+			}
+			free <- b[:cap(b)]
+		}
+		written <- err
+	}()
+
+	var n int64
+	var head []byte
+	var rerr error
+	for !failed.Load() {
+		buf := <-free
+		m, err := fill(src, buf)
+		if head == nil {
+			head = bytes.Clone(buf[:min(m, media.HeadSize)])
+		}
+		n += int64(m)
+		toHash <- buf[:m]
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				rerr = err
+			}
+			break
+		}
+	}
+	close(toHash)
+	if werr := <-written; werr != nil {
+		return n, head, fmt.Errorf("%w: %w", errStore, werr)
+	}
+	return n, head, rerr
 }
 
 // fill reads r into buf until buf is full or r fails; io.EOF means r ended
@@ -576,6 +641,7 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
+		u.commitUnknown = true
 		return UploadResult{}, internal(ctx, err)
 	}
 	return res, nil

@@ -36,10 +36,12 @@ type Store struct {
 }
 
 // Open opens the store at rawURL (BLOB_URL). A file:// directory is created
-// when missing, and its temporary files are written beside the final ones
-// so that committing a blob is a rename on the same file system (never a
-// copy out of a RAM-backed /tmp). It returns an error naming BLOB_URL when
-// the URL is not usable.
+// when missing; its temporary files are written beside the final ones, so
+// that committing a blob is a rename on the same file system (never a copy
+// out of a RAM-backed /tmp); and no attribute files are kept beside the
+// blobs (the database has what matters, and their MD5 costs as much as
+// the upload's SHA-256). Each can be overridden in the URL. It returns an
+// error naming BLOB_URL when the URL is not usable.
 func Open(ctx context.Context, rawURL string) (*Store, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -47,9 +49,9 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	}
 	if u.Scheme == "file" {
 		q := u.Query()
-		for _, p := range []string{"create_dir", "no_tmp_dir"} {
+		for p, v := range map[string]string{"create_dir": "true", "no_tmp_dir": "true", "metadata": "skip"} {
 			if !q.Has(p) {
-				q.Set(p, "true")
+				q.Set(p, v)
 			}
 		}
 		u.RawQuery = q.Encode()
