@@ -7,6 +7,10 @@ run:
 test:
 	scripts/test.sh
 
+# Every Benchmark* function (no tests), against the same private Postgres.
+bench:
+	GOTESTFLAGS='-run=^$$ -bench=.' scripts/test.sh
+
 build:
 	go build -o bin/auditd ./cmd/auditd
 

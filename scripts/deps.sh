@@ -5,6 +5,7 @@ set -euo pipefail
 need=()
 ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || need+=(postgresql)
 command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
+command -v ffprobe >/dev/null 2>&1 || need+=(ffmpeg)
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "deps.sh: installing ${need[*]}" >&2
 sudo=""
