@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
-	"github.com/auditd/auditd/media"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/storage"
 )
@@ -40,8 +39,6 @@ type Options struct {
 	Store *storage.Store
 	// Upload bounds upload requests; zero fields take their defaults.
 	Upload UploadLimits
-	// Prober checks uploaded audio with ffprobe.
-	Prober media.Prober
 }
 
 // Server is the HTTP API.
@@ -95,7 +92,7 @@ func New(opts Options) *Server {
 	(&healthResource{pool: opts.Pool}).register(hapi)
 	(&usersResource{}).register(hapi)
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
-	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults(), prober: opts.Prober}).register(hapi)
+	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults()}).register(hapi)
 	return s
 }
 

@@ -19,7 +19,6 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
-	"github.com/auditd/auditd/media"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
@@ -31,7 +30,6 @@ type tasksResource struct {
 	river  *river.Client[pgx.Tx]
 	store  *storage.Store
 	limits UploadLimits
-	prober media.Prober
 }
 
 func (t *tasksResource) register(api huma.API) {
@@ -282,7 +280,9 @@ func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.Stream
 		h := w.Header()
 		h.Set("Content-Type", task.ContentType)
 		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": task.FileName}))
+		if cd := mime.FormatMediaType("inline", map[string]string{"filename": task.FileName}); cd != "" {
+			h.Set("Content-Disposition", cd)
+		}
 		h.Set("ETag", `"`+task.SHA256+`"`)
 		h.Set("Cache-Control", "private, max-age=86400")
 		ew := &errorWriter{ResponseWriter: w}

@@ -492,7 +492,7 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 		defer rd.Close()
 		pctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		info, err := u.t.prober.Probe(pctx, rd)
+		info, err := media.Prober{}.Probe(pctx, rd)
 		if errors.Is(err, media.ErrNoAudio) {
 			return unsupported("it looks like " + format.Name + " but is not readable audio (" + err.Error() + ")")
 		}
