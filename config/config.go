@@ -132,7 +132,7 @@ func (c Config) validate() error {
 		return fmt.Errorf("UPLOAD_MAX_REQUEST_BYTES: %d is below UPLOAD_MAX_FILE_BYTES (%d)", c.UploadMaxRequestBytes, c.UploadMaxFileBytes)
 	}
 	if c.UploadMaxFiles < 1 || c.UploadMaxFiles > 1000 {
-		// Go's multipart reader refuses more than 1000 parts by default.
+		// A sanity bound: all of a request's tasks commit in one transaction.
 		return fmt.Errorf("UPLOAD_MAX_FILES: %d is outside 1..1000", c.UploadMaxFiles)
 	}
 	if c.AuthDev && !isLoopback(host) {
