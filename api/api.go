@@ -17,6 +17,7 @@ import (
 	"github.com/auditd/auditd/metrics"
 
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/storage"
 )
 
 // Version is the API version shown in the OpenAPI document.
@@ -47,6 +48,10 @@ type Options struct {
 	// keycloak, msgraph or scim. Empty when none is configured, and then
 	// POST /users/sync answers CONFLICT.
 	Directory string
+	// Store keeps uploaded files. Required.
+	Store *storage.Store
+	// Upload bounds upload requests; zero fields take their defaults.
+	Upload UploadLimits
 }
 
 // Server is the HTTP API.
@@ -107,6 +112,7 @@ func New(opts Options) *Server {
 	(&notificationsResource{pool: opts.Pool}).register(hapi)
 	(&eventsResource{pool: opts.Pool, hub: opts.Hub}).register(hapi)
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
+	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults()}).register(hapi)
 	return s
 }
 

@@ -30,6 +30,7 @@ import (
 
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/storage"
 )
 
 const testAudience = "api://auditd-test"
@@ -45,7 +46,7 @@ type testIssuer struct {
 	srv *oidctest.Server
 }
 
-func newTestIssuer(t *testing.T) *testIssuer {
+func newTestIssuer(t testing.TB) *testIssuer {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	require.NoError(t, err)
@@ -84,7 +85,7 @@ func (i *testIssuer) claims(sub string) map[string]any {
 	}
 }
 
-func (i *testIssuer) sign(t *testing.T, claims map[string]any) string {
+func (i *testIssuer) sign(t testing.TB, claims map[string]any) string {
 	t.Helper()
 	b, err := json.Marshal(claims)
 	require.NoError(t, err)
@@ -93,7 +94,7 @@ func (i *testIssuer) sign(t *testing.T, claims map[string]any) string {
 	return oidctest.SignIDToken(i.key, i.kid, oidc.RS256, string(b))
 }
 
-func (i *testIssuer) token(t *testing.T, sub string, roles ...string) string {
+func (i *testIssuer) token(t testing.TB, sub string, roles ...string) string {
 	c := i.claims(sub)
 	c["roles"] = roles
 	return i.sign(t, c)
@@ -105,15 +106,19 @@ type testBundle struct {
 	hub    *Hub
 	issuer *testIssuer
 	pool   *pgxpool.Pool
+	store  *storage.Store
+	// blobDir is the directory of the file:// blob store.
+	blobDir string
 }
 
 type setupOpts struct {
 	rolesClaim string
 	// directory is the configured directory provider ("" for none).
 	directory string
+	upload    UploadLimits
 }
 
-func setup(t *testing.T, opts ...setupOpts) *testBundle {
+func setup(t testing.TB, opts ...setupOpts) *testBundle {
 	t.Helper()
 	var o setupOpts
 	if len(opts) > 0 {
@@ -126,14 +131,22 @@ func setup(t *testing.T, opts ...setupOpts) *testBundle {
 	iss := newTestIssuer(t)
 	auth := NewAuthenticator(AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
 		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}, pool)
-	b := &testBundle{issuer: iss, pool: pool}
-	b.server, b.http, b.hub = newServer(t, pool, auth, func(opts *Options) { opts.Directory = o.directory })
+	blobDir := t.TempDir()
+	store, err := storage.Open(context.Background(), "file://"+blobDir)
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	b := &testBundle{issuer: iss, pool: pool, store: store, blobDir: blobDir}
+	b.server, b.http, b.hub = newServer(t, pool, auth, func(opts *Options) {
+		opts.Directory = o.directory
+		opts.Store = store
+		opts.Upload = o.upload
+	})
 	return b
 }
 
 // newServer starts an API process on pool: its own hub (listening
 // connection) and HTTP server. configure adjusts its options.
-func newServer(t *testing.T, pool *pgxpool.Pool, auth *Authenticator, configure ...func(*Options)) (*Server, *httptest.Server, *Hub) {
+func newServer(t testing.TB, pool *pgxpool.Pool, auth *Authenticator, configure ...func(*Options)) (*Server, *httptest.Server, *Hub) {
 	t.Helper()
 	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	require.NoError(t, err)

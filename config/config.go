@@ -5,6 +5,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"strconv"
@@ -90,6 +91,20 @@ type Config struct {
 	// UserSyncInterval is how often users are synced from the directory
 	// (USER_SYNC_INTERVAL). Defaults to 1h; at least 1m.
 	UserSyncInterval time.Duration
+
+	// BlobURL is where uploaded files are stored (BLOB_URL): file://DIR or
+	// s3://BUCKET?region=…&endpoint=…&use_path_style=true. Defaults to
+	// file://./data/blobs.
+	BlobURL string
+	// UploadMaxFileBytes caps each uploaded file (UPLOAD_MAX_FILE_BYTES).
+	// Defaults to 512 MiB.
+	UploadMaxFileBytes int64
+	// UploadMaxFiles caps the files of one upload request (UPLOAD_MAX_FILES).
+	// Defaults to 100.
+	UploadMaxFiles int
+	// UploadMaxRequestBytes caps a whole upload request
+	// (UPLOAD_MAX_REQUEST_BYTES). Defaults to 4 GiB.
+	UploadMaxRequestBytes int64
 }
 
 // FromEnv builds a Config from getenv (usually os.Getenv) and validates it.
@@ -109,9 +124,14 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		WorkerConcurrency: e.integer("WORKER_CONCURRENCY", 10),
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
 		JobWaitTimeout:    e.duration("JOB_WAIT_TIMEOUT", 10*time.Second),
-		EventRetention:    e.duration("EVENT_RETENTION", 7*24*time.Hour),
-		MetricsAddr:       e.str("METRICS_ADDR", ""),
-		MetricsToken:      e.str("METRICS_TOKEN", ""),
+
+		BlobURL:               e.str("BLOB_URL", "file://./data/blobs"),
+		UploadMaxFileBytes:    e.bytes("UPLOAD_MAX_FILE_BYTES", 512<<20),
+		UploadMaxFiles:        e.integer("UPLOAD_MAX_FILES", 100),
+		UploadMaxRequestBytes: e.bytes("UPLOAD_MAX_REQUEST_BYTES", 4<<30),
+		EventRetention:        e.duration("EVENT_RETENTION", 7*24*time.Hour),
+		MetricsAddr:           e.str("METRICS_ADDR", ""),
+		MetricsToken:          e.str("METRICS_TOKEN", ""),
 
 		DirectoryProvider:         e.str("DIRECTORY_PROVIDER", "none"),
 		DirectoryURL:              strings.TrimRight(e.str("DIRECTORY_URL", ""), "/"),
@@ -165,6 +185,19 @@ func (c Config) validate() error {
 	}
 	if c.WorkerConcurrency < 1 || c.WorkerConcurrency > 10000 {
 		return fmt.Errorf("WORKER_CONCURRENCY: %d is outside 1..10000", c.WorkerConcurrency)
+	}
+	if u, err := url.Parse(c.BlobURL); err != nil || (u.Scheme != "file" && u.Scheme != "s3") {
+		return fmt.Errorf("BLOB_URL: %q is not a file:// or s3:// URL", c.BlobURL)
+	}
+	if c.UploadMaxFileBytes < 1 {
+		return fmt.Errorf("UPLOAD_MAX_FILE_BYTES: %d is not positive", c.UploadMaxFileBytes)
+	}
+	if c.UploadMaxRequestBytes < c.UploadMaxFileBytes {
+		return fmt.Errorf("UPLOAD_MAX_REQUEST_BYTES: %d is below UPLOAD_MAX_FILE_BYTES (%d)", c.UploadMaxRequestBytes, c.UploadMaxFileBytes)
+	}
+	if c.UploadMaxFiles < 1 || c.UploadMaxFiles > 1000 {
+		// A sanity bound: all of a request's tasks commit in one transaction.
+		return fmt.Errorf("UPLOAD_MAX_FILES: %d is outside 1..1000", c.UploadMaxFiles)
 	}
 	if c.AuthDev && !isLoopback(host) {
 		return fmt.Errorf("AUTH_DEV: the development issuer is refused on LISTEN_ADDR %q; listen on 127.0.0.1 or use a real OIDC_ISSUER_URL", c.ListenAddr)
@@ -297,6 +330,31 @@ func (e *env) boolean(name string, def bool) bool {
 
 func (e *env) integer(name string, def int) int {
 	return parse(e, name, def, "an integer", strconv.Atoi)
+}
+
+// byteUnits are the suffixes bytes accepts, longest first so "MiB" is not read as "B".
+var byteUnits = []struct {
+	suffix string
+	size   int64
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}}
+
+// bytes reads a size: a number of bytes, optionally with a binary unit
+// (512MiB, 4GiB, 64K).
+func (e *env) bytes(name string, def int64) int64 {
+	return parse(e, name, def, "a size such as 536870912, 512MiB or 4GiB", func(v string) (int64, error) {
+		unit := int64(1)
+		for _, u := range byteUnits {
+			if num, ok := strings.CutSuffix(v, u.suffix); ok {
+				v, unit = strings.TrimSpace(num), u.size
+				break
+			}
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err == nil && (n < 0 || n > math.MaxInt64/unit) {
+			err = errors.New("out of range")
+		}
+		return n * unit, err
+	})
 }
 
 func (e *env) duration(name string, def time.Duration) time.Duration {

@@ -27,7 +27,20 @@ func TestDefaults(t *testing.T) {
 	require.Empty(t, c.DirectoryProvider, "no directory unless one is chosen")
 	require.Equal(t, "id", c.DirectorySubjectAttribute)
 	require.Equal(t, time.Hour, c.UserSyncInterval)
+	require.Equal(t, "file://./data/blobs", c.BlobURL)
+	require.Equal(t, int64(512<<20), c.UploadMaxFileBytes)
+	require.Equal(t, 100, c.UploadMaxFiles)
+	require.Equal(t, int64(4<<30), c.UploadMaxRequestBytes)
 	require.NoError(t, c.ValidateAuth())
+}
+
+func TestSizes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int64{"1000": 1000, "64K": 64 << 10, "512MiB": 512 << 20, "2 GiB": 2 << 30, "7B": 7} {
+		c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "UPLOAD_MAX_FILE_BYTES": in, "UPLOAD_MAX_REQUEST_BYTES": "8GiB"}))
+		require.NoError(t, err, in)
+		require.Equal(t, want, c.UploadMaxFileBytes, in)
+	}
 }
 
 func TestErrorsNameTheVariable(t *testing.T) {
@@ -65,6 +78,14 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"DIRECTORY_PROVIDER": "scim", "DIRECTORY_URL": "https://idp.example/scim/v2", "DIRECTORY_TOKEN": "t", "DIRECTORY_SUBJECT_ATTRIBUTE": "email"}), "DIRECTORY_SUBJECT_ATTRIBUTE"},
 		{base(map[string]string{"DIRECTORY_PROVIDER": "scim", "DIRECTORY_URL": "https://idp.example/scim/v2", "DIRECTORY_TOKEN": "t", "USER_SYNC_INTERVAL": "10s"}), "USER_SYNC_INTERVAL"},
 		{base(map[string]string{"USER_SYNC_INTERVAL": "hourly"}), "USER_SYNC_INTERVAL"},
+		{base(map[string]string{"BLOB_URL": "gs://bucket"}), "BLOB_URL"},
+		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "lots"}), "UPLOAD_MAX_FILE_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "0"}), "UPLOAD_MAX_FILE_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "-5MiB"}), "UPLOAD_MAX_FILE_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "99999999999GiB"}), "UPLOAD_MAX_FILE_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_REQUEST_BYTES": "1MiB"}), "UPLOAD_MAX_REQUEST_BYTES"},
+		{base(map[string]string{"UPLOAD_MAX_FILES": "0"}), "UPLOAD_MAX_FILES"},
+		{base(map[string]string{"UPLOAD_MAX_FILES": "5000"}), "UPLOAD_MAX_FILES"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(getenv(tc.vars))

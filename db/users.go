@@ -231,3 +231,19 @@ func UserList(ctx context.Context, q DBTX, f UserFilter) (items []User, total in
 // likeEscaper makes a string match itself literally in a LIKE pattern
 // (backslash is the default escape character).
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// UserResolve returns the id of the user that ref names: the user whose id
+// is ref, else the user whose username is ref (ignoring case; the active,
+// most recently seen one if several), else ref itself, for agents who have
+// no user yet.
+func UserResolve(ctx context.Context, q DBTX, ref string) (string, error) {
+	var id string
+	err := q.QueryRow(ctx, `
+		SELECT id FROM users WHERE id = $1 OR lower(username) = lower($1)
+		ORDER BY id = $1 DESC, active DESC, last_seen_at DESC NULLS LAST, id
+		LIMIT 1`, ref).Scan(&id)
+	if errors.Is(one(err), ErrNotFound) {
+		return ref, nil
+	}
+	return id, err
+}

@@ -285,6 +285,6 @@ func TestSyncUsersIsUnique(t *testing.T) {
 func TestPeriodicSyncOnlyWithADirectory(t *testing.T) {
 	t.Parallel()
 	scim := directorytest.NewSCIM(t)
-	require.Len(t, Periodic(Deps{UserSyncInterval: time.Hour}), 1)
-	require.Len(t, Periodic(Deps{Directory: scim.Provider(t), UserSyncInterval: time.Hour}), 2)
+	without := len(Periodic(Deps{UserSyncInterval: time.Hour}))
+	require.Len(t, Periodic(Deps{Directory: scim.Provider(t), UserSyncInterval: time.Hour}), without+1)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/workers/directory"
 )
 
@@ -23,6 +24,8 @@ type Deps struct {
 	Directory directory.Provider
 	// UserSyncInterval is how often users are synced from Directory.
 	UserSyncInterval time.Duration
+	// Store holds the uploaded files.
+	Store *storage.Store
 }
 
 // Register adds every worker of the service to ws.
@@ -30,6 +33,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &CanaryWorker{})
 	river.AddWorker(ws, &PruneEventsWorker{pool: d.Pool, retention: d.EventRetention})
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
+	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run
@@ -40,6 +44,9 @@ func Periodic(d Deps) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.PruneEventsArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "prune_events", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(15*time.Minute),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.SweepBlobsArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "sweep_blobs", RunOnStart: true}),
 	}
 	if d.Directory != nil {
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(d.UserSyncInterval),

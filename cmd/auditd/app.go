@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os/exec"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,6 +22,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/metrics"
+	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/directory"
 )
@@ -37,6 +39,7 @@ type Main struct {
 	metrics    *metrics.Metrics
 	metricsSrv *http.Server
 	pool       *pgxpool.Pool
+	store      *storage.Store
 	river      *river.Client[pgx.Tx]
 	http       *http.Server
 	ln         net.Listener
@@ -89,7 +92,14 @@ func (m *Main) Open(ctx context.Context) error {
 
 	m.metrics = metrics.New()
 	m.metrics.WatchQueues(pool, m.log)
-	riverCfg := &river.Config{Logger: m.log.With("component", "river")}
+	if m.store, err = storage.Open(ctx, m.Config.BlobURL); err != nil {
+		return err
+	}
+
+	// SkipUnknownJobCheck: the API inserts jobs that worker processes
+	// (perhaps another version of this binary) work, even when this
+	// process also works some kinds.
+	riverCfg := &river.Config{Logger: m.log.With("component", "river"), SkipUnknownJobCheck: true}
 	if m.Work {
 		deps := workers.Deps{Pool: pool, EventRetention: m.Config.EventRetention, UserSyncInterval: m.Config.UserSyncInterval}
 		if m.Config.DirectoryProvider != "" {
@@ -144,6 +154,9 @@ func (m *Main) openMetrics() error {
 
 func (m *Main) openHTTP(ctx context.Context) error {
 	c := m.Config
+	if _, err := exec.LookPath("ffprobe"); err != nil {
+		return errors.New("ffprobe is needed to check uploaded audio: install ffmpeg (apt-get install ffmpeg)")
+	}
 	authCfg := api.AuthConfig{
 		IssuerURL: c.OIDCIssuerURL, Audience: c.OIDCAudience,
 		SubjectClaim: c.OIDCSubjectClaim, UsernameClaim: c.OIDCUsernameClaim, RolesClaim: c.OIDCRolesClaim,
@@ -166,7 +179,8 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	srv := api.New(api.Options{
 		Pool: m.pool, River: m.river, Auth: api.NewAuthenticator(authCfg, m.pool), Hub: hub, DevIssuer: dev,
 		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout, Metrics: m.metrics, MetricsToken: c.MetricsToken,
-		Directory: c.DirectoryProvider,
+		Directory: c.DirectoryProvider, Store: m.store,
+		Upload: api.UploadLimits{MaxFileBytes: c.UploadMaxFileBytes, MaxFiles: c.UploadMaxFiles, MaxRequestBytes: c.UploadMaxRequestBytes},
 	})
 	ln, err := net.Listen("tcp", c.ListenAddr)
 	if err != nil {
@@ -226,6 +240,11 @@ func (m *Main) Close(ctx context.Context) error {
 			cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			errs = append(errs, m.river.StopAndCancel(cctx))
 			cancel()
+		}
+	}
+	if m.store != nil {
+		if err := m.store.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("blob store: %w", err))
 		}
 	}
 	if m.pool != nil {

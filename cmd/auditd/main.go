@@ -28,6 +28,8 @@ commands:
   all       migrate, then serve the API and work jobs in one process
   migrate   apply the database migrations (application schema and River)
   token     mint an access token from the development issuer (AUTH_DEV=true)
+  upload    upload recordings and chat transcripts through the API, with progress bars
+  tasks     list tasks through the API as a table
 
 Configuration comes from the environment; see README.md.
 `
@@ -77,6 +79,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case "token":
 		return tokenCommand(ctx, args, getenv, stdout, stderr)
+	case "upload":
+		return uploadCommand(ctx, args, getenv, stdout, stderr)
+	case "tasks":
+		return tasksCommand(ctx, args, getenv, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }

@@ -55,6 +55,7 @@ func start(t testing.TB, env []string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = env
+	cmd.Dir = t.TempDir() // relative defaults (BLOB_URL) land there
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -116,6 +117,7 @@ func runCmd(t testing.TB, env []string, args ...string) (string, string, error) 
 	t.Helper()
 	cmd := exec.Command(binary, args...)
 	cmd.Env = env
+	cmd.Dir = t.TempDir()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -140,7 +142,7 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 	addr := freeAddr(t)
 	env := []string{
 		"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "PUBLIC_URL=http://" + addr,
-		"JOB_WAIT_TIMEOUT=2s", "SHUTDOWN_TIMEOUT=10s", "HOME=" + t.TempDir(),
+		"JOB_WAIT_TIMEOUT=2s", "SHUTDOWN_TIMEOUT=10s", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
 	}
 	serve := start(t, env, "serve")
 	serve.waitLog(t, `"msg":"listening"`)
@@ -196,7 +198,8 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 func TestAllMigratesAndServes(t *testing.T) {
 	t.Parallel()
 	addr := freeAddr(t)
-	env := []string{"DATABASE_URL=" + dbtest.EmptyURL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "HOME=" + t.TempDir()}
+	env := []string{"DATABASE_URL=" + dbtest.EmptyURL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "HOME=" + t.TempDir(),
+		"PATH=" + os.Getenv("PATH")} // ffprobe
 	all := start(t, env, "all")
 	all.waitLog(t, `"msg":"listening"`)
 	res, err := http.Get("http://" + addr + "/ready")

@@ -1,0 +1,381 @@
+package api
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/transcript"
+)
+
+// tasksResource is intake (upload) and the reading of tasks.
+type tasksResource struct {
+	pool   *pgxpool.Pool
+	river  *river.Client[pgx.Tx]
+	store  *storage.Store
+	limits UploadLimits
+}
+
+func (t *tasksResource) register(api huma.API) {
+	t.registerUpload(api)
+
+	op := operation(http.MethodGet, "/tasks", "list-tasks", "List tasks", role.Operator, http.StatusBadRequest)
+	op.Description += " Operators see only the tasks where they are the audited agent. Pages either with the opaque " +
+		"`next` cursor of the previous page (stable while tasks are added) or with `skip`; `total` counts every match."
+	op.Tags = []string{"tasks"}
+	huma.Register(api, op, t.list)
+
+	op = operation(http.MethodGet, "/tasks/{uuid}", "get-task", "Get a task with its transcript and history", role.Operator,
+		http.StatusBadRequest, http.StatusNotFound)
+	op.Description += " An operator may read only the tasks where they are the audited agent; others are 404 to them."
+	op.Tags = []string{"tasks"}
+	huma.Register(api, op, t.get)
+
+	op = operation(http.MethodGet, "/tasks/{uuid}/audio", "get-task-audio", "Stream a call's recording", role.Operator,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusRequestedRangeNotSatisfiable)
+	op.Description += " Serves the stored file with its content type, honouring Range requests (206) so a player can seek."
+	op.Tags = []string{"tasks"}
+	huma.Register(api, op, t.audio)
+	binary := &huma.Schema{Type: "string", Format: "binary"}
+	get := api.OpenAPI().Paths["/tasks/{uuid}/audio"].Get
+	get.Responses["200"] = &huma.Response{Description: "The whole recording",
+		Content: map[string]*huma.MediaType{"audio/*": {Schema: binary}}}
+	get.Responses["206"] = &huma.Response{Description: "The requested range of the recording",
+		Content: map[string]*huma.MediaType{"audio/*": {Schema: binary}}}
+
+	op = operation(http.MethodPost, "/tasks/{uuid}/retry", "retry-task", "Retry a failed task", role.Admin,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
+	op.Description += " Sends a failed task back to the step it failed at. A task that has not failed is 409 CONFLICT."
+	op.DefaultStatus = http.StatusAccepted
+	op.Tags = []string{"tasks"}
+	huma.Register(api, op, t.retry)
+}
+
+type listTasksInput struct {
+	Status   string `query:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed" doc:"Only tasks in this status"`
+	Kind     string `query:"kind" enum:"call,chat" doc:"Only calls or only chats"`
+	Campaign string `query:"campaign" maxLength:"200" doc:"Only tasks of the campaign with this name"`
+	Operator string `query:"operator" maxLength:"200" doc:"Only tasks of this agent (user id or username)"`
+	From     string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
+	To       string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
+	Q        string `query:"q" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
+	// Sorting by score comes with audits.
+	Sort   string `query:"sort" enum:"created_at,file_name" default:"created_at" doc:"Sort key"`
+	Order  string `query:"order" enum:"asc,desc" default:"desc" doc:"Sort direction"`
+	Cursor string `query:"cursor" maxLength:"2000" doc:"The next value of the previous page, to continue after it"`
+	Skip   int    `query:"skip" minimum:"0" default:"0" doc:"Tasks to skip (after the cursor, if any)"`
+	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Page size"`
+}
+
+// TaskList is a page of tasks.
+type TaskList struct {
+	Tasks []db.TaskSummary `json:"tasks"`
+	// Total counts every task matching the filters, on every page.
+	Total int64 `json:"total"`
+	// Next continues after this page; absent on the last page.
+	Next  string `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
+	Skip  int    `json:"skip"`
+	Limit int    `json:"limit"`
+}
+
+// listCursor is what an opaque cursor holds: the ordering it belongs to and
+// the position of the last task seen.
+type listCursor struct {
+	Sort  string `json:"s"`
+	Order string `json:"o"`
+	Value string `json:"v"`
+	UUID  string `json:"u"`
+}
+
+func (c listCursor) encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func invalidQuery(name, msg string, value any) *Error {
+	return Errorf(CodeValidation, fmt.Sprintf("the query parameter %q %s", name, msg)).
+		WithDetails([]*huma.ErrorDetail{{Location: "query." + name, Message: msg, Value: value}})
+}
+
+// parseTime reads an RFC 3339 time or a date (its UTC midnight).
+func parseTime(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, invalidQuery(name, "must be an RFC 3339 time or a date (YYYY-MM-DD)", v)
+}
+
+func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[TaskList], error) {
+	p := principal(ctx)
+	f := db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.Q}
+	var err error
+	if f.From, err = parseTime("from", in.From); err != nil {
+		return nil, err
+	}
+	if f.To, err = parseTime("to", in.To); err != nil {
+		return nil, err
+	}
+	if in.Operator != "" {
+		if f.OperatorID, err = db.UserResolve(ctx, t.pool, in.Operator); err != nil {
+			return nil, internal(ctx, err)
+		}
+	}
+	page := db.TaskPage{Sort: in.Sort, Desc: in.Order == "desc", Skip: in.Skip, Limit: in.Limit}
+	if in.Cursor != "" {
+		var c listCursor
+		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
+		if err == nil {
+			err = json.Unmarshal(b, &c)
+		}
+		if err != nil || c.UUID == "" {
+			return nil, invalidQuery("cursor", "is not a cursor this service returned", in.Cursor)
+		}
+		if c.Sort != in.Sort || c.Order != in.Order {
+			return nil, invalidQuery("cursor", fmt.Sprintf("belongs to sort=%s&order=%s; repeat those with it", c.Sort, c.Order), in.Cursor)
+		}
+		page.After = &db.TaskCursor{Value: c.Value, UUID: c.UUID}
+	}
+	out := TaskList{Tasks: []db.TaskSummary{}, Skip: in.Skip, Limit: in.Limit}
+	if !p.Is(role.Quality) {
+		if f.OperatorID != "" && f.OperatorID != p.User.ID {
+			return ok(out), nil
+		}
+		f.OperatorID = p.User.ID
+	}
+	// One more than asked tells whether another page follows.
+	page.Limit++
+	tasks, err := db.TaskList(ctx, t.pool, f, page)
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	if out.Total, err = db.TaskCount(ctx, t.pool, f); err != nil {
+		return nil, internal(ctx, err)
+	}
+	if len(tasks) > in.Limit {
+		tasks = tasks[:in.Limit]
+		pos := tasks[len(tasks)-1].Cursor(in.Sort)
+		out.Next = listCursor{Sort: in.Sort, Order: in.Order, Value: pos.Value, UUID: pos.UUID}.encode()
+	}
+	for _, task := range tasks {
+		out.Tasks = append(out.Tasks, task.Summary())
+	}
+	return ok(out), nil
+}
+
+type taskInput struct {
+	UUID string `path:"uuid" format:"uuid" doc:"The task's id"`
+}
+
+// TaskDetail is a task with everything known about it.
+type TaskDetail struct {
+	UUID            string     `json:"uuid" format:"uuid"`
+	Kind            string     `json:"kind" enum:"call,chat"`
+	Status          string     `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
+	FileName        string     `json:"file_name"`
+	ContentType     string     `json:"content_type"`
+	SizeBytes       int64      `json:"size_bytes"`
+	SHA256          string     `json:"sha256" doc:"Hex SHA-256 of the file"`
+	Campaign        string     `json:"campaign" doc:"The campaign's name"`
+	OperatorID      string     `json:"operator_id,omitempty" doc:"The audited agent's user id"`
+	Language        string     `json:"language"`
+	Direction       string     `json:"direction,omitempty" enum:"inbound,outbound"`
+	StartedAt       *time.Time `json:"started_at,omitempty"`
+	ExternalID      string     `json:"external_id,omitempty"`
+	UploadedBy      string     `json:"uploaded_by" doc:"The uploader's user id"`
+	DurationSeconds *float64   `json:"duration_seconds,omitempty"`
+	Error           string     `json:"error,omitempty" doc:"Why the task failed"`
+	Attempts        int        `json:"attempts"`
+	CreatedAt       time.Time  `json:"created_at"`
+	UpdatedAt       time.Time  `json:"updated_at"`
+	AudioURL        string     `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
+	// Transcript is null until the call is transcribed; a chat has it from intake.
+	Transcript *transcript.Transcript `json:"transcript"`
+	History    []db.TaskStateChange   `json:"history" doc:"Every change of status, oldest first"`
+}
+
+// visible returns task id if the caller may see it: quality and above see
+// every task, operators those where they are the agent. Others are
+// NOT_FOUND, like unknown ids, so ids cannot be probed.
+func (t *tasksResource) visible(ctx context.Context, id string) (db.Task, error) {
+	task, err := db.TaskGetByUUID(ctx, t.pool, id)
+	p := principal(ctx)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && !p.Is(role.Quality) && task.OperatorID != p.User.ID) {
+		return db.Task{}, Errorf(CodeNotFound, fmt.Sprintf("no task %s", id))
+	}
+	if err != nil {
+		return db.Task{}, internal(ctx, err)
+	}
+	return task, nil
+}
+
+func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDetail], error) {
+	task, err := t.visible(ctx, in.UUID)
+	if err != nil {
+		return nil, err
+	}
+	d := TaskDetail{
+		UUID: task.UUID, Kind: task.Kind, Status: task.Status, FileName: task.FileName, ContentType: task.ContentType,
+		SizeBytes: task.SizeBytes, SHA256: task.SHA256, Campaign: task.CampaignName, OperatorID: task.OperatorID,
+		Language: task.Language, Direction: task.Direction, StartedAt: task.StartedAt, ExternalID: task.ExternalID,
+		UploadedBy: task.UploadedBy, DurationSeconds: task.DurationSeconds, Error: task.Error, Attempts: task.Attempts,
+		CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
+	}
+	if task.Kind == db.TaskCall {
+		d.AudioURL = "/tasks/" + task.UUID + "/audio"
+	}
+	tr, err := db.TranscriptGet(ctx, t.pool, task.UUID)
+	switch {
+	case err == nil:
+		d.Transcript = &tr
+	case !errors.Is(err, db.ErrNotFound):
+		return nil, internal(ctx, err)
+	}
+	if d.History, err = db.TaskHistory(ctx, t.pool, task.UUID); err != nil {
+		return nil, internal(ctx, err)
+	}
+	return ok(d), nil
+}
+
+type audioInput struct {
+	UUID  string `path:"uuid" format:"uuid" doc:"The task's id"`
+	Range string `header:"Range" doc:"Byte ranges, such as bytes=0-1023"`
+}
+
+func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.StreamResponse, error) {
+	task, err := t.visible(ctx, in.UUID)
+	if err != nil {
+		return nil, err
+	}
+	if task.Kind != db.TaskCall {
+		return nil, Errorf(CodeNotFound, fmt.Sprintf("task %s is a chat: it has no recording; its transcript is in GET /tasks/%s", task.UUID, task.UUID))
+	}
+	rd, err := t.store.Open(ctx, task.BlobKey)
+	if err != nil {
+		return nil, internal(ctx, fmt.Errorf("task %s: %w", task.UUID, err))
+	}
+	return &huma.StreamResponse{Body: func(hctx huma.Context) {
+		defer rd.Close()
+		r, w := unwrap(hctx)
+		h := w.Header()
+		h.Set("Content-Type", task.ContentType)
+		h.Set("X-Content-Type-Options", "nosniff")
+		if cd := mime.FormatMediaType("inline", map[string]string{"filename": task.FileName}); cd != "" {
+			h.Set("Content-Disposition", cd)
+		}
+		h.Set("ETag", `"`+task.SHA256+`"`)
+		h.Set("Cache-Control", "private, max-age=86400")
+		ew := &errorWriter{ResponseWriter: w}
+		http.ServeContent(ew, r, "", task.UpdatedAt, rd)
+		if ew.status != 0 {
+			// http.ServeContent reports a bad range or precondition in
+			// plain text; answer in the error model instead.
+			h.Del("Content-Disposition")
+			e := Errorf(CodeValidation, "the request's "+strings.TrimSpace(ew.msg.String()))
+			e.status = ew.status
+			writeError(w, r, e)
+		}
+	}}, nil
+}
+
+// errorWriter passes a response through unless its status is an error,
+// which it keeps (with the message) for the caller to answer instead.
+type errorWriter struct {
+	http.ResponseWriter
+	status int
+	msg    strings.Builder
+}
+
+func (e *errorWriter) WriteHeader(status int) {
+	if status >= http.StatusBadRequest {
+		e.status = status
+		return
+	}
+	e.ResponseWriter.WriteHeader(status)
+}
+
+func (e *errorWriter) Write(b []byte) (int, error) {
+	if e.status != 0 {
+		return e.msg.Write(b)
+	}
+	return e.ResponseWriter.Write(b)
+}
+
+// ReadFrom keeps io.Copy on the underlying writer's fast path.
+func (e *errorWriter) ReadFrom(r io.Reader) (int64, error) {
+	if e.status != 0 {
+		return io.Copy(&e.msg, r)
+	}
+	return io.Copy(e.ResponseWriter, r)
+}
+
+func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.TaskSummary], error) {
+	tx, err := t.pool.Begin(ctx)
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	task, err := db.TaskGetByUUID(ctx, tx, in.UUID)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, fmt.Sprintf("no task %s", in.UUID))
+	}
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	if task.Status != db.TaskFailed {
+		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s is %s; only a failed task can be retried", task.UUID, task.Status))
+	}
+	history, err := db.TaskHistory(ctx, tx, task.UUID)
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	// The step it failed at is the status it left for failed.
+	step := ""
+	for _, c := range history {
+		if c.To == db.TaskFailed {
+			step = c.From
+		}
+	}
+	to := db.TaskTranscribed
+	switch {
+	case task.Kind == db.TaskCall && (step == "" || step == db.TaskQueued || step == db.TaskTranscribing):
+		to = db.TaskQueued
+		if _, err := t.river.InsertTx(ctx, tx, jobs.TranscribeArgs{TaskUUID: task.UUID}, nil); err != nil {
+			return nil, internal(ctx, err)
+		}
+	default:
+		// Failed at the audit step or later: back to transcribed. The
+		// audits issue inserts the audit job here.
+	}
+	changed, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{From: []string{db.TaskFailed}, To: to})
+	if errors.Is(err, db.ErrTaskStatus) {
+		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s changed meanwhile; only a failed task can be retried", task.UUID))
+	}
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, internal(ctx, err)
+	}
+	return accepted(changed.Summary()), nil
+}

@@ -1,0 +1,647 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime/multipart"
+	"net/http"
+	"net/textproto"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db"
+)
+
+// part is one part of a multipart upload: a file when name is set.
+type part struct {
+	field, name string
+	content     []byte
+}
+
+func file(name string, content []byte) part {
+	return part{field: "files", name: name, content: content}
+}
+func field(k, v string) part { return part{field: k, content: []byte(v)} }
+
+func multipartBody(t testing.TB, parts ...part) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, p := range parts {
+		h := textproto.MIMEHeader{}
+		if p.name != "" {
+			// Written by hand: CreateFormFile would escape the name we test.
+			h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q; filename=%q`, p.field, p.name))
+			h.Set("Content-Type", "application/octet-stream")
+		} else {
+			h.Set("Content-Disposition", fmt.Sprintf(`form-data; name=%q`, p.field))
+		}
+		w, err := mw.CreatePart(h)
+		require.NoError(t, err)
+		_, err = w.Write(p.content)
+		require.NoError(t, err)
+	}
+	require.NoError(t, mw.Close())
+	return &buf, mw.FormDataContentType()
+}
+
+func (b *testBundle) upload(t *testing.T, token string, parts ...part) response {
+	t.Helper()
+	body, ct := multipartBody(t, parts...)
+	return b.do(t, http.MethodPost, "/tasks/upload", token, body, "Content-Type", ct)
+}
+
+// uploaded returns the tasks of a successful upload response.
+func uploaded(t *testing.T, r response) []map[string]any {
+	t.Helper()
+	require.Equal(t, http.StatusAccepted, r.Status, r.RawBody)
+	require.Equal(t, true, r.Body["success"])
+	require.Equal(t, "ACCEPTED", r.Body["code"])
+	var out []map[string]any
+	for _, v := range r.Body["details"].(map[string]any)["tasks"].([]any) {
+		out = append(out, v.(map[string]any))
+	}
+	return out
+}
+
+// tone makes a recording of a sine at freq Hz with ffmpeg; other args
+// choose the codec, name's extension the container.
+func tone(t testing.TB, name string, freq, seconds int, args ...string) []byte {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), name)
+	src := fmt.Sprintf("sine=frequency=%d:duration=%d", freq, seconds)
+	b, err := exec.Command("ffmpeg", append(append([]string{"-v", "error", "-f", "lavfi", "-i", src}, args...), out)...).CombinedOutput()
+	require.NoError(t, err, string(b))
+	data, err := os.ReadFile(out)
+	require.NoError(t, err)
+	return data
+}
+
+// blobs lists the keys stored in the bundle's blob directory.
+func (b *testBundle) blobs(t *testing.T) []string {
+	t.Helper()
+	var keys []string
+	require.NoError(t, filepath.WalkDir(b.blobDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".attrs") {
+			return err
+		}
+		rel, err := filepath.Rel(b.blobDir, p)
+		keys = append(keys, filepath.ToSlash(rel))
+		return err
+	}))
+	return keys
+}
+
+func (b *testBundle) count(t *testing.T, query string, args ...any) int {
+	t.Helper()
+	var n int
+	require.NoError(t, b.pool.QueryRow(context.Background(), query, args...).Scan(&n))
+	return n
+}
+
+// requireNothingStored checks that no task, job, event or blob exists.
+func (b *testBundle) requireNothingStored(t *testing.T) {
+	t.Helper()
+	require.Zero(t, b.count(t, "SELECT count(*) FROM tasks"))
+	require.Zero(t, b.count(t, "SELECT count(*) FROM river_job WHERE kind = 'transcribe'"))
+	require.Zero(t, b.count(t, "SELECT count(*) FROM events"))
+	require.Empty(t, b.blobs(t))
+}
+
+const chatJSON = `[{"speaker":"Agente","text":"Buenos días, le atiende Ana.","timestamp":"2024-05-02T10:00:00Z"},
+{"speaker":"Cliente","text":"Hola, quiero cancelar.","timestamp":"2024-05-02T10:00:07Z"}]`
+
+const chatText = "Agent: Thank you for calling.\nCustomer: Hi, my bill is wrong.\n"
+
+var blobKey = regexp.MustCompile(`^uploads/\d{4}/\d{2}/\d{2}/[0-9a-f-]{36}$`)
+
+func TestUploadCallsAndChats(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	// The agent signs in once, so "ana" resolves to her user id.
+	ana := b.issuer.claims("sub-ana")
+	ana["preferred_username"] = "ana"
+	ana["roles"] = []string{"operator"}
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, ana), nil).Status)
+
+	files := []struct {
+		name, kind, contentType string
+		content                 []byte
+	}{
+		{"call.wav", "call", "audio/wav", tone(t, "a.wav", 440, 1)},
+		{"call.mp3", "call", "audio/mpeg", tone(t, "a.mp3", 450, 1, "-c:a", "libmp3lame")},
+		{"call.ogg", "call", "audio/ogg", tone(t, "a.ogg", 460, 1, "-c:a", "libopus")},
+		{"call.flac", "call", "audio/flac", tone(t, "a.flac", 470, 1)},
+		{"call.m4a", "call", "audio/mp4", tone(t, "a.m4a", 480, 1, "-c:a", "aac")},
+		{"call.webm", "call", "audio/webm", tone(t, "a.webm", 490, 1, "-c:a", "libopus")},
+		{"chat.json", "chat", "application/json", []byte(chatJSON)},
+		// A chat is recognised by its content, whatever its name.
+		{"chat.log", "chat", "text/plain; charset=utf-8", []byte(chatText)},
+	}
+	parts := []part{field("campaign", "default"), field("operator", "ana"), field("direction", "inbound")}
+	for _, f := range files {
+		parts = append(parts, file(f.name, f.content))
+	}
+	parts = append(parts, field("language", "en"), field("started_at", "2024-05-02T10:00:00Z"), field("external_id", "crm-77"))
+	quality := b.issuer.token(t, "qa", "quality")
+	tasks := uploaded(t, b.upload(t, quality, parts...))
+	require.Len(t, tasks, len(files))
+
+	for i, f := range files {
+		task := tasks[i]
+		require.Equal(t, f.name, task["file_name"])
+		require.Equal(t, f.kind, task["kind"], f.name)
+		require.Equal(t, false, task["duplicate"])
+		want := "queued"
+		if f.kind == "chat" {
+			want = "transcribed"
+		}
+		require.Equal(t, want, task["status"], f.name)
+
+		r := b.do(t, http.MethodGet, "/tasks/"+task["uuid"].(string), quality, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		d := r.Body["details"].(map[string]any)
+		require.Equal(t, f.contentType, d["content_type"], f.name)
+		require.Equal(t, float64(len(f.content)), d["size_bytes"])
+		require.Len(t, d["sha256"], 64)
+		require.Equal(t, "default", d["campaign"])
+		require.Equal(t, "sub-ana", d["operator_id"], "the username resolves to the user id")
+		require.Equal(t, "en", d["language"])
+		require.Equal(t, "inbound", d["direction"])
+		require.Equal(t, "2024-05-02T10:00:00Z", d["started_at"])
+		require.Equal(t, "crm-77", d["external_id"])
+		require.Equal(t, "qa", d["uploaded_by"])
+		history := d["history"].([]any)
+		require.Len(t, history, 1)
+		require.Equal(t, want, history[0].(map[string]any)["to"])
+		if f.kind == "call" {
+			require.Equal(t, "/tasks/"+task["uuid"].(string)+"/audio", d["audio_url"])
+			require.Nil(t, d["transcript"])
+		} else {
+			require.Nil(t, d["audio_url"])
+			tr := d["transcript"].(map[string]any)
+			require.Equal(t, "chat", tr["engine"])
+			require.Equal(t, "en", tr["language"])
+			segs := tr["segments"].([]any)
+			require.Len(t, segs, 2)
+			require.Equal(t, "agent", segs[0].(map[string]any)["speaker"])
+			require.Equal(t, "customer", segs[1].(map[string]any)["speaker"])
+		}
+	}
+	// Each call's transcription job was inserted with it, on the media queue.
+	require.Equal(t, 6, b.count(t, `SELECT count(*) FROM river_job j JOIN tasks t ON t.uuid::text = j.args->>'task_uuid'
+		WHERE j.kind = 'transcribe' AND j.queue = 'media' AND t.kind = 'call'`))
+	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job j JOIN tasks t ON t.uuid::text = j.args->>'task_uuid' WHERE t.kind = 'chat'`))
+	// Every task's creation is an event for its agent and for quality and above.
+	require.Equal(t, len(files), b.count(t, `SELECT count(*) FROM events
+		WHERE type = 'task.created' AND user_id = 'sub-ana' AND min_rank = 2 AND data->>'uuid' IS NOT NULL`))
+	// One blob per file, under a generated key.
+	keys := b.blobs(t)
+	require.Len(t, keys, len(files))
+	for _, k := range keys {
+		require.Regexp(t, blobKey, k)
+	}
+}
+
+func TestUploadRejects(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00")
+	fakeWAV := append([]byte("RIFF\x24\x00\x00\x00WAVEjunk"), bytes.Repeat([]byte{0x42}, 4096)...)
+	wav := tone(t, "a.wav", 440, 1)
+
+	cases := []struct {
+		name   string
+		parts  []part
+		status int
+		code   string
+		// want appears in the message.
+		want string
+	}{
+		{"image renamed .wav", []part{file("photo.wav", png)}, 415, CodeUnsupportedMediaType, `"photo.wav"`},
+		{"wav header over garbage", []part{file("fake.wav", fakeWAV)}, 415, CodeUnsupportedMediaType, `"fake.wav"`},
+		{"text that is no chat", []part{file("notes.txt", []byte("just some notes\nabout nothing"))}, 415, CodeUnsupportedMediaType, `"notes.txt"`},
+		{"malformed chat json", []part{file("chat.json", []byte(`[{"speaker":"Agent"}]`))}, 415, CodeUnsupportedMediaType, `"chat.json"`},
+		{"no file", []part{field("campaign", "default")}, 400, CodeMissingFields, "no file"},
+		{"empty form", nil, 400, CodeMissingFields, "no file"},
+		{"unknown campaign", []part{field("campaign", "nope"), file("a.wav", wav)}, 400, CodeValidation, `"nope" does not exist`},
+		{"bad direction", []part{file("a.wav", wav), field("direction", "sideways")}, 400, CodeValidation, "inbound or outbound"},
+		{"bad started_at", []part{file("a.wav", wav), field("started_at", "yesterday")}, 400, CodeValidation, "RFC 3339"},
+		{"bad language", []part{file("a.wav", wav), field("language", "español!")}, 400, CodeValidation, "BCP 47"},
+		{"unknown field", []part{field("campain", "default"), file("a.wav", wav)}, 400, CodeValidation, `"campain"`},
+		{"field twice", []part{field("operator", "a"), field("operator", "b"), file("a.wav", wav)}, 400, CodeValidation, "twice"},
+		{"files without file name", []part{field("files", "x")}, 400, CodeValidation, "no file name"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := b.upload(t, quality, tc.parts...)
+			requireError(t, r, tc.status, tc.code)
+			require.Contains(t, r.Body["message"], tc.want)
+			b.requireNothingStored(t)
+		})
+	}
+	t.Run("not multipart", func(t *testing.T) {
+		r := b.do(t, http.MethodPost, "/tasks/upload", quality, strings.NewReader(`{"files":[]}`), "Content-Type", "application/json")
+		requireError(t, r, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType)
+	})
+	t.Run("operators cannot upload", func(t *testing.T) {
+		body, ct := multipartBody(t, file("a.wav", wav))
+		r := b.do(t, http.MethodPost, "/tasks/upload", b.issuer.token(t, "op", "operator"), body, "Content-Type", ct)
+		requireError(t, r, http.StatusForbidden, CodeForbidden)
+		b.requireNothingStored(t)
+	})
+	t.Run("no token", func(t *testing.T) {
+		requireError(t, b.upload(t, "", file("a.wav", wav)), http.StatusUnauthorized, CodeMissingAuthHeader)
+	})
+}
+
+func TestUploadLimits(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{upload: UploadLimits{MaxFileBytes: 100 << 10, MaxFiles: 3, MaxRequestBytes: 250 << 10}})
+	quality := b.issuer.token(t, "qa", "quality")
+	small := func(freq int) []byte { return tone(t, "s.wav", freq, 1, "-ar", "8000") }   // 16 KB
+	medium := func(freq int) []byte { return tone(t, "m.wav", freq, 2, "-ar", "22050") } // 88 KB
+	big := tone(t, "big.wav", 440, 3, "-ar", "22050")                                    // 132 KB
+
+	r := b.upload(t, quality, file("small.wav", small(300)), file("big.wav", big))
+	requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
+	require.Contains(t, r.Body["message"], `"big.wav"`)
+	require.Contains(t, r.Body["message"], "100 KiB")
+	b.requireNothingStored(t)
+
+	r = b.upload(t, quality, file("1.wav", small(301)), file("2.wav", small(302)), file("3.wav", small(303)), file("4.wav", small(304)))
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.Body["message"], `at most 3 files`)
+	require.Contains(t, r.Body["message"], `"4.wav"`)
+	b.requireNothingStored(t)
+
+	// Over the request limit, announced: refused before reading.
+	body, ct := multipartBody(t, file("a.wav", medium(500)), file("b.wav", medium(510)), file("c.wav", medium(520)))
+	r = b.do(t, http.MethodPost, "/tasks/upload", quality, bytes.NewReader(body.Bytes()), "Content-Type", ct)
+	requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
+	require.Contains(t, r.Body["message"], "250 KiB")
+	// Not announced (chunked): refused while reading, naming the file.
+	r = b.do(t, http.MethodPost, "/tasks/upload", quality, io.MultiReader(body), "Content-Type", ct)
+	requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
+	require.Contains(t, r.Body["message"], "250 KiB")
+	require.Contains(t, r.Body["message"], `"c.wav"`)
+	b.requireNothingStored(t)
+
+	// Within every limit, it works.
+	require.Len(t, uploaded(t, b.upload(t, quality, file("1.wav", medium(301)), file("2.wav", medium(302)))), 2)
+}
+
+func TestUploadTruncatedBody(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	body, ct := multipartBody(t, file("a.wav", tone(t, "a.wav", 440, 1)), file("b.wav", tone(t, "b.wav", 450, 1)))
+	cut := body.Bytes()[:body.Len()*3/4] // inside the second file
+	r := b.do(t, http.MethodPost, "/tasks/upload", quality, bytes.NewReader(cut), "Content-Type", ct)
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.Body["message"], "ended early")
+	b.requireNothingStored(t)
+}
+
+func TestUploadDuplicates(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	wav := tone(t, "a.wav", 440, 1)
+	first := uploaded(t, b.upload(t, quality, file("first.wav", wav)))[0]
+
+	// Again, under another name, beside a new file and itself.
+	tasks := uploaded(t, b.upload(t, quality, file("again.wav", wav), file("chat.txt", []byte(chatText)), file("again2.wav", wav)))
+	require.Equal(t, first["uuid"], tasks[0]["uuid"])
+	require.Equal(t, true, tasks[0]["duplicate"])
+	require.Equal(t, "again.wav", tasks[0]["file_name"])
+	require.Equal(t, false, tasks[1]["duplicate"])
+	require.Equal(t, first["uuid"], tasks[2]["uuid"])
+	require.Equal(t, true, tasks[2]["duplicate"])
+
+	// The same new file twice in one request, and in two racing requests.
+	wav2 := tone(t, "b.wav", 450, 1)
+	tasks = uploaded(t, b.upload(t, quality, file("x.wav", wav2), file("y.wav", wav2)))
+	require.Equal(t, tasks[0]["uuid"], tasks[1]["uuid"])
+	require.Equal(t, []any{false, true}, []any{tasks[0]["duplicate"], tasks[1]["duplicate"]})
+
+	wav3 := tone(t, "c.wav", 460, 1)
+	var wg sync.WaitGroup
+	results := make([]response, 4)
+	for i := range results {
+		wg.Go(func() { results[i] = b.upload(t, quality, file(fmt.Sprintf("race%d.wav", i), wav3)) })
+	}
+	wg.Wait()
+	fresh := 0
+	for _, r := range results {
+		task := uploaded(t, r)[0]
+		require.Equal(t, uploaded(t, results[0])[0]["uuid"], task["uuid"])
+		if task["duplicate"] == false {
+			fresh++
+		}
+	}
+	require.Equal(t, 1, fresh)
+
+	require.Equal(t, 4, b.count(t, "SELECT count(*) FROM tasks"))
+	require.Len(t, b.blobs(t), 4, "duplicates keep no blob")
+	require.Equal(t, 3, b.count(t, "SELECT count(*) FROM river_job WHERE kind = 'transcribe'"))
+	require.Equal(t, 4, b.count(t, "SELECT count(*) FROM events WHERE type = 'task.created'"))
+}
+
+func TestUploadPathTraversalName(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	tasks := uploaded(t, b.upload(t, quality,
+		file("../../etc/passwd.wav", tone(t, "a.wav", 440, 1)),
+		file(`..\..\windows\win.ini.wav`, tone(t, "b.wav", 450, 1)),
+		file("../", []byte(chatText))))
+	require.Equal(t, "passwd.wav", tasks[0]["file_name"])
+	require.Equal(t, "win.ini.wav", tasks[1]["file_name"])
+	require.Equal(t, "upload", tasks[2]["file_name"])
+	for _, k := range b.blobs(t) {
+		require.Regexp(t, blobKey, k, "keys are generated, never from the name")
+	}
+	var key string
+	require.NoError(t, b.pool.QueryRow(context.Background(), "SELECT blob_key FROM tasks WHERE file_name = 'passwd.wav'").Scan(&key))
+	require.Regexp(t, blobKey, key)
+	_, err := os.Stat(filepath.Join(filepath.Dir(filepath.Dir(b.blobDir)), "etc"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+}
+
+func TestUploadFailingHalfWayLeavesNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	r := b.upload(t, quality,
+		file("1.wav", tone(t, "1.wav", 440, 1)),
+		file("2.json", []byte(chatJSON)),
+		file("3.wav", []byte("this is not audio at all, whatever its name says")),
+		file("4.wav", tone(t, "4.wav", 460, 1)))
+	requireError(t, r, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType)
+	require.Contains(t, r.Body["message"], `"3.wav"`)
+	b.requireNothingStored(t)
+	require.Zero(t, b.count(t, "SELECT count(*) FROM transcripts"))
+	require.Zero(t, b.count(t, "SELECT count(*) FROM task_transitions"))
+}
+
+func TestTaskVisibility(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	alice := b.issuer.token(t, "alice", "operator")
+	bob := b.issuer.token(t, "bob", "operator")
+	tasks := uploaded(t, b.upload(t, quality, field("operator", "alice"), file("alice.wav", tone(t, "a.wav", 440, 1))))
+	id := tasks[0]["uuid"].(string)
+
+	list := func(token, query string) map[string]any {
+		r := b.do(t, http.MethodGet, "/tasks"+query, token, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		return r.Body["details"].(map[string]any)
+	}
+	require.Equal(t, float64(1), list(alice, "")["total"])
+	require.Equal(t, float64(0), list(bob, "")["total"])
+	require.Empty(t, list(bob, "")["tasks"])
+	require.Equal(t, float64(0), list(alice, "?operator=bob")["total"], "an operator cannot list another's tasks")
+	require.Equal(t, float64(0), list(bob, "?operator=alice")["total"])
+	require.Equal(t, float64(1), list(quality, "?operator=alice")["total"])
+
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/tasks/"+id, alice, nil).Status)
+	requireError(t, b.do(t, http.MethodGet, "/tasks/"+id, bob, nil), http.StatusNotFound, CodeNotFound)
+	requireError(t, b.do(t, http.MethodGet, "/tasks/"+id+"/audio", bob, nil), http.StatusNotFound, CodeNotFound)
+	r := b.do(t, http.MethodGet, "/tasks/"+id+"/audio", alice, nil)
+	require.Equal(t, http.StatusOK, r.Status)
+
+	requireError(t, b.do(t, http.MethodGet, "/tasks/not-a-uuid", quality, nil), http.StatusBadRequest, CodeValidation)
+	requireError(t, b.do(t, http.MethodGet, "/tasks/not-a-uuid/audio", quality, nil), http.StatusBadRequest, CodeValidation)
+	requireError(t, b.do(t, http.MethodGet, "/tasks/6f1c2b5e-8d44-4a57-9b8a-2f0d5c3e1a90", quality, nil), http.StatusNotFound, CodeNotFound)
+	requireError(t, b.do(t, http.MethodGet, "/tasks", "", nil), http.StatusUnauthorized, CodeMissingAuthHeader)
+	requireError(t, b.do(t, http.MethodGet, "/tasks", b.issuer.token(t, "nobody"), nil), http.StatusForbidden, CodeForbidden)
+}
+
+func TestListTasks(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	quality := b.issuer.token(t, "qa", "quality")
+	_, err := b.pool.Exec(ctx, "INSERT INTO campaigns (name, language) VALUES ('sales', 'en')")
+	require.NoError(t, err)
+
+	names := []string{"b_100%.txt", "A-report.txt", "c.txt", "Delta.txt", "e.txt", "F_final.txt"}
+	ids := map[string]string{}
+	for i, name := range names {
+		parts := []part{file(name, fmt.Appendf(nil, "Agent: hello %d\nCustomer: bye\n", i))}
+		if i%2 == 1 {
+			parts = append(parts, field("campaign", "sales"), field("operator", "olga"))
+		}
+		ids[name] = uploaded(t, b.upload(t, quality, parts...))[0]["uuid"].(string)
+	}
+	call := uploaded(t, b.upload(t, quality, file("g.wav", tone(t, "g.wav", 440, 1))))[0]["uuid"].(string)
+	// Known creation times, one day apart, in upload order.
+	_, err = b.pool.Exec(ctx, `UPDATE tasks SET created_at = '2024-05-01T00:00:00Z'::timestamptz +
+		(SELECT count(*) FROM tasks o WHERE o.created_at < tasks.created_at) * interval '1 day'`)
+	require.NoError(t, err)
+	_, err = db.TaskTransition(ctx, b.pool, ids["c.txt"], db.TaskChange{To: db.TaskFailed, Error: "boom"})
+	require.NoError(t, err)
+
+	list := func(query string) (names []string, details map[string]any) {
+		t.Helper()
+		r := b.do(t, http.MethodGet, "/tasks?"+query, quality, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		details = r.Body["details"].(map[string]any)
+		for _, task := range details["tasks"].([]any) {
+			names = append(names, task.(map[string]any)["file_name"].(string))
+		}
+		return names, details
+	}
+	all, d := list("")
+	require.Equal(t, []string{"g.wav", "F_final.txt", "e.txt", "Delta.txt", "c.txt", "A-report.txt", "b_100%.txt"}, all, "newest first by default")
+	require.Equal(t, float64(7), d["total"])
+	require.Nil(t, d["next"])
+
+	filters := map[string][]string{
+		"status=failed":                       {"c.txt"},
+		"status=transcribed&kind=chat":        {"F_final.txt", "e.txt", "Delta.txt", "A-report.txt", "b_100%.txt"},
+		"kind=call":                           {"g.wav"},
+		"campaign=sales":                      {"F_final.txt", "Delta.txt", "A-report.txt"},
+		"campaign=nope":                       nil,
+		"operator=olga":                       {"F_final.txt", "Delta.txt", "A-report.txt"},
+		"from=2024-05-03&to=2024-05-05":       {"Delta.txt", "c.txt"},
+		"from=2024-05-03T00:00:00Z&kind=chat": {"F_final.txt", "e.txt", "Delta.txt", "c.txt"},
+		"q=REPORT":                            {"A-report.txt"},
+		"q=100%25":                            {"b_100%.txt"},
+		"q=_":                                 {"F_final.txt", "b_100%.txt"},
+		"sort=file_name&order=asc":            {"A-report.txt", "b_100%.txt", "c.txt", "Delta.txt", "e.txt", "F_final.txt", "g.wav"},
+		"sort=created_at&order=asc&kind=call": {"g.wav"},
+	}
+	for query, want := range filters {
+		got, d := list(query)
+		require.Equal(t, want, got, query)
+		require.Equal(t, float64(len(want)), d["total"], query)
+	}
+
+	// Keyset pages, in both orders and both sorts, see every task once.
+	for _, order := range []string{"sort=created_at&order=desc", "sort=file_name&order=asc", "sort=file_name&order=desc"} {
+		whole, _ := list(order)
+		var paged []string
+		cursor := ""
+		for range 10 {
+			q := order + "&limit=3"
+			if cursor != "" {
+				q += "&cursor=" + url.QueryEscape(cursor)
+			}
+			page, d := list(q)
+			require.Equal(t, float64(7), d["total"])
+			paged = append(paged, page...)
+			next, more := d["next"].(string)
+			if !more {
+				break
+			}
+			cursor = next
+		}
+		require.Equal(t, whole, paged, order)
+	}
+	// skip/limit.
+	page, d := list("skip=2&limit=2")
+	require.Equal(t, []string{"e.txt", "Delta.txt"}, page)
+	require.Equal(t, float64(2), d["skip"])
+	require.NotEmpty(t, d["next"])
+	page, _ = list("skip=6&limit=2")
+	require.Equal(t, []string{"b_100%.txt"}, page)
+
+	_, d = list("sort=file_name&order=asc&limit=2")
+	cursor := d["next"].(string)
+	for _, bad := range []string{
+		"cursor=" + url.QueryEscape(cursor),                           // another ordering
+		"sort=file_name&order=desc&cursor=" + url.QueryEscape(cursor), // another direction
+		"cursor=garbage",
+		"limit=0", "limit=501", "skip=-1", "status=lost", "sort=score", "from=yesterday",
+	} {
+		requireError(t, b.do(t, http.MethodGet, "/tasks?"+bad, quality, nil), http.StatusBadRequest, CodeValidation)
+	}
+	require.NotEmpty(t, call)
+}
+
+func TestTaskAudioRanges(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	wav := tone(t, "a.wav", 440, 1)
+	tasks := uploaded(t, b.upload(t, quality, file("call.wav", wav), file("chat.txt", []byte(chatText))))
+	path := "/tasks/" + tasks[0]["uuid"].(string) + "/audio"
+
+	r := b.do(t, http.MethodGet, path, quality, nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	require.Equal(t, "audio/wav", r.Header.Get("Content-Type"))
+	require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
+	require.Equal(t, "bytes", r.Header.Get("Accept-Ranges"))
+	require.Equal(t, fmt.Sprint(len(wav)), r.Header.Get("Content-Length"))
+	require.Contains(t, r.Header.Get("Content-Disposition"), `filename=call.wav`)
+	require.Equal(t, string(wav), r.RawBody)
+
+	r = b.do(t, http.MethodGet, path, quality, nil, "Range", "bytes=100-199")
+	require.Equal(t, http.StatusPartialContent, r.Status)
+	require.Equal(t, fmt.Sprintf("bytes 100-199/%d", len(wav)), r.Header.Get("Content-Range"))
+	require.Equal(t, string(wav[100:200]), r.RawBody)
+
+	r = b.do(t, http.MethodGet, path, quality, nil, "Range", "bytes=-50")
+	require.Equal(t, http.StatusPartialContent, r.Status)
+	require.Equal(t, string(wav[len(wav)-50:]), r.RawBody)
+
+	r = b.do(t, http.MethodGet, path, quality, nil, "Range", fmt.Sprintf("bytes=%d-", len(wav)+10))
+	requireError(t, r, http.StatusRequestedRangeNotSatisfiable, CodeValidation)
+	require.Equal(t, fmt.Sprintf("bytes */%d", len(wav)), r.Header.Get("Content-Range"))
+
+	etag := b.do(t, http.MethodGet, path, quality, nil).Header.Get("ETag")
+	require.Equal(t, http.StatusNotModified, b.do(t, http.MethodGet, path, quality, nil, "If-None-Match", etag).Status)
+
+	chat := "/tasks/" + tasks[1]["uuid"].(string) + "/audio"
+	r = b.do(t, http.MethodGet, chat, quality, nil)
+	requireError(t, r, http.StatusNotFound, CodeNotFound)
+	require.Contains(t, r.Body["message"], "chat")
+}
+
+func TestRetryFailedTask(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	quality := b.issuer.token(t, "qa", "quality")
+	admin := b.issuer.token(t, "root", "admin")
+	id := uploaded(t, b.upload(t, quality, file("a.wav", tone(t, "a.wav", 440, 1))))[0]["uuid"].(string)
+	path := "/tasks/" + id + "/retry"
+
+	requireError(t, b.do(t, http.MethodPost, path, admin, nil), http.StatusConflict, CodeConflict)
+	_, err := db.TaskTransition(ctx, b.pool, id, db.TaskChange{From: []string{db.TaskQueued}, To: db.TaskTranscribing, Attempt: 1})
+	require.NoError(t, err)
+	_, err = db.TaskTransition(ctx, b.pool, id, db.TaskChange{From: []string{db.TaskTranscribing}, To: db.TaskFailed, Error: "engine down", Attempt: 5})
+	require.NoError(t, err)
+
+	requireError(t, b.do(t, http.MethodPost, path, quality, nil), http.StatusForbidden, CodeForbidden)
+	requireError(t, b.do(t, http.MethodPost, "/tasks/6f1c2b5e-8d44-4a57-9b8a-2f0d5c3e1a90/retry", admin, nil), http.StatusNotFound, CodeNotFound)
+	r := b.do(t, http.MethodPost, path, admin, nil)
+	require.Equal(t, http.StatusAccepted, r.Status, r.RawBody)
+	require.Equal(t, "ACCEPTED", r.Body["code"])
+	require.Equal(t, "queued", r.Body["details"].(map[string]any)["status"])
+	require.Nil(t, r.Body["details"].(map[string]any)["error"])
+	require.Equal(t, 2, b.count(t, "SELECT count(*) FROM river_job WHERE kind = 'transcribe' AND args->>'task_uuid' = $1", id))
+	requireError(t, b.do(t, http.MethodPost, path, admin, nil), http.StatusConflict, CodeConflict)
+
+	r = b.do(t, http.MethodGet, "/tasks/"+id, quality, nil)
+	var steps []string
+	for _, h := range r.Body["details"].(map[string]any)["history"].([]any) {
+		c := h.(map[string]any)
+		steps = append(steps, fmt.Sprint(c["from"], ">", c["to"], ":", c["error"]))
+	}
+	require.Equal(t, []string{"<nil>>queued:<nil>", "queued>transcribing:<nil>", "transcribing>failed:engine down", "failed>queued:<nil>"}, steps)
+	// Each change was an event, in order.
+	rows, err := b.pool.Query(ctx, "SELECT type || ':' || (data->>'status') FROM events ORDER BY id")
+	require.NoError(t, err)
+	var events []string
+	for rows.Next() {
+		var e string
+		require.NoError(t, rows.Scan(&e))
+		events = append(events, e)
+	}
+	require.Equal(t, []string{"task.created:queued", "task.updated:transcribing", "task.updated:failed", "task.updated:queued"}, events)
+}
+
+func TestUploadDocumentedInOpenAPI(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.do(t, http.MethodGet, "/openapi.json", "", nil)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Content map[string]struct {
+					Schema struct {
+						Properties map[string]json.RawMessage `json:"properties"`
+					} `json:"schema"`
+				} `json:"content"`
+			} `json:"requestBody"`
+			Responses map[string]any `json:"responses"`
+		} `json:"paths"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.RawBody), &doc))
+	upload := doc.Paths["/tasks/upload"]["post"]
+	props := upload.RequestBody.Content["multipart/form-data"].Schema.Properties
+	for _, f := range []string{"files", "campaign", "operator", "language", "direction", "started_at", "external_id"} {
+		require.Contains(t, props, f)
+	}
+	require.Contains(t, upload.Responses, "202")
+	require.Contains(t, upload.Responses, "413")
+	require.Contains(t, upload.Responses, "415")
+	require.Contains(t, doc.Paths["/tasks/{uuid}/audio"]["get"].Responses, "206")
+}

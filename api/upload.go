@@ -1,0 +1,648 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/transcript"
+)
+
+// UploadLimits bound upload requests. Zero fields take their defaults.
+type UploadLimits struct {
+	// MaxFileBytes caps each file (UPLOAD_MAX_FILE_BYTES). Defaults to 512 MiB.
+	MaxFileBytes int64
+	// MaxFiles caps the files of one request (UPLOAD_MAX_FILES). Defaults to 100.
+	MaxFiles int
+	// MaxRequestBytes caps a whole request (UPLOAD_MAX_REQUEST_BYTES). Defaults to 4 GiB.
+	MaxRequestBytes int64
+}
+
+func (l UploadLimits) withDefaults() UploadLimits {
+	if l.MaxFileBytes == 0 {
+		l.MaxFileBytes = 512 << 20
+	}
+	if l.MaxFiles == 0 {
+		l.MaxFiles = 100
+	}
+	if l.MaxRequestBytes == 0 {
+		l.MaxRequestBytes = 4 << 30
+	}
+	return l
+}
+
+const (
+	// maxChatBytes caps a chat transcript, which is parsed in memory.
+	maxChatBytes = 16 << 20
+	// maxFieldBytes caps a text field of the upload form.
+	maxFieldBytes = 1 << 10
+	// copyBufferSize is the unit of the upload's writes to the blob store;
+	// multipart parts yield a few KiB per read.
+	copyBufferSize = 1 << 20
+	// copyBuffers is how many buffers an upload's pipeline cycles through:
+	// one each being read, hashed and written, and one spare.
+	copyBuffers = 4
+)
+
+// uploadFields are the text fields of the upload form.
+var uploadFields = []string{"campaign", "operator", "language", "direction", "started_at", "external_id"}
+
+var languageTag = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
+
+// UploadedTask is the outcome of one uploaded file.
+type UploadedTask struct {
+	UUID      string `json:"uuid" format:"uuid"`
+	FileName  string `json:"file_name" doc:"The file's name, without any directory"`
+	Kind      string `json:"kind" enum:"call,chat"`
+	Status    string `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
+	Duplicate bool   `json:"duplicate" doc:"The same content was uploaded before: this is that earlier task"`
+}
+
+// UploadResult lists the tasks of an upload, one per file in request order.
+type UploadResult struct {
+	Tasks []UploadedTask `json:"tasks"`
+}
+
+// uploadInput captures the request so the handler can stream its body:
+// with no Body field, Huma never reads (and never buffers) it.
+type uploadInput struct {
+	req *http.Request
+	w   http.ResponseWriter
+}
+
+// Resolve implements huma.Resolver.
+func (in *uploadInput) Resolve(ctx huma.Context) []error {
+	in.req, in.w = unwrap(ctx)
+	return nil
+}
+
+func (t *tasksResource) registerUpload(api huma.API) {
+	l := t.limits
+	op := operation(http.MethodPost, "/tasks/upload", "upload-tasks", "Upload calls and chats", role.Quality,
+		http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+	op.DefaultStatus = http.StatusAccepted
+	op.Tags = []string{"tasks"}
+	op.Description += fmt.Sprintf(` Send multipart/form-data with one or more file parts (field "files", or any field with a file name)
+and optional fields. Audio (WAV, MP3, OGG/Opus, FLAC, M4A, WebM) becomes a call task, queued for transcription;
+a chat transcript (a JSON list of turns {speaker, text, timestamp?}, or UTF-8 lines "Speaker: text") becomes a
+chat task, already transcribed. Files are recognised by their content, never by their name; anything else is
+415 UNSUPPORTED_MEDIA_TYPE naming the file. Limits: %s per file, %d files and %s per request (413 / 400).
+A file whose content was uploaded before returns that task with "duplicate": true. The request is all or
+nothing: when any file is refused, no task is created.`, size(l.MaxFileBytes), l.MaxFiles, size(l.MaxRequestBytes))
+	huma.Register(api, op, t.upload)
+
+	// Documented after registering: a request body declared before would be
+	// parsed by Huma, whole, before the handler runs.
+	text := func(doc string) *huma.Schema { return &huma.Schema{Type: "string", Description: doc} }
+	api.OpenAPI().Paths["/tasks/upload"].Post.RequestBody = &huma.RequestBody{
+		Required: true,
+		Content: map[string]*huma.MediaType{"multipart/form-data": {Schema: &huma.Schema{
+			Type:     "object",
+			Required: []string{"files"},
+			Properties: map[string]*huma.Schema{
+				"files": {Type: "array", Description: "The recordings and chat transcripts",
+					Items: &huma.Schema{Type: "string", Format: "binary"}},
+				"campaign":    text("The campaign's name. Defaults to \"default\"."),
+				"operator":    text("The audited agent: a user id or username (kept as given when no user matches)."),
+				"language":    text("BCP 47 language of the interactions, such as \"es\". Defaults to the campaign's."),
+				"direction":   {Type: "string", Enum: []any{"inbound", "outbound"}},
+				"started_at":  {Type: "string", Format: "date-time", Description: "When the interactions started (RFC 3339)."},
+				"external_id": text("The interaction's id in another system."),
+			},
+		}}},
+	}
+}
+
+func size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func (t *tasksResource) upload(ctx context.Context, in *uploadInput) (*Output[UploadResult], error) {
+	r := in.req
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return nil, Errorf(CodeUnsupportedMediaType, "send the files as multipart/form-data")
+	}
+	if r.ContentLength > t.limits.MaxRequestBytes {
+		return nil, Errorf(CodePayloadTooLarge, fmt.Sprintf("the request is larger than the limit of %s per upload request",
+			size(t.limits.MaxRequestBytes))).WithDetails(map[string]any{"limit_bytes": t.limits.MaxRequestBytes})
+	}
+	u := &intake{t: t, caller: principal(ctx), start: time.Now(), fields: map[string]string{}}
+	committed := false
+	defer func() {
+		// Blobs not taken by a task: all of them on failure, the
+		// duplicates' on success. What this misses, the sweeper deletes.
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancel()
+		for _, f := range u.files {
+			if (!committed && !u.commitUnknown) || f.duplicate {
+				if err := t.store.Delete(cctx, f.key); err != nil {
+					logger(ctx).WarnContext(ctx, "cannot delete an upload's blob; the sweeper will", "key", f.key, "error", err)
+				}
+			}
+		}
+	}()
+	// The multipart reader reads 4 KiB at a time: a large buffer beneath it
+	// saves a system call per 4 KiB.
+	body := bufio.NewReaderSize(http.MaxBytesReader(in.w, r.Body, t.limits.MaxRequestBytes), copyBufferSize)
+	if err := u.read(ctx, multipart.NewReader(body, params["boundary"])); err != nil {
+		return nil, err
+	}
+	if len(u.files) == 0 {
+		return nil, Errorf(CodeMissingFields, `no file: send one or more file parts (field "files")`).
+			WithDetails([]*huma.ErrorDetail{{Location: "body.files", Message: "required"}})
+	}
+	res, err := u.commit(ctx)
+	if err != nil {
+		return nil, err
+	}
+	committed = true
+	return accepted(res), nil
+}
+
+// intake is the state of one upload request.
+type intake struct {
+	t      *tasksResource
+	caller Principal
+	start  time.Time
+	fields map[string]string
+	// campaign is resolved when its field arrives.
+	campaign *db.Campaign
+	files    []*intakeFile
+	// commitUnknown is set when the commit failed in a way that leaves its
+	// outcome unknown: the blobs may be referenced, so only the sweeper,
+	// which checks, may delete them.
+	commitUnknown bool
+	// bufs are the copy pipeline's buffers, reused for every file.
+	bufs [][]byte
+}
+
+// intakeFile is one stored file of an upload.
+type intakeFile struct {
+	name        string
+	key         string
+	size        int64
+	sum         string
+	kind        string
+	contentType string
+	duration    *float64
+	transcript  *transcript.Transcript
+	// existing is the task that already had this content.
+	existing *db.Task
+	// duplicate is set when the blob turned out not to be needed.
+	duplicate bool
+}
+
+// read consumes the multipart body: text fields are checked as they come,
+// files are stored and recognised one by one, so a bad file ends the
+// request before the rest is sent.
+func (u *intake) read(ctx context.Context, mr *multipart.Reader) error {
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return u.bodyError(err, "")
+		}
+		name := part.FileName()
+		if name == "" {
+			err = u.field(ctx, part)
+		} else {
+			err = u.file(ctx, part, displayName(name))
+		}
+		part.Close()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// bodyError explains why the body could not be read.
+func (u *intake) bodyError(err error, file string) error {
+	where := ""
+	if file != "" {
+		where = fmt.Sprintf(" while reading file %q", file)
+	}
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the request is larger than the limit of %s per upload request%s",
+			size(u.t.limits.MaxRequestBytes), where)).
+			WithDetails(map[string]any{"file": file, "limit_bytes": u.t.limits.MaxRequestBytes})
+	}
+	return Errorf(CodeValidation, "the multipart body is malformed or ended early"+where).
+		WithDetails(map[string]any{"file": file, "reason": err.Error()})
+}
+
+// displayName keeps only the last element of a client's file name (with
+// either slash), without control characters, for display.
+func displayName(name string) string {
+	name = path.Base(strings.ReplaceAll(name, `\`, "/"))
+	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return -1
+		}
+		return r
+	}, name))
+	if name == "" || name == "." || name == ".." || name == "/" {
+		return "upload"
+	}
+	if utf8.RuneCountInString(name) > 255 {
+		name = string([]rune(name)[:255])
+	}
+	return name
+}
+
+func (u *intake) field(ctx context.Context, part *multipart.Part) error {
+	name := part.FormName()
+	if name == "files" || name == "file" {
+		return Errorf(CodeValidation, fmt.Sprintf("the %q part has no file name: send files as file parts (curl -F %s=@PATH)", name, name))
+	}
+	if !slices.Contains(uploadFields, name) {
+		return Errorf(CodeValidation, fmt.Sprintf("unknown field %q; the fields are %s, and file parts", name, strings.Join(uploadFields, ", ")))
+	}
+	if _, seen := u.fields[name]; seen {
+		return Errorf(CodeValidation, fmt.Sprintf("the field %q is given twice", name))
+	}
+	b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+	if err != nil {
+		return u.bodyError(err, "")
+	}
+	invalid := func(msg string) error {
+		return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
+			WithDetails([]*huma.ErrorDetail{{Location: "body." + name, Message: msg, Value: string(b)}})
+	}
+	if len(b) > maxFieldBytes || !utf8.Valid(b) {
+		return invalid(fmt.Sprintf("must be UTF-8 text of at most %d bytes", maxFieldBytes))
+	}
+	v := strings.TrimSpace(string(b))
+	u.fields[name] = v
+	if v == "" {
+		return nil
+	}
+	switch name {
+	case "campaign":
+		c, err := db.CampaignGetByName(ctx, u.t.pool, v)
+		if errors.Is(err, db.ErrNotFound) {
+			return invalid(fmt.Sprintf("names no campaign: %q does not exist", v))
+		}
+		if err != nil {
+			return internal(ctx, err)
+		}
+		u.campaign = &c
+	case "language":
+		if !languageTag.MatchString(v) {
+			return invalid("must be a BCP 47 language tag such as es or en-US")
+		}
+	case "direction":
+		if v != "inbound" && v != "outbound" {
+			return invalid("must be inbound or outbound")
+		}
+	case "started_at":
+		if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
+			return invalid("must be an RFC 3339 time such as 2024-05-02T10:00:00Z")
+		}
+	case "operator", "external_id":
+		if utf8.RuneCountInString(v) > 200 {
+			return invalid("must be at most 200 characters")
+		}
+	}
+	return nil
+}
+
+// file stores one file part in the blob store, hashing it on the way, then
+// recognises it.
+func (u *intake) file(ctx context.Context, part *multipart.Part, name string) error {
+	l := u.t.limits
+	if len(u.files) == l.MaxFiles {
+		return Errorf(CodeValidation, fmt.Sprintf("at most %d files per upload request; %q is one more", l.MaxFiles, name)).
+			WithDetails(map[string]any{"file": name, "limit_files": l.MaxFiles})
+	}
+	f := &intakeFile{name: name, key: storage.NewKey(u.start)}
+	// Registered before writing, so a failure deletes it too.
+	u.files = append(u.files, f)
+	wctx, abandon := context.WithCancel(ctx)
+	defer abandon()
+	w, err := u.t.store.Create(wctx, f.key)
+	if err != nil {
+		return internal(ctx, err)
+	}
+	hash := sha256.New()
+	var head []byte
+	f.size, head, err = u.copy(w, hash, io.LimitReader(part, l.MaxFileBytes+1))
+	switch {
+	case errors.Is(err, errStore):
+		abandon()
+		_ = w.Close()
+		return internal(ctx, fmt.Errorf("store %s: %w", f.key, err))
+	case err != nil:
+		abandon()
+		_ = w.Close()
+		return u.bodyError(err, name)
+	case f.size > l.MaxFileBytes:
+		abandon()
+		_ = w.Close()
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the file %q is larger than the limit of %s per file", name, size(l.MaxFileBytes))).
+			WithDetails(map[string]any{"file": name, "limit_bytes": l.MaxFileBytes})
+	}
+	if err := w.Close(); err != nil {
+		return internal(ctx, fmt.Errorf("store %s: %w", f.key, err))
+	}
+	f.sum = hex.EncodeToString(hash.Sum(nil))
+	return u.recognise(ctx, f, head)
+}
+
+// errStore marks a failure to write to the blob store, as opposed to one
+// reading the request.
+var errStore = errors.New("blob store")
+
+// copy copies src to w and to hash in a pipeline: this goroutine reads,
+// one hashes and one writes, each on its own buffer, so that the three
+// overlap on several cores. It returns the bytes read, the first
+// media.HeadSize of them, and the first error: a reading error as it is,
+// a writing error wrapping errStore.
+func (u *intake) copy(w io.Writer, hash io.Writer, src io.Reader) (int64, []byte, error) {
+	if u.bufs == nil {
+		for range copyBuffers {
+			u.bufs = append(u.bufs, make([]byte, copyBufferSize))
+		}
+	}
+	free := make(chan []byte, len(u.bufs))
+	for _, b := range u.bufs {
+		free <- b
+	}
+	toHash := make(chan []byte, len(u.bufs))
+	toWrite := make(chan []byte, len(u.bufs))
+	written := make(chan error, 1)
+	var failed atomic.Bool
+	go func() {
+		for b := range toHash {
+			hash.Write(b)
+			toWrite <- b
+		}
+		close(toWrite)
+	}()
+	go func() {
+		var err error
+		for b := range toWrite {
+			if err == nil {
+				if _, err = w.Write(b); err != nil {
+					failed.Store(true)
+				}
+			}
+			free <- b[:cap(b)]
+		}
+		written <- err
+	}()
+
+	var n int64
+	var head []byte
+	var rerr error
+	for !failed.Load() {
+		buf := <-free
+		m, err := fill(src, buf)
+		if head == nil {
+			head = bytes.Clone(buf[:min(m, media.HeadSize)])
+		}
+		n += int64(m)
+		toHash <- buf[:m]
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				rerr = err
+			}
+			break
+		}
+	}
+	close(toHash)
+	if werr := <-written; werr != nil {
+		return n, head, fmt.Errorf("%w: %w", errStore, werr)
+	}
+	return n, head, rerr
+}
+
+// fill reads r into buf until buf is full or r fails; io.EOF means r ended
+// cleanly (io.ReadFull would blur it with a truncated part's
+// io.ErrUnexpectedEOF).
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// recognise decides what a stored file is by its content: audio by magic
+// bytes and then ffprobe, else a chat transcript.
+func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) error {
+	existing, err := db.TaskGetBySHA256(ctx, u.t.pool, f.sum)
+	switch {
+	case err == nil:
+		// Accepted before: the same bytes need no second look.
+		f.existing = &existing
+		return nil
+	case !errors.Is(err, db.ErrNotFound):
+		return internal(ctx, err)
+	}
+	unsupported := func(reason string) error {
+		return Errorf(CodeUnsupportedMediaType, fmt.Sprintf("the file %q is neither a supported recording (WAV, MP3, OGG/Opus, FLAC, M4A, WebM) nor a chat transcript: %s", f.name, reason)).
+			WithDetails(map[string]any{"file": f.name, "reason": reason})
+	}
+	if format, ok := media.Sniff(head); ok {
+		rd, err := u.t.store.Open(ctx, f.key)
+		if err != nil {
+			return internal(ctx, err)
+		}
+		defer rd.Close()
+		pctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		info, err := media.Prober{}.Probe(pctx, rd)
+		if errors.Is(err, media.ErrNoAudio) {
+			return unsupported("it looks like " + format.Name + " but is not readable audio (" + err.Error() + ")")
+		}
+		if err != nil {
+			return internal(ctx, err)
+		}
+		f.kind, f.contentType, f.duration = db.TaskCall, format.ContentType, info.Duration
+		return nil
+	}
+	if !isText(head) {
+		return unsupported("its content is not a known audio format, nor text")
+	}
+	if f.size > maxChatBytes {
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the chat transcript %q is larger than the limit of %s per chat", f.name, size(maxChatBytes))).
+			WithDetails(map[string]any{"file": f.name, "limit_bytes": maxChatBytes})
+	}
+	rd, err := u.t.store.Open(ctx, f.key)
+	if err != nil {
+		return internal(ctx, err)
+	}
+	defer rd.Close()
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return internal(ctx, err)
+	}
+	tr, format, err := transcript.ParseChat(b)
+	if errors.Is(err, transcript.ErrNotChat) {
+		return unsupported(err.Error())
+	}
+	if err != nil {
+		return internal(ctx, err)
+	}
+	f.kind, f.transcript = db.TaskChat, &tr
+	f.contentType = "text/plain; charset=utf-8"
+	if format == transcript.ChatJSON {
+		f.contentType = "application/json"
+	}
+	return nil
+}
+
+// isText reports whether head could start a UTF-8 text: no NUL bytes and
+// valid UTF-8, allowing a rune cut at the end of head.
+func isText(head []byte) bool {
+	if len(head) == 0 || bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	for i := 0; i < utf8.UTFMax && len(head) > 0; i++ {
+		if utf8.Valid(head) {
+			return true
+		}
+		head = head[:len(head)-1]
+	}
+	return false
+}
+
+// commit inserts every new task, its transcript (chats), its history, its
+// transcription job (calls) and its event in one transaction.
+func (u *intake) commit(ctx context.Context) (UploadResult, error) {
+	t := u.t
+	campaign := u.campaign
+	if campaign == nil {
+		c, err := db.CampaignGetByName(ctx, t.pool, db.DefaultCampaign)
+		if err != nil {
+			return UploadResult{}, internal(ctx, fmt.Errorf("default campaign: %w", err))
+		}
+		campaign = &c
+	}
+	operator := u.fields["operator"]
+	if operator != "" {
+		var err error
+		if operator, err = db.UserResolve(ctx, t.pool, operator); err != nil {
+			return UploadResult{}, internal(ctx, err)
+		}
+	}
+	language := cmp.Or(u.fields["language"], campaign.Language)
+	var startedAt *time.Time
+	if v := u.fields["started_at"]; v != "" {
+		at, _ := time.Parse(time.RFC3339Nano, v) // checked when the field arrived
+		startedAt = &at
+	}
+
+	tx, err := t.pool.Begin(ctx)
+	if err != nil {
+		return UploadResult{}, internal(ctx, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	if err := db.BlobSweepLockShared(ctx, tx); err != nil {
+		return UploadResult{}, internal(ctx, err)
+	}
+	if time.Since(u.start) > storage.OrphanAge/4 {
+		// A slow upload's first blobs may look orphaned to the sweeper by
+		// now; with the sweeper locked out, check they are still there.
+		for _, f := range u.files {
+			if ok, err := t.store.Exists(ctx, f.key); err != nil || !ok {
+				return UploadResult{}, Errorf(CodeServiceUnavailable,
+					fmt.Sprintf("the upload took too long (%s) and its first files were cleaned up; send fewer files per request", time.Since(u.start).Round(time.Second)))
+			}
+		}
+	}
+	res := UploadResult{Tasks: make([]UploadedTask, 0, len(u.files))}
+	var created []db.Task
+	var transcribe []river.InsertManyParams
+	for _, f := range u.files {
+		task := f.existing
+		if task == nil {
+			status := db.TaskQueued
+			if f.kind == db.TaskChat {
+				status = db.TaskTranscribed
+			}
+			inserted, isNew, err := db.TaskInsert(ctx, tx, db.NewTask{
+				UUID: uuid.NewString(), Kind: f.kind, Status: status, FileName: f.name, ContentType: f.contentType,
+				SizeBytes: f.size, SHA256: f.sum, BlobKey: f.key, CampaignID: campaign.ID, OperatorID: operator,
+				Language: language, Direction: u.fields["direction"], StartedAt: startedAt,
+				ExternalID: u.fields["external_id"], UploadedBy: u.caller.User.ID, DurationSeconds: f.duration,
+			})
+			if err != nil {
+				return UploadResult{}, internal(ctx, err)
+			}
+			task = &inserted
+			if isNew {
+				created = append(created, inserted)
+				if f.transcript != nil {
+					tr := *f.transcript
+					tr.Language = language
+					if err := db.TranscriptSave(ctx, tx, inserted.UUID, tr); err != nil {
+						return UploadResult{}, internal(ctx, err)
+					}
+				}
+				if f.kind == db.TaskCall {
+					transcribe = append(transcribe, river.InsertManyParams{Args: jobs.TranscribeArgs{TaskUUID: inserted.UUID}})
+				}
+			}
+		}
+		f.duplicate = task.BlobKey != f.key
+		res.Tasks = append(res.Tasks, UploadedTask{UUID: task.UUID, FileName: f.name, Kind: task.Kind, Status: task.Status, Duplicate: f.duplicate})
+	}
+	if len(transcribe) > 0 {
+		if _, err := t.river.InsertManyTx(ctx, tx, transcribe); err != nil {
+			return UploadResult{}, internal(ctx, err)
+		}
+	}
+	// Events last: they take the lock that orders event writers.
+	for _, task := range created {
+		if err := db.TaskEventInsert(ctx, tx, db.EventTaskCreated, task); err != nil {
+			return UploadResult{}, internal(ctx, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		u.commitUnknown = true
+		return UploadResult{}, internal(ctx, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,495 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// apiClient calls the public API of an auditd server, as any other client
+// would.
+type apiClient struct {
+	server string
+	token  string
+	http   *http.Client
+}
+
+// clientFlags adds --server and --token to fs, defaulting to AUDITD_URL and
+// AUDITD_TOKEN.
+func clientFlags(fs *flag.FlagSet, getenv func(string) string) (server, token *string) {
+	server = fs.String("server", cmp.Or(getenv("AUDITD_URL"), "http://127.0.0.1:8080"), "the auditd API (default: $AUDITD_URL)")
+	token = fs.String("token", getenv("AUDITD_TOKEN"), "access token (default: $AUDITD_TOKEN)")
+	return server, token
+}
+
+func newAPIClient(server, token string) (*apiClient, error) {
+	if token == "" {
+		return nil, errors.New("an access token is needed: --token or AUDITD_TOKEN (with AUTH_DEV=true, `auditd token --roles quality` makes one)")
+	}
+	u, err := url.Parse(server)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("--server: %q is not an http(s) URL", server)
+	}
+	// No overall timeout: a large upload takes as long as it takes; the
+	// command's context cancels it.
+	return &apiClient{server: strings.TrimRight(server, "/"), token: token, http: &http.Client{}}, nil
+}
+
+// apiError is an error response of the API.
+type apiError struct {
+	Status  int
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+// do sends req and decodes the details of a success envelope into out.
+func (c *apiClient) do(req *http.Request, out any) error {
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Accept", "application/json")
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if res.StatusCode >= 400 {
+		e := &apiError{Status: res.StatusCode}
+		if json.Unmarshal(body, e) != nil || e.Code == "" {
+			e.Code, e.Message = res.Status, strings.TrimSpace(string(body))
+		}
+		return e
+	}
+	var env struct {
+		Details json.RawMessage `json:"details"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return fmt.Errorf("unexpected response (%s): %w", res.Status, err)
+	}
+	return json.Unmarshal(env.Details, out)
+}
+
+// uploadedTask is one entry of an upload's response.
+type uploadedTask struct {
+	UUID      string `json:"uuid"`
+	FileName  string `json:"file_name"`
+	Kind      string `json:"kind"`
+	Status    string `json:"status"`
+	Duplicate bool   `json:"duplicate"`
+}
+
+// uploadFile sends one file as its own upload request, streaming it from
+// disk (with a known length, so the server can refuse an oversized file at
+// once) through progress.
+func (c *apiClient) uploadFile(ctx context.Context, path string, size int64, fields map[string]string, progress io.Writer) (uploadedTask, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return uploadedTask{}, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if fields[k] != "" {
+			if err := mw.WriteField(k, fields[k]); err != nil {
+				return uploadedTask{}, err
+			}
+		}
+	}
+	if _, err := mw.CreateFormFile("files", filepath.Base(path)); err != nil {
+		return uploadedTask{}, err
+	}
+	head := bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := mw.Close(); err != nil {
+		return uploadedTask{}, err
+	}
+	tail := buf.Bytes()
+
+	body := io.MultiReader(bytes.NewReader(head), io.TeeReader(io.LimitReader(f, size), progress), bytes.NewReader(tail))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.server+"/tasks/upload", body)
+	if err != nil {
+		return uploadedTask{}, err
+	}
+	req.ContentLength = int64(len(head)) + size + int64(len(tail))
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	var res struct {
+		Tasks []uploadedTask `json:"tasks"`
+	}
+	if err := c.do(req, &res); err != nil {
+		return uploadedTask{}, err
+	}
+	if len(res.Tasks) != 1 {
+		return uploadedTask{}, fmt.Errorf("expected one task in the response, got %d", len(res.Tasks))
+	}
+	return res.Tasks[0], nil
+}
+
+// localFile is a file to upload.
+type localFile struct {
+	path string
+	size int64
+}
+
+// collectFiles expands directories (recursively, skipping hidden entries)
+// into the regular files they hold.
+func collectFiles(args []string) ([]localFile, error) {
+	var files []localFile
+	for _, arg := range args {
+		err := filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if path != arg && strings.HasPrefix(d.Name(), ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			files = append(files, localFile{path: path, size: info.Size()})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+func uploadCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("upload", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: auditd upload [flags] FILE|DIR...\n\nUploads recordings and chat transcripts, one request per file, a few at a time.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	server, token := clientFlags(fs, getenv)
+	fields := map[string]*string{
+		"campaign":    fs.String("campaign", "", "campaign name (default: the server's default campaign)"),
+		"operator":    fs.String("operator", "", "the audited agent's user id or username"),
+		"language":    fs.String("language", "", "language of the interactions, such as es (default: the campaign's)"),
+		"direction":   fs.String("direction", "", "inbound or outbound"),
+		"started_at":  fs.String("started-at", "", "when the interactions started (RFC 3339)"),
+		"external_id": fs.String("external-id", "", "the interactions' id in another system"),
+	}
+	parallel := fs.Int("parallel", 3, "files uploaded at once")
+	progress := fs.String("progress", "auto", "progress bars: auto (when stderr is a terminal), always, never")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return errors.New("name the files or directories to upload")
+	}
+	if *parallel < 1 || *parallel > 32 {
+		return fmt.Errorf("--parallel: %d is outside 1..32", *parallel)
+	}
+	c, err := newAPIClient(*server, *token)
+	if err != nil {
+		return err
+	}
+	files, err := collectFiles(fs.Args())
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return errors.New("no files to upload")
+	}
+	values := map[string]string{}
+	for k, v := range fields {
+		values[k] = strings.TrimSpace(*v)
+	}
+
+	var show bool
+	switch *progress {
+	case "always":
+		show = true
+	case "never":
+	case "auto":
+		f, ok := stderr.(*os.File)
+		show = ok && term.IsTerminal(int(f.Fd()))
+	default:
+		return fmt.Errorf("--progress: %q is not auto, always or never", *progress)
+	}
+	d := &display{out: stderr, enabled: show}
+	var total int64
+	for _, f := range files {
+		total += f.size
+	}
+	overall := d.bar(total, fmt.Sprintf("%d files", len(files)))
+
+	type outcome struct {
+		file localFile
+		task uploadedTask
+		err  error
+	}
+	work := make(chan localFile)
+	results := make(chan outcome)
+	var wg sync.WaitGroup
+	for range min(*parallel, len(files)) {
+		wg.Go(func() {
+			for f := range work {
+				bar := d.bar(f.size, filepath.Base(f.path))
+				task, err := c.uploadFile(ctx, f.path, f.size, values, io.MultiWriter(bar, overall))
+				d.remove(bar)
+				results <- outcome{f, task, err}
+			}
+		})
+	}
+	go func() {
+		defer close(work)
+		for _, f := range files {
+			select {
+			case work <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	var created, duplicates, failed int
+	for r := range results {
+		var line string
+		switch {
+		case r.err != nil:
+			failed++
+			line = fmt.Sprintf("failed     %s: %v", r.file.path, r.err)
+		case r.task.Duplicate:
+			duplicates++
+			line = fmt.Sprintf("duplicate  %s  %s  (already uploaded: %s, %s)", r.task.UUID, r.file.path, r.task.Kind, r.task.Status)
+		default:
+			created++
+			line = fmt.Sprintf("ok         %s  %s  (%s, %s)", r.task.UUID, r.file.path, r.task.Kind, r.task.Status)
+		}
+		d.println(stdout, line)
+	}
+	d.remove(overall)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d files: %d new, %d duplicates, %d failed\n", len(files), created, duplicates, failed)
+	if failed > 0 {
+		return fmt.Errorf("%d of %d files failed", failed, len(files))
+	}
+	return nil
+}
+
+// display draws several progress bars on a terminal at once: each bar
+// renders into its own line, and the block of lines is redrawn below the
+// results printed so far. Disabled, it draws nothing.
+type display struct {
+	out     io.Writer
+	enabled bool
+
+	mu    sync.Mutex
+	lines []*barLine
+	drawn int
+}
+
+// barLine is a bar's latest rendering.
+type barLine struct {
+	d    *display
+	text string
+}
+
+// Write takes a rendering of the bar: the text after its last carriage
+// return (the library redraws a line by returning to its start).
+func (l *barLine) Write(p []byte) (int, error) {
+	segments := strings.Split(strings.ReplaceAll(string(p), "\n", "\r"), "\r")
+	text := ""
+	for _, s := range slices.Backward(segments) {
+		if s = strings.TrimRight(s, " "); s != "" {
+			text = s
+			break
+		}
+	}
+	if text != "" {
+		l.d.mu.Lock()
+		l.text = text
+		l.d.redrawLocked(nil, "")
+		l.d.mu.Unlock()
+	}
+	return len(p), nil
+}
+
+// bar is a progress bar counting the bytes written to it.
+type bar struct {
+	*progressbar.ProgressBar
+	line *barLine
+}
+
+// bar adds a bar of size bytes.
+func (d *display) bar(size int64, description string) *bar {
+	if !d.enabled {
+		return &bar{ProgressBar: progressbar.NewOptions64(size, progressbar.OptionSetVisibility(false))}
+	}
+	if r := []rune(description); len(r) > 28 {
+		description = string(r[:27]) + "…"
+	}
+	l := &barLine{d: d}
+	d.mu.Lock()
+	// The overall bar, added first, stays last.
+	d.lines = slices.Insert(d.lines, max(len(d.lines)-1, 0), l)
+	d.mu.Unlock()
+	return &bar{line: l, ProgressBar: progressbar.NewOptions64(size,
+		progressbar.OptionSetWriter(l),
+		progressbar.OptionSetDescription(fmt.Sprintf("%-28s", description)),
+		progressbar.OptionShowBytes(true),
+		progressbar.OptionUseIECUnits(true),
+		progressbar.OptionSetWidth(25),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetRenderBlankState(true),
+	)}
+}
+
+// remove takes a bar's line away once it is done.
+func (d *display) remove(b *bar) {
+	if !d.enabled {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.lines = slices.DeleteFunc(d.lines, func(l *barLine) bool { return l == b.line })
+	d.redrawLocked(nil, "")
+}
+
+// println prints a result line to w above the bars.
+func (d *display) println(w io.Writer, line string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.enabled {
+		fmt.Fprintln(w, line)
+		return
+	}
+	d.redrawLocked(w, line)
+}
+
+// redrawLocked erases the bars, prints line to w if given, and draws the
+// bars again.
+func (d *display) redrawLocked(w io.Writer, line string) {
+	var b strings.Builder
+	if d.drawn > 0 {
+		fmt.Fprintf(&b, "\x1b[%dA", d.drawn)
+	}
+	b.WriteString("\r\x1b[J")
+	io.WriteString(d.out, b.String()) //nolint:errcheck // a terminal
+	if w != nil {
+		fmt.Fprintln(w, line)
+	}
+	b.Reset()
+	for _, l := range d.lines {
+		b.WriteString(l.text)
+		b.WriteString("\n")
+	}
+	io.WriteString(d.out, b.String()) //nolint:errcheck // a terminal
+	d.drawn = len(d.lines)
+}
+
+// taskRow is a task as `auditd tasks` lists it.
+type taskRow struct {
+	UUID       string    `json:"uuid"`
+	Kind       string    `json:"kind"`
+	Status     string    `json:"status"`
+	FileName   string    `json:"file_name"`
+	Campaign   string    `json:"campaign"`
+	OperatorID string    `json:"operator_id"`
+	Error      string    `json:"error"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+func tasksCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tasks", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	server, token := clientFlags(fs, getenv)
+	params := map[string]*string{
+		"status":   fs.String("status", "", "only this status: queued, transcribing, transcribed, auditing, audited, validated, failed"),
+		"kind":     fs.String("kind", "", "only call or chat"),
+		"campaign": fs.String("campaign", "", "only this campaign"),
+		"operator": fs.String("operator", "", "only this agent (user id or username)"),
+		"from":     fs.String("from", "", "created at or after (RFC 3339 or YYYY-MM-DD)"),
+		"to":       fs.String("to", "", "created before (RFC 3339 or YYYY-MM-DD)"),
+		"q":        fs.String("q", "", "file name contains"),
+		"sort":     fs.String("sort", "created_at", "created_at or file_name"),
+		"order":    fs.String("order", "desc", "asc or desc"),
+		"cursor":   fs.String("cursor", "", "continue after a previous page"),
+	}
+	limit := fs.Int("limit", 50, "tasks per page (1..500)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c, err := newAPIClient(*server, *token)
+	if err != nil {
+		return err
+	}
+	q := url.Values{"limit": {fmt.Sprint(*limit)}}
+	for k, v := range params {
+		if *v != "" {
+			q.Set(k, *v)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.server+"/tasks?"+q.Encode(), nil)
+	if err != nil {
+		return err
+	}
+	var page struct {
+		Tasks []taskRow `json:"tasks"`
+		Total int64     `json:"total"`
+		Next  string    `json:"next"`
+	}
+	if err := c.do(req, &page); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "UUID\tKIND\tSTATUS\tCAMPAIGN\tOPERATOR\tCREATED\tFILE")
+	for _, t := range page.Tasks {
+		status := t.Status
+		if t.Error != "" {
+			status += " (" + t.Error + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.UUID, t.Kind, status, t.Campaign,
+			cmp.Or(t.OperatorID, "-"), t.CreatedAt.Local().Format("2006-01-02 15:04"), t.FileName)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d of %d tasks\n", len(page.Tasks), page.Total)
+	if page.Next != "" {
+		fmt.Fprintf(stderr, "more: auditd tasks --cursor %s (with the same filters)\n", page.Next)
+	}
+	return nil
+}

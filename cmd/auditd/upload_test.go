@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/api"
+	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/storage"
+)
+
+type apiBundle struct {
+	url  string
+	pool *pgxpool.Pool
+	dev  *api.DevIssuer
+}
+
+// setupAPI serves the real API on loopback with the development issuer.
+func setupAPI(t *testing.T) *apiBundle {
+	t.Helper()
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	store, err := storage.Open(ctx, "file://"+t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	var handler http.Handler
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { handler.ServeHTTP(w, r) }))
+	t.Cleanup(hs.Close)
+	issuer := hs.URL + "/dev-oidc"
+	dev, err := api.NewDevIssuer(ctx, pool, issuer, "auditd")
+	require.NoError(t, err)
+	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	require.NoError(t, err)
+	auth := api.NewAuthenticator(api.AuthConfig{IssuerURL: issuer, Audience: "auditd",
+		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: "roles"}, pool)
+	handler = api.New(api.Options{Pool: pool, River: rc, Auth: auth, DevIssuer: dev, Store: store,
+		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	return &apiBundle{url: hs.URL, pool: pool, dev: dev}
+}
+
+func (b *apiBundle) token(t *testing.T, user string, roles ...string) string {
+	t.Helper()
+	tok, err := b.dev.Mint(api.DevClaims{Subject: user, Username: user, Email: user + "@example.test", Name: user, Roles: roles, TTL: time.Hour})
+	require.NoError(t, err)
+	return tok
+}
+
+func env(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func writeFile(t *testing.T, path string, content []byte) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, content, 0o644))
+}
+
+var outcomeLine = regexp.MustCompile(`^(ok|duplicate|failed) +(\S+)`)
+
+func TestUploadCommandEndToEnd(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupAPI(t)
+	quality := b.token(t, "qa", "quality")
+
+	dir := t.TempDir()
+	wav := filepath.Join(dir, "calls", "a.wav")
+	require.NoError(t, os.MkdirAll(filepath.Dir(wav), 0o755))
+	out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=440:duration=2", wav).CombinedOutput()
+	require.NoError(t, err, string(out))
+	audio, err := os.ReadFile(wav)
+	require.NoError(t, err)
+	writeFile(t, filepath.Join(dir, "calls", "copy-of-a.wav"), audio)
+	writeFile(t, filepath.Join(dir, "chats", "chat.json"), []byte(`[{"speaker":"Agente","text":"Hola"},{"speaker":"Cliente","text":"Buenas"}]`))
+	writeFile(t, filepath.Join(dir, "chats", "chat.txt"), []byte("Agent: Hello\nCustomer: Hi\n"))
+	writeFile(t, filepath.Join(dir, "bad.wav"), []byte("not audio, whatever the name says"))
+	writeFile(t, filepath.Join(dir, ".hidden", "skipped.wav"), audio)
+	writeFile(t, filepath.Join(dir, ".DS_Store"), []byte("junk"))
+
+	var stdout, stderr bytes.Buffer
+	err = run(ctx, []string{"upload", "--server", b.url, "--parallel", "2", "--progress", "always", "--operator", "olga", dir},
+		env(map[string]string{"AUDITD_TOKEN": quality}), &stdout, &stderr)
+	require.ErrorContains(t, err, "1 of 5 files failed")
+
+	outcomes := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		m := outcomeLine.FindStringSubmatch(line)
+		require.NotNil(t, m, line)
+		outcomes[m[1]] = append(outcomes[m[1]], line)
+	}
+	require.Len(t, outcomes["ok"], 3, stdout.String())
+	require.Len(t, outcomes["duplicate"], 1, stdout.String())
+	require.Len(t, outcomes["failed"], 1, stdout.String())
+	require.Contains(t, outcomes["failed"][0], "bad.wav")
+	require.Contains(t, outcomes["failed"][0], "UNSUPPORTED_MEDIA_TYPE")
+	require.Contains(t, stderr.String(), "5 files: 3 new, 1 duplicates, 1 failed")
+	// Bars were drawn: one per file and the overall one, redrawn in place.
+	require.Contains(t, stderr.String(), "100%")
+	require.Contains(t, stderr.String(), "5 files")
+	require.Contains(t, stderr.String(), "chat.json")
+	require.Contains(t, stderr.String(), "\x1b[J")
+
+	// The printed ids are the tasks, with the duplicate naming the first.
+	var n int
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM tasks WHERE operator_id = 'olga'").Scan(&n))
+	require.Equal(t, 3, n)
+	for _, line := range append(outcomes["ok"], outcomes["duplicate"]...) {
+		id := outcomeLine.FindStringSubmatch(line)[2]
+		require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM tasks WHERE uuid = $1", id).Scan(&n))
+		require.Equal(t, 1, n, line)
+	}
+
+	// `auditd tasks` lists them, through AUDITD_URL.
+	stdout.Reset()
+	stderr.Reset()
+	require.NoError(t, run(ctx, []string{"tasks", "--kind", "chat", "--sort", "file_name", "--order", "asc"},
+		env(map[string]string{"AUDITD_TOKEN": quality, "AUDITD_URL": b.url}), &stdout, &stderr))
+	rows := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	require.Len(t, rows, 3, stdout.String())
+	require.Regexp(t, `^UUID +KIND +STATUS +CAMPAIGN +OPERATOR +CREATED +FILE$`, rows[0])
+	require.Regexp(t, `chat +transcribed +default +olga .* chat\.json$`, rows[1])
+	require.Regexp(t, `chat +transcribed +default +olga .* chat\.txt$`, rows[2])
+	require.Contains(t, stderr.String(), "2 of 2 tasks")
+
+	// Uploading the good files again: every one a duplicate, and success.
+	stdout.Reset()
+	stderr.Reset()
+	require.NoError(t, run(ctx, []string{"upload", "--server", b.url, "--token", quality, "--progress", "never",
+		filepath.Join(dir, "calls"), filepath.Join(dir, "chats", "chat.txt")}, env(nil), &stdout, &stderr))
+	require.Equal(t, 3, strings.Count(stdout.String(), "duplicate "), stdout.String())
+	require.NotContains(t, stderr.String(), "\x1b[", "no bars when asked not to draw them")
+}
+
+func TestUploadCommandFailures(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupAPI(t)
+	file := filepath.Join(t.TempDir(), "chat.txt")
+	writeFile(t, file, []byte("Agent: Hello\n"))
+	var stdout, stderr bytes.Buffer
+
+	err := run(ctx, []string{"upload", "--server", b.url, file}, env(nil), &stdout, &stderr)
+	require.ErrorContains(t, err, "AUDITD_TOKEN")
+
+	err = run(ctx, []string{"upload", "--server", b.url, "--token", b.token(t, "op", "operator"), file}, env(nil), &stdout, &stderr)
+	require.ErrorContains(t, err, "1 of 1 files failed")
+	require.Contains(t, stdout.String(), "FORBIDDEN")
+
+	err = run(ctx, []string{"upload", "--server", b.url, "--token", "x", filepath.Join(t.TempDir(), "missing.wav")}, env(nil), &stdout, &stderr)
+	require.ErrorContains(t, err, "missing.wav")
+
+	err = run(ctx, []string{"upload", "--server", b.url, "--token", "x", t.TempDir()}, env(nil), &stdout, &stderr)
+	require.ErrorContains(t, err, "no files")
+
+	err = run(ctx, []string{"upload", "--server", "ftp://x", "--token", "x", file}, env(nil), &stdout, &stderr)
+	require.ErrorContains(t, err, "--server")
+
+	err = run(ctx, []string{"tasks", "--server", b.url, "--token", b.token(t, "op", "operator"), "--limit", "0"}, env(nil), &stdout, &stderr)
+	require.ErrorContains(t, err, "VALIDATION_ERROR")
+}
+
+func TestServeNeedsFFprobe(t *testing.T) {
+	t.Parallel()
+	// No PATH: no ffprobe to check uploaded audio with.
+	env := []string{"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + freeAddr(t)}
+	_, stderr, err := runCmd(t, env, "serve")
+	require.Error(t, err)
+	require.Contains(t, stderr, "ffprobe")
+}

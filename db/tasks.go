@@ -1,0 +1,401 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/role"
+)
+
+// Task kinds.
+const (
+	TaskCall = "call"
+	TaskChat = "chat"
+)
+
+// Task statuses, in pipeline order. Any step may end in TaskFailed; chats
+// start at TaskTranscribed.
+const (
+	TaskQueued       = "queued"
+	TaskTranscribing = "transcribing"
+	TaskTranscribed  = "transcribed"
+	TaskAuditing     = "auditing"
+	TaskAudited      = "audited"
+	TaskValidated    = "validated"
+	TaskFailed       = "failed"
+)
+
+// Event types of task changes; their data is a TaskSummary.
+const (
+	EventTaskCreated = "task.created"
+	EventTaskUpdated = "task.updated"
+)
+
+// ErrTaskStatus is returned (wrapped, naming the current status) by
+// TaskTransition when the task is not in a status the change starts from.
+var ErrTaskStatus = errors.New("the task's status does not allow this change")
+
+// Task is an uploaded call or chat on its way through the pipeline.
+type Task struct {
+	UUID        string
+	Kind        string
+	Status      string
+	FileName    string
+	ContentType string
+	SizeBytes   int64
+	// SHA256 is the hex SHA-256 of the file.
+	SHA256       string
+	BlobKey      string
+	CampaignID   string
+	CampaignName string
+	// OperatorID is the audited agent's user id ("" when not given).
+	OperatorID      string
+	Language        string
+	Direction       string
+	StartedAt       *time.Time
+	ExternalID      string
+	UploadedBy      string
+	DurationSeconds *float64
+	// Error is why the task failed ("" unless failed).
+	Error     string
+	Attempts  int
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// TaskSummary is what lists and events show of a task.
+type TaskSummary struct {
+	UUID       string    `json:"uuid" format:"uuid"`
+	Kind       string    `json:"kind" enum:"call,chat"`
+	Status     string    `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
+	FileName   string    `json:"file_name"`
+	Campaign   string    `json:"campaign" doc:"The campaign's name"`
+	OperatorID string    `json:"operator_id,omitempty" doc:"The audited agent's user id"`
+	Error      string    `json:"error,omitempty" doc:"Why the task failed"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+// Summary returns the summary of t.
+func (t Task) Summary() TaskSummary {
+	return TaskSummary{
+		UUID: t.UUID, Kind: t.Kind, Status: t.Status, FileName: t.FileName, Campaign: t.CampaignName,
+		OperatorID: t.OperatorID, Error: t.Error, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+	}
+}
+
+// NewTask is a task to insert.
+type NewTask struct {
+	UUID            string
+	Kind            string
+	Status          string
+	FileName        string
+	ContentType     string
+	SizeBytes       int64
+	SHA256          string
+	BlobKey         string
+	CampaignID      string
+	OperatorID      string
+	Language        string
+	Direction       string
+	StartedAt       *time.Time
+	ExternalID      string
+	UploadedBy      string
+	DurationSeconds *float64
+}
+
+const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.size_bytes, t.sha256, t.blob_key,
+	t.campaign_id, c.name, COALESCE(t.operator_id, ''), t.language, COALESCE(t.direction, ''), t.started_at,
+	COALESCE(t.external_id, ''), t.uploaded_by, t.duration_seconds, COALESCE(t.error, ''), t.attempts,
+	t.created_at, t.updated_at`
+
+func scanTask(row pgx.Row) (Task, error) {
+	var t Task
+	err := row.Scan(&t.UUID, &t.Kind, &t.Status, &t.FileName, &t.ContentType, &t.SizeBytes, &t.SHA256, &t.BlobKey,
+		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
+		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
+		&t.CreatedAt, &t.UpdatedAt)
+	return t, one(err)
+}
+
+// TaskInsert inserts n with the first entry of its history, unless a task
+// with the same content (SHA-256) exists; then it returns that task and
+// false. A concurrent insert of the same content waits for the other
+// transaction and then sees its task. It writes no event: call
+// TaskEventInsert once the transaction's other writes are done.
+func TaskInsert(ctx context.Context, q DBTX, n NewTask) (Task, bool, error) {
+	t, err := scanTask(q.QueryRow(ctx, `
+		WITH t AS (
+			INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key,
+				campaign_id, operator_id, language, direction, started_at, external_id, uploaded_by, duration_seconds)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, NULLIF($12, ''), $13, NULLIF($14, ''), $15, $16)
+			ON CONFLICT (sha256) DO NOTHING
+			RETURNING *
+		), history AS (
+			INSERT INTO task_transitions (task_uuid, to_status) SELECT uuid, status FROM t
+		)
+		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`,
+		n.UUID, n.Kind, n.Status, n.FileName, n.ContentType, n.SizeBytes, n.SHA256, n.BlobKey,
+		n.CampaignID, n.OperatorID, n.Language, n.Direction, n.StartedAt, n.ExternalID, n.UploadedBy, n.DurationSeconds))
+	if errors.Is(err, ErrNotFound) {
+		t, err = TaskGetBySHA256(ctx, q, n.SHA256)
+		return t, false, err
+	}
+	return t, err == nil, err
+}
+
+// TaskGetByUUID returns the task with id uuid, or ErrNotFound.
+func TaskGetByUUID(ctx context.Context, q DBTX, uuid string) (Task, error) {
+	return scanTask(q.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
+		WHERE t.uuid = $1`, uuid))
+}
+
+// TaskGetBySHA256 returns the task whose file has the hex SHA-256 sum, or ErrNotFound.
+func TaskGetBySHA256(ctx context.Context, q DBTX, sum string) (Task, error) {
+	return scanTask(q.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
+		WHERE t.sha256 = $1`, sum))
+}
+
+// TaskChange is a change of a task's status.
+type TaskChange struct {
+	// From lists the statuses the change may start from; empty allows any.
+	From []string
+	// To is the new status.
+	To string
+	// Error is kept on the task and in its history; a change with none
+	// clears the task's error.
+	Error string
+	// Attempt is the attempt of the job making the change; zero keeps the
+	// task's count.
+	Attempt int
+}
+
+// TaskTransition changes the status of task uuid, appends the change to its
+// history and writes a task.updated event, all through q (the caller's
+// transaction; call it last in that transaction, as it takes the events
+// lock). It returns the changed task, ErrNotFound, or an error wrapping
+// ErrTaskStatus when the task is not in one of c.From.
+func TaskTransition(ctx context.Context, q DBTX, uuid string, c TaskChange) (Task, error) {
+	var from string
+	if err := q.QueryRow(ctx, `SELECT status FROM tasks WHERE uuid = $1 FOR UPDATE`, uuid).Scan(&from); err != nil {
+		return Task{}, one(err)
+	}
+	if len(c.From) > 0 && !slices.Contains(c.From, from) {
+		return Task{}, fmt.Errorf("%w: task %s is %s", ErrTaskStatus, uuid, from)
+	}
+	t, err := scanTask(q.QueryRow(ctx, `
+		WITH t AS (
+			UPDATE tasks SET status = $2, error = NULLIF($3, ''),
+				attempts = CASE WHEN $4 > 0 THEN $4 ELSE attempts END, updated_at = now()
+			WHERE uuid = $1
+			RETURNING *
+		), history AS (
+			INSERT INTO task_transitions (task_uuid, from_status, to_status, error, attempt)
+			SELECT uuid, $5, status, error, attempts FROM t
+		)
+		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`,
+		uuid, c.To, c.Error, c.Attempt, from))
+	if err != nil {
+		return Task{}, err
+	}
+	return t, TaskEventInsert(ctx, q, EventTaskUpdated, t)
+}
+
+// TaskEventInsert writes an event of type typ carrying t's summary, seen by
+// the task's operator and by every user of the quality role or above.
+func TaskEventInsert(ctx context.Context, q DBTX, typ string, t Task) error {
+	quality := role.Quality
+	_, err := EventInsert(ctx, q, typ, Audience{UserID: t.OperatorID, MinRole: &quality}, t.Summary())
+	return err
+}
+
+// TaskStateChange is one entry of a task's history.
+type TaskStateChange struct {
+	From    string    `json:"from,omitempty" doc:"The previous status; absent for the creation"`
+	To      string    `json:"to"`
+	Error   string    `json:"error,omitempty"`
+	Attempt int       `json:"attempt,omitempty"`
+	At      time.Time `json:"at"`
+}
+
+// TaskHistory returns the status changes of task uuid, oldest first.
+func TaskHistory(ctx context.Context, q DBTX, uuid string) ([]TaskStateChange, error) {
+	rows, err := q.Query(ctx, `
+		SELECT COALESCE(from_status, ''), to_status, COALESCE(error, ''), attempt, at
+		FROM task_transitions WHERE task_uuid = $1 ORDER BY id`, uuid)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (TaskStateChange, error) {
+		var c TaskStateChange
+		err := row.Scan(&c.From, &c.To, &c.Error, &c.Attempt, &c.At)
+		return c, err
+	})
+}
+
+// TaskFilter selects tasks; zero fields select everything.
+type TaskFilter struct {
+	Status   string
+	Kind     string
+	Campaign string // the campaign's name
+	// OperatorID is the audited agent's user id.
+	OperatorID string
+	// From and To bound created_at: From <= created_at < To.
+	From, To time.Time
+	// FileName matches file names containing it, ignoring case.
+	FileName string
+}
+
+// Task orderings for TaskPage.Sort. Each is a keyset ordering completed by
+// the uuid.
+const (
+	TaskSortCreatedAt = "created_at"
+	TaskSortFileName  = "file_name"
+)
+
+// taskSorts maps a sort to the expression it orders by and the same
+// expression over a cursor's value (a printf pattern for the parameter).
+// File names sort ignoring case. Sorting by score joins the current audit
+// once audits exist.
+var taskSorts = map[string]struct{ key, param string }{
+	TaskSortCreatedAt: {"t.created_at", "%s::timestamptz"},
+	TaskSortFileName:  {"lower(t.file_name)", "lower(%s::text)"},
+}
+
+// TaskCursor is a position in an ordering: the sort value and uuid of the
+// last task seen.
+type TaskCursor struct {
+	Value string
+	UUID  string
+}
+
+// Cursor returns the position of t in the ordering sort.
+func (t Task) Cursor(sort string) TaskCursor {
+	if sort == TaskSortFileName {
+		return TaskCursor{Value: t.FileName, UUID: t.UUID}
+	}
+	return TaskCursor{Value: t.CreatedAt.Format(time.RFC3339Nano), UUID: t.UUID}
+}
+
+// TaskPage is one page of a listing.
+type TaskPage struct {
+	// Sort is a TaskSort* constant; Desc reverses it.
+	Sort string
+	Desc bool
+	// After, when set, starts the page after that position.
+	After *TaskCursor
+	// Skip drops that many tasks first (after After).
+	Skip  int
+	Limit int
+}
+
+// where renders f as a WHERE clause, appending its arguments to args.
+func (f TaskFilter) where(args *[]any) string {
+	conds := []string{"true"}
+	add := func(cond string, v any) {
+		*args = append(*args, v)
+		conds = append(conds, strings.ReplaceAll(cond, "$?", "$"+strconv.Itoa(len(*args))))
+	}
+	if f.Status != "" {
+		add("t.status = $?", f.Status)
+	}
+	if f.Kind != "" {
+		add("t.kind = $?", f.Kind)
+	}
+	if f.Campaign != "" {
+		add("c.name = $?", f.Campaign)
+	}
+	if f.OperatorID != "" {
+		add("t.operator_id = $?", f.OperatorID)
+	}
+	if !f.From.IsZero() {
+		add("t.created_at >= $?", f.From)
+	}
+	if !f.To.IsZero() {
+		add("t.created_at < $?", f.To)
+	}
+	if f.FileName != "" {
+		escaped := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.FileName)
+		add("t.file_name ILIKE '%' || $? || '%'", escaped)
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// TaskList returns the page p of the tasks f selects. It returns an error
+// for an unknown p.Sort.
+func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, error) {
+	sort, ok := taskSorts[p.Sort]
+	if !ok {
+		return nil, fmt.Errorf("task list: unknown sort %q", p.Sort)
+	}
+	var args []any
+	where := f.where(&args)
+	dir, cmp := "ASC", ">"
+	if p.Desc {
+		dir, cmp = "DESC", "<"
+	}
+	if p.After != nil {
+		args = append(args, p.After.Value, p.After.UUID)
+		value := fmt.Sprintf(sort.param, "$"+strconv.Itoa(len(args)-1))
+		where += fmt.Sprintf(" AND (%s, t.uuid) %s (%s, $%d::uuid)", sort.key, cmp, value, len(args))
+	}
+	args = append(args, p.Limit, p.Skip)
+	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT %s FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
+		WHERE %s ORDER BY %s %s, t.uuid %s LIMIT $%d OFFSET $%d`,
+		taskColumns, where, sort.key, dir, dir, len(args)-1, len(args)), args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Task, error) { return scanTask(row) })
+}
+
+// TaskCount returns how many tasks f selects.
+func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (int64, error) {
+	var args []any
+	where := f.where(&args)
+	var n int64
+	err := q.QueryRow(ctx, `SELECT count(*) FROM tasks t JOIN campaigns c ON c.id = t.campaign_id WHERE `+where, args...).Scan(&n)
+	return n, err
+}
+
+// blobSweepLockID orders uploads against the blob sweeper.
+const blobSweepLockID = 0x626c6f62 // "blob"
+
+// BlobSweepLock takes, for the rest of transaction tx, the lock the blob
+// sweeper holds while it decides which blobs are orphans and deletes them.
+func BlobSweepLock(ctx context.Context, tx DBTX) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, blobSweepLockID)
+	return err
+}
+
+// BlobSweepLockShared takes, for the rest of transaction tx, the lock that
+// keeps the blob sweeper out while tx makes blobs referenced. Uploads share
+// it with each other.
+func BlobSweepLockShared(ctx context.Context, tx DBTX) error {
+	_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared($1)`, blobSweepLockID)
+	return err
+}
+
+// TaskBlobKeysReferenced returns the subset of keys that some task refers to.
+func TaskBlobKeysReferenced(ctx context.Context, q DBTX, keys []string) (map[string]bool, error) {
+	rows, err := q.Query(ctx, `SELECT blob_key FROM tasks WHERE blob_key = ANY($1)`, keys)
+	if err != nil {
+		return nil, err
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(found))
+	for _, k := range found {
+		out[k] = true
+	}
+	return out, nil
+}

@@ -1,0 +1,215 @@
+package db_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/transcript"
+)
+
+type taskBundle struct {
+	pool     *pgxpool.Pool
+	campaign db.Campaign
+}
+
+func setupTasks(t *testing.T) *taskBundle {
+	t.Helper()
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	_, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "qa", Username: "qa"}, time.Now())
+	require.NoError(t, err)
+	c, err := db.CampaignGetByName(ctx, pool, db.DefaultCampaign)
+	require.NoError(t, err)
+	return &taskBundle{pool: pool, campaign: c}
+}
+
+func (b *taskBundle) newTask(content string) db.NewTask {
+	sum := sha256.Sum256([]byte(content))
+	id := uuid.NewString()
+	return db.NewTask{
+		UUID: id, Kind: db.TaskCall, Status: db.TaskQueued, FileName: content + ".wav", ContentType: "audio/wav",
+		SizeBytes: int64(len(content)), SHA256: hex.EncodeToString(sum[:]), BlobKey: "uploads/test/" + id,
+		CampaignID: b.campaign.ID, OperatorID: "op-1", Language: "es", UploadedBy: "qa",
+	}
+}
+
+func TestDefaultCampaign(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	require.Equal(t, "default", b.campaign.Name)
+	require.Equal(t, 85.0, b.campaign.PassingScore)
+	require.Equal(t, "es", b.campaign.Language)
+	require.Equal(t, "left", b.campaign.AgentChannel)
+	require.Empty(t, b.campaign.SupervisorEmails)
+	_, err := db.CampaignGetByName(context.Background(), b.pool, "nope")
+	require.ErrorIs(t, err, db.ErrNotFound)
+}
+
+func TestTaskInsertOncePerContent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTasks(t)
+	n := b.newTask("a")
+	task, created, err := db.TaskInsert(ctx, b.pool, n)
+	require.NoError(t, err)
+	require.True(t, created)
+	require.Equal(t, n.UUID, task.UUID)
+	require.Equal(t, "default", task.CampaignName)
+	require.Equal(t, "op-1", task.OperatorID)
+	require.Empty(t, task.Direction)
+	require.Nil(t, task.StartedAt)
+
+	again := b.newTask("a")
+	dup, created, err := db.TaskInsert(ctx, b.pool, again)
+	require.NoError(t, err)
+	require.False(t, created)
+	require.Equal(t, task, dup, "the existing task, untouched")
+
+	history, err := db.TaskHistory(ctx, b.pool, n.UUID)
+	require.NoError(t, err)
+	require.Len(t, history, 1)
+	require.Equal(t, db.TaskStateChange{To: db.TaskQueued, At: history[0].At}, history[0])
+
+	got, err := db.TaskGetBySHA256(ctx, b.pool, n.SHA256)
+	require.NoError(t, err)
+	require.Equal(t, task, got)
+	_, err = db.TaskGetByUUID(ctx, b.pool, uuid.NewString())
+	require.ErrorIs(t, err, db.ErrNotFound)
+}
+
+func TestTaskTransition(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTasks(t)
+	n := b.newTask("a")
+	_, _, err := db.TaskInsert(ctx, b.pool, n)
+	require.NoError(t, err)
+
+	tx, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	task, err := db.TaskTransition(ctx, tx, n.UUID, db.TaskChange{From: []string{db.TaskQueued}, To: db.TaskTranscribing, Attempt: 1})
+	require.NoError(t, err)
+	require.Equal(t, db.TaskTranscribing, task.Status)
+	require.Equal(t, 1, task.Attempts)
+	require.NoError(t, tx.Rollback(ctx))
+	// Rolled back: neither the change, its history nor its event remain.
+	task, err = db.TaskGetByUUID(ctx, b.pool, n.UUID)
+	require.NoError(t, err)
+	require.Equal(t, db.TaskQueued, task.Status)
+	events, err := db.EventsAfter(ctx, b.pool, 0, 10)
+	require.NoError(t, err)
+	require.Empty(t, events)
+
+	_, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{From: []string{db.TaskTranscribing}, To: db.TaskTranscribed})
+	require.ErrorIs(t, err, db.ErrTaskStatus)
+	require.ErrorContains(t, err, "is queued")
+	_, err = db.TaskTransition(ctx, b.pool, uuid.NewString(), db.TaskChange{To: db.TaskFailed})
+	require.ErrorIs(t, err, db.ErrNotFound)
+
+	task, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{To: db.TaskFailed, Error: "no engine", Attempt: 3})
+	require.NoError(t, err)
+	require.Equal(t, "no engine", task.Error)
+	require.Equal(t, 3, task.Attempts)
+	task, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{From: []string{db.TaskFailed}, To: db.TaskQueued})
+	require.NoError(t, err)
+	require.Empty(t, task.Error, "leaving failed clears the error")
+	require.Equal(t, 3, task.Attempts)
+
+	history, err := db.TaskHistory(ctx, b.pool, n.UUID)
+	require.NoError(t, err)
+	require.Len(t, history, 3)
+	require.Equal(t, db.TaskStateChange{From: db.TaskQueued, To: db.TaskFailed, Error: "no engine", Attempt: 3, At: history[1].At}, history[1])
+	require.Equal(t, db.TaskFailed, history[2].From)
+
+	// Each change is an event for the agent and quality and above.
+	events, err = db.EventsAfter(ctx, b.pool, 0, 10)
+	require.NoError(t, err)
+	require.Len(t, events, 2)
+	for _, e := range events {
+		require.Equal(t, db.EventTaskUpdated, e.Type)
+		require.True(t, e.VisibleTo("op-1", role.Operator))
+		require.True(t, e.VisibleTo("someone", role.Quality))
+		require.False(t, e.VisibleTo("op-2", role.Operator))
+	}
+	var summary db.TaskSummary
+	require.NoError(t, json.Unmarshal(events[0].Data, &summary))
+	require.Equal(t, n.UUID, summary.UUID)
+	require.Equal(t, db.TaskFailed, summary.Status)
+	require.Equal(t, "no engine", summary.Error)
+	require.Equal(t, "default", summary.Campaign)
+}
+
+func TestTranscriptSaveReplaces(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTasks(t)
+	n := b.newTask("a")
+	_, _, err := db.TaskInsert(ctx, b.pool, n)
+	require.NoError(t, err)
+	_, err = db.TranscriptGet(ctx, b.pool, n.UUID)
+	require.ErrorIs(t, err, db.ErrNotFound)
+
+	start := 1.5
+	tr := transcript.Transcript{Text: "hola", Engine: "test", Language: "es",
+		Segments: []transcript.Segment{{Start: &start, Speaker: transcript.Agent, Text: "hola"}}}
+	require.NoError(t, db.TranscriptSave(ctx, b.pool, n.UUID, tr))
+	tr.Text = "hola otra vez"
+	require.NoError(t, db.TranscriptSave(ctx, b.pool, n.UUID, tr))
+	got, err := db.TranscriptGet(ctx, b.pool, n.UUID)
+	require.NoError(t, err)
+	require.Equal(t, tr, got)
+}
+
+func TestUserResolve(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTasks(t)
+	_, err := db.UserSeen(ctx, b.pool, db.UserProfile{ID: "sub-1", Username: "Ana"}, time.Now())
+	require.NoError(t, err)
+	_, err = db.UserSeen(ctx, b.pool, db.UserProfile{ID: "ana", Username: "someone-else"}, time.Now())
+	require.NoError(t, err)
+	for ref, want := range map[string]string{"sub-1": "sub-1", "ANA": "sub-1", "ana": "ana", "ghost": "ghost"} {
+		got, err := db.UserResolve(ctx, b.pool, ref)
+		require.NoError(t, err)
+		require.Equal(t, want, got, ref)
+	}
+}
+
+func TestTaskBlobKeysAndSweepLock(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTasks(t)
+	n := b.newTask("a")
+	_, _, err := db.TaskInsert(ctx, b.pool, n)
+	require.NoError(t, err)
+	ref, err := db.TaskBlobKeysReferenced(ctx, b.pool, []string{n.BlobKey, "uploads/other"})
+	require.NoError(t, err)
+	require.Equal(t, map[string]bool{n.BlobKey: true}, ref)
+
+	// Uploads share the lock; the sweeper waits for them.
+	up1, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	defer up1.Rollback(ctx)
+	up2, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	defer up2.Rollback(ctx)
+	require.NoError(t, db.BlobSweepLockShared(ctx, up1))
+	require.NoError(t, db.BlobSweepLockShared(ctx, up2))
+	sweep, err := b.pool.Begin(ctx)
+	require.NoError(t, err)
+	defer sweep.Rollback(ctx)
+	_, err = sweep.Exec(ctx, "SET LOCAL lock_timeout = '100ms'")
+	require.NoError(t, err)
+	require.ErrorContains(t, db.BlobSweepLock(ctx, sweep), "lock timeout", "held by uploads")
+}

@@ -1,0 +1,233 @@
+package transcript
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// ChatEngine is the Engine of a transcript parsed from a chat.
+const ChatEngine = "chat"
+
+// Chat transcript formats ParseChat reads.
+const (
+	ChatJSON = "json"
+	ChatText = "text"
+)
+
+// ErrNotChat is returned (wrapped with the reason) by ParseChat when the
+// content is not a chat transcript.
+var ErrNotChat = errors.New("not a chat transcript")
+
+// ParseChat reads a chat transcript, UTF-8 in one of two forms: a JSON list
+// of turns {"speaker", "text", "timestamp"?}, or lines "Speaker: text"
+// (optionally after a time such as "[10:02:03]"; a line without a speaker
+// continues the previous turn). Speakers are mapped to Agent or Customer by
+// their label ("Agente", "Cliente", "Customer"…), keeping the label in Name;
+// in a two-party chat where only one label is recognised, the other party
+// is the opposite role. Timestamps become Start, in seconds: a number is
+// taken as is, [HH:]MM:SS as an offset, and RFC 3339 times as seconds
+// after the chat's first one. It returns the transcript and its format
+// (ChatJSON or ChatText), or an error wrapping ErrNotChat that says what is
+// wrong when b is neither form.
+func ParseChat(b []byte) (Transcript, string, error) {
+	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	if !utf8.Valid(b) {
+		return Transcript{}, "", fmt.Errorf("%w: it is not UTF-8 text", ErrNotChat)
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		return Transcript{}, "", fmt.Errorf("%w: it contains NUL bytes", ErrNotChat)
+	}
+	var segments []Segment
+	var err error
+	format := ChatText
+	trimmed := bytes.TrimSpace(b)
+	if bytes.HasPrefix(trimmed, []byte("[")) && json.Valid(trimmed) {
+		format = ChatJSON
+		segments, err = parseJSONChat(trimmed)
+	} else {
+		segments, err = parseTextChat(string(b))
+	}
+	if err != nil {
+		return Transcript{}, "", err
+	}
+	assignSpeakers(segments)
+	texts := make([]string, len(segments))
+	for i, s := range segments {
+		texts[i] = s.Text
+	}
+	return Transcript{Text: strings.Join(texts, "\n"), Segments: segments, Engine: ChatEngine}, format, nil
+}
+
+type turn struct {
+	Speaker   *string         `json:"speaker"`
+	Text      *string         `json:"text"`
+	Timestamp json.RawMessage `json:"timestamp"`
+}
+
+func parseJSONChat(b []byte) ([]Segment, error) {
+	var turns []turn
+	if err := json.Unmarshal(b, &turns); err != nil {
+		return nil, fmt.Errorf("%w: the JSON is not a list of turns {speaker, text, timestamp?}: %v", ErrNotChat, err)
+	}
+	if len(turns) == 0 {
+		return nil, fmt.Errorf("%w: the list of turns is empty", ErrNotChat)
+	}
+	var clock timestamps
+	segments := make([]Segment, 0, len(turns))
+	for i, t := range turns {
+		if t.Speaker == nil || strings.TrimSpace(*t.Speaker) == "" || t.Text == nil {
+			return nil, fmt.Errorf("%w: turn %d has no speaker or no text", ErrNotChat, i+1)
+		}
+		s := Segment{Name: strings.TrimSpace(*t.Speaker), Text: strings.TrimSpace(*t.Text)}
+		if len(t.Timestamp) > 0 && string(t.Timestamp) != "null" {
+			var err error
+			if s.Start, err = clock.parseJSON(t.Timestamp); err != nil {
+				return nil, fmt.Errorf("%w: turn %d: %v", ErrNotChat, i+1, err)
+			}
+		}
+		segments = append(segments, s)
+	}
+	return segments, nil
+}
+
+// textTurn matches "Speaker: text", optionally after a time: "[10:02] ",
+// "(00:01:02) " or "10:02:03 - ". A speaker starts with a letter and has no
+// colon.
+var textTurn = regexp.MustCompile(`^(?:[\[(]([^\])]{1,40})[\])]\s*|(\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s+(?:-\s+)?)?(\pL[^:\[\]]{0,63}?)\s*:\s*(.*)$`)
+
+func parseTextChat(s string) ([]Segment, error) {
+	var segments []Segment
+	var clock timestamps
+	for n, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		m := textTurn.FindStringSubmatch(line)
+		if m == nil {
+			if len(segments) == 0 {
+				return nil, fmt.Errorf("%w: line %d is not \"Speaker: text\"", ErrNotChat, n+1)
+			}
+			last := &segments[len(segments)-1]
+			last.Text = strings.TrimSpace(last.Text + "\n" + line)
+			continue
+		}
+		seg := Segment{Name: strings.TrimSpace(m[3]), Text: strings.TrimSpace(m[4])}
+		if ts := m[1] + m[2]; ts != "" {
+			var err error
+			if seg.Start, err = clock.parse(ts); err != nil {
+				return nil, fmt.Errorf("%w: line %d: %v", ErrNotChat, n+1, err)
+			}
+		}
+		segments = append(segments, seg)
+	}
+	if len(segments) == 0 {
+		return nil, fmt.Errorf("%w: it is empty", ErrNotChat)
+	}
+	return segments, nil
+}
+
+// timestamps turns a chat's timestamps into seconds from its start.
+type timestamps struct {
+	first *time.Time
+}
+
+func (c *timestamps) parseJSON(raw json.RawMessage) (*float64, error) {
+	var n float64
+	if err := json.Unmarshal(raw, &n); err == nil {
+		if n < 0 {
+			return nil, fmt.Errorf("timestamp %v is negative", n)
+		}
+		return &n, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("timestamp %s is neither a number nor a string", raw)
+	}
+	return c.parse(s)
+}
+
+func (c *timestamps) parse(s string) (*float64, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		if c.first == nil {
+			c.first = &t
+		}
+		v := max(t.Sub(*c.first).Seconds(), 0)
+		return &v, nil
+	}
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return nil, fmt.Errorf("timestamp %q is not seconds, [HH:]MM:SS or an RFC 3339 time", s)
+	}
+	var v float64
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(p, 64)
+		if err != nil || x < 0 || (i > 0 && x >= 60) || (i < len(parts)-1 && x != float64(int(x))) {
+			return nil, fmt.Errorf("timestamp %q is not seconds, [HH:]MM:SS or an RFC 3339 time", s)
+		}
+		v = v*60 + x
+	}
+	return &v, nil
+}
+
+// speakerWords name the roles of chat participants, lower case and without
+// accents, in the languages of the default scorecard.
+var speakerWords = map[string]string{
+	"agent": Agent, "agente": Agent, "asesor": Agent, "asesora": Agent, "operator": Agent,
+	"operador": Agent, "operadora": Agent, "representative": Agent, "representante": Agent,
+	"advisor": Agent, "adviser": Agent, "support": Agent, "soporte": Agent, "ejecutivo": Agent,
+	"ejecutiva": Agent, "csr": Agent, "bot": Agent, "assistant": Agent, "asistente": Agent,
+	"customer": Customer, "cliente": Customer, "client": Customer, "user": Customer,
+	"usuario": Customer, "usuaria": Customer, "caller": Customer, "visitor": Customer,
+	"visitante": Customer, "consumer": Customer, "consumidor": Customer, "guest": Customer,
+	"contact": Customer, "contacto": Customer,
+}
+
+var unaccent = strings.NewReplacer("á", "a", "é", "e", "í", "i", "ó", "o", "ú", "u", "ü", "u", "ñ", "n")
+
+// SpeakerOf maps a participant's label to Agent, Customer or Unknown by
+// the first word of it that names a role ("Agente Ana", "Ana (cliente)").
+func SpeakerOf(label string) string {
+	words := strings.FieldsFunc(unaccent.Replace(strings.ToLower(label)), func(r rune) bool { return !unicode.IsLetter(r) })
+	for _, w := range words {
+		if role, ok := speakerWords[w]; ok {
+			return role
+		}
+	}
+	return Unknown
+}
+
+func assignSpeakers(segments []Segment) {
+	roles := map[string]string{}
+	for _, s := range segments {
+		roles[s.Name] = SpeakerOf(s.Name)
+	}
+	if len(roles) == 2 {
+		var known, unknown []string
+		for name, r := range roles {
+			if r == Unknown {
+				unknown = append(unknown, name)
+			} else {
+				known = append(known, name)
+			}
+		}
+		if len(known) == 1 && len(unknown) == 1 {
+			roles[unknown[0]] = Agent
+			if roles[known[0]] == Agent {
+				roles[unknown[0]] = Customer
+			}
+		}
+	}
+	for i := range segments {
+		segments[i].Speaker = roles[segments[i].Name]
+	}
+}
