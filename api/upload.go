@@ -492,14 +492,18 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 		defer rd.Close()
 		pctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		info, err := media.Prober{}.Probe(pctx, rd)
-		if errors.Is(err, media.ErrNoAudio) {
+		info, err := media.ProbeReader(pctx, rd)
+		if errors.Is(err, media.ErrNotAudio) {
 			return unsupported("it looks like " + format.Name + " but is not readable audio (" + err.Error() + ")")
 		}
 		if err != nil {
 			return internal(ctx, err)
 		}
-		f.kind, f.contentType, f.duration = db.TaskCall, format.ContentType, info.Duration
+		f.kind, f.contentType = db.TaskCall, format.ContentType
+		if info.Duration > 0 {
+			seconds := info.Duration.Seconds()
+			f.duration = &seconds
+		}
 		return nil
 	}
 	if !isText(head) {

@@ -1,146 +1,240 @@
-// Package media recognises audio files by their content: magic bytes first,
-// then ffprobe, which must find an audio stream.
+// Package media inspects and reshapes recordings with ffmpeg and ffprobe:
+// what a file holds, the 16 kHz mono WAV that speech engines take, one file
+// per channel of a stereo call, and chunks of a long recording cut in its
+// silences. Every call runs the tools bound to its context.
 package media
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
+	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// HeadSize is how many leading bytes Sniff needs to recognise a format.
-const HeadSize = 64
+// SampleRate is the sample rate of the WAV files this package writes, the
+// rate speech recognisers are trained on.
+const SampleRate = 16000
 
-// Format is a recognised audio container.
-type Format struct {
-	// Name is a short name: wav, mp3, ogg, flac, m4a, webm.
-	Name string
-	// ContentType is the media type the file is served with.
-	ContentType string
-}
+// BytesPerSecond is the data rate of the WAV files this package writes
+// (16-bit mono at SampleRate): a minute takes 1.92 MB.
+const BytesPerSecond = SampleRate * 2
 
-// Sniff recognises an audio container by the magic bytes at the start of
-// head (at least HeadSize bytes, or the whole file if shorter).
-func Sniff(head []byte) (Format, bool) {
-	switch {
-	case len(head) >= 12 && (string(head[:4]) == "RIFF" || string(head[:4]) == "RF64") && string(head[8:12]) == "WAVE":
-		return Format{"wav", "audio/wav"}, true
-	case bytes.HasPrefix(head, []byte("ID3")) || isMPEGAudioFrame(head):
-		return Format{"mp3", "audio/mpeg"}, true
-	case bytes.HasPrefix(head, []byte("OggS")):
-		return Format{"ogg", "audio/ogg"}, true
-	case bytes.HasPrefix(head, []byte("fLaC")):
-		return Format{"flac", "audio/flac"}, true
-	case len(head) >= 12 && string(head[4:8]) == "ftyp":
-		return Format{"m4a", "audio/mp4"}, true
-	case bytes.HasPrefix(head, []byte{0x1a, 0x45, 0xdf, 0xa3}):
-		return Format{"webm", "audio/webm"}, true
-	}
-	return Format{}, false
-}
+// WAVHeaderSize is the size of the header of the WAV files this package writes.
+const WAVHeaderSize = 44
 
-// isMPEGAudioFrame recognises an MPEG audio frame header: an 11-bit frame
-// sync, a defined version and layer, and a bitrate and sample rate index
-// that are not reserved. (AAC ADTS shares the sync but has layer 0.)
-func isMPEGAudioFrame(b []byte) bool {
-	if len(b) < 4 || b[0] != 0xff || b[1]&0xe0 != 0xe0 {
-		return false
-	}
-	version, layer := (b[1]>>3)&3, (b[1]>>1)&3
-	bitrate, rate := b[2]>>4, (b[2]>>2)&3
-	return version != 1 && layer != 0 && bitrate != 15 && rate != 3
-}
+// ErrNotAudio is returned (wrapped, with ffprobe's explanation) for a file
+// that is not a recording: not a media file at all, or one with no audio
+// stream.
+var ErrNotAudio = errors.New("not an audio file")
 
-// Info is what ffprobe found in a file.
+// Info describes a recording's first audio stream.
 type Info struct {
-	// Format is ffprobe's name of the container, such as "wav" or "mov,mp4,m4a,3gp,3g2,mj2".
-	Format string
-	// Codec is the first audio stream's codec.
-	Codec      string
-	Channels   int
+	// Duration is how long the audio lasts; zero when the container does not
+	// say (an empty file, or a stream without an index).
+	Duration time.Duration
+	// Channels is the number of audio channels: 1 for mono, 2 for stereo.
+	Channels int
+	// SampleRate is in hertz.
 	SampleRate int
-	// Duration in seconds, when the container states it (nil otherwise:
-	// some containers state it only at their end, which a pipe cannot reach).
-	Duration *float64
+	// Codec is ffmpeg's name for the audio codec, such as "pcm_s16le", "mp3", "opus".
+	Codec string
+	// Format is ffmpeg's name for the container, such as "wav" or "mov,mp4,m4a,3gp,3g2,mj2".
+	Format string
 }
 
-// ErrNoAudio means ffprobe could not read the file as audio.
-var ErrNoAudio = errors.New("not a readable audio file")
-
-// Prober runs ffprobe.
-type Prober struct {
-	// Path is the ffprobe binary. Defaults to "ffprobe" on PATH.
-	Path string
+// Probe reads what path holds with ffprobe. It returns an error wrapping
+// ErrNotAudio when path is not a media file or has no audio stream, the
+// os.Stat error when path cannot be read, and a *ToolError when ffprobe
+// fails otherwise.
+func Probe(ctx context.Context, path string) (Info, error) {
+	if _, err := os.Stat(path); err != nil {
+		return Info{}, err
+	}
+	return probe(ctx, path, nil, filepath.Base(path))
 }
 
-// Probe runs ffprobe on r, read through a pipe: most containers describe
-// themselves in their first bytes, so ffprobe stops early and r need not be
-// seekable. It returns ErrNoAudio (wrapped with ffprobe's complaint) when
-// ffprobe finds no audio stream, and other errors when ffprobe cannot run.
-func (p Prober) Probe(ctx context.Context, r io.Reader) (Info, error) {
-	path := p.Path
-	if path == "" {
-		path = "ffprobe"
-	}
-	cmd := exec.CommandContext(ctx, path, "-v", "error", "-print_format", "json",
-		"-show_format", "-show_streams", "-i", "pipe:0")
-	// ffprobe exits once it knows enough; the rest of r is not needed, and
-	// the broken pipe that ends the copy is not an error (os/exec ignores
-	// EPIPE on stdin).
-	cmd.Stdin = r
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return Info{}, fmt.Errorf("%w: %s", ErrNoAudio, firstLine(stderr.String()))
-	}
+// ProbeReader is Probe on a stream read through a pipe: most containers
+// describe themselves in their first bytes, so ffprobe stops early and r
+// need not be seekable (the broken pipe that ends the copy is not an
+// error). Duration may then be zero: some containers state it only at
+// their end.
+func ProbeReader(ctx context.Context, r io.Reader) (Info, error) {
+	return probe(ctx, "pipe:0", r, "the file")
+}
+
+func probe(ctx context.Context, input string, stdin io.Reader, name string) (Info, error) {
+	out, _, err := run(ctx, stdin, "ffprobe", "-v", "error", "-print_format", "json",
+		"-show_format", "-show_streams", "-select_streams", "a", "-i", input)
 	if err != nil {
-		return Info{}, fmt.Errorf("ffprobe: %w", err)
+		if te, ok := errors.AsType[*ToolError](err); ok && te.exited() {
+			// ffprobe ran: it could not read the input as media.
+			return Info{}, fmt.Errorf("%w: %s", ErrNotAudio, firstLine(te.Stderr))
+		}
+		return Info{}, err
 	}
-	var out struct {
+	var probe struct {
+		Streams []struct {
+			CodecType  string `json:"codec_type"`
+			CodecName  string `json:"codec_name"`
+			SampleRate string `json:"sample_rate"`
+			Channels   int    `json:"channels"`
+			Duration   string `json:"duration"`
+		} `json:"streams"`
 		Format struct {
 			FormatName string `json:"format_name"`
 			Duration   string `json:"duration"`
 		} `json:"format"`
-		Streams []struct {
-			CodecType  string `json:"codec_type"`
-			CodecName  string `json:"codec_name"`
-			Channels   int    `json:"channels"`
-			SampleRate string `json:"sample_rate"`
-			Duration   string `json:"duration"`
-		} `json:"streams"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
-		return Info{}, fmt.Errorf("ffprobe output: %w", err)
+	if err := json.Unmarshal(out, &probe); err != nil {
+		return Info{}, fmt.Errorf("ffprobe: reading its JSON: %w", err)
 	}
-	for _, s := range out.Streams {
+	for _, s := range probe.Streams {
 		if s.CodecType != "audio" {
 			continue
 		}
-		info := Info{Format: out.Format.FormatName, Codec: s.CodecName, Channels: s.Channels}
-		info.SampleRate, _ = strconv.Atoi(s.SampleRate)
-		for _, d := range []string{out.Format.Duration, s.Duration} {
-			if v, err := strconv.ParseFloat(d, 64); err == nil && v >= 0 {
-				info.Duration = &v
-				break
-			}
+		rate, _ := strconv.Atoi(s.SampleRate)
+		// Streams of some containers (WebM, Ogg) carry no duration of their own.
+		d := seconds(s.Duration)
+		if d == 0 {
+			d = seconds(probe.Format.Duration)
 		}
-		return info, nil
+		return Info{Duration: d, Channels: s.Channels, SampleRate: rate, Codec: s.CodecName, Format: probe.Format.FormatName}, nil
 	}
-	return Info{}, fmt.Errorf("%w: no audio stream", ErrNoAudio)
+	return Info{}, fmt.Errorf("%w: %s has no audio stream (%s)", ErrNotAudio, name, probe.Format.FormatName)
 }
 
+// firstLine keeps ffprobe's first complaint, which says what was wrong.
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	if s == "" {
 		return "ffprobe could not read it"
 	}
 	return s
+}
+
+// seconds parses a decimal number of seconds as ffmpeg prints them; anything
+// else (ffprobe prints "N/A" when it does not know) is zero.
+func seconds(s string) time.Duration {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+		return 0
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// wavOutput are the ffmpeg output options of every WAV this package writes:
+// 16 kHz 16-bit PCM with a plain 44-byte header (no metadata chunk), which
+// every recogniser reads.
+var wavOutput = []string{"-ar", strconv.Itoa(SampleRate), "-c:a", "pcm_s16le",
+	"-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact", "-f", "wav"}
+
+// ffmpeg runs ffmpeg quietly, overwriting outputs, never reading the terminal.
+func ffmpeg(ctx context.Context, args ...string) error {
+	_, _, err := Run(ctx, "ffmpeg", append([]string{"-nostdin", "-hide_banner", "-v", "error", "-y"}, args...)...)
+	return err
+}
+
+// Normalise converts the first audio stream of in to a 16 kHz mono 16-bit
+// WAV file created in outDir (under a name of its own, so in may be in
+// outDir too) and returns its path. Several channels are mixed down. It
+// returns a *ToolError quoting ffmpeg when the conversion fails.
+func Normalise(ctx context.Context, in, outDir string) (string, error) {
+	out, err := newWAV(outDir, "normalised")
+	if err != nil {
+		return "", err
+	}
+	args := append([]string{"-i", in, "-map", "0:a:0", "-ac", "1"}, wavOutput...)
+	if err := ffmpeg(ctx, append(args, out)...); err != nil {
+		_ = os.Remove(out)
+		return "", err
+	}
+	return out, nil
+}
+
+// SplitChannels writes the first two channels of in as two 16 kHz mono
+// 16-bit WAV files in outDir and returns their paths, left then right. It
+// returns an error when in has fewer than two channels, Probe's errors, and
+// a *ToolError quoting ffmpeg when the conversion fails.
+func SplitChannels(ctx context.Context, in, outDir string) (left, right string, err error) {
+	info, err := Probe(ctx, in)
+	if err != nil {
+		return "", "", err
+	}
+	if info.Channels < 2 {
+		return "", "", fmt.Errorf("media: %s has %d channel, not two", filepath.Base(in), info.Channels)
+	}
+	if left, err = newWAV(outDir, "left"); err != nil {
+		return "", "", err
+	}
+	if right, err = newWAV(outDir, "right"); err != nil {
+		_ = os.Remove(left)
+		return "", "", err
+	}
+	// pan picks channels by index, so it works whatever layout the file
+	// declares (or none), where channelsplit needs a known layout.
+	args := []string{"-i", in, "-filter_complex", "[0:a:0]asplit[a][b];[a]pan=mono|c0=c0[l];[b]pan=mono|c0=c1[r]",
+		"-map", "[l]"}
+	args = append(append(args, wavOutput...), left, "-map", "[r]")
+	args = append(append(args, wavOutput...), right)
+	if err := ffmpeg(ctx, args...); err != nil {
+		_ = os.Remove(left)
+		_ = os.Remove(right)
+		return "", "", err
+	}
+	return left, right, nil
+}
+
+// newWAV reserves a new, empty .wav file in dir.
+func newWAV(dir, prefix string) (string, error) {
+	f, err := os.CreateTemp(dir, prefix+"-*.wav")
+	if err != nil {
+		return "", err
+	}
+	return f.Name(), f.Close()
+}
+
+// Peak returns the level of the loudest sample of path in dBFS: 0 is full
+// scale, digital silence is about -91 (the floor of 16-bit audio) or -Inf.
+// It returns a *ToolError quoting ffmpeg when path cannot be decoded.
+func Peak(ctx context.Context, path string) (float64, error) {
+	return peak(ctx, path, "volumedetect")
+}
+
+// ChannelDifferencePeak returns the peak level in dBFS of the left channel
+// minus the right one of a stereo file. Far below the channels' own peaks,
+// it shows a "stereo" file that carries the same signal twice. It returns a
+// *ToolError quoting ffmpeg when path cannot be decoded or has one channel.
+func ChannelDifferencePeak(ctx context.Context, path string) (float64, error) {
+	return peak(ctx, path, "pan=mono|c0=c0-c1,volumedetect")
+}
+
+func peak(ctx context.Context, path, filter string) (float64, error) {
+	// volumedetect reports at the end of the run, on the log at level info.
+	_, stderr, err := Run(ctx, "ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-v", "info",
+		"-i", path, "-map", "0:a:0", "-af", filter, "-f", "null", "-")
+	if err != nil {
+		return 0, err
+	}
+	const key = "max_volume:"
+	for line := range strings.Lines(string(stderr)) {
+		_, v, ok := strings.Cut(line, key)
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "dB"))
+		db, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return 0, fmt.Errorf("ffmpeg volumedetect: reading %q: %w", line, err)
+		}
+		return db, nil
+	}
+	// volumedetect says nothing when no sample went through it.
+	return math.Inf(-1), nil
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/media"
+	"github.com/auditd/auditd/media"
 )
 
 // ErrNoSpeech is returned by Transcribe for a recording that is empty,

@@ -14,8 +14,8 @@ import (
 
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers/asr"
-	"github.com/auditd/auditd/workers/media"
-	"github.com/auditd/auditd/workers/media/mediatest"
+	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/media/mediatest"
 )
 
 // maxWER is the word error rate PocketSphinx may reach on the LibriVox

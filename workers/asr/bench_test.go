@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/workers/asr"
-	"github.com/auditd/auditd/workers/media/mediatest"
+	"github.com/auditd/auditd/media/mediatest"
 )
 
 // BenchmarkPocketSphinxRTF measures PocketSphinx's real-time factor on the

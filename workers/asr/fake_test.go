@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/auditd/auditd/workers/media/mediatest"
+	"github.com/auditd/auditd/media/mediatest"
 )
 
 // fakeServer implements POST /v1/audio/transcriptions on loopback. Unless a

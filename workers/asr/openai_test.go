@@ -16,8 +16,8 @@ import (
 
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers/asr"
-	"github.com/auditd/auditd/workers/media"
-	"github.com/auditd/auditd/workers/media/mediatest"
+	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/media/mediatest"
 )
 
 // verbose is a verbose_json answer as OpenAI gives it.

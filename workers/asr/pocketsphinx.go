@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/media"
+	"github.com/auditd/auditd/media"
 )
 
 // PocketSphinx is the offline engine: CMU PocketSphinx's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"strings"
 	"time"
@@ -22,9 +23,15 @@ const stderrKeep = 64 << 10
 // its standard error, which is where ffmpeg and PocketSphinx explain
 // themselves.
 func Run(ctx context.Context, name string, args ...string) (stdout, stderr []byte, err error) {
+	return run(ctx, nil, name, args...)
+}
+
+// run is Run with stdin (nil for none).
+func run(ctx context.Context, stdin io.Reader, name string, args ...string) (stdout, stderr []byte, err error) {
 	var out bytes.Buffer
 	errTail := tailWriter{max: stderrKeep}
 	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Stdin = stdin
 	cmd.Stdout = &out
 	cmd.Stderr = &errTail
 	// A killed tool's children could hold the pipes open; do not wait on them forever.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/auditd/auditd/workers/media"
+	"github.com/auditd/auditd/media"
 )
 
 // LibriVoxDir holds the LibriVox recordings (16 kHz mono WAV) and their
