@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 )
 
 // QueueMedia is the queue of slow media work (transcription), kept apart so
@@ -37,8 +36,5 @@ func (SweepBlobsArgs) Kind() string { return "sweep_blobs" }
 // enough, however many processes schedule one.
 func (SweepBlobsArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueDefault, MaxAttempts: 3,
-		UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled,
-		}}}
+		UniqueOpts: river.UniqueOpts{ByState: unfinished}}
 }
