@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 )
 
 // SyncUsersArgs syncs users from the configured directory: creates and
@@ -28,9 +27,6 @@ func (SyncUsersArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{
 		Queue:       QueueDefault,
 		MaxAttempts: 5,
-		UniqueOpts: river.UniqueOpts{ByState: []rivertype.JobState{
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled,
-		}},
+		UniqueOpts:  river.UniqueOpts{ByState: unfinished},
 	}
 }
