@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
 )
@@ -75,12 +77,14 @@ type listTasksInput struct {
 	From     string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
 	To       string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
 	Q        string `query:"q" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
-	// Sorting by score comes with audits.
-	Sort   string `query:"sort" enum:"created_at,file_name" default:"created_at" doc:"Sort key"`
-	Order  string `query:"order" enum:"asc,desc" default:"desc" doc:"Sort direction"`
-	Cursor string `query:"cursor" maxLength:"2000" doc:"The next value of the previous page, to continue after it"`
-	Skip   int    `query:"skip" minimum:"0" default:"0" doc:"Tasks to skip (after the cursor, if any)"`
-	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Page size"`
+	Passed   string `query:"passed" enum:"true,false" doc:"Only audited tasks that passed (true) or did not (false)"`
+	MinScore string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
+	MaxScore string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
+	Sort     string `query:"sort" enum:"created_at,file_name,score" default:"created_at" doc:"Sort key (tasks not audited yet sort below every score)"`
+	Order    string `query:"order" enum:"asc,desc" default:"desc" doc:"Sort direction"`
+	Cursor   string `query:"cursor" maxLength:"2000" doc:"The next value of the previous page, to continue after it"`
+	Skip     int    `query:"skip" minimum:"0" default:"0" doc:"Tasks to skip (after the cursor, if any)"`
+	Limit    int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Page size"`
 }
 
 // TaskList is a page of tasks.
@@ -126,10 +130,32 @@ func parseTime(name, v string) (time.Time, error) {
 	return time.Time{}, invalidQuery(name, "must be an RFC 3339 time or a date (YYYY-MM-DD)", v)
 }
 
+// parseScore reads an optional score bound (nil when absent).
+func parseScore(name, v string) (*float64, error) {
+	if v == "" {
+		return nil, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f > 100 {
+		return nil, invalidQuery(name, "must be a score from 0 to 100", v)
+	}
+	return &f, nil
+}
+
 func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[TaskList], error) {
 	p := principal(ctx)
 	f := db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.Q}
 	var err error
+	if f.MinScore, err = parseScore("min_score", in.MinScore); err != nil {
+		return nil, err
+	}
+	if f.MaxScore, err = parseScore("max_score", in.MaxScore); err != nil {
+		return nil, err
+	}
+	if in.Passed != "" {
+		passed := in.Passed == "true"
+		f.Passed = &passed
+	}
 	if f.From, err = parseTime("from", in.From); err != nil {
 		return nil, err
 	}
@@ -211,7 +237,26 @@ type TaskDetail struct {
 	AudioURL        string     `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
 	// Transcript is null until the call is transcribed; a chat has it from intake.
 	Transcript *transcript.Transcript `json:"transcript"`
-	History    []db.TaskStateChange   `json:"history" doc:"Every change of status, oldest first"`
+	// Audit is null until the task is audited.
+	Audit     *Audit                 `json:"audit"`
+	Revisions []db.AuditRevisionInfo `json:"revisions" doc:"Every revision of the audit, oldest first"`
+	History   []db.TaskStateChange   `json:"history" doc:"Every change of status, oldest first"`
+}
+
+// Audit is the current revision of a task's audit.
+type Audit struct {
+	Revision int `json:"revision"`
+	scoring.Result
+	Source        string    `json:"source" enum:"engine,analyst,recompute"`
+	Engine        string    `json:"engine,omitempty"`
+	UpdatedBy     string    `json:"updated_by,omitempty" doc:"The token subject of the analyst who made this revision"`
+	UpdatedByName string    `json:"updated_by_name,omitempty" doc:"The x-username the analyst sent"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+func auditView(a db.AuditRevision) *Audit {
+	return &Audit{Revision: a.Revision, Result: a.Result, Source: a.Source, Engine: a.Engine,
+		UpdatedBy: a.AuthorID, UpdatedByName: a.AuthorName, UpdatedAt: a.CreatedAt}
 }
 
 // visible returns task id if the caller may see it: quality and above see
@@ -249,6 +294,16 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	case err == nil:
 		d.Transcript = &tr
 	case !errors.Is(err, db.ErrNotFound):
+		return nil, internal(ctx, err)
+	}
+	if task.AuditRevision != nil {
+		audit, err := db.AuditCurrent(ctx, t.pool, task.UUID)
+		if err != nil {
+			return nil, internal(ctx, err)
+		}
+		d.Audit = auditView(audit)
+	}
+	if d.Revisions, err = db.AuditRevisionList(ctx, t.pool, task.UUID); err != nil {
 		return nil, internal(ctx, err)
 	}
 	if d.History, err = db.TaskHistory(ctx, t.pool, task.UUID); err != nil {
@@ -356,16 +411,14 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 			step = c.From
 		}
 	}
-	to := db.TaskTranscribed
-	switch {
-	case task.Kind == db.TaskCall && (step == "" || step == db.TaskQueued || step == db.TaskTranscribing):
-		to = db.TaskQueued
-		if _, err := t.river.InsertTx(ctx, tx, jobs.TranscribeArgs{TaskUUID: task.UUID}, nil); err != nil {
-			return nil, internal(ctx, err)
-		}
-	default:
-		// Failed at the audit step or later: back to transcribed. The
-		// audits issue inserts the audit job here.
+	// Failed at the audit step or later: back to transcribed and audited
+	// again; failed before: transcribed again.
+	to, next := db.TaskTranscribed, river.JobArgs(jobs.AuditArgs{TaskUUID: task.UUID})
+	if task.Kind == db.TaskCall && (step == "" || step == db.TaskQueued || step == db.TaskTranscribing) {
+		to, next = db.TaskQueued, jobs.TranscribeArgs{TaskUUID: task.UUID}
+	}
+	if _, err := t.river.InsertTx(ctx, tx, next, nil); err != nil {
+		return nil, internal(ctx, err)
 	}
 	changed, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{From: []string{db.TaskFailed}, To: to})
 	if errors.Is(err, db.ErrTaskStatus) {

@@ -203,7 +203,11 @@ func TestUploadCallsAndChats(t *testing.T) {
 	// Each call's transcription job was inserted with it, on the media queue.
 	require.Equal(t, 6, b.count(t, `SELECT count(*) FROM river_job j JOIN tasks t ON t.uuid::text = j.args->>'task_uuid'
 		WHERE j.kind = 'transcribe' AND j.queue = 'media' AND t.kind = 'call'`))
-	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job j JOIN tasks t ON t.uuid::text = j.args->>'task_uuid' WHERE t.kind = 'chat'`))
+	// Each chat's audit job, likewise: chats skip transcription.
+	require.Equal(t, 2, b.count(t, `SELECT count(*) FROM river_job j JOIN tasks t ON t.uuid::text = j.args->>'task_uuid'
+		WHERE t.kind = 'chat' AND j.kind = 'audit'`))
+	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job j JOIN tasks t ON t.uuid::text = j.args->>'task_uuid'
+		WHERE t.kind = 'chat' AND j.kind <> 'audit'`))
 	// Every task's creation is an event for its agent and for quality and above.
 	require.Equal(t, len(files), b.count(t, `SELECT count(*) FROM events
 		WHERE type = 'task.created' AND user_id = 'sub-ana' AND min_rank = 2 AND data->>'uuid' IS NOT NULL`))
@@ -528,7 +532,7 @@ func TestListTasks(t *testing.T) {
 		"cursor=" + url.QueryEscape(cursor),                           // another ordering
 		"sort=file_name&order=desc&cursor=" + url.QueryEscape(cursor), // another direction
 		"cursor=garbage",
-		"limit=0", "limit=501", "skip=-1", "status=lost", "sort=score", "from=yesterday",
+		"limit=0", "limit=501", "skip=-1", "status=lost", "sort=rank", "from=yesterday", "min_score=101", "max_score=x", "passed=maybe",
 	} {
 		requireError(t, b.do(t, http.MethodGet, "/tasks?"+bad, quality, nil), http.StatusBadRequest, CodeValidation)
 	}

@@ -598,7 +598,7 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 	}
 	res := UploadResult{Tasks: make([]UploadedTask, 0, len(u.files))}
 	var created []db.Task
-	var transcribe []river.InsertManyParams
+	var firstJobs []river.InsertManyParams
 	for _, f := range u.files {
 		task := f.existing
 		if task == nil {
@@ -625,16 +625,19 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 						return UploadResult{}, internal(ctx, err)
 					}
 				}
+				// A call's first step is transcription; a chat's, the audit.
 				if f.kind == db.TaskCall {
-					transcribe = append(transcribe, river.InsertManyParams{Args: jobs.TranscribeArgs{TaskUUID: inserted.UUID}})
+					firstJobs = append(firstJobs, river.InsertManyParams{Args: jobs.TranscribeArgs{TaskUUID: inserted.UUID}})
+				} else {
+					firstJobs = append(firstJobs, river.InsertManyParams{Args: jobs.AuditArgs{TaskUUID: inserted.UUID}})
 				}
 			}
 		}
 		f.duplicate = task.BlobKey != f.key
 		res.Tasks = append(res.Tasks, UploadedTask{UUID: task.UUID, FileName: f.name, Kind: task.Kind, Status: task.Status, Duplicate: f.duplicate})
 	}
-	if len(transcribe) > 0 {
-		if _, err := t.river.InsertManyTx(ctx, tx, transcribe); err != nil {
+	if len(firstJobs) > 0 {
+		if _, err := t.river.InsertManyTx(ctx, tx, firstJobs); err != nil {
 			return UploadResult{}, internal(ctx, err)
 		}
 	}

@@ -9,34 +9,12 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
-	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/directory/directorytest"
 )
-
-// startWorkers runs a worker process on the bundle's database, syncing
-// from scim, and returns a channel of the jobs it finishes.
-func (b *testBundle) startWorkers(t *testing.T, scim *directorytest.SCIM) <-chan *river.Event {
-	t.Helper()
-	ws := river.NewWorkers()
-	workers.Register(ws, workers.Deps{Pool: b.pool, Directory: scim.Provider(t), UserSyncInterval: time.Hour})
-	client, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{
-		Workers: ws, Queues: map[string]river.QueueConfig{jobs.QueueDefault: {MaxWorkers: 2}},
-		FetchCooldown: 10 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond,
-	})
-	require.NoError(t, err)
-	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
-	require.NoError(t, client.Start(context.Background()))
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, client.Stop(context.Background()))
-	})
-	return events
-}
 
 // waitJob waits until job id finishes and requires it completed.
 func waitJob(t *testing.T, events <-chan *river.Event, id int64) {
@@ -109,7 +87,7 @@ func TestUsersSyncEndToEnd(t *testing.T) {
 	t.Parallel()
 	b := setup(t, setupOpts{directory: "scim"})
 	scim := directorytest.NewSCIM(t)
-	events := b.startWorkers(t, scim)
+	events := b.startWorkers(t, workers.Deps{Directory: scim.Provider(t), UserSyncInterval: time.Hour})
 	root := b.issuer.token(t, "root", "admin")
 	bob := b.issuer.token(t, "s-bob", "operator")
 	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", root, nil).Status)

@@ -2,7 +2,12 @@ package db
 
 import (
 	"context"
+	"encoding/json"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/scoring"
 )
 
 // DefaultCampaign is the name of the campaign that always exists; tasks
@@ -11,25 +16,93 @@ const DefaultCampaign = "default"
 
 // Campaign groups the interactions of one line of business.
 type Campaign struct {
-	ID               string
-	Name             string
-	PassingScore     float64
+	ID   string
+	Name string
+	CampaignSettings
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// CampaignSettings are what a supervisor sets on a campaign.
+type CampaignSettings struct {
+	// PassingScore is the score (0..100) an audit needs to pass.
+	PassingScore float64
+	// SupervisorEmails receive every validation of the campaign's audits.
 	SupervisorEmails []string
 	// Language is the default language of its interactions (BCP 47).
 	Language string
 	// AgentChannel is the channel of a stereo call recording that holds the
 	// agent: "left" or "right".
 	AgentChannel string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+}
+
+const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at`
+
+func scanCampaign(row pgx.Row) (Campaign, error) {
+	var c Campaign
+	err := row.Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt)
+	return c, one(err)
 }
 
 // CampaignGetByName returns the campaign called name, or ErrNotFound.
 func CampaignGetByName(ctx context.Context, q DBTX, name string) (Campaign, error) {
-	var c Campaign
-	err := q.QueryRow(ctx, `
-		SELECT id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at
-		FROM campaigns WHERE name = $1`, name).
-		Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt)
-	return c, one(err)
+	return scanCampaign(q.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE name = $1`, name))
+}
+
+// CampaignGet returns the campaign with id, or ErrNotFound.
+func CampaignGet(ctx context.Context, q DBTX, id string) (Campaign, error) {
+	return scanCampaign(q.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE id = $1`, id))
+}
+
+// CampaignList returns every campaign by name.
+func CampaignList(ctx context.Context, q DBTX) ([]Campaign, error) {
+	rows, err := q.Query(ctx, `SELECT `+campaignColumns+` FROM campaigns ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Campaign, error) { return scanCampaign(row) })
+}
+
+// CampaignCreate inserts a campaign with version 1 of its scorecard:
+// criteria, or the default scorecard's when criteria is empty. It returns
+// a *pgconn.PgError with code 23505 when the name is taken.
+func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSettings, criteria []scoring.Criterion, by string) (Campaign, error) {
+	if len(criteria) == 0 {
+		card, err := scoring.DefaultScorecard()
+		if err != nil {
+			return Campaign{}, err
+		}
+		criteria = card.Criteria
+	}
+	c, err := scanCampaign(tx.QueryRow(ctx, `
+		INSERT INTO campaigns (name, passing_score, supervisor_emails, language, agent_channel)
+		VALUES ($1, $2, $3, $4, $5) RETURNING `+campaignColumns,
+		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel))
+	if err != nil {
+		return Campaign{}, err
+	}
+	raw, err := json.Marshal(criteria)
+	if err != nil {
+		return Campaign{}, err
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO scorecards (campaign_id, version, criteria, published_by) VALUES ($1, 1, $2, NULLIF($3, ''))`,
+		c.ID, raw, by)
+	return c, err
+}
+
+// CampaignUpdate replaces a campaign's name and settings, returning the
+// updated campaign, ErrNotFound, or a *pgconn.PgError 23505 for a taken name.
+func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSettings) (Campaign, error) {
+	return scanCampaign(q.QueryRow(ctx, `
+		UPDATE campaigns SET name = $2, passing_score = $3, supervisor_emails = $4, language = $5,
+			agent_channel = $6, updated_at = now()
+		WHERE id = $1 RETURNING `+campaignColumns,
+		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel))
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -46,6 +46,11 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if _, err := app.Up(ctx); err != nil {
 		return fmt.Errorf("migrate schema: %w", err)
 	}
+	// Data the schema cannot hold literally: the default scorecard lives in
+	// package scoring, its one source.
+	if err := scorecardSeedDefault(ctx, pool); err != nil {
+		return fmt.Errorf("seed the default scorecard: %w", err)
+	}
 	return nil
 }
 

@@ -64,10 +64,15 @@ type Task struct {
 	UploadedBy      string
 	DurationSeconds *float64
 	// Error is why the task failed ("" unless failed).
-	Error     string
-	Attempts  int
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Error    string
+	Attempts int
+	// Score and Passed are the current audit's, once audited.
+	Score  *float64
+	Passed *bool
+	// AuditRevision is the current revision of the audit (nil before any).
+	AuditRevision *int
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // TaskSummary is what lists and events show of a task.
@@ -79,6 +84,8 @@ type TaskSummary struct {
 	Campaign   string    `json:"campaign" doc:"The campaign's name"`
 	OperatorID string    `json:"operator_id,omitempty" doc:"The audited agent's user id"`
 	Error      string    `json:"error,omitempty" doc:"Why the task failed"`
+	Score      *float64  `json:"score,omitempty" doc:"The current audit's score (0..100), once audited"`
+	Passed     *bool     `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
 }
@@ -87,7 +94,7 @@ type TaskSummary struct {
 func (t Task) Summary() TaskSummary {
 	return TaskSummary{
 		UUID: t.UUID, Kind: t.Kind, Status: t.Status, FileName: t.FileName, Campaign: t.CampaignName,
-		OperatorID: t.OperatorID, Error: t.Error, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		OperatorID: t.OperatorID, Error: t.Error, Score: t.Score, Passed: t.Passed, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 	}
 }
 
@@ -114,14 +121,14 @@ type NewTask struct {
 const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.size_bytes, t.sha256, t.blob_key,
 	t.campaign_id, c.name, COALESCE(t.operator_id, ''), t.language, COALESCE(t.direction, ''), t.started_at,
 	COALESCE(t.external_id, ''), t.uploaded_by, t.duration_seconds, COALESCE(t.error, ''), t.attempts,
-	t.created_at, t.updated_at`
+	t.score::float8, t.passed, t.audit_revision, t.created_at, t.updated_at`
 
 func scanTask(row pgx.Row) (Task, error) {
 	var t Task
 	err := row.Scan(&t.UUID, &t.Kind, &t.Status, &t.FileName, &t.ContentType, &t.SizeBytes, &t.SHA256, &t.BlobKey,
 		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
 		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
-		&t.CreatedAt, &t.UpdatedAt)
+		&t.Score, &t.Passed, &t.AuditRevision, &t.CreatedAt, &t.UpdatedAt)
 	return t, one(err)
 }
 
@@ -251,6 +258,10 @@ type TaskFilter struct {
 	From, To time.Time
 	// FileName matches file names containing it, ignoring case.
 	FileName string
+	// Passed, when set, keeps audited tasks that passed (or did not).
+	Passed *bool
+	// MinScore and MaxScore, when set, bound the current audit's score.
+	MinScore, MaxScore *float64
 }
 
 // Task orderings for TaskPage.Sort. Each is a keyset ordering completed by
@@ -258,15 +269,17 @@ type TaskFilter struct {
 const (
 	TaskSortCreatedAt = "created_at"
 	TaskSortFileName  = "file_name"
+	TaskSortScore     = "score"
 )
 
 // taskSorts maps a sort to the expression it orders by and the same
 // expression over a cursor's value (a printf pattern for the parameter).
-// File names sort ignoring case. Sorting by score joins the current audit
-// once audits exist.
+// File names sort ignoring case; tasks not audited yet sort below every
+// score.
 var taskSorts = map[string]struct{ key, param string }{
 	TaskSortCreatedAt: {"t.created_at", "%s::timestamptz"},
 	TaskSortFileName:  {"lower(t.file_name)", "lower(%s::text)"},
+	TaskSortScore:     {"COALESCE(t.score, -1)", "%s::numeric"},
 }
 
 // TaskCursor is a position in an ordering: the sort value and uuid of the
@@ -278,8 +291,15 @@ type TaskCursor struct {
 
 // Cursor returns the position of t in the ordering sort.
 func (t Task) Cursor(sort string) TaskCursor {
-	if sort == TaskSortFileName {
+	switch sort {
+	case TaskSortFileName:
 		return TaskCursor{Value: t.FileName, UUID: t.UUID}
+	case TaskSortScore:
+		score := -1.0
+		if t.Score != nil {
+			score = *t.Score
+		}
+		return TaskCursor{Value: strconv.FormatFloat(score, 'f', 2, 64), UUID: t.UUID}
 	}
 	return TaskCursor{Value: t.CreatedAt.Format(time.RFC3339Nano), UUID: t.UUID}
 }
@@ -320,6 +340,15 @@ func (f TaskFilter) where(args *[]any) string {
 	}
 	if !f.To.IsZero() {
 		add("t.created_at < $?", f.To)
+	}
+	if f.Passed != nil {
+		add("t.passed = $?", *f.Passed)
+	}
+	if f.MinScore != nil {
+		add("t.score >= $?", *f.MinScore)
+	}
+	if f.MaxScore != nil {
+		add("t.score <= $?", *f.MaxScore)
 	}
 	if f.FileName != "" {
 		escaped := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.FileName)

@@ -101,7 +101,8 @@ func (m *Main) Open(ctx context.Context) error {
 	// process also works some kinds.
 	riverCfg := &river.Config{Logger: m.log.With("component", "river"), SkipUnknownJobCheck: true}
 	if m.Work {
-		deps := workers.Deps{Pool: pool, EventRetention: m.Config.EventRetention, UserSyncInterval: m.Config.UserSyncInterval}
+		deps := workers.Deps{Pool: pool, Store: m.store, EventRetention: m.Config.EventRetention,
+			UserSyncInterval: m.Config.UserSyncInterval, Auditor: &workers.RulesAuditor{}}
 		if m.Config.DirectoryProvider != "" {
 			if deps.Directory, err = directory.New(directoryConfig(m.Config)); err != nil {
 				return err

@@ -11,6 +11,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/migrations"
+	"github.com/auditd/auditd/scoring"
 )
 
 var template struct {
@@ -162,6 +164,14 @@ func templateName() (string, error) {
 		return "", err
 	}
 	fmt.Fprintf(h, "river:%d", len(river.AllVersions()))
+	// Migrate also seeds the default scorecard.
+	card, err := scoring.DefaultScorecard()
+	if err != nil {
+		return "", err
+	}
+	if err := json.NewEncoder(h).Encode(card); err != nil {
+		return "", err
+	}
 	return "tmpl_" + hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 

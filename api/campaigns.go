@@ -1,0 +1,320 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/workers/rules"
+)
+
+type campaignsResource struct {
+	pool *pgxpool.Pool
+}
+
+// CampaignView is a campaign as the API shows it.
+type CampaignView struct {
+	ID               string    `json:"id" format:"uuid"`
+	Name             string    `json:"name"`
+	PassingScore     float64   `json:"passing_score" doc:"The score (0..100) an audit needs to pass"`
+	SupervisorEmails []string  `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
+	Language         string    `json:"language" doc:"Default language of its interactions (BCP 47)"`
+	AgentChannel     string    `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
+	ScorecardVersion int       `json:"scorecard_version" doc:"The current version of its scorecard"`
+	CreatedAt        time.Time `json:"created_at"`
+	UpdatedAt        time.Time `json:"updated_at"`
+}
+
+// ScorecardView is one version of a campaign's scorecard with its criteria.
+type ScorecardView struct {
+	CampaignID  string              `json:"campaign_id" format:"uuid"`
+	Version     int                 `json:"version"`
+	Criteria    []scoring.Criterion `json:"criteria"`
+	PublishedBy string              `json:"published_by"`
+	PublishedAt time.Time           `json:"published_at"`
+}
+
+func scorecardView(s db.Scorecard) ScorecardView {
+	return ScorecardView{CampaignID: s.CampaignID, Version: s.Version, Criteria: s.Criteria,
+		PublishedBy: s.PublishedBy, PublishedAt: s.PublishedAt}
+}
+
+func (c *campaignsResource) register(api huma.API) {
+	tags := []string{"campaigns"}
+	tagged := func(op huma.Operation) huma.Operation {
+		op.Tags = tags
+		return op
+	}
+	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns", "list-campaigns", "List campaigns", role.None)), c.list)
+	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}", "get-campaign", "Get a campaign", role.None,
+		http.StatusBadRequest, http.StatusNotFound)), c.get)
+	op := operation(http.MethodPost, "/campaigns", "create-campaign", "Create a campaign", role.Supervisor,
+		http.StatusBadRequest, http.StatusConflict)
+	op.Description += " Version 1 of its scorecard is `criteria` when given (validated like a publication), else a copy of the default scorecard."
+	op.DefaultStatus = http.StatusCreated
+	huma.Register(api, tagged(op), c.create)
+	op = operation(http.MethodPatch, "/campaigns/{id}", "update-campaign", "Update a campaign's settings", role.Supervisor,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
+	op.Description += " Only the fields sent change."
+	huma.Register(api, tagged(op), c.update)
+	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}/scorecard", "get-scorecard", "Get a campaign's current scorecard",
+		role.None, http.StatusBadRequest, http.StatusNotFound)), c.scorecard)
+	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}/scorecard/versions", "list-scorecard-versions",
+		"List the versions of a campaign's scorecard", role.None, http.StatusBadRequest, http.StatusNotFound)), c.versions)
+	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}/scorecard/versions/{version}", "get-scorecard-version",
+		"Get one version of a campaign's scorecard", role.None, http.StatusBadRequest, http.StatusNotFound)), c.version)
+	op = operation(http.MethodPut, "/campaigns/{id}/scorecard", "publish-scorecard", "Publish a new scorecard version",
+		role.Supervisor, http.StatusBadRequest, http.StatusNotFound)
+	op.Description += " Validates the criteria (unique ids and questions, positive weights, applies_to, rule syntax) and " +
+		"publishes them as the next version; earlier versions stay, and audits keep the version they were scored with. " +
+		"Every problem is listed in `details`."
+	op.DefaultStatus = http.StatusCreated
+	huma.Register(api, tagged(op), c.publish)
+}
+
+func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (CampaignView, error) {
+	card, err := db.ScorecardCurrent(ctx, c.pool, camp.ID)
+	if err != nil && !errors.Is(err, db.ErrNotFound) {
+		return CampaignView{}, err
+	}
+	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
+		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
+		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt}, nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (c *campaignsResource) list(ctx context.Context, _ *struct{}) (*Output[[]CampaignView], error) {
+	camps, err := db.CampaignList(ctx, c.pool)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CampaignView, len(camps))
+	for i, camp := range camps {
+		if out[i], err = c.view(ctx, camp); err != nil {
+			return nil, err
+		}
+	}
+	return ok(out), nil
+}
+
+type campaignInput struct {
+	ID string `path:"id" format:"uuid" doc:"The campaign's id"`
+}
+
+func (c *campaignsResource) campaign(ctx context.Context, id string) (db.Campaign, error) {
+	camp, err := db.CampaignGet(ctx, c.pool, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return db.Campaign{}, Errorf(CodeNotFound, fmt.Sprintf("no campaign %s", id))
+	}
+	return camp, err
+}
+
+func (c *campaignsResource) get(ctx context.Context, in *campaignInput) (*Output[CampaignView], error) {
+	camp, err := c.campaign(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.view(ctx, camp)
+	if err != nil {
+		return nil, err
+	}
+	return ok(v), nil
+}
+
+// CampaignFields are a campaign's editable settings.
+type CampaignFields struct {
+	Name             string   `json:"name" minLength:"1" maxLength:"100"`
+	PassingScore     *float64 `json:"passing_score,omitempty" minimum:"0" maximum:"100" doc:"Defaults to 85"`
+	SupervisorEmails []string `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
+	Language         string   `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
+	AgentChannel     string   `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+}
+
+type createCampaignInput struct {
+	Body struct {
+		CampaignFields
+		Criteria []scoring.Criterion `json:"criteria,omitempty" doc:"Version 1 of the scorecard; the default scorecard when absent"`
+	}
+}
+
+// uniqueViolation reports whether err is Postgres's unique_violation.
+func uniqueViolation(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && pg.Code == "23505"
+}
+
+func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput) (*Output[CampaignView], error) {
+	b := in.Body
+	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left"}
+	applyFields(&s, b.CampaignFields)
+	if len(b.Criteria) > 0 {
+		if err := validateCriteria(b.Criteria); err != nil {
+			return nil, err
+		}
+	}
+	var camp db.Campaign
+	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) (err error) {
+		camp, err = db.CampaignCreate(ctx, tx, b.Name, s, b.Criteria, principal(ctx).User.ID)
+		return err
+	})
+	if uniqueViolation(err) {
+		return nil, Errorf(CodeConflict, fmt.Sprintf("a campaign called %q exists already", b.Name))
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.view(ctx, camp)
+	if err != nil {
+		return nil, err
+	}
+	return ok(v), nil
+}
+
+func applyFields(s *db.CampaignSettings, f CampaignFields) {
+	if f.PassingScore != nil {
+		s.PassingScore = *f.PassingScore
+	}
+	if f.SupervisorEmails != nil {
+		s.SupervisorEmails = f.SupervisorEmails
+	}
+	if f.Language != "" {
+		s.Language = f.Language
+	}
+	if f.AgentChannel != "" {
+		s.AgentChannel = f.AgentChannel
+	}
+}
+
+type updateCampaignInput struct {
+	ID   string `path:"id" format:"uuid"`
+	Body struct {
+		CampaignFields
+		Name string `json:"name,omitempty" minLength:"1" maxLength:"100"`
+	}
+}
+
+func (c *campaignsResource) update(ctx context.Context, in *updateCampaignInput) (*Output[CampaignView], error) {
+	camp, err := c.campaign(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	s := camp.CampaignSettings
+	applyFields(&s, in.Body.CampaignFields)
+	name := camp.Name
+	if in.Body.Name != "" {
+		name = in.Body.Name
+	}
+	camp, err = db.CampaignUpdate(ctx, c.pool, camp.ID, name, s)
+	if uniqueViolation(err) {
+		return nil, Errorf(CodeConflict, fmt.Sprintf("a campaign called %q exists already", name))
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := c.view(ctx, camp)
+	if err != nil {
+		return nil, err
+	}
+	return ok(v), nil
+}
+
+func (c *campaignsResource) scorecard(ctx context.Context, in *campaignInput) (*Output[ScorecardView], error) {
+	if _, err := c.campaign(ctx, in.ID); err != nil {
+		return nil, err
+	}
+	card, err := db.ScorecardCurrent(ctx, c.pool, in.ID)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, "this campaign has no scorecard yet")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ok(scorecardView(card)), nil
+}
+
+func (c *campaignsResource) versions(ctx context.Context, in *campaignInput) (*Output[[]db.ScorecardInfo], error) {
+	if _, err := c.campaign(ctx, in.ID); err != nil {
+		return nil, err
+	}
+	v, err := db.ScorecardVersions(ctx, c.pool, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return ok(v), nil
+}
+
+type scorecardVersionInput struct {
+	ID      string `path:"id" format:"uuid"`
+	Version int    `path:"version" minimum:"1"`
+}
+
+func (c *campaignsResource) version(ctx context.Context, in *scorecardVersionInput) (*Output[ScorecardView], error) {
+	card, err := db.ScorecardGet(ctx, c.pool, in.ID, in.Version)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, fmt.Sprintf("campaign %s has no scorecard version %d", in.ID, in.Version))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ok(scorecardView(card)), nil
+}
+
+type publishInput struct {
+	ID   string `path:"id" format:"uuid"`
+	Body struct {
+		Criteria []scoring.Criterion `json:"criteria" minItems:"1" maxItems:"200"`
+	}
+}
+
+// validateCriteria is the publication check, as the error model shows it.
+func validateCriteria(criteria []scoring.Criterion) error {
+	err := scoring.Validate(scoring.Scorecard{Criteria: criteria}, rules.CheckRule)
+	var ve *scoring.ValidationError
+	if errors.As(err, &ve) {
+		details := make([]*huma.ErrorDetail, len(ve.Problems))
+		for i, p := range ve.Problems {
+			loc := "body.criteria"
+			if p.Index >= 0 {
+				loc = fmt.Sprintf("body.criteria[%d].%s", p.Index, p.Field)
+			}
+			details[i] = &huma.ErrorDetail{Location: loc, Message: p.String()}
+		}
+		return Errorf(CodeValidation, fmt.Sprintf("the scorecard has %d problem(s); nothing was published", len(ve.Problems))).
+			WithDetails(details)
+	}
+	return err
+}
+
+func (c *campaignsResource) publish(ctx context.Context, in *publishInput) (*Output[ScorecardView], error) {
+	if _, err := c.campaign(ctx, in.ID); err != nil {
+		return nil, err
+	}
+	if err := validateCriteria(in.Body.Criteria); err != nil {
+		return nil, err
+	}
+	var card db.Scorecard
+	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) (err error) {
+		card, err = db.ScorecardPublish(ctx, tx, in.ID, in.Body.Criteria, principal(ctx).User.ID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ok(scorecardView(card)), nil
+}

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/scoring"
+)
+
+func TestCampaignsAndScorecards(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob, _ := b.users(t)
+	sup := b.issuer.token(t, "sue", "supervisor")
+
+	r := b.do(t, http.MethodGet, "/campaigns", bob, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	list := r.Body["details"].([]any)
+	require.Len(t, list, 1)
+	def := list[0].(map[string]any)
+	require.Equal(t, "default", def["name"])
+	require.Equal(t, float64(85), def["passing_score"])
+	require.Equal(t, float64(1), def["scorecard_version"])
+	defID := def["id"].(string)
+
+	// Creating needs a supervisor; names are unique; settings are checked.
+	body := map[string]any{"name": "Ventas", "passing_score": 80, "supervisor_emails": []string{"jefa@example.test"}, "language": "es", "agent_channel": "right"}
+	requireError(t, b.json(t, http.MethodPost, "/campaigns", alice, body), http.StatusForbidden, CodeForbidden)
+	r = b.json(t, http.MethodPost, "/campaigns", sup, body)
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	ventas := details(r)
+	require.Equal(t, "right", ventas["agent_channel"])
+	require.Equal(t, float64(1), ventas["scorecard_version"], "a new campaign starts with the default scorecard")
+	requireError(t, b.json(t, http.MethodPost, "/campaigns", sup, body), http.StatusConflict, CodeConflict)
+	for _, bad := range []map[string]any{
+		{"name": "x", "passing_score": 150},
+		{"name": "x", "supervisor_emails": []string{"not an address"}},
+		{"name": "x", "agent_channel": "middle"},
+		{"name": ""},
+		{"passing_score": 50},
+	} {
+		r := b.json(t, http.MethodPost, "/campaigns", sup, bad)
+		require.Equal(t, http.StatusBadRequest, r.Status, "%v: %s", bad, r.RawBody)
+	}
+	r = b.json(t, http.MethodPatch, "/campaigns/"+ventas["id"].(string), sup, map[string]any{"passing_score": 90})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, float64(90), details(r)["passing_score"])
+	require.Equal(t, "Ventas", details(r)["name"], "fields not sent stay")
+	requireError(t, b.json(t, http.MethodPatch, "/campaigns/"+ventas["id"].(string), sup, map[string]any{"name": "default"}), http.StatusConflict, CodeConflict)
+	requireError(t, b.do(t, http.MethodGet, "/campaigns/2b1f0c4e-3d5a-4b6c-8d7e-9f0a1b2c3d4e", bob, nil), http.StatusNotFound, CodeNotFound)
+	requireError(t, b.do(t, http.MethodGet, "/campaigns/nope", bob, nil), http.StatusBadRequest, CodeValidation)
+
+	// Publishing: validated, versioned, old versions kept.
+	r = b.do(t, http.MethodGet, "/campaigns/"+defID+"/scorecard", bob, nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	var card scoring.Scorecard
+	raw, _ := json.Marshal(details(r))
+	require.NoError(t, json.Unmarshal(raw, &card))
+	require.Len(t, card.Criteria, 8)
+
+	broken := append([]scoring.Criterion(nil), card.Criteria...)
+	broken[1].Question = broken[0].Question
+	broken[2].Weight = 0
+	broken[3].Rule = json.RawMessage(`{"any": [], "speaker": "robot"}`)
+	r = b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", sup, map[string]any{"criteria": broken})
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	for _, loc := range []string{"body.criteria[1].question", "body.criteria[2].weight", "body.criteria[3].rule"} {
+		require.Contains(t, r.RawBody, loc)
+	}
+	requireError(t, b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", alice, map[string]any{"criteria": card.Criteria}), http.StatusForbidden, CodeForbidden)
+
+	edited := append([]scoring.Criterion(nil), card.Criteria...)
+	edited[0].Weight = 25
+	r = b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", sup, map[string]any{"criteria": edited})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	require.Equal(t, float64(2), details(r)["version"])
+	require.Equal(t, "sue", details(r)["published_by"])
+
+	r = b.do(t, http.MethodGet, "/campaigns/"+defID+"/scorecard/versions", bob, nil)
+	versions := r.Body["details"].([]any)
+	require.Len(t, versions, 2)
+	require.Equal(t, float64(2), versions[0].(map[string]any)["version"])
+	r = b.do(t, http.MethodGet, fmt.Sprintf("/campaigns/%s/scorecard/versions/1", defID), bob, nil)
+	require.Equal(t, float64(10), details(r)["criteria"].([]any)[0].(map[string]any)["weight"])
+	requireError(t, b.do(t, http.MethodGet, fmt.Sprintf("/campaigns/%s/scorecard/versions/9", defID), bob, nil), http.StatusNotFound, CodeNotFound)
+
+	// A scorecard publication is an event for quality and above.
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM events WHERE type = 'scorecard.published' AND min_rank = 2`))
+}

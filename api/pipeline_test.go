@@ -1,0 +1,127 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/workers"
+)
+
+// startWorkers works the bundle's jobs with the real workers (deps, with
+// the bundle's pool and store and the rules auditor) until t ends, and
+// returns a channel of the jobs they finish.
+func (b *testBundle) startWorkers(t *testing.T, deps workers.Deps) <-chan *river.Event {
+	t.Helper()
+	deps.Pool, deps.Store = b.pool, b.store
+	if deps.Auditor == nil {
+		deps.Auditor = &workers.RulesAuditor{}
+	}
+	ws := river.NewWorkers()
+	workers.Register(ws, deps)
+	client, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{
+		Workers: ws, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
+		FetchCooldown: 10 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond,
+	})
+	require.NoError(t, err)
+	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
+	require.NoError(t, client.Start(context.Background()))
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, client.Stop(context.Background()))
+	})
+	return events
+}
+
+// waitStatus waits for task uuid to reach status and returns its detail.
+func (b *testBundle) waitStatus(t *testing.T, token, uuid, status string) map[string]any {
+	t.Helper()
+	var d map[string]any
+	require.Eventually(t, func() bool {
+		r := b.do(t, http.MethodGet, "/tasks/"+uuid, token, nil)
+		d = details(r)
+		return d["status"] == status || d["status"] == "failed"
+	}, 30*time.Second, 20*time.Millisecond)
+	require.Equal(t, status, d["status"], "error: %v", d["error"])
+	return d
+}
+
+const goodChat = `Agente: Buenos dias, gracias por contactar con Telecable, le atiende Marta.
+Cliente: Hola, me han cobrado dos veces la factura de este mes.
+Agente: Vaya, lo siento mucho, entiendo su preocupacion. Para ayudarle, me indica su DNI?
+Cliente: Si, 53210987K.
+Agente: Gracias. Efectivamente veo el cargo duplicado. Ya esta solucionado, le devolvemos el importe en 48 horas.
+Cliente: Estupendo, gracias.
+Agente: Hay algo mas en lo que pueda ayudarle?
+Cliente: No, nada mas.
+Agente: Gracias a usted, que tenga un buen dia.
+`
+
+const rudeChat = `Agente: Si.
+Cliente: Hola, tengo un problema con la factura.
+Agente: Eso no es mi problema, llame a otro departamento.
+Cliente: Pero...
+Agente: Adios.
+`
+
+func TestChatUploadedEndToEndIsAudited(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.startWorkers(t, workers.Deps{})
+	alice, _, _ := b.users(t)
+
+	tasks := uploaded(t, b.upload(t, alice, file("good.txt", []byte(goodChat)), file("rude.txt", []byte(rudeChat)),
+		field("language", "es")))
+	good := b.waitStatus(t, alice, tasks[0]["uuid"].(string), "audited")
+	rude := b.waitStatus(t, alice, tasks[1]["uuid"].(string), "audited")
+
+	audit := good["audit"].(map[string]any)
+	require.Equal(t, float64(1), audit["revision"])
+	require.Equal(t, "engine", audit["source"])
+	require.Equal(t, "rules", audit["engine"])
+	require.Equal(t, float64(1), audit["scorecard_version"])
+	require.Equal(t, true, audit["passed"])
+	require.Equal(t, float64(100), audit["score"])
+	auditItems := audit["items"].([]any)
+	require.Len(t, auditItems, 7, "the recording notice applies to calls only")
+	for _, it := range auditItems {
+		item := it.(map[string]any)
+		require.Equal(t, true, item["complies"], item)
+		require.NotEmpty(t, item["explanation"])
+	}
+	require.NotEmpty(t, audit["categories"])
+	revisions := good["revisions"].([]any)
+	require.Len(t, revisions, 1)
+
+	bad := rude["audit"].(map[string]any)
+	require.Equal(t, float64(0), bad["score"], "a forbidden phrase is a critical failure")
+	require.Equal(t, false, bad["passed"])
+	require.Contains(t, bad["failed_critical"], "no_forbidden_phrases")
+
+	// The history is complete and the uploader was told both results.
+	var statuses []string
+	for _, h := range good["history"].([]any) {
+		statuses = append(statuses, h.(map[string]any)["to"].(string))
+	}
+	require.Equal(t, []string{"transcribed", "auditing", "audited"}, statuses)
+	require.Len(t, items(t, b.do(t, http.MethodGet, "/notifications", alice, nil)), 2)
+
+	// Listing sorts and filters by score.
+	r := b.do(t, http.MethodGet, "/tasks?sort=score&order=desc", alice, nil)
+	list := details(r)["tasks"].([]any)
+	require.Equal(t, tasks[0]["uuid"], list[0].(map[string]any)["uuid"])
+	require.Equal(t, float64(100), list[0].(map[string]any)["score"])
+	r = b.do(t, http.MethodGet, "/tasks?passed=false", alice, nil)
+	require.Len(t, details(r)["tasks"].([]any), 1)
+	r = b.do(t, http.MethodGet, "/tasks?min_score=50", alice, nil)
+	require.Len(t, details(r)["tasks"].([]any), 1)
+	r = b.do(t, http.MethodGet, "/tasks?sort=score&order=asc&limit=1", alice, nil)
+	next := details(r)["next"].(string)
+	r = b.do(t, http.MethodGet, "/tasks?sort=score&order=asc&limit=1&cursor="+next, alice, nil)
+	require.Equal(t, tasks[0]["uuid"], details(r)["tasks"].([]any)[0].(map[string]any)["uuid"])
+}

@@ -1,0 +1,141 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/scoring"
+)
+
+// Sources of audit revisions.
+const (
+	AuditByEngine    = "engine"
+	AuditByAnalyst   = "analyst"
+	AuditByRecompute = "recompute"
+)
+
+// ErrAuditRevision is returned by AuditAppend when the task's current
+// revision is not the one the caller based its change on.
+var ErrAuditRevision = errors.New("the audit has changed since")
+
+// AuditRevision is one revision of a task's audit.
+type AuditRevision struct {
+	TaskUUID string
+	Revision int
+	Result   scoring.Result
+	// Source is AuditByEngine, AuditByAnalyst or AuditByRecompute.
+	Source string
+	// Engine names what produced the verdicts of an engine revision.
+	Engine string
+	// AuthorID and AuthorName say who made an analyst's revision (the
+	// token subject and the x-username header); empty for the system.
+	AuthorID   string
+	AuthorName string
+	// Diff says what changed from the previous revision (JSON), if anything.
+	Diff      json.RawMessage
+	CreatedAt time.Time
+}
+
+const auditColumns = `task_uuid, revision, result, source, COALESCE(engine, ''), COALESCE(author_id, ''),
+	COALESCE(author_name, ''), diff, created_at`
+
+func scanAudit(row pgx.Row) (AuditRevision, error) {
+	var a AuditRevision
+	var result []byte
+	err := row.Scan(&a.TaskUUID, &a.Revision, &result, &a.Source, &a.Engine, &a.AuthorID, &a.AuthorName, &a.Diff, &a.CreatedAt)
+	if err != nil {
+		return AuditRevision{}, one(err)
+	}
+	return a, json.Unmarshal(result, &a.Result)
+}
+
+// AuditAppend stores a as the next revision of its task's audit and makes it
+// the current one (the task's score and passed follow it). When basedOn is
+// not zero it must be the current revision, else the error wraps
+// ErrAuditRevision: two edits made from the same revision cannot both
+// land. Call it in a transaction; it locks the task row. It returns the
+// stored revision, or ErrNotFound for an unknown task.
+func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (AuditRevision, error) {
+	var current *int
+	if err := tx.QueryRow(ctx, `SELECT audit_revision FROM tasks WHERE uuid = $1 FOR UPDATE`, a.TaskUUID).Scan(&current); err != nil {
+		return AuditRevision{}, one(err)
+	}
+	cur := 0
+	if current != nil {
+		cur = *current
+	}
+	if basedOn != 0 && basedOn != cur {
+		return AuditRevision{}, fmt.Errorf("%w: revision %d is current, not %d", ErrAuditRevision, cur, basedOn)
+	}
+	result, err := json.Marshal(a.Result)
+	if err != nil {
+		return AuditRevision{}, err
+	}
+	var diff []byte
+	if len(a.Diff) > 0 {
+		diff = a.Diff
+	}
+	stored, err := scanAudit(tx.QueryRow(ctx, `
+		INSERT INTO audit_revisions (task_uuid, revision, scorecard_version, score, passed, result, source,
+			engine, author_id, author_name, diff)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, ''), NULLIF($10, ''), $11)
+		RETURNING `+auditColumns,
+		a.TaskUUID, cur+1, a.Result.ScorecardVersion, a.Result.Score, a.Result.Passed, result, a.Source,
+		a.Engine, a.AuthorID, a.AuthorName, diff))
+	if err != nil {
+		return AuditRevision{}, err
+	}
+	_, err = tx.Exec(ctx, `UPDATE tasks SET audit_revision = $2, score = $3, passed = $4,
+		audited_at = COALESCE(audited_at, now()), updated_at = now() WHERE uuid = $1`,
+		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed)
+	return stored, err
+}
+
+// AuditCurrent returns the current revision of a task's audit, or
+// ErrNotFound when the task has none.
+func AuditCurrent(ctx context.Context, q DBTX, taskUUID string) (AuditRevision, error) {
+	return scanAudit(q.QueryRow(ctx, `SELECT `+auditColumns+` FROM audit_revisions
+		WHERE task_uuid = $1 AND revision = (SELECT audit_revision FROM tasks WHERE uuid = $1)`, taskUUID))
+}
+
+// AuditRevisionGet returns revision n of a task's audit, or ErrNotFound.
+func AuditRevisionGet(ctx context.Context, q DBTX, taskUUID string, n int) (AuditRevision, error) {
+	return scanAudit(q.QueryRow(ctx, `SELECT `+auditColumns+` FROM audit_revisions
+		WHERE task_uuid = $1 AND revision = $2`, taskUUID, n))
+}
+
+// AuditRevisionInfo is one entry of a task's revision list.
+type AuditRevisionInfo struct {
+	Revision         int       `json:"revision"`
+	Source           string    `json:"source" enum:"engine,analyst,recompute"`
+	Engine           string    `json:"engine,omitempty"`
+	AuthorID         string    `json:"author_id,omitempty" doc:"The token subject of the analyst"`
+	AuthorName       string    `json:"author_name,omitempty" doc:"The x-username the analyst sent"`
+	ScorecardVersion int       `json:"scorecard_version"`
+	ScoreBefore      *float64  `json:"score_before,omitempty" doc:"The previous revision's score"`
+	Score            float64   `json:"score"`
+	Passed           bool      `json:"passed"`
+	CreatedAt        time.Time `json:"created_at"`
+}
+
+// AuditRevisionList lists a task's audit revisions, oldest first.
+func AuditRevisionList(ctx context.Context, q DBTX, taskUUID string) ([]AuditRevisionInfo, error) {
+	rows, err := q.Query(ctx, `
+		SELECT revision, source, COALESCE(engine, ''), COALESCE(author_id, ''), COALESCE(author_name, ''),
+			scorecard_version, (lag(score) OVER (ORDER BY revision))::float8, score::float8, passed, created_at
+		FROM audit_revisions WHERE task_uuid = $1 ORDER BY revision`, taskUUID)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (AuditRevisionInfo, error) {
+		var i AuditRevisionInfo
+		err := row.Scan(&i.Revision, &i.Source, &i.Engine, &i.AuthorID, &i.AuthorName, &i.ScorecardVersion,
+			&i.ScoreBefore, &i.Score, &i.Passed, &i.CreatedAt)
+		return i, err
+	})
+}

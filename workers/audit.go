@@ -1,0 +1,209 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/workers/rules"
+)
+
+// Auditor judges an interaction's transcript against a scorecard: one
+// verdict per applicable criterion.
+type Auditor interface {
+	// Name identifies the engine in stored audits.
+	Name() string
+	// Audit returns the verdicts. Errors for which ErrPermanent is true
+	// cannot succeed on retry.
+	Audit(ctx context.Context, card db.Scorecard, kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error)
+}
+
+// RulesAuditor is the phrase-rules engine (AUDITOR_ENGINE=rules). Compiling
+// a scorecard's rules costs milliseconds, so engines are kept per campaign
+// and scorecard version.
+type RulesAuditor struct {
+	mu      sync.Mutex
+	engines map[scorecardKey]*rules.Engine
+}
+
+type scorecardKey struct {
+	campaign string
+	version  int
+}
+
+// maxCachedEngines bounds the cache; it is emptied when full (versions
+// change rarely, so this only matters after many publications).
+const maxCachedEngines = 256
+
+// Name implements Auditor.
+func (*RulesAuditor) Name() string { return "rules" }
+
+// Audit implements Auditor.
+func (r *RulesAuditor) Audit(_ context.Context, card db.Scorecard, kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error) {
+	engine, err := r.engine(card)
+	if err != nil {
+		return nil, permanent(err)
+	}
+	v, err := engine.Audit(kind, t, lang)
+	if err != nil {
+		return nil, permanent(err)
+	}
+	return v, nil
+}
+
+func (r *RulesAuditor) engine(card db.Scorecard) (*rules.Engine, error) {
+	key := scorecardKey{card.CampaignID, card.Version}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.engines[key]; ok {
+		return e, nil
+	}
+	e, err := rules.New(card.Scorecard)
+	if err != nil {
+		return nil, err
+	}
+	if r.engines == nil || len(r.engines) >= maxCachedEngines {
+		r.engines = map[scorecardKey]*rules.Engine{}
+	}
+	r.engines[key] = e
+	return e, nil
+}
+
+// permanentError marks an error no retry can fix.
+type permanentError struct{ error }
+
+func (p permanentError) Unwrap() error { return p.error }
+
+func permanent(err error) error { return permanentError{err} }
+
+// ErrPermanent reports whether err cannot succeed on retry.
+func ErrPermanent(err error) bool {
+	var p permanentError
+	return errors.As(err, &p)
+}
+
+// AuditWorker audits a transcribed task against its campaign's current
+// scorecard and stores revision 1 of its audit.
+type AuditWorker struct {
+	river.WorkerDefaults[jobs.AuditArgs]
+	pool    *pgxpool.Pool
+	auditor Auditor
+}
+
+// Work implements river.Worker. It is idempotent: a task already audited
+// is left as it is.
+func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) error {
+	task, err := db.TaskGetByUUID(ctx, w.pool, job.Args.TaskUUID)
+	if errors.Is(err, db.ErrNotFound) {
+		return river.JobCancel(fmt.Errorf("task %s no longer exists", job.Args.TaskUUID))
+	}
+	if err != nil {
+		return err
+	}
+	switch task.Status {
+	case db.TaskAudited, db.TaskValidated:
+		return nil
+	case db.TaskTranscribed:
+		err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+			_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
+				From: []string{db.TaskTranscribed}, To: db.TaskAuditing, Attempt: job.Attempt})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	case db.TaskAuditing:
+	default:
+		return river.JobCancel(fmt.Errorf("task %s is %s: nothing to audit", task.UUID, task.Status))
+	}
+
+	result, err := w.audit(ctx, task)
+	if err != nil {
+		if ErrPermanent(err) || job.Attempt >= job.MaxAttempts {
+			if ferr := failTask(ctx, w.pool, task, db.TaskAuditing, "audit", err, job.Attempt); ferr != nil {
+				return ferr
+			}
+			return river.JobCancel(err)
+		}
+		return err
+	}
+	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Result: result,
+			Source: db.AuditByEngine, Engine: w.auditor.Name()}, 0); err != nil {
+			return err
+		}
+		if err := notifyAudited(ctx, tx, task, result); err != nil {
+			return err
+		}
+		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
+			From: []string{db.TaskAuditing}, To: db.TaskAudited, Attempt: job.Attempt})
+		return err
+	})
+}
+
+// audit runs the engine and scores its verdicts.
+func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, error) {
+	tr, err := db.TranscriptGet(ctx, w.pool, task.UUID)
+	if errors.Is(err, db.ErrNotFound) {
+		return scoring.Result{}, permanent(errors.New("the task has no transcript"))
+	}
+	if err != nil {
+		return scoring.Result{}, err
+	}
+	campaign, err := db.CampaignGet(ctx, w.pool, task.CampaignID)
+	if err != nil {
+		return scoring.Result{}, err
+	}
+	card, err := db.ScorecardCurrent(ctx, w.pool, campaign.ID)
+	if errors.Is(err, db.ErrNotFound) {
+		return scoring.Result{}, permanent(fmt.Errorf("campaign %q has no scorecard", campaign.Name))
+	}
+	if err != nil {
+		return scoring.Result{}, err
+	}
+	lang := firstNonEmpty(tr.Language, task.Language, campaign.Language)
+	verdicts, err := w.auditor.Audit(ctx, card, task.Kind, tr, lang)
+	if err != nil {
+		return scoring.Result{}, err
+	}
+	result, err := scoring.Score(card.Scorecard, task.Kind, verdicts, campaign.PassingScore)
+	if err != nil {
+		// The scorecard or the engine's answer cannot be scored: retrying
+		// gives the same.
+		return scoring.Result{}, permanent(err)
+	}
+	return result, nil
+}
+
+func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Result) error {
+	variant, verdict := "success", "passed"
+	if !r.Passed {
+		variant, verdict = "warning", "did not pass"
+	}
+	_, err := db.NotificationCreate(ctx, tx, db.NotificationNew{
+		UserID:   task.UploadedBy,
+		Text:     fmt.Sprintf("%s was audited: %.2f, %s (passing score %.2f).", task.FileName, r.Score, verdict, r.PassingScore),
+		Variant:  variant,
+		Link:     "/tasks/" + task.UUID,
+		TaskUUID: &task.UUID,
+	})
+	return err
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
