@@ -47,3 +47,6 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+// The dashboard's npm packages are not Go code (some ship .go files).
+ignore ./web/node_modules

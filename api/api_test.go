@@ -30,6 +30,7 @@ import (
 
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/web"
 )
 
 const testAudience = "api://auditd-test"
@@ -109,6 +110,11 @@ type testBundle struct {
 
 type setupOpts struct {
 	rolesClaim string
+	// devIssuer serves the development issuer and verifies its tokens
+	// (AUTH_DEV=true) instead of the loopback test issuer's.
+	devIssuer bool
+	client    ClientConfig
+	web       *web.Handler
 }
 
 func setup(t *testing.T, opts ...setupOpts) *testBundle {
@@ -122,16 +128,27 @@ func setup(t *testing.T, opts ...setupOpts) *testBundle {
 	}
 	pool := dbtest.Pool(t)
 	iss := newTestIssuer(t)
-	auth := NewAuthenticator(AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
-		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}, pool)
 	b := &testBundle{issuer: iss, pool: pool}
-	b.server, b.http, b.hub = newServer(t, pool, auth)
+	b.server, b.http, b.hub = newServer(t, pool, func(baseURL string) Options {
+		authCfg := AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
+			SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}
+		opts := Options{Client: o.client, Web: o.web}
+		if o.devIssuer {
+			authCfg.IssuerURL = baseURL + "/dev-oidc"
+			dev, err := NewDevIssuer(context.Background(), pool, authCfg.IssuerURL, testAudience)
+			require.NoError(t, err)
+			opts.DevIssuer = dev
+		}
+		opts.Auth = NewAuthenticator(authCfg, pool)
+		return opts
+	})
 	return b
 }
 
 // newServer starts an API process on pool: its own hub (listening
-// connection) and HTTP server.
-func newServer(t *testing.T, pool *pgxpool.Pool, auth *Authenticator) (*Server, *httptest.Server, *Hub) {
+// connection) and HTTP server. build returns the options that differ
+// between tests, given the server's URL.
+func newServer(t *testing.T, pool *pgxpool.Pool, build func(baseURL string) Options) (*Server, *httptest.Server, *Hub) {
 	t.Helper()
 	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	require.NoError(t, err)
@@ -140,8 +157,11 @@ func newServer(t *testing.T, pool *pgxpool.Pool, auth *Authenticator) (*Server, 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = hub.Run(ctx); close(done) }()
-	s := New(Options{Pool: pool, River: rc, Auth: auth, Hub: hub, JobWaitTimeout: 300 * time.Millisecond, Logger: log})
-	hs := httptest.NewUnstartedServer(s)
+	hs := httptest.NewUnstartedServer(nil)
+	opts := build("http://" + hs.Listener.Addr().String())
+	opts.Pool, opts.River, opts.Hub, opts.JobWaitTimeout, opts.Logger = pool, rc, hub, 300*time.Millisecond, log
+	s := New(opts)
+	hs.Config.Handler = s
 	hs.Config.RegisterOnShutdown(hub.Close)
 	hs.Start()
 	t.Cleanup(func() {
@@ -494,7 +514,7 @@ func TestOpenAPIDescribesEveryOperation(t *testing.T) {
 	require.Contains(t, doc.Components.SecuritySchemes, "bearer")
 	require.Contains(t, doc.Components.Schemas, "Error")
 	require.Contains(t, doc.Paths, "/users/me")
-	public := map[string]bool{"/health": true, "/ready": true}
+	public := map[string]bool{"/health": true, "/ready": true, "/client-config": true}
 	for path, ops := range doc.Paths {
 		for method, op := range ops {
 			require.NotEmpty(t, op["operationId"], "%s %s", method, path)

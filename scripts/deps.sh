@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs the system packages the service and its tests need, with apt-get,
 # when they are missing. Idempotent and quiet when everything is there.
+#   scripts/deps.sh           PostgreSQL (server binaries and psql)
+#   scripts/deps.sh browser   also Chromium, for the dashboard's end-to-end tests
 set -euo pipefail
 need=()
 ls -d /usr/lib/postgresql/*/bin >/dev/null 2>&1 || need+=(postgresql)
 command -v psql >/dev/null 2>&1 || need+=(postgresql-client)
+if [ "${1:-}" = browser ]; then
+  [ -x /usr/bin/chromium ] || need+=(chromium)
+fi
 [ ${#need[@]} -eq 0 ] && exit 0
 echo "deps.sh: installing ${need[*]}" >&2
 sudo=""
