@@ -6,7 +6,7 @@
 # any step fails; every step runs regardless.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -n "${TEST_DATABASE_URL:-}" ] || exec scripts/with-test-db.sh "$0" "$@"
+[ -n "${TEST_DATABASE_URL:-}" ] || exec scripts/with-test-db.sh scripts/test.sh "$@"
 scripts/deps.sh browser
 scripts/web.sh # the end-to-end tests' binary embeds the build
 

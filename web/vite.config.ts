@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
 // default http://127.0.0.1:8080) so the app and the API share one origin,
 // as they do in production.
 const api = process.env.AUDITD_URL ?? 'http://127.0.0.1:8080';
-const apiPaths = ['/users', '/notifications', '/admin', '/client-config', '/dev-oidc', '/health', '/ready'];
+// Everything but the app's own paths ("/", /app/…, its files and Vite's) is the API's.
+const apiPaths = '^/(?!$|app(/|$)|src/|@|node_modules/|favicon\\.svg$).+';
 
 export default defineConfig({
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
@@ -18,7 +19,7 @@ export default defineConfig({
     reportCompressedSize: true,
   },
   server: {
-    proxy: Object.fromEntries(apiPaths.map((p) => [p, { target: api, changeOrigin: false }])),
+    proxy: { [apiPaths]: { target: api } },
   },
   test: {
     include: ['src/**/*.test.ts'],

@@ -10,7 +10,8 @@
 // failing test also leaves one named FAIL-<test>.png. The last line is
 // "N passed, M failed".
 import { spawn } from 'node:child_process';
-import { mkdirSync, createWriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +24,7 @@ const bin = process.env.AUDITD_BIN;
 const databaseURL = process.env.DATABASE_URL;
 const filter = process.argv[2] ?? '';
 const testTimeout = 45_000;
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const step = 10_000; // how long one expectation may take to come true
 
 if (!bin || !databaseURL) {
@@ -110,8 +112,26 @@ async function devToken(base, username, roles) {
   return json.details.access_token;
 }
 
+/**
+ * shot saves a screenshot of the screen and checks it with axe-core against
+ * WCAG 2.1 A and AA (labels, names, contrast, structure): a serious or
+ * critical violation fails the test.
+ */
 async function shot(page, name) {
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const { violations } = await page.evaluate(() =>
+    window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
+  );
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  if (bad.length) {
+    const where = (v) =>
+      v.nodes
+        .slice(0, 3)
+        .map((n) => n.target.join(' '))
+        .join('; ');
+    throw new Error(`accessibility of ${name}:\n${bad.map((v) => `${v.id}: ${v.help} (${where(v)})`).join('\n')}`);
+  }
 }
 
 function check(cond, message) {
@@ -145,7 +165,7 @@ async function signIn(page, { username, roles = [], name, lifetime }) {
   }
   if (lifetime) await page.getByLabel('Token lifetime in seconds').fill(String(lifetime));
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await visible(page.getByRole('button', { name: /^Account menu for / }));
+  await visible(page.getByRole('button', { name: /, account menu$/ }));
 }
 
 // ------------------------------------------------------------------ tests
@@ -178,7 +198,9 @@ test('dev sign-in shows the profile; operators get no admin screens', async ({ p
   // The session survives a reload (kept for the tab) and ends on sign-out.
   await page.goto(base + '/app/profile');
   await visible(page.getByTestId('profile-username').getByText('olga'));
-  await page.getByRole('button', { name: 'Account menu for Olga Ruiz' }).click();
+  await page.getByRole('button', { name: /^Olga Ruiz\s*, account menu$/ }).click();
+  await visible(page.getByRole('button', { name: 'Sign out' }));
+  await shot(page, 'user-menu');
   await page.getByRole('button', { name: 'Sign out' }).click();
   await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
   await page.reload();
@@ -202,7 +224,9 @@ test('notifications arrive live, are marked read and deleted', async ({ page, ba
   check((await bell.getAttribute('aria-label')) === `Notifications, ${before.unread + 1} unread`, 'bell label');
   await visible(page.getByText(`${before.unread + 1} unread of ${before.total + 1}`));
 
-  await bell.click();
+  // By keyboard: Enter opens the panel, Escape closes it and gives the focus back.
+  await bell.focus();
+  await page.keyboard.press('Enter');
   const panel = page.getByRole('banner').getByRole('region', { name: 'Notifications' });
   const item = panel.locator('li.notification').filter({ hasText: 'The audit of call 4711 is ready' });
   await visible(item);
@@ -212,6 +236,7 @@ test('notifications arrive live, are marked read and deleted', async ({ page, ba
   await visible(page.getByText(`${before.unread} unread of ${before.total + 1}`));
   await page.keyboard.press('Escape');
   await hidden(panel);
+  check(await bell.evaluate((el) => el === document.activeElement), 'the focus did not return to the bell');
 
   await api(base, admin, 'POST', '/notifications', { text: 'Scorecard "Retention" was published', variant: 'warning', user_id: 'maria' });
   const global = await api(base, admin, 'POST', '/notifications', {
@@ -330,7 +355,7 @@ test('Spanish and English, chosen from the browser and switched', async ({ brows
   await visible(page.getByRole('heading', { name: 'Tu perfil' }));
   await visible(page.getByRole('link', { name: 'Notificaciones' }));
   await shot(page, 'profile-es');
-  await page.getByRole('button', { name: /^Menú de la cuenta de / }).click();
+  await page.getByRole('button', { name: /, menú de la cuenta$/ }).click();
   await page.getByLabel('Idioma').selectOption('en');
   await visible(page.getByRole('link', { name: 'Notifications' }));
   await page.reload();
@@ -356,7 +381,7 @@ test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }
   await page.reload();
   await visible(page.getByTestId('profile-username').getByText('ines'));
   await shot(page, 'profile-oidc');
-  await page.getByRole('button', { name: /^Account menu for / }).click();
+  await page.getByRole('button', { name: /, account menu$/ }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
   check(oidc.issuer.signedOut === 1, 'the provider was not asked to end the session');

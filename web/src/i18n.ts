@@ -54,7 +54,7 @@ const en = {
   'signin.callbackFailed': 'Sign-in did not complete: {message}',
   'signin.configFailed': 'The sign-in settings could not be loaded: {message}',
 
-  'user.menu': 'Account menu for {name}',
+  'user.menu': ', account menu',
   'user.signedInAs': 'Signed in as',
   'user.signOut': 'Sign out',
 
@@ -186,7 +186,7 @@ const es: Record<MessageKey, string> = {
   'signin.callbackFailed': 'El inicio de sesión no se completó: {message}',
   'signin.configFailed': 'No se pudo cargar la configuración de inicio de sesión: {message}',
 
-  'user.menu': 'Menú de la cuenta de {name}',
+  'user.menu': ', menú de la cuenta',
   'user.signedInAs': 'Sesión iniciada como',
   'user.signOut': 'Cerrar sesión',
 
@@ -302,8 +302,14 @@ export function formatDateTime(iso: string | undefined | null): string {
   return new Intl.DateTimeFormat(locale.value, { dateStyle: 'medium', timeStyle: 'medium' }).format(new Date(iso));
 }
 
+/** clock ticks every 30 seconds, so relative times ("3 minutes ago") stay true on screen. */
+const clock = signal(Date.now());
+setInterval(() => {
+  clock.value = Date.now();
+}, 30_000);
+
 /** formatRelative shows how long ago (or until) an ISO time is, e.g. "3 minutes ago". */
-export function formatRelative(iso: string, now = Date.now()): string {
+export function formatRelative(iso: string, now = clock.value): string {
   const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
   const rtf = new Intl.RelativeTimeFormat(locale.value, { numeric: 'auto' });
   const abs = Math.abs(seconds);

@@ -4,10 +4,10 @@ import { effect, signal } from '@preact/signals';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { Api, errorMessage } from './api';
-import { Auth } from './auth';
+import { Auth, callbackPath } from './auth';
 import { EventStream } from './events';
 import { NotificationsStore } from './notifications/store';
-import { navigate } from './router';
+import { location, navigate } from './router';
 import type { Profile } from './types';
 
 export interface Toast {
@@ -30,6 +30,9 @@ export class AppState {
   async start() {
     const returnTo = await this.auth.start();
     if (returnTo) navigate(returnTo, { replace: true });
+    // A sign-in that failed on its way back leaves the browser at the
+    // callback: sign-in from there must not come back to it.
+    else if (location.value.path === callbackPath) navigate('/', { replace: true });
     effect(() => {
       if (this.auth.status.value === 'signed-in') void this.enter();
       else this.leave();

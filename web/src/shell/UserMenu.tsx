@@ -21,19 +21,12 @@ export function UserMenu() {
   const display = me.name || me.username;
   return (
     <div class="popover-root" ref={root}>
-      <button
-        ref={button}
-        type="button"
-        class="user-button"
-        aria-expanded={open}
-        aria-controls={panel}
-        aria-label={t('user.menu', { name: display })}
-        onClick={() => setOpen(!open)}
-      >
+      <button ref={button} type="button" class="user-button" aria-expanded={open} aria-controls={panel} onClick={() => setOpen(!open)}>
         <span class="avatar" aria-hidden="true">
           {initials(display)}
         </span>
         <span class="user-name">{display}</span>
+        <span class="sr-only">{t('user.menu')}</span>
       </button>
       <div id={panel} class="popover user-panel" hidden={!open}>
         <p class="muted small">{t('user.signedInAs')}</p>
