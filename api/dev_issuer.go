@@ -151,8 +151,8 @@ const (
 // also the token subject, the user's id).
 var devUsername = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,64}$`)
 
-// DevTokenRequest is the body of POST /dev-oidc/token.
-type DevTokenRequest struct {
+// devTokenRequest is the body of POST /dev-oidc/token.
+type devTokenRequest struct {
 	Username string   `json:"username"`
 	Name     string   `json:"name,omitempty"`
 	Email    string   `json:"email,omitempty"`
@@ -161,8 +161,8 @@ type DevTokenRequest struct {
 	ExpiresIn int `json:"expires_in,omitempty"`
 }
 
-// DevToken is a token minted by the development sign-in.
-type DevToken struct {
+// devToken is a token minted by the development sign-in.
+type devToken struct {
 	AccessToken string `json:"access_token"`
 	TokenType   string `json:"token_type"`
 	ExpiresIn   int    `json:"expires_in"`
@@ -188,12 +188,12 @@ func (d *DevIssuer) token(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, Envelope[DevToken]{Success: true, Code: "OK",
-		Details: DevToken{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int(ttl / time.Second)}})
+	writeJSON(w, Envelope[devToken]{Success: true, Code: "OK",
+		Details: devToken{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int(ttl / time.Second)}})
 }
 
-func readDevTokenRequest(w http.ResponseWriter, r *http.Request) (DevTokenRequest, *Error) {
-	var req DevTokenRequest
+func readDevTokenRequest(w http.ResponseWriter, r *http.Request) (devTokenRequest, *Error) {
+	var req devTokenRequest
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		return req, Errorf(CodeUnsupportedMediaType, "send the sign-in as JSON (Content-Type: application/json)")
 	}

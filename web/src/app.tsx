@@ -25,7 +25,7 @@ export function App() {
   if (!app.profile.value) return <Loading />;
   return (
     <Shell>
-      <ErrorBoundary>
+      <ErrorBoundary key={location.value.path}>
         <Screen />
       </ErrorBoundary>
     </Shell>

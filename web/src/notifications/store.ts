@@ -26,6 +26,8 @@ export class NotificationsStore {
   /** queue holds events that arrive while a snapshot loads; they are applied on top of it. */
   private queue: NotificationEvent[] | null = null;
   private resyncTimer: ReturnType<typeof setTimeout> | undefined;
+  /** again asks for another snapshot once the one loading now is done (the stream opened meanwhile). */
+  private again = false;
   /** deleted are the ids this tab deleted: their deletion may arrive twice (answer and event). */
   private deleted = new Set<string>();
 
@@ -34,7 +36,11 @@ export class NotificationsStore {
     private readonly events: EventStream,
   ) {}
 
-  /** start follows userId's notifications: the snapshot is loaded each time the stream opens without resuming. */
+  /**
+   * start follows userId's notifications: a snapshot is loaded at once (so
+   * the list shows even if the stream cannot connect) and again whenever the
+   * stream opens without resuming, since events may have been missed.
+   */
   start(userId: string) {
     this.userId = userId;
     for (const type of notificationEventTypes) {
@@ -45,6 +51,7 @@ export class NotificationsStore {
         if (!resumed) void this.load();
       }),
     );
+    void this.load();
   }
 
   stop() {
@@ -52,6 +59,7 @@ export class NotificationsStore {
     this.unsubscribe = [];
     clearTimeout(this.resyncTimer);
     this.queue = null;
+    this.again = false;
     this.deleted.clear();
     this.state.value = emptyState;
     this.loaded.value = false;
@@ -60,7 +68,11 @@ export class NotificationsStore {
 
   /** load replaces the state with a fresh snapshot, then applies the events that came meanwhile. */
   async load() {
-    if (this.queue) return; // one snapshot at a time; events queue meanwhile
+    if (this.queue) {
+      // One snapshot at a time; this one may predate what the caller needs.
+      this.again = true;
+      return;
+    }
     this.queue = [];
     try {
       const page = await this.api.get<NotificationPage>('/notifications', { limit: pageSize });
@@ -73,6 +85,10 @@ export class NotificationsStore {
       this.error.value = errorMessage(err);
     } finally {
       this.queue = null;
+      if (this.again) {
+        this.again = false;
+        void this.load();
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { LanguageSelect } from '../shell/LanguageSelect';
 import { location } from '../router';
@@ -10,6 +10,10 @@ import { ErrorMessage } from '../ui';
 export function SignInPage() {
   const app = useApp();
   const cfg = app.auth.config;
+  const title = t('signin.title');
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
   return (
     <div class="signin">
       <main id="main" class="signin-card">
