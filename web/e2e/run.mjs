@@ -10,7 +10,7 @@
 // failing test also leaves one named FAIL-<test>.png. The last line is
 // "N passed, M failed".
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -32,6 +32,8 @@ if (!bin || !databaseURL) {
   process.exit(2);
 }
 mkdirSync(artifacts, { recursive: true });
+// A previous run's screenshots and logs would be mistaken for this one's.
+for (const f of readdirSync(artifacts)) if (/\.(png|log)$/.test(f)) rmSync(join(artifacts, f));
 
 // ---------------------------------------------------------------- helpers
 
@@ -45,6 +47,13 @@ function freePort() {
     });
   });
 }
+
+/** children are the auditd processes still running: killed if this runner exits early. */
+const children = new Set();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(1));
 
 /** startAuditd runs `auditd <cmd>` with env and waits until it is ready; its log goes to the artifacts. */
 async function startAuditd(name, cmd, env) {
@@ -65,7 +74,11 @@ async function startAuditd(name, cmd, env) {
   proc.stdout.pipe(log);
   proc.stderr.pipe(log);
   let exited = null;
-  proc.on('exit', (code) => (exited = code));
+  children.add(proc);
+  proc.on('exit', (code) => {
+    exited = code;
+    children.delete(proc);
+  });
   const deadline = Date.now() + 30_000;
   for (;;) {
     if (exited !== null) throw new Error(`auditd ${cmd} exited with ${exited}; see ${name}.log`);
@@ -390,6 +403,10 @@ test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }
 // ----------------------------------------------------------------- runner
 
 const started = Date.now();
+process.on('unhandledRejection', (err) => {
+  console.log(`e2e: could not run the tests: ${err.stack ?? err}`);
+  process.exit(1);
+});
 const all = await startAuditd('auditd-all', 'all', { AUTH_DEV: 'true' });
 // A second API process on the same database, signing in through a fake
 // OIDC provider on loopback (its wire protocol only).
