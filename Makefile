@@ -1,5 +1,5 @@
 # The two commands: `make run` and `make test`. See README.md.
-.PHONY: run test bench lint build fmt docs-assets stop-db
+.PHONY: run test e2e web bench lint build fmt docs-assets stop-db
 
 run:
 	scripts/run.sh
@@ -7,19 +7,32 @@ run:
 test:
 	scripts/test.sh
 
+# Build the dashboard (web/ → web/dist, embedded by the next go build).
+web:
+	scripts/web.sh
+
+# Only the dashboard's end-to-end tests (headless Chromium, real auditd and Postgres).
+e2e:
+	scripts/deps.sh browser
+	scripts/web.sh
+	scripts/with-test-db.sh scripts/e2e.sh
+
 # Benchmarks against a private Postgres; BENCH=regexp selects some.
 bench:
 	scripts/bench.sh
 
-build:
+build: web
 	go build -o bin/auditd ./cmd/auditd
 
 lint:
 	test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 	go vet ./...
+	scripts/web.sh install
+	cd web && npm run --silent lint
 
 fmt:
 	gofmt -w .
+	cd web && npm run --silent fmt
 
 # Refresh the embedded API docs assets from npm (pinned versions).
 docs-assets:

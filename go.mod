@@ -92,3 +92,6 @@ require (
 	google.golang.org/grpc v1.84.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
+
+// The dashboard's npm packages are not Go code (some ship .go files).
+ignore ./web/node_modules

@@ -15,9 +15,9 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/metrics"
-
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/web"
 )
 
 // Version is the API version shown in the OpenAPI document.
@@ -35,6 +35,10 @@ type Options struct {
 	Hub *Hub
 	// DevIssuer, when set, is served under /dev-oidc (AUTH_DEV=true).
 	DevIssuer *DevIssuer
+	// Client is what the dashboard needs to sign users in, served at /client-config.
+	Client ClientConfig
+	// Web, when set, is the dashboard, served at / and under web.AppPrefix.
+	Web *web.Handler
 	// Metrics records request metrics and is served at /metrics. Defaults to a new registry.
 	Metrics *metrics.Metrics
 	// MetricsToken, when set, is the static bearer token /metrics accepts
@@ -83,7 +87,7 @@ func New(opts Options) *Server {
 
 	cfg := huma.DefaultConfig("Audit service API", Version)
 	cfg.Info.Description = "Audits recordings of calls and transcripts of chats against a campaign's scorecard. " +
-		"Every endpoint except /health, /ready and the docs needs `Authorization: Bearer <access token>`. " +
+		"Every endpoint except /health, /ready, /client-config and the docs needs `Authorization: Bearer <access token>`. " +
 		"Errors are `{success: false, code, message, details, request_id}`."
 	cfg.OpenAPIPath = "/openapi"
 	cfg.DocsPath = ""
@@ -106,6 +110,17 @@ func New(opts Options) *Server {
 	if opts.DevIssuer != nil {
 		mux.Route("/dev-oidc", opts.DevIssuer.routes)
 	}
+	if opts.Web != nil {
+		// The dashboard only gets "/", its client routes and its own files,
+		// never a catch-all: every other path stays the API's, so an unknown
+		// API path is still a JSON 404. (A test keeps API paths out of the
+		// dashboard's.)
+		for _, p := range opts.Web.Patterns() {
+			mux.Method(http.MethodGet, p, opts.Web)
+			mux.Method(http.MethodHead, p, opts.Web)
+		}
+	}
+	(&clientResource{config: opts.Client}).register(hapi)
 	(&healthResource{pool: opts.Pool}).register(hapi)
 	(&usersResource{pool: opts.Pool}).register(hapi)
 	(&usersAdminResource{pool: opts.Pool, river: opts.River, directory: opts.Directory}).register(hapi)

@@ -31,6 +31,7 @@ import (
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/web"
 )
 
 const testAudience = "api://auditd-test"
@@ -116,6 +117,11 @@ type setupOpts struct {
 	// directory is the configured directory provider ("" for none).
 	directory string
 	upload    UploadLimits
+	// devIssuer serves the development issuer and verifies its tokens
+	// (AUTH_DEV=true) instead of the loopback test issuer's.
+	devIssuer bool
+	client    ClientConfig
+	web       *web.Handler
 }
 
 func setup(t testing.TB, opts ...setupOpts) *testBundle {
@@ -129,24 +135,31 @@ func setup(t testing.TB, opts ...setupOpts) *testBundle {
 	}
 	pool := dbtest.Pool(t)
 	iss := newTestIssuer(t)
-	auth := NewAuthenticator(AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
-		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}, pool)
 	blobDir := t.TempDir()
 	store, err := storage.Open(context.Background(), "file://"+blobDir)
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
 	b := &testBundle{issuer: iss, pool: pool, store: store, blobDir: blobDir}
-	b.server, b.http, b.hub = newServer(t, pool, auth, func(opts *Options) {
-		opts.Directory = o.directory
-		opts.Store = store
-		opts.Upload = o.upload
+	b.server, b.http, b.hub = newServer(t, pool, func(baseURL string) Options {
+		authCfg := AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
+			SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}
+		opts := Options{Client: o.client, Web: o.web, Directory: o.directory, Store: store, Upload: o.upload}
+		if o.devIssuer {
+			authCfg.IssuerURL = baseURL + "/dev-oidc"
+			dev, err := NewDevIssuer(context.Background(), pool, authCfg.IssuerURL, testAudience)
+			require.NoError(t, err)
+			opts.DevIssuer = dev
+		}
+		opts.Auth = NewAuthenticator(authCfg, pool)
+		return opts
 	})
 	return b
 }
 
 // newServer starts an API process on pool: its own hub (listening
-// connection) and HTTP server. configure adjusts its options.
-func newServer(t testing.TB, pool *pgxpool.Pool, auth *Authenticator, configure ...func(*Options)) (*Server, *httptest.Server, *Hub) {
+// connection) and HTTP server. build returns the options that differ
+// between tests, given the server's URL.
+func newServer(t testing.TB, pool *pgxpool.Pool, build func(baseURL string) Options) (*Server, *httptest.Server, *Hub) {
 	t.Helper()
 	rc, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	require.NoError(t, err)
@@ -155,12 +168,11 @@ func newServer(t testing.TB, pool *pgxpool.Pool, auth *Authenticator, configure 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = hub.Run(ctx); close(done) }()
-	opts := Options{Pool: pool, River: rc, Auth: auth, Hub: hub, JobWaitTimeout: 300 * time.Millisecond, Logger: log}
-	for _, c := range configure {
-		c(&opts)
-	}
+	hs := httptest.NewUnstartedServer(nil)
+	opts := build("http://" + hs.Listener.Addr().String())
+	opts.Pool, opts.River, opts.Hub, opts.JobWaitTimeout, opts.Logger = pool, rc, hub, 300*time.Millisecond, log
 	s := New(opts)
-	hs := httptest.NewUnstartedServer(s)
+	hs.Config.Handler = s
 	hs.Config.RegisterOnShutdown(hub.Close)
 	hs.Start()
 	t.Cleanup(func() {
@@ -513,7 +525,7 @@ func TestOpenAPIDescribesEveryOperation(t *testing.T) {
 	require.Contains(t, doc.Components.SecuritySchemes, "bearer")
 	require.Contains(t, doc.Components.Schemas, "Error")
 	require.Contains(t, doc.Paths, "/users/me")
-	public := map[string]bool{"/health": true, "/ready": true}
+	public := map[string]bool{"/health": true, "/ready": true, "/client-config": true}
 	for path, ops := range doc.Paths {
 		for method, op := range ops {
 			require.NotEmpty(t, op["operationId"], "%s %s", method, path)

@@ -9,13 +9,17 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
+	"regexp"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
 	"github.com/go-chi/chi/v5"
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/role"
 )
 
 // devKeyID names the development issuer's signing key (the JWKS kid).
@@ -55,7 +59,9 @@ func NewDevIssuer(ctx context.Context, q db.DBTX, issuer, audience string) (*Dev
 	return &DevIssuer{issuer: issuer, audience: audience, key: key}, nil
 }
 
-// DevClaims are the claims of a development token.
+// DevClaims are the claims of a development token. Mint derives the ones
+// left empty from Username: Subject is the username, Email
+// USERNAME@example.test, Name the username.
 type DevClaims struct {
 	Subject  string
 	Username string
@@ -65,10 +71,20 @@ type DevClaims struct {
 	TTL      time.Duration
 }
 
-// Mint signs an access token for c, valid for c.TTL from now.
+// Mint signs an access token for c, valid for c.TTL from now. It returns an
+// error when c has neither a subject nor a username.
 func (d *DevIssuer) Mint(c DevClaims) (string, error) {
 	if c.Subject == "" {
-		return "", errors.New("a development token needs a subject")
+		c.Subject = c.Username
+	}
+	if c.Subject == "" {
+		return "", errors.New("a development token needs a subject or a username")
+	}
+	if c.Email == "" && c.Username != "" {
+		c.Email = c.Username + "@example.test"
+	}
+	if c.Name == "" {
+		c.Name = c.Username
 	}
 	now := time.Now()
 	payload, err := json.Marshal(map[string]any{
@@ -98,8 +114,10 @@ func (d *DevIssuer) Mint(c DevClaims) (string, error) {
 	return sig.CompactSerialize()
 }
 
-// routes serves the discovery document and the JWKS at the issuer's path.
+// routes serves the discovery document and the JWKS at the issuer's path,
+// and the dashboard's development sign-in.
 func (d *DevIssuer) routes(r chi.Router) {
+	r.Post("/token", d.token)
 	r.Get("/.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, map[string]any{
 			"issuer":                                d.issuer,
@@ -119,4 +137,94 @@ func (d *DevIssuer) routes(r chi.Router) {
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Development sign-in limits.
+const (
+	devTokenDefaultTTL = time.Hour
+	devTokenMinTTL     = 5 * time.Second
+	devTokenMaxTTL     = 12 * time.Hour
+	devTokenMaxBody    = 16 << 10
+)
+
+// devUsername is what a development sign-in accepts as a username (it is
+// also the token subject, the user's id).
+var devUsername = regexp.MustCompile(`^[A-Za-z0-9._@-]{1,64}$`)
+
+// devTokenRequest is the body of POST /dev-oidc/token.
+type devTokenRequest struct {
+	Username string   `json:"username"`
+	Name     string   `json:"name,omitempty"`
+	Email    string   `json:"email,omitempty"`
+	Roles    []string `json:"roles"`
+	// ExpiresIn is the token's validity in seconds; 0 means an hour.
+	ExpiresIn int `json:"expires_in,omitempty"`
+}
+
+// devToken is a token minted by the development sign-in.
+type devToken struct {
+	AccessToken string `json:"access_token"`
+	TokenType   string `json:"token_type"`
+	ExpiresIn   int    `json:"expires_in"`
+}
+
+// token is the dashboard's development sign-in: it mints an access token for
+// any user and roles the caller names, as `auditd token` does. It is not an
+// OAuth token endpoint, and it exists only with AUTH_DEV=true, which the
+// service refuses on a non-loopback address.
+func (d *DevIssuer) token(w http.ResponseWriter, r *http.Request) {
+	req, e := readDevTokenRequest(w, r)
+	if e != nil {
+		writeError(w, r, e)
+		return
+	}
+	ttl := devTokenDefaultTTL
+	if req.ExpiresIn != 0 {
+		ttl = time.Duration(req.ExpiresIn) * time.Second
+	}
+	tok, err := d.Mint(DevClaims{Username: req.Username, Name: req.Name, Email: req.Email, Roles: req.Roles, TTL: ttl})
+	if err != nil {
+		writeError(w, r, internal(r.Context(), err))
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, Envelope[devToken]{Success: true, Code: "OK",
+		Details: devToken{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int(ttl / time.Second)}})
+}
+
+func readDevTokenRequest(w http.ResponseWriter, r *http.Request) (devTokenRequest, *Error) {
+	var req devTokenRequest
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		return req, Errorf(CodeUnsupportedMediaType, "send the sign-in as JSON (Content-Type: application/json)")
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, devTokenMaxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
+			return req, Errorf(CodePayloadTooLarge, fmt.Sprintf("the body is over %d bytes", devTokenMaxBody))
+		}
+		return req, Errorf(CodeValidation, "the body is not a sign-in request: "+err.Error())
+	}
+	detail := func(loc, msg string, v any) []*huma.ErrorDetail {
+		return []*huma.ErrorDetail{{Location: loc, Message: msg, Value: v}}
+	}
+	switch {
+	case req.Username == "":
+		return req, Errorf(CodeMissingFields, "username is required").
+			WithDetails(detail("body.username", "required", nil))
+	case !devUsername.MatchString(req.Username):
+		return req, Errorf(CodeValidation, "username must be 1 to 64 letters, digits or . _ @ -").
+			WithDetails(detail("body.username", "not a username", req.Username))
+	case req.ExpiresIn != 0 && (req.ExpiresIn < int(devTokenMinTTL/time.Second) || req.ExpiresIn > int(devTokenMaxTTL/time.Second)):
+		return req, Errorf(CodeValidation, fmt.Sprintf("expires_in must be between %d and %d seconds",
+			int(devTokenMinTTL/time.Second), int(devTokenMaxTTL/time.Second))).
+			WithDetails(detail("body.expires_in", "out of range", req.ExpiresIn))
+	}
+	for i, name := range req.Roles {
+		if role.Highest([]string{name}) == role.None { // not one of the four roles
+			return req, Errorf(CodeValidation, fmt.Sprintf("%q is not a role: use admin, supervisor, quality or operator", name)).
+				WithDetails(detail(fmt.Sprintf("body.roles[%d]", i), "unknown role", name))
+		}
+	}
+	return req, nil
 }

@@ -100,7 +100,7 @@ func TestStreamAcrossProcessesAndResume(t *testing.T) {
 	a := setup(t)
 	alice, _, root := a.users(t)
 	// A second API process: its own hub, its own listening connection.
-	_, httpB, _ := newServer(t, a.pool, a.server.opts.Auth)
+	_, httpB, _ := newServer(t, a.pool, func(string) Options { return Options{Auth: a.server.opts.Auth} })
 	onB := openStream(t, httpB.URL, "/notifications/events?access_token="+alice)
 
 	first := a.notify(t, root, map[string]any{"text": "one", "variant": "info", "user_id": "alice"})

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,15 @@ type Config struct {
 	OIDCUsernameClaim string
 	// OIDCSubjectClaim is the claim that identifies a user (OIDC_SUBJECT_CLAIM). Defaults to sub.
 	OIDCSubjectClaim string
+	// OIDCWebClientID is the dashboard's client id at the identity provider
+	// (OIDC_WEB_CLIENT_ID): a public client using the authorization code flow
+	// with PKCE. Unset, the dashboard cannot sign in with OIDC (AUTH_DEV's
+	// sign-in needs none).
+	OIDCWebClientID string
+	// OIDCWebScopes are the scopes the dashboard asks for, space-separated
+	// (OIDC_WEB_SCOPES). They must include openid. Defaults to
+	// "openid profile email offline_access" (offline_access for a refresh token).
+	OIDCWebScopes string
 	// AuthDev runs the built-in development issuer (AUTH_DEV). Refused unless
 	// ListenAddr is a loopback address. Defaults to false.
 	AuthDev bool
@@ -120,6 +130,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		OIDCRolesClaim:    e.str("OIDC_ROLES_CLAIM", "roles"),
 		OIDCUsernameClaim: e.str("OIDC_USERNAME_CLAIM", "preferred_username"),
 		OIDCSubjectClaim:  e.str("OIDC_SUBJECT_CLAIM", "sub"),
+		OIDCWebClientID:   e.str("OIDC_WEB_CLIENT_ID", ""),
+		OIDCWebScopes:     strings.Join(strings.Fields(e.str("OIDC_WEB_SCOPES", "openid profile email offline_access")), " "),
 		AuthDev:           e.boolean("AUTH_DEV", false),
 		WorkerConcurrency: e.integer("WORKER_CONCURRENCY", 10),
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 30*time.Second),
@@ -259,6 +271,9 @@ func (c Config) ValidateAuth() error {
 		if c.OIDCAudience == "" {
 			return errors.New("OIDC_AUDIENCE is required: the audience (API identifier) your access tokens carry")
 		}
+	}
+	if !slices.Contains(strings.Fields(c.OIDCWebScopes), "openid") {
+		return fmt.Errorf("OIDC_WEB_SCOPES: %q must include openid", c.OIDCWebScopes)
 	}
 	for _, claim := range []struct{ name, path string }{
 		{"OIDC_ROLES_CLAIM", c.OIDCRolesClaim},

@@ -22,6 +22,8 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, "roles", c.OIDCRolesClaim)
 	require.Equal(t, "preferred_username", c.OIDCUsernameClaim)
 	require.Equal(t, "sub", c.OIDCSubjectClaim)
+	require.Equal(t, "", c.OIDCWebClientID)
+	require.Equal(t, "openid profile email offline_access", c.OIDCWebScopes)
 	require.Equal(t, 10, c.WorkerConcurrency)
 	require.Equal(t, 30*time.Second, c.ShutdownTimeout)
 	require.Empty(t, c.DirectoryProvider, "no directory unless one is chosen")
@@ -104,6 +106,7 @@ func TestValidateAuth(t *testing.T) {
 		{map[string]string{"OIDC_ISSUER_URL": "https://idp.example"}, "OIDC_AUDIENCE"},
 		{map[string]string{"OIDC_ISSUER_URL": "https://idp.example", "OIDC_AUDIENCE": "a", "OIDC_ROLES_CLAIM": "realm_access."}, "OIDC_ROLES_CLAIM"},
 		{map[string]string{"OIDC_ISSUER_URL": "https://idp.example", "OIDC_AUDIENCE": "a", "OIDC_SUBJECT_CLAIM": "a..b"}, "OIDC_SUBJECT_CLAIM"},
+		{map[string]string{"OIDC_ISSUER_URL": "https://idp.example", "OIDC_AUDIENCE": "a", "OIDC_WEB_SCOPES": "profile email"}, "OIDC_WEB_SCOPES"},
 	}
 	for _, tc := range cases {
 		tc.vars["DATABASE_URL"] = "postgres://x/y"
@@ -111,9 +114,12 @@ func TestValidateAuth(t *testing.T) {
 		require.NoError(t, err)
 		require.ErrorContains(t, c.ValidateAuth(), tc.want, "%v", tc.vars)
 	}
-	c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "OIDC_ISSUER_URL": "https://idp.example", "OIDC_AUDIENCE": "a", "OIDC_ROLES_CLAIM": "realm_access.roles"}))
+	c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "OIDC_ISSUER_URL": "https://idp.example", "OIDC_AUDIENCE": "a", "OIDC_ROLES_CLAIM": "realm_access.roles",
+		"OIDC_WEB_CLIENT_ID": "dashboard", "OIDC_WEB_SCOPES": "  openid   api://auditd/.default "}))
 	require.NoError(t, err)
 	require.NoError(t, c.ValidateAuth())
+	require.Equal(t, "dashboard", c.OIDCWebClientID)
+	require.Equal(t, "openid api://auditd/.default", c.OIDCWebScopes)
 }
 
 func TestDirectory(t *testing.T) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# `make run`: one process serving the API and working jobs, with a private
-# Postgres under ./data/pg unless DATABASE_URL is set, and the development
-# identity provider.
+# `make run`: one process serving the API, the dashboard and working jobs,
+# with a private Postgres under ./data/pg unless DATABASE_URL is set, and the
+# development identity provider.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
+scripts/web.sh
 go build -o bin/auditd ./cmd/auditd
 
 if [ -z "${DATABASE_URL:-}" ]; then
@@ -23,6 +24,7 @@ base="http://$LISTEN_ADDR"
 cat <<MSG
 
   auditd is starting on  $base
+  Dashboard:             $base/
   API docs:              $base/docs   (Redoc: $base/redoc)
   Database:              $DATABASE_URL
 MSG

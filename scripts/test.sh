@@ -1,6 +1,20 @@
 #!/usr/bin/env bash
-# `make test`: every Go test against a real Postgres (see with-test-db.sh).
-# Each test gets its own database cloned from a migrated template.
+# `make test`: the dashboard's unit tests, every Go test, then the
+# dashboard's end-to-end tests in headless Chromium, all against a real
+# Postgres (see with-test-db.sh). Each Go test gets its own database cloned
+# from a migrated template; the end-to-end run gets a fresh one. Fails when
+# any step fails; every step runs regardless.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec scripts/with-test-db.sh go test -count=1 ${GOTESTFLAGS:-} ./...
+[ -n "${TEST_DATABASE_URL:-}" ] || exec scripts/with-test-db.sh scripts/test.sh "$@"
+scripts/deps.sh browser
+scripts/web.sh # the end-to-end tests' binary embeds the build
+
+failed=()
+(cd web && npm test --silent) || failed+=("web unit tests")
+go test -count=1 ${GOTESTFLAGS:-} ./... || failed+=("go test")
+scripts/e2e.sh || failed+=("end-to-end tests")
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "test.sh: failed: ${failed[*]}" >&2
+  exit 1
+fi

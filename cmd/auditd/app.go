@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os/exec"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/metrics"
 	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/web"
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/directory"
 )
@@ -177,8 +179,19 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	hubCtx, stopHub := context.WithCancel(context.WithoutCancel(ctx))
 	m.stopHub = stopHub
 	go func() { _ = hub.Run(hubCtx) }()
+	client := api.ClientConfig{AuthDev: c.AuthDev, Issuer: authCfg.IssuerURL, ClientID: c.OIDCWebClientID,
+		Audience: c.OIDCAudience, Scopes: c.OIDCWebScopes}
+	var connect []string // the dashboard calls the identity provider for discovery and tokens
+	if u, err := url.Parse(c.OIDCIssuerURL); err == nil && !c.AuthDev {
+		connect = append(connect, u.Scheme+"://"+u.Host)
+	}
+	dashboard, err := web.New(web.Dist(), web.Options{ConnectSources: connect})
+	if err != nil {
+		return err
+	}
 	srv := api.New(api.Options{
 		Pool: m.pool, River: m.river, Auth: api.NewAuthenticator(authCfg, m.pool), Hub: hub, DevIssuer: dev,
+		Client: client, Web: dashboard,
 		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout, Metrics: m.metrics, MetricsToken: c.MetricsToken,
 		Directory: c.DirectoryProvider, Store: m.store,
 		Upload: api.UploadLimits{MaxFileBytes: c.UploadMaxFileBytes, MaxFiles: c.UploadMaxFiles, MaxRequestBytes: c.UploadMaxRequestBytes},

@@ -119,15 +119,6 @@ func tokenCommand(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	claims := api.DevClaims{Subject: *sub, Username: *user, Email: *email, Name: *name, TTL: *ttl}
-	if claims.Subject == "" {
-		claims.Subject = *user
-	}
-	if claims.Email == "" {
-		claims.Email = *user + "@example.test"
-	}
-	if claims.Name == "" {
-		claims.Name = *user
-	}
 	for r := range strings.SplitSeq(*roles, ",") {
 		if r = strings.TrimSpace(r); r != "" {
 			claims.Roles = append(claims.Roles, r)

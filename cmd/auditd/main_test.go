@@ -211,6 +211,22 @@ func TestAllMigratesAndServes(t *testing.T) {
 	require.NoError(t, err, stderr)
 	status, body := postCanary(t, addr, strings.TrimSpace(token))
 	require.Equal(t, http.StatusOK, status, body)
+
+	// The dashboard is served beside the API (built or not, "/" is a page),
+	// and told to use the development sign-in.
+	res, err = http.Get("http://" + addr + "/app/profile")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Equal(t, "text/html; charset=utf-8", res.Header.Get("Content-Type"))
+	require.Contains(t, res.Header.Get("Content-Security-Policy"), "script-src 'self'")
+	res, err = http.Get("http://" + addr + "/client-config")
+	require.NoError(t, err)
+	raw, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, string(raw), `"auth_dev":true`)
+	require.Contains(t, string(raw), `"issuer":"http://`+addr+`/dev-oidc"`)
 	all.stop(t)
 }
 

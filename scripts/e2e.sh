@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The dashboard's end-to-end tests (web/e2e/run.mjs): headless Chromium
+# against a real `auditd all` (built here, with the dashboard built by
+# scripts/web.sh embedded) on a fresh database of TEST_DATABASE_URL's
+# cluster, dropped afterwards. Screenshots go to web/e2e/artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${TEST_DATABASE_URL:?e2e.sh needs TEST_DATABASE_URL (run it through scripts/with-test-db.sh)}"
+tmp=$(mktemp -d /tmp/auditd-e2e.XXXXXX)
+db="e2e_$(date +%s)_$$"
+base=${TEST_DATABASE_URL%%\?*}
+query=${TEST_DATABASE_URL#"$base"}
+cleanup() {
+  psql "$TEST_DATABASE_URL" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+psql "$TEST_DATABASE_URL" -qc "CREATE DATABASE $db" >/dev/null
+go build -o "$tmp/auditd" ./cmd/auditd
+AUDITD_BIN="$tmp/auditd" DATABASE_URL="${base%/*}/$db$query" node web/e2e/run.mjs

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `make web`: installs the dashboard's npm packages (npm ci, only when
+# package-lock.json changed since the last install) and builds it into
+# web/dist, which the next `go build` embeds in the binary.
+#   scripts/web.sh           install and build
+#   scripts/web.sh install   install only
+set -euo pipefail
+cd "$(dirname "$0")/../web"
+if ! command -v node >/dev/null 2>&1; then
+  echo "web.sh: Node.js 20.19 or newer is needed to build the dashboard (web/)" >&2
+  exit 1
+fi
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)'; then
+  echo "web.sh: Node.js $(node --version) is too old to build the dashboard: Vite needs 20.19 or newer" >&2
+  exit 1
+fi
+stamp=node_modules/.package-lock.sha256
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$want" >"$stamp"
+fi
+[ "${1:-}" = install ] || npm run --silent build

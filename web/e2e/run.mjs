@@ -1,0 +1,469 @@
+// End-to-end tests of the dashboard in headless Chromium (Debian's, driven
+// by playwright-core) against a real `auditd all` with the development
+// sign-in (AUTH_DEV=true) on a real Postgres database.
+//
+//   AUDITD_BIN=bin/auditd DATABASE_URL=postgres://…/fresh_db node e2e/run.mjs [name filter]
+//
+// scripts/e2e.sh builds the binary and creates (and drops) the database.
+// Each test gets its own browser context (its own storage), so tests are
+// independent. A screenshot of every screen goes to e2e/artifacts/; a
+// failing test also leaves one named FAIL-<test>.png. The last line is
+// "N passed, M failed".
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { startFakeIssuer } from './oidc-issuer.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const artifacts = process.env.E2E_ARTIFACTS ?? join(here, 'artifacts');
+const bin = process.env.AUDITD_BIN;
+const databaseURL = process.env.DATABASE_URL;
+const filter = process.argv[2] ?? '';
+const testTimeout = 45_000;
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const step = 10_000; // how long one expectation may take to come true
+
+if (!bin || !databaseURL) {
+  console.error('run.mjs: set AUDITD_BIN and DATABASE_URL (scripts/e2e.sh does)');
+  process.exit(2);
+}
+mkdirSync(artifacts, { recursive: true });
+// A previous run's screenshots and logs would be mistaken for this one's.
+for (const f of readdirSync(artifacts)) if (/\.(png|log)$/.test(f)) rmSync(join(artifacts, f));
+
+// ---------------------------------------------------------------- helpers
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** children are the auditd processes still running: killed if this runner exits early. */
+const children = new Set();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(1));
+
+/** startAuditd runs `auditd <cmd>` with env and waits until it is ready; its log goes to the artifacts. */
+async function startAuditd(name, cmd, env) {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const log = createWriteStream(join(artifacts, `${name}.log`));
+  const proc = spawn(bin, [cmd], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: databaseURL,
+      LISTEN_ADDR: `127.0.0.1:${port}`,
+      LOG_LEVEL: 'info',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  proc.stdout.pipe(log);
+  proc.stderr.pipe(log);
+  let exited = null;
+  children.add(proc);
+  proc.on('exit', (code) => {
+    exited = code;
+    children.delete(proc);
+  });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (exited !== null) throw new Error(`auditd ${cmd} exited with ${exited}; see ${name}.log`);
+    try {
+      if ((await fetch(`${base}/ready`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`auditd ${cmd} not ready after 30s; see ${name}.log`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    stop: () =>
+      new Promise((resolve) => {
+        if (exited !== null) return resolve();
+        proc.on('exit', resolve);
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+
+/** api calls the auditd API with a token and returns the envelope's details, failing on any error. */
+async function api(base, token, method, path, body) {
+  const res = await fetch(base + path, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await res.json();
+  if (!json.success) throw new Error(`${method} ${path}: ${res.status} ${json.code}: ${json.message}`);
+  return json.details;
+}
+
+/** devToken mints a token through the development sign-in, as the dashboard does. */
+async function devToken(base, username, roles) {
+  const res = await fetch(`${base}/dev-oidc/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username, roles }),
+  });
+  const json = await res.json();
+  if (!json.success) throw new Error(`dev sign-in of ${username}: ${json.message}`);
+  return json.details.access_token;
+}
+
+/**
+ * shot saves a screenshot of the screen and checks it with axe-core against
+ * WCAG 2.1 A and AA (labels, names, contrast, structure): a serious or
+ * critical violation fails the test.
+ */
+async function shot(page, name) {
+  await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const { violations } = await page.evaluate(() =>
+    window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }),
+  );
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  if (bad.length) {
+    const where = (v) =>
+      v.nodes
+        .slice(0, 3)
+        .map((n) => n.target.join(' '))
+        .join('; ');
+    throw new Error(`accessibility of ${name}:\n${bad.map((v) => `${v.id}: ${v.help} (${where(v)})`).join('\n')}`);
+  }
+}
+
+function check(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+/** eventually retries fn until it stops throwing, for things that come true a little later. */
+async function eventually(fn, timeout = step) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/** visible waits for a locator to be visible. */
+const visible = (locator) => locator.first().waitFor({ state: 'visible', timeout: step });
+const hidden = (locator) => locator.first().waitFor({ state: 'hidden', timeout: step });
+
+/** signIn uses the development sign-in form of the page it is on. */
+async function signIn(page, { username, roles = [], name, lifetime }) {
+  await visible(page.getByLabel('Username'));
+  await page.getByLabel('Username').fill(username);
+  if (name) await page.getByLabel('Display name (optional)').fill(name);
+  for (const role of ['admin', 'supervisor', 'quality', 'operator']) {
+    await page.getByRole('checkbox', { name: role, exact: true }).setChecked(roles.includes(role));
+  }
+  if (lifetime) await page.getByLabel('Token lifetime in seconds').fill(String(lifetime));
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await visible(page.getByRole('button', { name: /, account menu$/ }));
+}
+
+// ------------------------------------------------------------------ tests
+
+const tests = [];
+const test = (name, fn) => tests.push({ name, fn });
+
+test('dev sign-in shows the profile; operators get no admin screens', async ({ page, base }) => {
+  await page.goto(base + '/');
+  await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
+  await shot(page, 'signin');
+  await signIn(page, { username: 'olga', name: 'Olga Ruiz', roles: ['operator'] });
+  // "/" leads to the first screen of the navigation: the profile.
+  await visible(page.getByRole('heading', { name: 'Your profile' }));
+  check(new URL(page.url()).pathname === '/app/profile', `landed on ${page.url()}`);
+  await visible(page.getByTestId('profile-name').getByText('Olga Ruiz'));
+  await visible(page.getByTestId('profile-username').getByText('olga'));
+  await visible(page.getByTestId('profile-role').getByText('operator'));
+  check((await page.getByRole('link', { name: 'Background jobs' }).count()) === 0, 'an operator sees the admin navigation');
+  await shot(page, 'profile');
+
+  await page.goto(base + '/app/admin/jobs');
+  await visible(page.getByRole('heading', { name: 'Not allowed' }));
+  await visible(page.getByText('This page needs the administrator role; you have operator.'));
+  await shot(page, 'forbidden');
+
+  await page.goto(base + '/app/no-such-screen');
+  await visible(page.getByRole('heading', { name: 'Page not found' }));
+
+  // The session survives a reload (kept for the tab) and ends on sign-out.
+  await page.goto(base + '/app/profile');
+  await visible(page.getByTestId('profile-username').getByText('olga'));
+  await page.getByRole('button', { name: /^Olga Ruiz\s*, account menu$/ }).click();
+  await visible(page.getByRole('button', { name: 'Sign out' }));
+  await shot(page, 'user-menu');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
+  await page.reload();
+  await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
+});
+
+test('notifications arrive live, are marked read and deleted', async ({ page, base }) => {
+  const admin = await devToken(base, 'e2e-admin', ['admin']);
+  await page.goto(base + '/app/notifications');
+  await signIn(page, { username: 'maria', name: 'María López', roles: ['quality'] });
+  await visible(page.getByRole('heading', { name: 'Notifications' }));
+  await visible(page.getByRole('main').getByText('Live'));
+  // Other tests' notifications for everyone may be there already.
+  const before = await api(base, admin, 'GET', '/notifications?user_id=maria');
+  const bell = page.locator('button.bell');
+  const unread = (n) => visible(page.getByTestId('unread-count').getByText(String(n), { exact: true }));
+
+  // Created through the API by an admin, it reaches the open page at once.
+  await api(base, admin, 'POST', '/notifications', { text: 'The audit of call 4711 is ready', variant: 'success', user_id: 'maria' });
+  await unread(before.unread + 1);
+  check((await bell.getAttribute('aria-label')) === `Notifications, ${before.unread + 1} unread`, 'bell label');
+  await visible(page.getByText(`${before.unread + 1} unread of ${before.total + 1}`));
+
+  // By keyboard: Enter opens the panel, Escape closes it and gives the focus back.
+  await bell.focus();
+  await page.keyboard.press('Enter');
+  const panel = page.getByRole('banner').getByRole('region', { name: 'Notifications' });
+  const item = panel.locator('li.notification').filter({ hasText: 'The audit of call 4711 is ready' });
+  await visible(item);
+  await shot(page, 'bell');
+  await item.getByRole('button', { name: 'Mark as read' }).click();
+  await visible(item.getByRole('button', { name: 'Mark as unread' }));
+  await visible(page.getByText(`${before.unread} unread of ${before.total + 1}`));
+  await page.keyboard.press('Escape');
+  await hidden(panel);
+  check(await bell.evaluate((el) => el === document.activeElement), 'the focus did not return to the bell');
+
+  await api(base, admin, 'POST', '/notifications', { text: 'Scorecard "Retention" was published', variant: 'warning', user_id: 'maria' });
+  const global = await api(base, admin, 'POST', '/notifications', {
+    text: 'Maintenance tonight at 22:00',
+    variant: 'info',
+    is_global: true,
+  });
+  try {
+    await unread(before.unread + 2);
+    await visible(page.getByText(`${before.unread + 2} unread of ${before.total + 3}`));
+    await visible(page.getByRole('main').getByText('For everyone'));
+    await shot(page, 'notifications');
+
+    // Delete all: the user's own go, the global ones stay.
+    await page.getByRole('button', { name: 'Delete all' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete all your notifications?' });
+    await visible(dialog);
+    await shot(page, 'notifications-delete-all');
+    await dialog.getByRole('button', { name: 'Delete them' }).click();
+    await visible(page.getByText('Deleted 2 notifications.'));
+    await visible(page.getByText(`${before.unread + 1} unread of ${before.total + 1}`));
+    await visible(page.getByRole('main').getByText('Maintenance tonight at 22:00'));
+    const left = await api(base, admin, 'GET', '/notifications?user_id=maria');
+    check(
+      left.items.every((n) => n.is_global),
+      `the API still has ${JSON.stringify(left.items)}`,
+    );
+    const shown = await page.getByRole('main').locator('li.notification').count();
+    check(shown === left.total, `${shown} shown, the API has ${left.total}`);
+  } finally {
+    await api(base, admin, 'DELETE', `/notifications/${global.id}`);
+  }
+});
+
+test('the event stream reconnects with a fresh token and misses nothing', async ({ page, base }) => {
+  const admin = await devToken(base, 'e2e-admin', ['admin']);
+  const streams = [];
+  page.on('request', (req) => {
+    if (new URL(req.url()).pathname === '/notifications/events') streams.push(new URL(req.url()).searchParams);
+  });
+  await page.goto(base + '/app/notifications');
+  // The server ends a stream when its token expires: a 6 s token makes it happen now.
+  await signIn(page, { username: 'tomas', roles: ['quality'], lifetime: 6 });
+  await visible(page.getByRole('main').getByText('Live'));
+  await api(base, admin, 'POST', '/notifications', { text: 'before the token expired', variant: 'info', user_id: 'tomas' });
+  await visible(page.getByRole('main').getByText('before the token expired'));
+  await eventually(() => check(streams.length >= 2, `${streams.length} stream connections`), 20_000);
+  const [first, second] = streams;
+  check(first.get('access_token') !== second.get('access_token'), 'the stream reconnected with the expired token');
+  check(/^\d+$/.test(second.get('last_event_id') ?? ''), `the reconnection did not resume: ${second}`);
+  await api(base, admin, 'POST', '/notifications', { text: 'after the reconnection', variant: 'info', user_id: 'tomas' });
+  await visible(page.getByRole('main').getByText('after the reconnection'));
+  const now = await api(base, admin, 'GET', '/notifications?user_id=tomas');
+  await visible(page.getByText(`${now.unread} unread of ${now.total}`));
+});
+
+test('admin jobs: the canary job is listed, filtered and retried', async ({ page, base }) => {
+  await page.goto(base + '/');
+  await signIn(page, { username: 'root', name: 'Rosa Admin', roles: ['admin'] });
+  await page.getByRole('link', { name: 'Background jobs' }).click();
+  await visible(page.getByRole('heading', { name: 'Background jobs' }));
+  await page.getByRole('button', { name: 'Run canary job' }).click();
+  const ok = page.getByText(/^Canary job #(\d+) completed in [\d.]+ ms/);
+  await visible(ok);
+  const id = (await ok.textContent()).match(/#(\d+)/)[1];
+  const row = page.locator(`tr[data-kind="canary"]`).filter({ has: page.getByRole('cell', { name: id, exact: true }) });
+  await visible(row);
+  await visible(row.getByText('completed'));
+  await shot(page, 'jobs');
+
+  // Filters live in the URL.
+  await page.getByRole('checkbox', { name: 'completed' }).check();
+  await page.getByLabel('Kinds').fill('canary');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?state=completed&kind=canary', page.url()));
+  await visible(row);
+  const kinds = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.kind));
+  check(kinds.length > 0 && kinds.every((k) => k === 'canary'), `rows of kinds ${kinds}`);
+
+  await row.getByRole('button', { name: `Retry #${id}` }).click();
+  await visible(page.getByText(new RegExp(`^Job #${id} is (available|running|completed)\\.$`)));
+  await row.locator('summary').click();
+  await visible(row.getByText('"requested_by": "root"'));
+});
+
+test('API errors are shown as their message', async ({ page, base }) => {
+  await page.goto(base + '/');
+  await signIn(page, { username: 'root', roles: ['admin'] });
+  await page.goto(base + '/app/admin/jobs?state=bogus');
+  const alert = page.getByRole('alert').filter({ hasText: 'query.state' });
+  await visible(alert);
+  await visible(alert.getByText(/Request id: \w+/));
+  await shot(page, 'jobs-error');
+
+  // The sign-in form leaves checking to the API and shows what it says.
+  const fresh = await page.context().browser().newContext();
+  const p2 = await fresh.newPage();
+  await p2.goto(base + '/');
+  await visible(p2.getByLabel('Username'));
+  await p2.getByLabel('Username').fill('not a username');
+  await p2.getByRole('button', { name: 'Sign in' }).click();
+  await visible(p2.getByRole('alert').getByText('username must be 1 to 64 letters, digits or . _ @ -'));
+  await visible(p2.getByRole('alert').getByText('body.username'));
+  await shot(p2, 'signin-error');
+  await fresh.close();
+});
+
+test('Spanish and English, chosen from the browser and switched', async ({ browser, base }) => {
+  const ctx = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  await page.goto(base + '/');
+  await visible(page.getByRole('heading', { name: 'Iniciar sesión en auditd' }));
+  await shot(page, 'signin-es');
+  await page.getByLabel('Usuario', { exact: true }).fill('lucia');
+  await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await visible(page.getByRole('heading', { name: 'Tu perfil' }));
+  await visible(page.getByRole('link', { name: 'Notificaciones' }));
+  await shot(page, 'profile-es');
+  await page.getByRole('button', { name: /, menú de la cuenta$/ }).click();
+  await page.getByLabel('Idioma').selectOption('en');
+  await visible(page.getByRole('link', { name: 'Notifications' }));
+  await page.reload();
+  await visible(page.getByRole('heading', { name: 'Your profile' }));
+  check((await page.locator('html').getAttribute('lang')) === 'en', 'html lang');
+  await ctx.close();
+});
+
+test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {
+  await page.goto(oidc.dashboard + '/app/notifications');
+  await page.getByRole('button', { name: 'Sign in with your organisation account' }).click();
+  // The fake provider signs in at once and sends the browser back.
+  await visible(page.getByRole('heading', { name: 'Notifications' }));
+  check(new URL(page.url()).pathname === '/app/notifications', `came back to ${page.url()}`);
+  await page.getByRole('link', { name: 'Profile' }).first().click();
+  await visible(page.getByTestId('profile-username').getByText('ines'));
+  await visible(page.getByTestId('profile-role').getByText('supervisor'));
+  const grants = oidc.issuer.grants;
+  check(grants.includes('authorization_code'), `grants: ${grants}`);
+  check(oidc.issuer.pkce.length === 1 && oidc.issuer.pkce[0] === 'S256', `PKCE: ${oidc.issuer.pkce}`);
+  // Its tokens live 8 s: the dashboard renews them with the refresh token.
+  await eventually(() => check(grants.includes('refresh_token'), `grants: ${grants}`), 15_000);
+  await page.reload();
+  await visible(page.getByTestId('profile-username').getByText('ines'));
+  await shot(page, 'profile-oidc');
+  await page.getByRole('button', { name: /, account menu$/ }).click();
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
+  check(oidc.issuer.signedOut === 1, 'the provider was not asked to end the session');
+});
+
+// ----------------------------------------------------------------- runner
+
+const started = Date.now();
+process.on('unhandledRejection', (err) => {
+  console.log(`e2e: could not run the tests: ${err.stack ?? err}`);
+  process.exit(1);
+});
+const all = await startAuditd('auditd-all', 'all', { AUTH_DEV: 'true' });
+// A second API process on the same database, signing in through a fake
+// OIDC provider on loopback (its wire protocol only).
+const issuer = await startFakeIssuer({
+  clientId: 'auditd-dashboard',
+  audience: 'auditd-e2e',
+  tokenLifetime: 8,
+  user: { sub: 'ines', name: 'Inés García', roles: ['supervisor'] },
+});
+const serveOIDC = await startAuditd('auditd-serve-oidc', 'serve', {
+  OIDC_ISSUER_URL: issuer.url,
+  OIDC_AUDIENCE: 'auditd-e2e',
+  OIDC_WEB_CLIENT_ID: 'auditd-dashboard',
+});
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+});
+
+let passed = 0;
+let failed = 0;
+for (const t of tests.filter((x) => x.name.includes(filter))) {
+  const ctx = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 800 } });
+  const page = await ctx.newPage();
+  const problems = [];
+  const watch = (p) => {
+    p.on('pageerror', (err) => problems.push(`uncaught: ${err.message}`));
+    p.on('console', (m) => {
+      if (/Content.Security.Policy/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
+    });
+  };
+  watch(page);
+  ctx.on('page', watch);
+  const t0 = Date.now();
+  try {
+    let timer;
+    await Promise.race([
+      t.fn({ page, browser, base: all.base, oidc: { dashboard: serveOIDC.base, issuer } }),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${testTimeout / 1000}s`)), testTimeout))),
+    ]).finally(() => clearTimeout(timer));
+    if (problems.length) throw new Error(problems.join('\n'));
+    passed++;
+    console.log(`ok    ${t.name} (${((Date.now() - t0) / 1000).toFixed(1)}s)`);
+  } catch (err) {
+    failed++;
+    console.log(
+      `FAIL  ${t.name} (${((Date.now() - t0) / 1000).toFixed(1)}s)\n      ${String(err.stack ?? err)
+        .split('\n')
+        .join('\n      ')}`,
+    );
+    await page.screenshot({ path: join(artifacts, `FAIL-${t.name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => {});
+  } finally {
+    await ctx.close();
+  }
+}
+await browser.close();
+await Promise.all([all.stop(), serveOIDC.stop(), issuer.close()]);
+console.log(`e2e: screenshots and logs in ${artifacts} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed || passed === 0 ? 1 : 0);

@@ -1,0 +1,304 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { Query } from '../api';
+import { formatDateTime, formatRelative, t } from '../i18n';
+import { location, navigate } from '../router';
+import { useApp } from '../state';
+import { jobStates, type CanaryResult, type Job, type JobPage } from '../types';
+import { ErrorMessage, Loading, PageHeader, useAction } from '../ui';
+
+const basePath = '/app/admin/jobs';
+const limits = ['25', '50', '100', '200'];
+const retryable = new Set(['cancelled', 'completed', 'discarded', 'retryable', 'scheduled']);
+const cancellable = new Set(['available', 'pending', 'retryable', 'running', 'scheduled']);
+
+interface Filters {
+  state: string[];
+  kind: string;
+  queue: string;
+  limit: string;
+}
+
+function filtersOf(q: URLSearchParams): Filters {
+  return { state: q.getAll('state'), kind: q.get('kind') ?? '', queue: q.get('queue') ?? '', limit: q.get('limit') ?? '50' };
+}
+
+/** apiQuery is the GET /admin/jobs query for f. */
+function apiQuery(f: Filters, cursor?: string): Query {
+  return { state: f.state, kind: f.kind.trim(), queue: f.queue.trim(), limit: f.limit, cursor };
+}
+
+/** queryOf is the page's own query string for f (defaults left out). */
+function queryOf(f: Filters): URLSearchParams {
+  const q = new URLSearchParams();
+  for (const s of f.state) q.append('state', s);
+  if (f.kind.trim()) q.set('kind', f.kind.trim());
+  if (f.queue.trim()) q.set('queue', f.queue.trim());
+  if (f.limit !== '50') q.set('limit', f.limit);
+  return q;
+}
+
+/** JobsPage lists background jobs with filters (kept in the URL), retry and cancel, and runs the canary. */
+export function JobsPage() {
+  const app = useApp();
+  const query = location.value.query;
+  const applied = filtersOf(query);
+  const key = query.toString();
+  const [jobs, setJobs] = useState<Job[] | null>(null);
+  const [next, setNext] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>(null);
+  const [reload, setReload] = useState(0);
+  const { busy, run } = useAction();
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    setError(null);
+    app.api
+      .get<JobPage>('/admin/jobs', apiQuery(applied), ctl.signal)
+      .then((page) => {
+        setJobs(page.items);
+        setNext(page.next);
+      })
+      .catch((err: unknown) => {
+        if (!ctl.signal.aborted) setError(err);
+      });
+    return () => ctl.abort();
+  }, [key, reload]);
+
+  const loadMore = () =>
+    run(async () => {
+      const page = await app.api.get<JobPage>('/admin/jobs', apiQuery(applied, next));
+      setJobs([...(jobs ?? []), ...page.items]);
+      setNext(page.next);
+    });
+
+  const replace = (j: Job) => setJobs((jobs ?? []).map((x) => (x.id === j.id ? j : x)));
+  const act = (j: Job, action: 'retry' | 'cancel') =>
+    run(
+      async () => {
+        const updated = await app.api.post<Job>(`/admin/jobs/${j.id}/${action}`);
+        replace(updated);
+        return updated;
+      },
+      (u) => t(action === 'retry' ? 'jobs.retried' : 'jobs.cancelled', { id: u.id, state: u.state }),
+    );
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={t('jobs.title')}>
+        <button type="button" class="button" onClick={() => setReload(reload + 1)}>
+          {t('app.refresh')}
+        </button>
+      </PageHeader>
+      <Canary onDone={() => setReload((r) => r + 1)} />
+      <FilterForm key={key} initial={applied} />
+      {error !== null ? (
+        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+      ) : jobs === null ? (
+        <Loading />
+      ) : jobs.length === 0 ? (
+        <p class="empty">{t('jobs.empty')}</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="table">
+            <caption class="sr-only">{t('jobs.caption')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('jobs.id')}</th>
+                <th scope="col">{t('jobs.kindColumn')}</th>
+                <th scope="col">{t('jobs.state')}</th>
+                <th scope="col">{t('jobs.queueColumn')}</th>
+                <th scope="col">{t('jobs.attempt')}</th>
+                <th scope="col">{t('jobs.created')}</th>
+                <th scope="col">{t('jobs.finalized')}</th>
+                <th scope="col">{t('jobs.actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.map((j) => (
+                <JobRow key={j.id} job={j} busy={busy} onAct={act} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {next && jobs && (
+        <button type="button" class="button" disabled={busy} onClick={() => void loadMore()}>
+          {t('app.loadMore')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function JobRow({ job: j, busy, onAct }: { job: Job; busy: boolean; onAct: (j: Job, a: 'retry' | 'cancel') => void }) {
+  return (
+    <tr data-kind={j.kind} data-state={j.state}>
+      <td>{j.id}</td>
+      <td>
+        <code>{j.kind}</code>
+        <details class="job-details">
+          <summary>{t('jobs.details')}</summary>
+          <h3>{t('jobs.args')}</h3>
+          <pre>{JSON.stringify(j.args, null, 2)}</pre>
+          <h3>{t('jobs.errors')}</h3>
+          {j.errors.length === 0 ? (
+            <p class="muted">{t('jobs.noErrors')}</p>
+          ) : (
+            <ul>
+              {j.errors.map((e) => (
+                <li key={e.attempt}>{t('jobs.attemptError', { attempt: e.attempt, time: formatDateTime(e.at), error: e.error })}</li>
+              ))}
+            </ul>
+          )}
+        </details>
+      </td>
+      <td>
+        <span class={`badge state-${j.state}`}>{j.state}</span>
+      </td>
+      <td>{j.queue}</td>
+      <td>
+        {j.attempt}/{j.max_attempts}
+      </td>
+      <td>
+        <time dateTime={j.created_at} title={formatDateTime(j.created_at)}>
+          {formatRelative(j.created_at)}
+        </time>
+      </td>
+      <td>{j.finalized_at ? <time dateTime={j.finalized_at}>{formatDateTime(j.finalized_at)}</time> : '—'}</td>
+      <td>
+        <div class="row-actions">
+          {retryable.has(j.state) && (
+            <button
+              type="button"
+              class="button button-small"
+              disabled={busy}
+              onClick={() => onAct(j, 'retry')}
+              aria-label={`${t('jobs.retry')} #${j.id}`}
+            >
+              {t('jobs.retry')}
+            </button>
+          )}
+          {cancellable.has(j.state) && (
+            <button
+              type="button"
+              class="button button-small button-quiet"
+              disabled={busy}
+              onClick={() => onAct(j, 'cancel')}
+              aria-label={`${t('jobs.cancel')} #${j.id}`}
+            >
+              {t('jobs.cancel')}
+            </button>
+          )}
+        </div>
+      </td>
+    </tr>
+  );
+}
+
+function FilterForm({ initial }: { initial: Filters }) {
+  const [f, setF] = useState<Filters>(initial);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const q = queryOf(f).toString();
+    navigate(q ? `${basePath}?${q}` : basePath);
+  };
+  return (
+    <form class="filters" onSubmit={submit} aria-label={t('jobs.filters')}>
+      <fieldset>
+        <legend>{t('jobs.state')}</legend>
+        <div class="checks">
+          {jobStates.map((s) => (
+            <label key={s} class="check">
+              <input
+                type="checkbox"
+                name="state"
+                value={s}
+                checked={f.state.includes(s)}
+                onChange={(e) => setF({ ...f, state: e.currentTarget.checked ? [...f.state, s] : f.state.filter((x) => x !== s) })}
+              />
+              {s}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div class="filter-row">
+        <div class="field">
+          <label for="jobs-kind">{t('jobs.kind')}</label>
+          <input
+            id="jobs-kind"
+            name="kind"
+            value={f.kind}
+            placeholder="canary"
+            aria-describedby="jobs-kind-help"
+            onInput={(e) => setF({ ...f, kind: e.currentTarget.value })}
+          />
+          <p id="jobs-kind-help" class="help">
+            {t('jobs.kindHelp')}
+          </p>
+        </div>
+        <div class="field">
+          <label for="jobs-queue">{t('jobs.queue')}</label>
+          <input id="jobs-queue" name="queue" value={f.queue} onInput={(e) => setF({ ...f, queue: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="jobs-limit">{t('jobs.limit')}</label>
+          <select id="jobs-limit" name="limit" value={f.limit} onChange={(e) => setF({ ...f, limit: e.currentTarget.value })}>
+            {limits.map((l) => (
+              <option key={l} value={l}>
+                {l}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="filter-buttons">
+          <button type="submit" class="button button-primary">
+            {t('jobs.apply')}
+          </button>
+          <button type="button" class="button button-quiet" onClick={() => navigate(basePath)}>
+            {t('jobs.reset')}
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}
+
+function Canary({ onDone }: { onDone: () => void }) {
+  const app = useApp();
+  const [running, setRunning] = useState(false);
+  const [result, setResult] = useState<CanaryResult | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const go = async () => {
+    setRunning(true);
+    setResult(null);
+    setError(null);
+    try {
+      setResult(await app.api.post<CanaryResult>('/admin/canary'));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setRunning(false);
+      onDone();
+    }
+  };
+  return (
+    <div class="canary">
+      <div>
+        <button type="button" class="button button-primary" onClick={() => void go()} disabled={running} aria-describedby="canary-help">
+          {running ? t('jobs.canaryRunning') : t('jobs.canary')}
+        </button>
+        <p id="canary-help" class="help">
+          {t('jobs.canaryHelp')}
+        </p>
+      </div>
+      <div aria-live="polite">
+        {result && (
+          <p class="alert alert-success" role="status">
+            {t('jobs.canaryOk', { id: result.job_id, ms: result.latency_ms.toFixed(1) })}
+          </p>
+        )}
+      </div>
+      {error !== null && <ErrorMessage error={error} />}
+    </div>
+  );
+}

@@ -1,0 +1,138 @@
+// The API client: every call goes through request(), which adds the access
+// token, unwraps the success envelope and turns every failure into an
+// ApiError whose message can be shown as it is.
+import { t } from './i18n';
+
+/** ErrorDetail is one offending field of an API error. */
+export interface ErrorDetail {
+  location?: string;
+  message: string;
+  value?: unknown;
+}
+
+/** ApiError is a failed call: the API's own error, or one the client made up for a network or protocol failure. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+    readonly status: number,
+    readonly details: ErrorDetail[] = [],
+    readonly requestId?: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** errorMessage is what to show a person for any thrown value. */
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+interface ErrorBody {
+  success: false;
+  code: string;
+  message: string;
+  details?: unknown;
+  request_id?: string;
+}
+
+/** Query is a request's query string; arrays repeat the parameter, empty values are left out. */
+export type Query = Record<string, string | number | boolean | string[] | undefined | null>;
+
+export interface RequestOptions {
+  query?: Query;
+  body?: unknown;
+  /** auth false sends no token (public endpoints). */
+  auth?: boolean;
+  signal?: AbortSignal;
+}
+
+/** TokenSource returns a valid access token, renewing it first when it is about to expire. */
+export type TokenSource = () => Promise<string>;
+
+export function buildURL(path: string, query?: Query): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined || v === null || v === '') continue;
+    for (const one of Array.isArray(v) ? v : [v]) params.append(k, String(one));
+  }
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+function toDetails(raw: unknown): ErrorDetail[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.filter((d): d is ErrorDetail => typeof d === 'object' && d !== null && 'message' in d);
+}
+
+/**
+ * Api calls the auditd API on this page's origin. onUnauthorized is told
+ * when the API refuses the session's token (expired or revoked), so the app
+ * can ask the user to sign in again.
+ */
+export class Api {
+  constructor(
+    private readonly token: TokenSource,
+    private readonly onUnauthorized: (err: ApiError) => void,
+  ) {}
+
+  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (opts.auth !== false) headers.Authorization = `Bearer ${await this.token()}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(opts.body);
+    }
+    let res: Response;
+    try {
+      res = await fetch(buildURL(path, opts.query), { method, headers, body, signal: opts.signal });
+    } catch (err) {
+      if (err instanceof DOMException && err.name === 'AbortError') throw err;
+      throw new ApiError(t('error.network'), 'NETWORK_ERROR', 0);
+    }
+    let parsed: unknown;
+    try {
+      parsed = await res.json();
+    } catch {
+      parsed = undefined;
+    }
+    if (res.ok && parsed && typeof parsed === 'object' && (parsed as { success?: unknown }).success === true) {
+      return (parsed as { details: T }).details;
+    }
+    const e = parsed as Partial<ErrorBody> | undefined;
+    const err =
+      e && typeof e.message === 'string' && typeof e.code === 'string'
+        ? new ApiError(e.message, e.code, res.status, toDetails(e.details), e.request_id)
+        : new ApiError(t('error.http', { status: res.status }), 'HTTP_ERROR', res.status, [], res.headers.get('X-Request-Id') ?? undefined);
+    if (res.status === 401 && opts.auth !== false) this.onUnauthorized(err);
+    throw err;
+  }
+
+  get<T>(path: string, query?: Query, signal?: AbortSignal) {
+    return this.request<T>('GET', path, { query, signal });
+  }
+
+  post<T>(path: string, body?: unknown) {
+    return this.request<T>('POST', path, { body });
+  }
+
+  patch<T>(path: string, body?: unknown) {
+    return this.request<T>('PATCH', path, { body });
+  }
+
+  delete<T>(path: string, query?: Query) {
+    return this.request<T>('DELETE', path, { query });
+  }
+}
+
+/** publicRequest calls an endpoint that needs no token (sign-in settings, development sign-in). */
+export function publicRequest<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const api = new Api(
+    () => Promise.resolve(''),
+    () => {},
+  );
+  return api.request<T>(method, path, { body, auth: false });
+}

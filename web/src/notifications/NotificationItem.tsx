@@ -1,0 +1,64 @@
+import { formatDateTime, formatRelative, t, type MessageKey } from '../i18n';
+import { Link } from '../router';
+import { useApp } from '../state';
+import { atLeast, type Notification } from '../types';
+import { useAction } from '../ui';
+
+const icons = { success: '✓', info: 'i', warning: '!', error: '×' } as const;
+
+/** NotificationItem is one notification with its actions: mark read or unread, delete. */
+export function NotificationItem({ n, compact }: { n: Notification; compact?: boolean }) {
+  const app = useApp();
+  const { busy, run } = useAction();
+  const admin = atLeast(app.profile.value?.role ?? 'none', 'admin');
+  const canDelete = !n.is_global || admin; // only admins delete a notification for everyone
+  const internal = n.link?.startsWith('/');
+  return (
+    <li class={`notification variant-${n.variant}${n.read ? '' : ' unread'}`} data-id={n.id}>
+      <span class="variant-icon" aria-hidden="true">
+        {icons[n.variant] ?? 'i'}
+      </span>
+      <div class="notification-body">
+        <p class="notification-text">
+          <span class="sr-only">{t(`variant.${n.variant}` as MessageKey)}: </span>
+          {n.text}
+        </p>
+        <p class="notification-meta small muted">
+          {!n.read && <span class="badge badge-unread">{t('notif.unread')}</span>}
+          {n.is_global && <span class="badge">{t('notif.global')}</span>}
+          <time dateTime={n.created_at} title={formatDateTime(n.created_at)}>
+            {formatRelative(n.created_at)}
+          </time>
+          {n.link &&
+            (internal ? (
+              <Link href={n.link}>{t('notif.open')}</Link>
+            ) : (
+              <a href={n.link} rel="noopener noreferrer" target="_blank">
+                {t('notif.open')}
+              </a>
+            ))}
+        </p>
+      </div>
+      <div class={compact ? 'notification-actions compact' : 'notification-actions'}>
+        <button
+          type="button"
+          class="button button-small"
+          disabled={busy}
+          onClick={() => void run(() => app.notifications.setRead(n, !n.read))}
+        >
+          {n.read ? t('notif.markUnread') : t('notif.markRead')}
+        </button>
+        {canDelete && (
+          <button
+            type="button"
+            class="button button-small button-quiet"
+            disabled={busy}
+            onClick={() => void run(() => app.notifications.remove(n))}
+          >
+            {t('notif.delete')}
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}

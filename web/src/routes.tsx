@@ -1,0 +1,39 @@
+// The dashboard's screens. Adding one: a component, a title, the lowest
+// role that may open it, and whether the navigation lists it. Paths live
+// under /app so that they never collide with the API's.
+import type { JSX } from 'preact';
+import { JobsPage } from './admin/JobsPage';
+import type { MessageKey } from './i18n';
+import { NotificationsPage } from './notifications/NotificationsPage';
+import { ProfilePage } from './pages/Profile';
+import { match } from './router';
+import { atLeast, type Role } from './types';
+
+export interface Route {
+  pattern: string;
+  title: MessageKey;
+  minRole: Role;
+  /** nav lists the route in the main navigation or in the administration group. */
+  nav?: 'main' | 'admin';
+  render: (params: Record<string, string>) => JSX.Element;
+}
+
+export const routes: Route[] = [
+  { pattern: '/app/profile', title: 'nav.profile', minRole: 'none', nav: 'main', render: () => <ProfilePage /> },
+  { pattern: '/app/notifications', title: 'nav.notifications', minRole: 'none', nav: 'main', render: () => <NotificationsPage /> },
+  { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },
+];
+
+/** resolve finds the route for path, with its params. */
+export function resolve(path: string): { route: Route; params: Record<string, string> } | null {
+  for (const route of routes) {
+    const params = match(route.pattern, path);
+    if (params) return { route, params };
+  }
+  return null;
+}
+
+/** home is where "/" leads: the first screen in the navigation that role may open. */
+export function home(role: Role): string {
+  return routes.find((r) => r.nav && atLeast(role, r.minRole))?.pattern ?? '/app/profile';
+}

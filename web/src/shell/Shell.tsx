@@ -1,0 +1,68 @@
+import type { ComponentChildren } from 'preact';
+import { Bell } from '../notifications/Bell';
+import { t } from '../i18n';
+import { Link, location } from '../router';
+import { routes, type Route } from '../routes';
+import { useApp } from '../state';
+import { atLeast } from '../types';
+import { Toasts } from '../ui';
+import { UserMenu } from './UserMenu';
+
+function NavLink({ route }: { route: Route }) {
+  const here = location.value.path === route.pattern || location.value.path.startsWith(route.pattern + '/');
+  return (
+    <li>
+      <Link href={route.pattern} class={here ? 'nav-link active' : 'nav-link'} aria-current={here ? 'page' : undefined}>
+        {t(route.title)}
+      </Link>
+    </li>
+  );
+}
+
+/** Shell is the frame of every signed-in screen: header, navigation, bell, user menu. */
+export function Shell({ children }: { children: ComponentChildren }) {
+  const app = useApp();
+  const role = app.profile.value?.role ?? 'none';
+  const allowed = routes.filter((r) => r.nav && atLeast(role, r.minRole));
+  const main = allowed.filter((r) => r.nav === 'main');
+  const admin = allowed.filter((r) => r.nav === 'admin');
+  return (
+    <div class="shell">
+      <a class="skip-link" href="#main">
+        {t('app.skip')}
+      </a>
+      <header class="header">
+        <Link href="/" class="brand">
+          {t('app.name')}
+        </Link>
+        <nav aria-label={t('nav.label')} class="nav">
+          <ul>
+            {main.map((r) => (
+              <NavLink key={r.pattern} route={r} />
+            ))}
+          </ul>
+          {admin.length > 0 && (
+            <div class="nav-group">
+              <span class="nav-group-label" id="nav-admin">
+                {t('nav.admin')}
+              </span>
+              <ul aria-labelledby="nav-admin">
+                {admin.map((r) => (
+                  <NavLink key={r.pattern} route={r} />
+                ))}
+              </ul>
+            </div>
+          )}
+        </nav>
+        <div class="header-end">
+          <Bell />
+          <UserMenu />
+        </div>
+      </header>
+      <main id="main" class="main" tabIndex={-1}>
+        {children}
+      </main>
+      <Toasts />
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+// The API's resources as the dashboard uses them (see /openapi.json).
+
+/** Role is a rank: a higher role may do everything a lower one may. */
+export const roles = ['none', 'operator', 'quality', 'supervisor', 'admin'] as const;
+export type Role = (typeof roles)[number];
+
+/** atLeast reports whether role has at least the rank of need. */
+export function atLeast(role: Role, need: Role): boolean {
+  return roles.indexOf(role) >= roles.indexOf(need);
+}
+
+/** ClientConfig is GET /client-config: how the dashboard signs users in. */
+export interface ClientConfig {
+  auth_dev: boolean;
+  issuer: string;
+  client_id: string;
+  audience: string;
+  scopes: string;
+}
+
+/** Profile is GET /users/me. */
+export interface Profile {
+  id: string;
+  username: string;
+  email: string;
+  name: string;
+  roles: string[];
+  role: Role;
+  active: boolean;
+  created_at: string;
+  updated_at: string;
+  last_seen_at?: string;
+  unread_notifications: number;
+}
+
+export type Variant = 'success' | 'info' | 'warning' | 'error';
+
+/** Notification is one notification as the signed-in user sees it. */
+export interface Notification {
+  id: string;
+  user_id: string | null;
+  is_global: boolean;
+  text: string;
+  variant: Variant;
+  link?: string;
+  task_uuid?: string;
+  read: boolean;
+  read_at?: string;
+  created_at: string;
+}
+
+/** NotificationPage is GET /notifications. */
+export interface NotificationPage {
+  items: Notification[];
+  total: number;
+  unread: number;
+  skip: number;
+  limit: number;
+}
+
+export const jobStates = ['available', 'cancelled', 'completed', 'discarded', 'pending', 'retryable', 'running', 'scheduled'] as const;
+export type JobState = (typeof jobStates)[number];
+
+/** Job is a background job (GET /admin/jobs). */
+export interface Job {
+  id: number;
+  kind: string;
+  state: JobState;
+  queue: string;
+  attempt: number;
+  max_attempts: number;
+  priority: number;
+  args: unknown;
+  tags: string[];
+  errors: { attempt: number; at: string; error: string }[];
+  created_at: string;
+  scheduled_at: string;
+  attempted_at?: string;
+  finalized_at?: string;
+}
+
+export interface JobPage {
+  items: Job[];
+  next?: string;
+}
+
+/** CanaryResult is POST /admin/canary. */
+export interface CanaryResult {
+  job_id: number;
+  state: string;
+  latency_ms: number;
+}

@@ -1,0 +1,128 @@
+// Small building blocks shared by the screens.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, errorMessage } from './api';
+import { t } from './i18n';
+import { useApp } from './state';
+
+/** PageHeader is a screen's title: it names the tab and takes the focus when the screen opens, for screen readers. */
+export function PageHeader({ title, children }: { title: string; children?: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    document.title = `${title} · ${t('app.name')}`;
+  }, [title]);
+  useEffect(() => {
+    ref.current?.focus({ preventScroll: true });
+  }, []);
+  return (
+    <div class="page-header">
+      <h1 id="page-title" tabIndex={-1} ref={ref}>
+        {title}
+      </h1>
+      {children && <div class="page-actions">{children}</div>}
+    </div>
+  );
+}
+
+/** ErrorMessage shows an error as the API worded it, with the fields it names and the request id to quote. */
+export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+  const api = error instanceof ApiError ? error : null;
+  return (
+    <div class="alert alert-error" role="alert">
+      <p>{errorMessage(error)}</p>
+      {api && api.details.length > 0 && (
+        <ul>
+          {api.details.map((d, i) => (
+            <li key={i}>
+              {d.location ? <code>{d.location}</code> : null} {d.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {api?.requestId && <p class="muted small">{t('error.requestId', { id: api.requestId })}</p>}
+      {onRetry && (
+        <button type="button" class="button" onClick={onRetry}>
+          {t('app.retry')}
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Loading() {
+  return (
+    <p class="loading" role="status">
+      {t('app.loading')}
+    </p>
+  );
+}
+
+/** useAction runs an async action from a button, reporting failures as error toasts and exposing when it is busy. */
+export function useAction() {
+  const app = useApp();
+  const [busy, setBusy] = useState(false);
+  const run = async <T,>(fn: () => Promise<T>, success?: (v: T) => string): Promise<T | undefined> => {
+    setBusy(true);
+    try {
+      const v = await fn();
+      if (success) app.toast('success', success(v));
+      return v;
+    } catch (err) {
+      app.toast('error', errorMessage(err));
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, run };
+}
+
+/** ConfirmDialog is a modal question (the native <dialog>: focus stays inside, Escape cancels). */
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  children: ComponentChildren;
+  confirm: string;
+  danger?: boolean;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = ref.current;
+    if (!d) return;
+    if (props.open && !d.open) d.showModal();
+    if (!props.open && d.open) d.close();
+  }, [props.open]);
+  return (
+    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onClose={props.onClose}>
+      <h2 id="dialog-title">{props.title}</h2>
+      <div>{props.children}</div>
+      <div class="dialog-actions">
+        <button type="button" class="button" onClick={props.onClose} autofocus>
+          {t('app.cancel')}
+        </button>
+        <button type="button" class={props.danger ? 'button button-danger' : 'button button-primary'} onClick={props.onConfirm}>
+          {props.confirm}
+        </button>
+      </div>
+    </dialog>
+  );
+}
+
+/** Toasts shows the app's short messages in a live region. */
+export function Toasts() {
+  const app = useApp();
+  return (
+    <div class="toasts" aria-live="polite">
+      {app.toasts.value.map((toast) => (
+        <div key={toast.id} class={`toast toast-${toast.kind}`} role={toast.kind === 'error' ? 'alert' : 'status'}>
+          <span>{toast.message}</span>
+          <button type="button" class="icon-button" aria-label={t('app.close')} onClick={() => app.dismiss(toast.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}
