@@ -126,6 +126,7 @@ func New(opts Options) *Server {
 	(&usersAdminResource{pool: opts.Pool, river: opts.River, directory: opts.Directory}).register(hapi)
 	(&notificationsResource{pool: opts.Pool}).register(hapi)
 	(&campaignsResource{pool: opts.Pool}).register(hapi)
+	(&statsResource{pool: opts.Pool, now: time.Now}).register(hapi)
 	(&eventsResource{pool: opts.Pool, hub: opts.Hub}).register(hapi)
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults()}).register(hapi)

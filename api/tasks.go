@@ -119,15 +119,7 @@ func invalidQuery(name, msg string, value any) *Error {
 
 // parseTime reads an RFC 3339 time or a date (its UTC midnight).
 func parseTime(name, v string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t, nil
-		}
-	}
-	return time.Time{}, invalidQuery(name, "must be an RFC 3339 time or a date (YYYY-MM-DD)", v)
+	return parseTimeIn(name, v, time.UTC)
 }
 
 // parseScore reads an optional score bound (nil when absent).

@@ -90,9 +90,17 @@ func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (
 	if err != nil {
 		return AuditRevision{}, err
 	}
+	judged, failed := make([]string, 0, len(a.Result.Items)), []string{}
+	for _, it := range a.Result.Items {
+		judged = append(judged, it.CriterionID)
+		if !it.Complies {
+			failed = append(failed, it.CriterionID)
+		}
+	}
 	_, err = tx.Exec(ctx, `UPDATE tasks SET audit_revision = $2, score = $3, passed = $4,
-		audited_at = COALESCE(audited_at, now()), updated_at = now() WHERE uuid = $1`,
-		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed)
+		judged_criteria = $5, failed_criteria = $6, audited_at = COALESCE(audited_at, now()), updated_at = now()
+		WHERE uuid = $1`,
+		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed, judged, failed)
 	return stored, err
 }
 

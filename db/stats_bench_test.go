@@ -1,0 +1,66 @@
+package db_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/db/dbtest"
+)
+
+// seedTasks inserts n audited-looking tasks spread over the last year, with
+// 200 agents and the default scorecard's criteria.
+func seedTasks(t testing.TB, n int) *pgxpool.Pool {
+	pool := dbtest.Pool(t)
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `INSERT INTO users (id, username) VALUES ('seed', 'seed')`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `
+		INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
+			operator_id, language, uploaded_by, duration_seconds, created_at, updated_at, score, passed, audited_at,
+			audit_revision, judged_criteria, failed_criteria)
+		SELECT gen_random_uuid(), k.kind, CASE WHEN s.score IS NULL THEN 'queued' WHEN i % 7 = 0 THEN 'validated' ELSE 'audited' END,
+			'seed-' || i || '.wav', 'audio/wav', 1000, encode(sha256(i::text::bytea), 'hex'), 'seed/' || i,
+			(SELECT id FROM campaigns WHERE name = 'default'), 'agent-' || (i % 200), 'es', 'seed',
+			CASE WHEN k.kind = 'call' THEN 60 + i % 600 END, c.at, c.at, s.score, s.score >= 85,
+			CASE WHEN s.score IS NOT NULL THEN c.at + (30 + i % 600) * interval '1 second' END,
+			CASE WHEN s.score IS NOT NULL THEN 1 END,
+			CASE WHEN s.score IS NOT NULL THEN ARRAY['greeting', 'verification', 'no_forbidden_phrases', 'empathy',
+				'resolution', 'further_help', 'farewell'] END,
+			CASE WHEN s.score IS NOT NULL THEN (ARRAY['greeting', 'verification', 'empathy'])[1:(i % 4)] END
+		FROM generate_series(1, $1) i,
+			LATERAL (SELECT now() - (i % 365) * interval '1 day' - (i % 86400) * interval '1 second' AS at) c,
+			LATERAL (SELECT CASE WHEN i % 5 = 0 THEN NULL ELSE (i * 37 % 10001) / 100.0 END AS score) s,
+			LATERAL (SELECT CASE WHEN i % 3 = 0 THEN 'chat' ELSE 'call' END AS kind) k`, n)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `VACUUM ANALYZE tasks`)
+	require.NoError(t, err)
+	return pool
+}
+
+// BenchmarkDashboard1M computes the dashboard (default 30-day range, all
+// campaigns and agents) over a million tasks and reports its p50 and p95.
+func BenchmarkDashboard1M(b *testing.B) {
+	pool := seedTasks(b, 1_000_000)
+	ctx := context.Background()
+	to := time.Now()
+	f := db.StatsFilter{From: to.Add(-30 * 24 * time.Hour), To: to, TZ: "UTC"}
+	var took []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		d, err := db.StatsDashboard(ctx, pool, f)
+		require.NoError(b, err)
+		require.Positive(b, d.Tasks)
+		took = append(took, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(took[len(took)*95/100].Microseconds())/1000, "p95-ms")
+}
