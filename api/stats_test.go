@@ -60,7 +60,7 @@ func TestDashboardStats(t *testing.T) {
 	require.Equal(t, float64(2), d["passed"])
 	require.Equal(t, 0.5, d["approval_rate"])
 	require.Equal(t, float64(1), d["validated"])
-	require.Equal(t, 67.5, d["average_score"]) // (100+0+90+80)/4
+	require.Equal(t, 67.5, d["average_score"])        // (100+0+90+80)/4
 	require.InDelta(t, 3.5, d["audio_minutes"], 1e-9) // calls only: 120+60+30 s
 	require.Equal(t, map[string]any{"audited": float64(3), "queued": float64(1), "validated": float64(1)}, d["by_status"])
 	dist := d["score_distribution"].([]any)
