@@ -30,6 +30,7 @@ commands:
   token     mint an access token from the development issuer (AUTH_DEV=true)
   upload    upload recordings and chat transcripts through the API, with progress bars
   tasks     list tasks through the API as a table
+  jobs      list, show, retry or cancel background jobs through the admin API
 
 Configuration comes from the environment; see README.md.
 `
@@ -81,6 +82,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return tokenCommand(ctx, args, getenv, stdout, stderr)
 	case "upload":
 		return uploadCommand(ctx, args, getenv, stdout, stderr)
+	case "jobs":
+		return jobsCommand(ctx, args, getenv, stdout, stderr)
 	case "tasks":
 		return tasksCommand(ctx, args, getenv, stdout, stderr)
 	}

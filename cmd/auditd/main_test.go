@@ -282,3 +282,37 @@ func TestBadConfigurationNamesTheVariable(t *testing.T) {
 		require.Contains(t, stderr, tc.want)
 	}
 }
+
+func TestJobsCommand(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	env := []string{"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "JOB_WAIT_TIMEOUT=1s",
+		"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	serve := start(t, env, "serve")
+	serve.waitLog(t, `"msg":"listening"`)
+	token, stderr, err := runCmd(t, env, "token", "--user", "root", "--roles", "admin")
+	require.NoError(t, err, stderr)
+	token = strings.TrimSpace(token)
+	// No worker runs: the canary stays behind, cancelled.
+	status, body := postCanary(t, addr, token)
+	require.Equal(t, http.StatusServiceUnavailable, status)
+	id := fmt.Sprint(int64(body["details"].(map[string]any)["job_id"].(float64)))
+
+	cli := append(env[:len(env):len(env)], "AUDITD_URL=http://"+addr, "AUDITD_TOKEN="+token)
+	out, stderr, err := runCmd(t, cli, "jobs", "list", "--kind", "canary")
+	require.NoError(t, err, stderr)
+	require.Regexp(t, `(?m)^`+id+` +canary +cancelled +default`, out)
+	out, stderr, err = runCmd(t, cli, "jobs", "retry", id)
+	require.NoError(t, err, stderr)
+	require.Contains(t, out, `"state": "available"`)
+	out, stderr, err = runCmd(t, cli, "jobs", "show", id)
+	require.NoError(t, err, stderr)
+	require.Contains(t, out, `"kind": "canary"`)
+	_, stderr, err = runCmd(t, cli, "jobs", "cancel", "999999")
+	require.Error(t, err)
+	require.Contains(t, stderr, "NOT_FOUND")
+	_, stderr, err = runCmd(t, append(cli, "AUDITD_TOKEN="), "jobs", "list")
+	require.Error(t, err)
+	require.Contains(t, stderr, "access token")
+	serve.stop(t)
+}
