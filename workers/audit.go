@@ -113,13 +113,19 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 	case db.TaskAudited, db.TaskValidated:
 		return nil
 	case db.TaskTranscribed:
-		err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-			_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
-				From: []string{db.TaskTranscribed}, To: db.TaskAuditing, Attempt: job.Attempt})
-			return err
-		})
-		if err != nil {
-			return err
+		// A slow engine's audit shows as auditing while it runs; a quick
+		// one's goes to audited in the same transaction (one commit fewer
+		// on the path every task takes).
+		if slow, ok := w.auditor.(interface{ Slow() bool }); ok && slow.Slow() {
+			err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+				_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
+					From: []string{db.TaskTranscribed}, To: db.TaskAuditing, Attempt: job.Attempt})
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			task.Status = db.TaskAuditing
 		}
 	case db.TaskAuditing:
 	default:
@@ -129,7 +135,7 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 	result, err := w.audit(ctx, task)
 	if err != nil {
 		if ErrPermanent(err) || job.Attempt >= job.MaxAttempts {
-			if ferr := failTask(ctx, w.pool, task, db.TaskAuditing, "audit", err, job.Attempt); ferr != nil {
+			if ferr := failTask(ctx, w.pool, task, task.Status, "audit", err, job.Attempt); ferr != nil {
 				return ferr
 			}
 			return river.JobCancel(err)
@@ -143,6 +149,12 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 		}
 		if err := notifyAudited(ctx, tx, task, result); err != nil {
 			return err
+		}
+		if task.Status == db.TaskTranscribed {
+			if _, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
+				From: []string{db.TaskTranscribed}, To: db.TaskAuditing, Attempt: job.Attempt}); err != nil {
+				return err
+			}
 		}
 		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
 			From: []string{db.TaskAuditing}, To: db.TaskAudited, Attempt: job.Attempt})

@@ -1,0 +1,93 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/workers"
+)
+
+// BenchmarkChatPipeline uploads chats through the API (100 files a request)
+// and measures how many reach `audited` per second with the rules engine and
+// one worker process of 16 slots, next to River's own throughput for no-op
+// jobs on the same database and client, measured in the same run.
+func BenchmarkChatPipeline(b *testing.B) {
+	const perIteration, perRequest = 2000, 100
+	bundle := setup(b)
+	token := bundle.issuer.token(b, "qa", "quality")
+	ctx := context.Background()
+
+	ws := river.NewWorkers()
+	workers.Register(ws, workers.Deps{Pool: bundle.pool, Store: bundle.store, Auditor: &workers.RulesAuditor{}})
+	client, err := river.NewClient(riverpgxv5.New(bundle.pool), &river.Config{
+		Workers: ws, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 16}},
+		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond,
+	})
+	require.NoError(b, err)
+	require.NoError(b, client.Start(ctx))
+	defer client.Stop(ctx) //nolint:errcheck
+	// wait polls until query counts n (River's event channel drops events
+	// when its reader falls behind, so it cannot count thousands).
+	wait := func(query string, n int) {
+		deadline := time.Now().Add(5 * time.Minute)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for range tick.C {
+			var got int
+			require.NoError(b, bundle.pool.QueryRow(ctx, query).Scan(&got))
+			if got >= n {
+				return
+			}
+			require.True(b, time.Now().Before(deadline), "only %d of %d after 5 minutes: %s", got, n, query)
+		}
+	}
+
+	var pipeline, noop time.Duration
+	seq := 0
+	b.ResetTimer()
+	for range b.N {
+		start := time.Now()
+		for sent := 0; sent < perIteration; sent += perRequest {
+			var parts []part
+			for range perRequest {
+				seq++
+				parts = append(parts, file(fmt.Sprintf("chat-%d.txt", seq), fmt.Appendf(nil, "%s\nCliente: pedido %d\n", goodChat, seq)))
+			}
+			body, ct := multipartBody(b, parts...)
+			req, err := http.NewRequest(http.MethodPost, bundle.http.URL+"/tasks/upload", body)
+			require.NoError(b, err)
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", ct)
+			res, err := http.DefaultClient.Do(req)
+			require.NoError(b, err)
+			res.Body.Close()
+			require.Equal(b, http.StatusAccepted, res.StatusCode)
+		}
+		wait(`SELECT count(*) FROM tasks WHERE status = 'audited'`, seq)
+		pipeline += time.Since(start)
+
+		start = time.Now()
+		params := make([]river.InsertManyParams, perIteration)
+		for i := range params {
+			params[i] = river.InsertManyParams{Args: jobs.CanaryArgs{}}
+		}
+		_, err := client.InsertManyFast(ctx, params)
+		require.NoError(b, err)
+		wait(`SELECT count(*) FROM river_job WHERE kind = 'canary' AND state = 'completed'`, seq)
+		noop += time.Since(start)
+	}
+	b.StopTimer()
+	tasks := float64(perIteration*b.N) / pipeline.Seconds()
+	jobsPerSecond := float64(perIteration*b.N) / noop.Seconds()
+	b.ReportMetric(tasks, "tasks/s")
+	b.ReportMetric(jobsPerSecond, "noop-jobs/s")
+	b.ReportMetric(tasks/jobsPerSecond, "ratio")
+}
