@@ -26,6 +26,8 @@ type Deps struct {
 	UserSyncInterval time.Duration
 	// Store holds the uploaded files.
 	Store *storage.Store
+	// Transcribe configures the transcription of calls.
+	Transcribe TranscribeConfig
 }
 
 // Register adds every worker of the service to ws.
@@ -34,6 +36,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &PruneEventsWorker{pool: d.Pool, retention: d.EventRetention})
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
+	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run
