@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/transcript"
 )
 
 // ErrNoSpeech is returned by Transcribe for a recording that is empty,

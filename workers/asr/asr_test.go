@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/asr"
 	"github.com/auditd/auditd/media"
 	"github.com/auditd/auditd/media/mediatest"
+	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/workers/asr"
 )
 
 // maxWER is the word error rate PocketSphinx may reach on the LibriVox

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/auditd/auditd/workers/asr"
 	"github.com/auditd/auditd/media/mediatest"
+	"github.com/auditd/auditd/workers/asr"
 )
 
 // BenchmarkPocketSphinxRTF measures PocketSphinx's real-time factor on the

@@ -14,10 +14,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/asr"
 	"github.com/auditd/auditd/media"
 	"github.com/auditd/auditd/media/mediatest"
+	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/workers/asr"
 )
 
 // verbose is a verbose_json answer as OpenAI gives it.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/transcript"
 )
 
 // PocketSphinx is the offline engine: CMU PocketSphinx's
