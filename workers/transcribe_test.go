@@ -209,6 +209,17 @@ func (b *transcribeBundle) count(t testing.TB, query string, args ...any) int {
 	return n
 }
 
+// transcribeJob returns the one transcribe job.
+func (b *transcribeBundle) transcribeJob(t testing.TB) *rivertype.JobRow {
+	t.Helper()
+	client, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{})
+	require.NoError(t, err)
+	list, err := client.JobList(context.Background(), river.NewJobListParams().Kinds("transcribe"))
+	require.NoError(t, err)
+	require.Len(t, list.Jobs, 1)
+	return list.Jobs[0]
+}
+
 // requireTranscribedOnce checks that task is transcribed exactly once: one
 // transcript, one change into transcribed, one audit job.
 func (b *transcribeBundle) requireTranscribedOnce(t testing.TB, id string) {
@@ -616,14 +627,9 @@ func TestTranscribeCancelled(t *testing.T) {
 		server := asrtest.NewServer(t, asrtest.Answer{Hold: true})
 		client := b.start(t, openAI(t, server), 1)
 		task := b.upload(t, client.Client, call{path: rec.Path, language: "en"})
-		<-server.Arrived
-		var job *rivertype.JobRow
-		require.Eventually(t, func() bool {
-			list, err := client.JobList(ctx, river.NewJobListParams().Kinds("transcribe"))
-			require.NoError(t, err)
-			job = list.Jobs[0]
-			return job.State == rivertype.JobStateRunning
-		}, 10*time.Second, 10*time.Millisecond)
+		server.Arrived(t)
+		job := b.transcribeJob(t)
+		require.Equal(t, rivertype.JobStateRunning, job.State)
 		_, err := client.JobCancel(ctx, job.ID)
 		require.NoError(t, err)
 
@@ -640,15 +646,14 @@ func TestTranscribeCancelled(t *testing.T) {
 		server := asrtest.NewServer(t, asrtest.Answer{Hold: true})
 		first := b.start(t, openAI(t, server), 1)
 		task := b.upload(t, first.Client, call{path: rec.Path, language: "en"})
-		<-server.Arrived
+		server.Arrived(t)
 		stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
 		require.NoError(t, first.StopAndCancel(stopCtx))
 
 		// Handed back at once, without using up an attempt; another
 		// worker finishes it.
-		job, err := first.JobGet(ctx, 1)
-		require.NoError(t, err)
+		job := b.transcribeJob(t)
 		require.Equal(t, rivertype.JobStateAvailable, job.State)
 		require.Zero(t, job.Attempt)
 		require.Equal(t, db.TaskTranscribing, b.task(t, task.UUID).Status)

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Transcript is the verbose_json answer of every request the script does
@@ -30,9 +31,7 @@ type Answer struct {
 // Server implements POST /v1/audio/transcriptions.
 type Server struct {
 	*httptest.Server
-	// Arrived receives the number of each request (from 1) as it comes in,
-	// before it is answered; it holds 100.
-	Arrived chan int
+	arrived chan int
 
 	mu       sync.Mutex
 	script   []Answer
@@ -43,7 +42,7 @@ type Server struct {
 // tb ends.
 func NewServer(tb testing.TB, script ...Answer) *Server {
 	tb.Helper()
-	s := &Server{script: script, Arrived: make(chan int, 100)}
+	s := &Server{script: script, arrived: make(chan int, 100)}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.Close)
 	return s
@@ -75,7 +74,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.script = s.script[1:]
 	}
 	s.mu.Unlock()
-	s.Arrived <- n
+	s.arrived <- n
 
 	w.Header().Set("Content-Type", "application/json")
 	switch {
@@ -89,6 +88,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.WriteString(w, a.Body)
 	default:
 		_, _ = io.WriteString(w, Transcript)
+	}
+}
+
+// Arrived waits for the next request to come in, before it is answered,
+// and returns its number (from 1). It fails the test after a minute.
+func (s *Server) Arrived(tb testing.TB) int {
+	tb.Helper()
+	select {
+	case n := <-s.arrived:
+		return n
+	case <-time.After(time.Minute):
+		tb.Fatal("asrtest: no request within a minute")
+		return 0
 	}
 }
 
