@@ -222,7 +222,7 @@ type TaskDetail struct {
 	ExternalID      string     `json:"external_id,omitempty"`
 	UploadedBy      string     `json:"uploaded_by" doc:"The uploader's user id"`
 	DurationSeconds *float64   `json:"duration_seconds,omitempty"`
-	Error           string     `json:"error,omitempty" doc:"Why the task failed"`
+	Error           string     `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
 	Attempts        int        `json:"attempts"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`

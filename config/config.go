@@ -8,6 +8,8 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -115,6 +117,33 @@ type Config struct {
 	// UploadMaxRequestBytes caps a whole upload request
 	// (UPLOAD_MAX_REQUEST_BYTES). Defaults to 4 GiB.
 	UploadMaxRequestBytes int64
+
+	// ASREngine transcribes calls: pocketsphinx or openai (ASR_ENGINE);
+	// empty for none, when calls wait as queued. Defaults to pocketsphinx
+	// when pocketsphinx_continuous is on PATH, else none.
+	ASREngine string
+	// ASRBaseURL, ASRAPIKey and ASRModel are the OpenAI-compatible server
+	// of the openai engine (ASR_BASE_URL, ASR_API_KEY, ASR_MODEL); the URL
+	// and the model are required with it.
+	ASRBaseURL, ASRAPIKey, ASRModel string
+	// ASRMaxChunk bounds the audio one engine call gets: longer recordings
+	// are cut in their pauses (ASR_MAX_CHUNK). Zero means no limit; else at
+	// least 2s. Defaults to 10m for openai (under OpenAI's 25 MB per
+	// request), 0 for pocketsphinx.
+	ASRMaxChunk time.Duration
+	// TranscribeConcurrency is how many calls one worker process transcribes
+	// at once, the workers of the media queue (TRANSCRIBE_CONCURRENCY).
+	// Defaults to 1.
+	TranscribeConcurrency int
+	// TranscribeTimeoutMax bounds the time limit of one transcription, which
+	// otherwise grows with the recording's length (TRANSCRIBE_TIMEOUT_MAX).
+	// Defaults to 2h.
+	TranscribeTimeoutMax time.Duration
+	// JobRescueAfter is how long a job may stay running before River takes
+	// its worker for dead and runs it again (JOB_RESCUE_AFTER). It must
+	// exceed TranscribeTimeoutMax. Defaults to TranscribeTimeoutMax + 10m,
+	// and at least 1h (the user sync may run 50m).
+	JobRescueAfter time.Duration
 }
 
 // FromEnv builds a Config from getenv (usually os.Getenv) and validates it.
@@ -156,6 +185,27 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DirectorySubjectAttribute: e.str("DIRECTORY_SUBJECT_ATTRIBUTE", "id"),
 		UserSyncInterval:          e.duration("USER_SYNC_INTERVAL", time.Hour),
 	}
+	c.ASREngine = e.str("ASR_ENGINE", "")
+	if c.ASREngine == "" {
+		c.ASREngine = "none"
+		if onPath(getenv("PATH"), "pocketsphinx_continuous") {
+			c.ASREngine = "pocketsphinx"
+		}
+	}
+	if c.ASREngine == "none" {
+		c.ASREngine = ""
+	}
+	c.ASRBaseURL = e.str("ASR_BASE_URL", "")
+	c.ASRAPIKey = e.str("ASR_API_KEY", "")
+	c.ASRModel = e.str("ASR_MODEL", "")
+	maxChunk := time.Duration(0)
+	if c.ASREngine == "openai" {
+		maxChunk = 10 * time.Minute
+	}
+	c.ASRMaxChunk = e.durationOrZero("ASR_MAX_CHUNK", maxChunk)
+	c.TranscribeConcurrency = e.integer("TRANSCRIBE_CONCURRENCY", 1)
+	c.TranscribeTimeoutMax = e.duration("TRANSCRIBE_TIMEOUT_MAX", 2*time.Hour)
+	c.JobRescueAfter = e.duration("JOB_RESCUE_AFTER", max(c.TranscribeTimeoutMax+10*time.Minute, time.Hour))
 	if c.DirectoryProvider == "none" {
 		c.DirectoryProvider = ""
 	}
@@ -214,7 +264,51 @@ func (c Config) validate() error {
 	if c.AuthDev && !isLoopback(host) {
 		return fmt.Errorf("AUTH_DEV: the development issuer is refused on LISTEN_ADDR %q; listen on 127.0.0.1 or use a real OIDC_ISSUER_URL", c.ListenAddr)
 	}
+	if err := c.validateTranscription(); err != nil {
+		return err
+	}
 	return c.validateDirectory()
+}
+
+// validateTranscription checks the speech engine and the transcribe jobs' limits.
+func (c Config) validateTranscription() error {
+	switch c.ASREngine {
+	case "", "pocketsphinx":
+	case "openai":
+		if c.ASRBaseURL == "" {
+			return errors.New("ASR_BASE_URL is required with ASR_ENGINE=openai (the server, such as https://api.openai.com)")
+		}
+		if u, err := url.Parse(c.ASRBaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("ASR_BASE_URL: %q is not an http(s) URL", c.ASRBaseURL)
+		}
+		if c.ASRModel == "" {
+			return errors.New("ASR_MODEL is required with ASR_ENGINE=openai (for example whisper-1)")
+		}
+	default:
+		return fmt.Errorf("ASR_ENGINE: %q is not one of pocketsphinx, openai, none", c.ASREngine)
+	}
+	if c.ASRMaxChunk != 0 && c.ASRMaxChunk < 2*time.Second {
+		return fmt.Errorf("ASR_MAX_CHUNK: %s is under 2s (0 means no limit)", c.ASRMaxChunk)
+	}
+	if c.TranscribeConcurrency < 1 || c.TranscribeConcurrency > 1000 {
+		return fmt.Errorf("TRANSCRIBE_CONCURRENCY: %d is outside 1..1000", c.TranscribeConcurrency)
+	}
+	if c.JobRescueAfter <= c.TranscribeTimeoutMax {
+		// River would start a second run of a transcription still running.
+		return fmt.Errorf("JOB_RESCUE_AFTER: %s must exceed TRANSCRIBE_TIMEOUT_MAX (%s)", c.JobRescueAfter, c.TranscribeTimeoutMax)
+	}
+	return nil
+}
+
+// onPath reports whether an executable called name is in one of the
+// directories of path (a PATH value).
+func onPath(path, name string) bool {
+	for _, dir := range filepath.SplitList(path) {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // validateDirectory checks that the chosen directory has every setting it needs.
@@ -369,6 +463,17 @@ func (e *env) bytes(name string, def int64) int64 {
 			err = errors.New("out of range")
 		}
 		return n * unit, err
+	})
+}
+
+// durationOrZero reads a duration where 0 means "none".
+func (e *env) durationOrZero(name string, def time.Duration) time.Duration {
+	return parse(e, name, def, "a duration such as 10m, or 0 for none", func(v string) (time.Duration, error) {
+		d, err := time.ParseDuration(v)
+		if err == nil && d < 0 {
+			err = errors.New("negative")
+		}
+		return d, err
 	})
 }
 

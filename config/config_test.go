@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -88,6 +90,17 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"UPLOAD_MAX_REQUEST_BYTES": "1MiB"}), "UPLOAD_MAX_REQUEST_BYTES"},
 		{base(map[string]string{"UPLOAD_MAX_FILES": "0"}), "UPLOAD_MAX_FILES"},
 		{base(map[string]string{"UPLOAD_MAX_FILES": "5000"}), "UPLOAD_MAX_FILES"},
+		{base(map[string]string{"ASR_ENGINE": "whisper"}), "ASR_ENGINE"},
+		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_MODEL": "whisper-1"}), "ASR_BASE_URL is required"},
+		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_BASE_URL": "api.openai.com", "ASR_MODEL": "whisper-1"}), "ASR_BASE_URL"},
+		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_BASE_URL": "https://api.openai.com"}), "ASR_MODEL is required"},
+		{base(map[string]string{"ASR_MAX_CHUNK": "1s"}), "ASR_MAX_CHUNK"},
+		{base(map[string]string{"ASR_MAX_CHUNK": "-1m"}), "ASR_MAX_CHUNK"},
+		{base(map[string]string{"ASR_MAX_CHUNK": "long"}), "ASR_MAX_CHUNK"},
+		{base(map[string]string{"TRANSCRIBE_CONCURRENCY": "0"}), "TRANSCRIBE_CONCURRENCY"},
+		{base(map[string]string{"TRANSCRIBE_TIMEOUT_MAX": "0s"}), "TRANSCRIBE_TIMEOUT_MAX"},
+		{base(map[string]string{"JOB_RESCUE_AFTER": "1h"}), "JOB_RESCUE_AFTER"},
+		{base(map[string]string{"TRANSCRIBE_TIMEOUT_MAX": "30s", "JOB_RESCUE_AFTER": "30s"}), "JOB_RESCUE_AFTER"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(getenv(tc.vars))
@@ -146,4 +159,42 @@ func TestDirectory(t *testing.T) {
 	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "DIRECTORY_PROVIDER": "none"}))
 	require.NoError(t, err)
 	require.Empty(t, c.DirectoryProvider)
+}
+
+func TestTranscription(t *testing.T) {
+	t.Parallel()
+	// The offline engine is the default where it is installed.
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "pocketsphinx_continuous"), []byte("#!/bin/sh\n"), 0o755))
+	c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "PATH": "/nonexistent" + string(filepath.ListSeparator) + bin}))
+	require.NoError(t, err)
+	require.Equal(t, "pocketsphinx", c.ASREngine)
+	require.Zero(t, c.ASRMaxChunk)
+	require.Equal(t, 1, c.TranscribeConcurrency)
+	require.Equal(t, 2*time.Hour, c.TranscribeTimeoutMax)
+	require.Equal(t, 2*time.Hour+10*time.Minute, c.JobRescueAfter)
+
+	// Elsewhere there is none, unless one is chosen.
+	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "PATH": t.TempDir()}))
+	require.NoError(t, err)
+	require.Empty(t, c.ASREngine)
+	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "PATH": bin, "ASR_ENGINE": "none"}))
+	require.NoError(t, err)
+	require.Empty(t, c.ASREngine)
+
+	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "ASR_ENGINE": "openai",
+		"ASR_BASE_URL": "http://127.0.0.1:8000/v1", "ASR_MODEL": "Systran/faster-whisper-small",
+		"TRANSCRIBE_CONCURRENCY": "4", "TRANSCRIBE_TIMEOUT_MAX": "20m"}))
+	require.NoError(t, err)
+	require.Equal(t, "openai", c.ASREngine)
+	require.Equal(t, 10*time.Minute, c.ASRMaxChunk, "chunks that fit OpenAI's 25 MB")
+	require.Equal(t, 4, c.TranscribeConcurrency)
+	require.Equal(t, time.Hour, c.JobRescueAfter, "never under the user sync's 50 minutes by default")
+
+	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "ASR_ENGINE": "openai",
+		"ASR_BASE_URL": "https://api.openai.com", "ASR_MODEL": "whisper-1", "ASR_MAX_CHUNK": "0",
+		"TRANSCRIBE_TIMEOUT_MAX": "8s", "JOB_RESCUE_AFTER": "10s"}))
+	require.NoError(t, err)
+	require.Zero(t, c.ASRMaxChunk, "0 turns chunking off")
+	require.Equal(t, 10*time.Second, c.JobRescueAfter)
 }

@@ -63,7 +63,8 @@ type Task struct {
 	ExternalID      string
 	UploadedBy      string
 	DurationSeconds *float64
-	// Error is why the task failed ("" unless failed).
+	// Error is why the task failed, or why a queued call waits (no speech
+	// engine); "" otherwise.
 	Error    string
 	Attempts int
 	// Score and Passed are the current audit's, once audited.
@@ -83,7 +84,7 @@ type TaskSummary struct {
 	FileName   string    `json:"file_name"`
 	Campaign   string    `json:"campaign" doc:"The campaign's name"`
 	OperatorID string    `json:"operator_id,omitempty" doc:"The audited agent's user id"`
-	Error      string    `json:"error,omitempty" doc:"Why the task failed"`
+	Error      string    `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
 	Score      *float64  `json:"score,omitempty" doc:"The current audit's score (0..100), once audited"`
 	Passed     *bool     `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score"`
 	CreatedAt  time.Time `json:"created_at"`
@@ -213,6 +214,17 @@ func TaskTransition(ctx context.Context, q DBTX, uuid string, c TaskChange) (Tas
 		return Task{}, err
 	}
 	return t, TaskEventInsert(ctx, q, EventTaskUpdated, t)
+}
+
+// TaskSetDuration records how long the recording of task uuid lasts, as
+// measured when it is transcribed. Duration is not part of the summary that
+// events carry, so it writes none. It returns ErrNotFound for an unknown task.
+func TaskSetDuration(ctx context.Context, q DBTX, uuid string, seconds float64) error {
+	tag, err := q.Exec(ctx, `UPDATE tasks SET duration_seconds = $2 WHERE uuid = $1`, uuid, seconds)
+	if err == nil && tag.RowsAffected() == 0 {
+		return ErrNotFound
+	}
+	return err
 }
 
 // TaskEventInsert writes an event of type typ carrying t's summary, seen by

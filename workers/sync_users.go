@@ -53,8 +53,9 @@ type syncResult struct {
 	Deactivated int
 }
 
-// reportable is an error whose text may be shown to the admins who asked:
-// the directory's own explanation or a sync rule, never SQL.
+// reportable is an error whose text may be shown to users: a directory's
+// or a speech server's own explanation, a tool's complaint, a rule of ours;
+// never SQL.
 type reportable struct{ err error }
 
 func (e *reportable) Error() string { return e.err.Error() }
@@ -176,7 +177,7 @@ func (w *SyncUsersWorker) sync(ctx context.Context) (syncResult, error) {
 	}
 }
 
-// describe is what the admins are told about err, short enough for a notification.
+// describe is what users are told about err, short enough for a notification.
 func describe(err error, jobID int64) string {
 	var r *reportable
 	if !errors.As(err, &r) {

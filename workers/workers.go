@@ -28,6 +28,8 @@ type Deps struct {
 	Store *storage.Store
 	// Auditor judges transcripts against scorecards.
 	Auditor Auditor
+	// Transcribe configures the transcription of calls.
+	Transcribe TranscribeConfig
 }
 
 // Register adds every worker of the service to ws.
@@ -37,6 +39,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
 	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor})
+	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/web"
 	"github.com/auditd/auditd/workers"
+	"github.com/auditd/auditd/workers/asr"
 	"github.com/auditd/auditd/workers/directory"
 )
 
@@ -104,7 +106,11 @@ func (m *Main) Open(ctx context.Context) error {
 	riverCfg := &river.Config{Logger: m.log.With("component", "river"), SkipUnknownJobCheck: true}
 	if m.Work {
 		deps := workers.Deps{Pool: pool, Store: m.store, EventRetention: m.Config.EventRetention,
-			UserSyncInterval: m.Config.UserSyncInterval, Auditor: &workers.RulesAuditor{}}
+			UserSyncInterval: m.Config.UserSyncInterval, Auditor: &workers.RulesAuditor{},
+			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}
+		if deps.Transcribe.Engine, err = asrEngine(m.Config); err != nil {
+			return err
+		}
 		if m.Config.DirectoryProvider != "" {
 			if deps.Directory, err = directory.New(directoryConfig(m.Config)); err != nil {
 				return err
@@ -115,10 +121,19 @@ func (m *Main) Open(ctx context.Context) error {
 		riverCfg.Workers = ws
 		riverCfg.PeriodicJobs = workers.Periodic(deps)
 		riverCfg.Middleware = []rivertype.Middleware{m.metrics.RiverMiddleware()}
-		riverCfg.Queues = map[string]river.QueueConfig{jobs.QueueDefault: {MaxWorkers: m.Config.WorkerConcurrency}}
+		riverCfg.Queues = map[string]river.QueueConfig{
+			jobs.QueueDefault: {MaxWorkers: m.Config.WorkerConcurrency},
+			jobs.QueueMedia:   {MaxWorkers: m.Config.TranscribeConcurrency},
+		}
 		// Running jobs get this long to finish on SIGTERM before their
 		// contexts are cancelled; unfinished ones are handed back to the queue.
 		riverCfg.SoftStopTimeout = m.Config.ShutdownTimeout * 2 / 3
+		// A job running longer than this is taken for one whose worker died
+		// and runs again: it exceeds every transcription's time limit.
+		// River wants it above the default job timeout too, which a short
+		// JOB_RESCUE_AFTER (in tests) lowers.
+		riverCfg.RescueStuckJobsAfter = m.Config.JobRescueAfter
+		riverCfg.JobTimeout = min(river.JobTimeoutDefault, m.Config.JobRescueAfter)
 	}
 	m.river, err = river.NewClient(riverpgxv5.New(pool), riverCfg)
 	if err != nil {
@@ -128,7 +143,8 @@ func (m *Main) Open(ctx context.Context) error {
 		if err := m.river.Start(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("river: %w", err)
 		}
-		m.log.Info("workers started", "concurrency", m.Config.WorkerConcurrency)
+		m.log.Info("workers started", "concurrency", m.Config.WorkerConcurrency,
+			"transcribe_concurrency", m.Config.TranscribeConcurrency, "asr_engine", cmp.Or(m.Config.ASREngine, "none"))
 	}
 	if m.Config.MetricsAddr != "" {
 		if err := m.openMetrics(); err != nil {
@@ -218,6 +234,26 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	}()
 	m.log.Info("listening", "addr", ln.Addr().String())
 	return nil
+}
+
+// asrEngine is the speech engine of the transcribe jobs; nil for none. It
+// returns an error naming ASR_ENGINE when the engine's tools are missing.
+func asrEngine(c config.Config) (asr.Engine, error) {
+	if c.ASREngine == "" {
+		return nil, nil
+	}
+	for _, tool := range []string{"ffmpeg", "ffprobe"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, fmt.Errorf("ASR_ENGINE=%s: %s is needed to prepare recordings: install ffmpeg (apt-get install ffmpeg)", c.ASREngine, tool)
+		}
+	}
+	if c.ASREngine == "openai" {
+		return asr.NewOpenAI(asr.OpenAIConfig{BaseURL: c.ASRBaseURL, APIKey: c.ASRAPIKey, Model: c.ASRModel})
+	}
+	if _, err := exec.LookPath("pocketsphinx_continuous"); err != nil {
+		return nil, errors.New("ASR_ENGINE=pocketsphinx: pocketsphinx_continuous is not installed (apt-get install pocketsphinx pocketsphinx-en-us)")
+	}
+	return asr.PocketSphinx{}, nil
 }
 
 // directoryConfig is the directory users are synced from.

@@ -273,6 +273,7 @@ func TestBadConfigurationNamesTheVariable(t *testing.T) {
 		{[]string{"DATABASE_URL=postgres://x/y", "LISTEN_ADDR=127.0.0.1:8080"}, "OIDC_ISSUER_URL is required"},
 		{[]string{"DATABASE_URL=postgres://x/y", "WORKER_CONCURRENCY=lots"}, "WORKER_CONCURRENCY"},
 		{[]string{"DATABASE_URL=postgres://x/y", "DIRECTORY_PROVIDER=keycloak", "DIRECTORY_URL=https://kc.example"}, "DIRECTORY_REALM is required"},
+		{[]string{"DATABASE_URL=postgres://x/y", "ASR_ENGINE=openai", "ASR_MODEL=whisper-1"}, "ASR_BASE_URL is required"},
 	}
 	for _, tc := range cases {
 		_, stderr, err := runCmd(t, tc.env, "serve")

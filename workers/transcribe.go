@@ -1,0 +1,332 @@
+package workers
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/workers/asr"
+)
+
+// TranscribeConfig shapes the transcribe jobs of a worker process.
+type TranscribeConfig struct {
+	// Engine transcribes the calls; nil when none is configured
+	// (ASR_ENGINE=none): calls then wait as queued.
+	Engine asr.Engine
+	// MaxChunk bounds the audio one engine call gets (ASR_MAX_CHUNK); zero
+	// for no limit.
+	MaxChunk time.Duration
+	// TimeoutMax bounds a transcription's time limit
+	// (TRANSCRIBE_TIMEOUT_MAX). Defaults to 2 hours.
+	TimeoutMax time.Duration
+	// WorkDir is where each job keeps its temporary files, in a directory
+	// of its own removed when it ends. Defaults to os.TempDir().
+	WorkDir string
+}
+
+// A transcription's time limit is timeoutPerAudio times the recording's
+// length plus timeoutBase, and at least timeoutMin: a stereo call is
+// transcribed once per channel, PocketSphinx takes 0.6 s a second of audio
+// on an idle core (more when transcriptions share cores), and fetching,
+// converting and a server's queue take a while whatever the length.
+const (
+	timeoutPerAudio = 3
+	timeoutBase     = 2 * time.Minute
+	timeoutMin      = 5 * time.Minute
+	// estimatedBytesPerSecond guesses a recording's length from its size
+	// when its container did not say (Ogg, WebM streams): 16 kbit/s, the
+	// low end of call recordings, so the guess errs long.
+	estimatedBytesPerSecond = 2000
+)
+
+// Snoozes of a transcription.
+const (
+	// noEngineSnooze is how often a call waiting for a speech engine looks
+	// again: a worker started with one takes it within that time.
+	noEngineSnooze = 15 * time.Minute
+	// maxRetryAfter caps how long a server's Retry-After is honoured.
+	maxRetryAfter = time.Hour
+	// maxSnoozes bounds the waits a server's Retry-After may impose; past
+	// it, a throttled attempt counts as failed, so that a server that
+	// always says "later" (an exhausted quota) cannot hold a call forever.
+	maxSnoozes = 20
+)
+
+// noEngine is the notice a call carries while no speech engine is configured.
+const noEngine = "waiting for a speech engine: the worker has none configured (ASR_ENGINE=none)"
+
+// TranscribeWorker turns a call's recording into its transcript: it moves
+// the task queued → transcribing, fetches the recording, stores its
+// duration, runs the engine (a stereo call split by channel into agent and
+// customer, as the campaign says; a long one in chunks), and then, in one
+// transaction, stores the transcript, inserts the audit job and moves the
+// task to transcribed. A rerun (retry, rescue after a crash) replaces the
+// transcript and never repeats a step already done. Failures that a retry
+// cannot cure, and the last attempt's, fail the task and tell its uploader.
+type TranscribeWorker struct {
+	river.WorkerDefaults[jobs.TranscribeArgs]
+	pool  *pgxpool.Pool
+	store *storage.Store
+	cfg   TranscribeConfig
+}
+
+// Timeout implements river.Worker: proportional to the recording's length,
+// as stored on the task (measured at upload, or by an earlier attempt),
+// else as estimated from its size. River asks before Work, so it reads the
+// task itself; when it cannot, the bound applies and Work finds out why.
+func (w *TranscribeWorker) Timeout(job *river.Job[jobs.TranscribeArgs]) time.Duration {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	task, err := db.TaskGetByUUID(ctx, w.pool, job.Args.TaskUUID)
+	if err != nil {
+		return w.timeoutMax()
+	}
+	return w.limit(task)
+}
+
+// limit is the time limit of a transcription of task's recording.
+func (w *TranscribeWorker) limit(task db.Task) time.Duration {
+	bound := w.timeoutMax()
+	seconds := float64(task.SizeBytes / estimatedBytesPerSecond)
+	if task.DurationSeconds != nil && *task.DurationSeconds > 0 {
+		seconds = *task.DurationSeconds
+	}
+	// Compared before converting, which a guess from a huge size would overflow.
+	if seconds >= bound.Seconds() {
+		return bound
+	}
+	d := time.Duration(seconds * float64(time.Second))
+	return min(max(timeoutPerAudio*d+timeoutBase, timeoutMin), bound)
+}
+
+func (w *TranscribeWorker) timeoutMax() time.Duration {
+	return cmp.Or(w.cfg.TimeoutMax, 2*time.Hour)
+}
+
+// Work implements river.Worker. It cancels the job when the task is gone,
+// snoozes it while no engine is configured or a server asks to wait
+// (Retry-After), hands it back (a snooze of zero) when the worker stops,
+// cancels it after failing the task for a permanent error or an admin's
+// cancellation, and returns other errors for River to retry, failing the
+// task on the last attempt.
+func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.TranscribeArgs]) error {
+	task, err := db.TaskGetByUUID(ctx, w.pool, job.Args.TaskUUID)
+	if errors.Is(err, db.ErrNotFound) {
+		return river.JobCancel(fmt.Errorf("task %s no longer exists", job.Args.TaskUUID))
+	}
+	if err != nil {
+		return err
+	}
+	if task.Status != db.TaskQueued && task.Status != db.TaskTranscribing {
+		// Transcribed by an earlier run, or failed and handed back to an
+		// admin: nothing left to do.
+		return nil
+	}
+	if w.cfg.Engine == nil {
+		return w.waitForEngine(ctx, task)
+	}
+	limit := w.limit(task)
+	tr, err := w.transcribe(ctx, job, task)
+	if err == nil {
+		if err = w.finish(ctx, job, task, tr); err == nil {
+			return nil
+		}
+	}
+
+	throttled, isThrottled := errors.AsType[*asr.RetryableError](err)
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, river.ErrJobCancelledRemotely):
+		return river.JobCancel(errors.Join(err, w.fail(ctx, job, task,
+			&reportable{errors.New("transcription cancelled by an administrator")})))
+	case errors.Is(ctx.Err(), context.Canceled):
+		// The worker is stopping: hand the job back at once, without
+		// using up an attempt; the task stays transcribing meanwhile.
+		return river.JobSnooze(0)
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		err = &reportable{fmt.Errorf("transcription timed out after %s", limit)}
+	case asr.Permanent(err) || errors.Is(err, storage.ErrNotFound):
+		return river.JobCancel(errors.Join(err, w.fail(ctx, job, task, err)))
+	case isThrottled && throttled.RetryAfter > 0 && snoozes(job) < maxSnoozes:
+		// Not a failure: the server asked us to come back later. A snooze
+		// does not use up an attempt.
+		return river.JobSnooze(min(throttled.RetryAfter, maxRetryAfter))
+	}
+	if job.Attempt >= job.MaxAttempts {
+		return errors.Join(err, w.fail(ctx, job, task, err))
+	}
+	return err
+}
+
+// transcribe moves task to transcribing, fetches its recording, stores
+// its duration and transcribes it. Errors of the recording, the tools and
+// the engine are wrapped as reportable.
+func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task) (transcript.Transcript, error) {
+	if task.Status == db.TaskQueued {
+		err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+			_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
+				From: []string{db.TaskQueued}, To: db.TaskTranscribing, Attempt: job.Attempt})
+			return err
+		})
+		if err != nil {
+			return transcript.Transcript{}, err
+		}
+	}
+	campaign, err := db.CampaignGetByName(ctx, w.pool, task.CampaignName)
+	if err != nil {
+		return transcript.Transcript{}, err
+	}
+	dir, err := os.MkdirTemp(w.cfg.WorkDir, "transcribe-")
+	if err != nil {
+		return transcript.Transcript{}, err
+	}
+	defer os.RemoveAll(dir)
+	path, err := w.fetch(ctx, task.BlobKey, dir)
+	if err != nil {
+		return transcript.Transcript{}, &reportable{err}
+	}
+	info, err := media.Probe(ctx, path)
+	if err != nil {
+		return transcript.Transcript{}, &reportable{err}
+	}
+	if info.Duration > 0 {
+		if err := db.TaskSetDuration(ctx, w.pool, task.UUID, info.Duration.Seconds()); err != nil {
+			return transcript.Transcript{}, err
+		}
+	}
+	language := task.Language
+	if language == "" {
+		language = campaign.Language
+	}
+	tr, err := asr.Transcribe(ctx, w.cfg.Engine, path, asr.Options{
+		Language:     language,
+		SplitStereo:  true,
+		AgentChannel: asr.Channel(campaign.AgentChannel),
+		MaxChunk:     w.cfg.MaxChunk,
+		WorkDir:      dir,
+	})
+	if err != nil {
+		return transcript.Transcript{}, &reportable{err}
+	}
+	return tr, nil
+}
+
+// fetch copies the blob key into dir and returns the copy's path. It
+// returns an error wrapping storage.ErrNotFound when the blob is gone.
+func (w *TranscribeWorker) fetch(ctx context.Context, key, dir string) (string, error) {
+	r, err := w.store.Open(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("fetching the recording: %w", err)
+	}
+	defer r.Close()
+	path := filepath.Join(dir, "recording")
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("fetching the recording: %w", err)
+	}
+	return path, nil
+}
+
+// finish stores tr as the task's transcript, inserts its audit job and
+// moves it to transcribed, in one transaction. A task another run finished
+// meanwhile is left as it is.
+func (w *TranscribeWorker) finish(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task, tr transcript.Transcript) error {
+	client := river.ClientFromContext[pgx.Tx](ctx)
+	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		if err := db.TranscriptSave(ctx, tx, task.UUID, tr); err != nil {
+			return err
+		}
+		if _, err := client.InsertTx(ctx, tx, jobs.AuditArgs{TaskUUID: task.UUID}, nil); err != nil {
+			return err
+		}
+		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
+			From: []string{db.TaskTranscribing}, To: db.TaskTranscribed, Attempt: job.Attempt})
+		return err
+	})
+	if errors.Is(err, db.ErrTaskStatus) {
+		return nil
+	}
+	return err
+}
+
+// fail marks the task failed with what cause says and tells its uploader,
+// in one transaction. The attempt may have run out of time, so this gets
+// a little time of its own. A task no longer queued or transcribing is
+// left as it is.
+func (w *TranscribeWorker) fail(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	reason := describe(cause, job.ID)
+	text := fmt.Sprintf("Transcription of %s failed: %s.", task.FileName, reason)
+	if job.Attempt > 1 {
+		text = fmt.Sprintf("Transcription of %s failed after %d attempts: %s.", task.FileName, job.Attempt, reason)
+	}
+	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: task.UploadedBy, Variant: "error",
+			Text: text, Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}); err != nil {
+			return err
+		}
+		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
+			From: []string{db.TaskQueued, db.TaskTranscribing}, To: db.TaskFailed, Error: reason, Attempt: job.Attempt})
+		return err
+	})
+	if err != nil && !errors.Is(err, db.ErrTaskStatus) {
+		return fmt.Errorf("failing the task: %w", err)
+	}
+	return nil
+}
+
+// waitForEngine leaves the call queued, with a notice on the task and, the
+// first time, a notification to its uploader; the job looks again later.
+func (w *TranscribeWorker) waitForEngine(ctx context.Context, task db.Task) error {
+	if task.Status == db.TaskQueued && task.Error == noEngine {
+		return river.JobSnooze(noEngineSnooze)
+	}
+	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: task.UploadedBy, Variant: "warning",
+			Text: fmt.Sprintf("%s is waiting to be transcribed: no speech engine is configured (ASR_ENGINE=none). "+
+				"It will be once a worker has one.", task.FileName),
+			Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}); err != nil {
+			return err
+		}
+		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
+			From: []string{db.TaskQueued, db.TaskTranscribing}, To: db.TaskQueued, Error: noEngine})
+		return err
+	})
+	if err != nil && !errors.Is(err, db.ErrTaskStatus) {
+		return err
+	}
+	return river.JobSnooze(noEngineSnooze)
+}
+
+// snoozes is how many times the job was snoozed, which River keeps in its
+// metadata.
+func snoozes(job *river.Job[jobs.TranscribeArgs]) int {
+	var m struct {
+		Snoozes int `json:"snoozes"`
+	}
+	_ = json.Unmarshal(job.Metadata, &m) // River's own JSON; absent is zero
+	return m.Snoozes
+}
