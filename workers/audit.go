@@ -83,7 +83,8 @@ type permanentError struct{ error }
 
 func (p permanentError) Unwrap() error { return p.error }
 
-func permanent(err error) error { return permanentError{err} }
+// permanent marks err as final, and as fit to show users.
+func permanent(err error) error { return permanentError{&reportable{err}} }
 
 // ErrPermanent reports whether err cannot succeed on retry.
 func ErrPermanent(err error) bool {
@@ -135,7 +136,9 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 	result, err := w.audit(ctx, task)
 	if err != nil {
 		if ErrPermanent(err) || job.Attempt >= job.MaxAttempts {
-			if ferr := failTask(ctx, w.pool, task, task.Status, "audit", err, job.Attempt); ferr != nil {
+			reason := describe(err, job.ID)
+			if ferr := failTask(ctx, w.pool, task, []string{task.Status}, fmt.Sprintf("The audit of %s failed: %s.", task.FileName, reason),
+				reason, job.Attempt); ferr != nil {
 				return ferr
 			}
 			return river.JobCancel(err)

@@ -2,7 +2,9 @@ package workers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -10,28 +12,22 @@ import (
 	"github.com/auditd/auditd/db"
 )
 
-// failTask marks a task failed at step (while in status from) with err and
-// tells its uploader, in one transaction.
-func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, from, step string, cause error, attempt int) error {
-	// Recorded even when the job's own context has ended.
-	ctx = context.WithoutCancel(ctx)
-	reason := cause.Error()
-	if r := []rune(reason); len(r) > 1000 {
-		reason = string(r[:1000]) + "…"
-	}
-	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		_, err := db.NotificationCreate(ctx, tx, db.NotificationNew{
-			UserID:   task.UploadedBy,
-			Text:     fmt.Sprintf("%s failed at %s: %s", task.FileName, step, reason),
-			Variant:  "error",
-			Link:     "/tasks/" + task.UUID,
-			TaskUUID: &task.UUID,
-		})
-		if err != nil {
+// failTask marks task failed, if it is still in one of the statuses from,
+// keeping reason, and tells its uploader text, in one transaction. The job
+// may have run out of time, so this gets a little time of its own.
+func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, from []string, text, reason string, attempt int) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: task.UploadedBy, Variant: "error",
+			Text: text, Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}); err != nil {
 			return err
 		}
-		_, err = db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
-			From: []string{from}, To: db.TaskFailed, Error: step + ": " + reason, Attempt: attempt})
+		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{From: from, To: db.TaskFailed, Error: reason, Attempt: attempt})
 		return err
 	})
+	if err != nil && !errors.Is(err, db.ErrTaskStatus) {
+		return fmt.Errorf("failing the task: %w", err)
+	}
+	return nil
 }

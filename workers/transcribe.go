@@ -271,31 +271,15 @@ func (w *TranscribeWorker) finish(ctx context.Context, job *river.Job[jobs.Trans
 	return err
 }
 
-// fail marks the task failed with what cause says and tells its uploader,
-// in one transaction. The attempt may have run out of time, so this gets
-// a little time of its own. A task no longer queued or transcribing is
-// left as it is.
+// fail marks the task failed with what cause says and tells its uploader.
+// A task no longer queued or transcribing is left as it is.
 func (w *TranscribeWorker) fail(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task, cause error) error {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
 	reason := describe(cause, job.ID)
 	text := fmt.Sprintf("Transcription of %s failed: %s.", task.FileName, reason)
 	if job.Attempt > 1 {
 		text = fmt.Sprintf("Transcription of %s failed after %d attempts: %s.", task.FileName, job.Attempt, reason)
 	}
-	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: task.UploadedBy, Variant: "error",
-			Text: text, Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}); err != nil {
-			return err
-		}
-		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
-			From: []string{db.TaskQueued, db.TaskTranscribing}, To: db.TaskFailed, Error: reason, Attempt: job.Attempt})
-		return err
-	})
-	if err != nil && !errors.Is(err, db.ErrTaskStatus) {
-		return fmt.Errorf("failing the task: %w", err)
-	}
-	return nil
+	return failTask(ctx, w.pool, task, []string{db.TaskQueued, db.TaskTranscribing}, text, reason, job.Attempt)
 }
 
 // waitForEngine leaves the call queued, with a notice on the task and, the
