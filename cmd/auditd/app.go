@@ -27,6 +27,7 @@ import (
 	"github.com/auditd/auditd/web"
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/directory"
+	"github.com/auditd/auditd/workers/llm"
 )
 
 // Main is one auditd process: the API, the workers, or both.
@@ -104,7 +105,10 @@ func (m *Main) Open(ctx context.Context) error {
 	riverCfg := &river.Config{Logger: m.log.With("component", "river"), SkipUnknownJobCheck: true}
 	if m.Work {
 		deps := workers.Deps{Pool: pool, Store: m.store, EventRetention: m.Config.EventRetention,
-			UserSyncInterval: m.Config.UserSyncInterval, Auditor: &workers.RulesAuditor{}}
+			UserSyncInterval: m.Config.UserSyncInterval}
+		if deps.Auditor, err = auditor(m.Config); err != nil {
+			return err
+		}
 		if m.Config.DirectoryProvider != "" {
 			if deps.Directory, err = directory.New(directoryConfig(m.Config)); err != nil {
 				return err
@@ -218,6 +222,15 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	}()
 	m.log.Info("listening", "addr", ln.Addr().String())
 	return nil
+}
+
+// auditor is the engine of automatic audits (AUDITOR_ENGINE).
+func auditor(c config.Config) (workers.Auditor, error) {
+	if c.AuditorEngine == "llm" {
+		return llm.New(llm.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel,
+			ContextChars: c.LLMContextChars, Timeout: c.LLMTimeout})
+	}
+	return &workers.RulesAuditor{}, nil
 }
 
 // directoryConfig is the directory users are synced from.
