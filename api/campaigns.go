@@ -11,15 +11,18 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/workers/rules"
 )
 
 type campaignsResource struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	river *river.Client[pgx.Tx]
 }
 
 // CampaignView is a campaign as the API shows it.
@@ -42,6 +45,9 @@ type ScorecardView struct {
 	Criteria    []scoring.Criterion `json:"criteria"`
 	PublishedBy string              `json:"published_by"`
 	PublishedAt time.Time           `json:"published_at"`
+	// RecomputeJobID is set on a publication: the recompute_audits job
+	// that re-scores the campaign's audits against this version.
+	RecomputeJobID int64 `json:"recompute_job_id,omitempty" doc:"On publication: the recompute_audits job re-scoring the campaign's audits against this version"`
 }
 
 func scorecardView(s db.Scorecard) ScorecardView {
@@ -77,7 +83,9 @@ func (c *campaignsResource) register(api huma.API) {
 		role.Supervisor, http.StatusBadRequest, http.StatusNotFound)
 	op.Description += " Validates the criteria (unique ids and questions, positive weights, applies_to, rule syntax) and " +
 		"publishes them as the next version; earlier versions stay, and audits keep the version they were scored with. " +
-		"Every problem is listed in `details`."
+		"Every problem is listed in `details`. The same transaction inserts a `recompute_audits` job that re-scores " +
+		"every audited, not yet validated task of the campaign against the new version (each a new revision), " +
+		"notifying the publisher of its progress."
 	op.DefaultStatus = http.StatusCreated
 	huma.Register(api, tagged(op), c.publish)
 }
@@ -308,13 +316,24 @@ func (c *campaignsResource) publish(ctx context.Context, in *publishInput) (*Out
 	if err := validateCriteria(in.Body.Criteria); err != nil {
 		return nil, err
 	}
-	var card db.Scorecard
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) (err error) {
-		card, err = db.ScorecardPublish(ctx, tx, in.ID, in.Body.Criteria, principal(ctx).User.ID)
-		return err
+	var view ScorecardView
+	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		by := principal(ctx).User.ID
+		card, err := db.ScorecardPublish(ctx, tx, in.ID, in.Body.Criteria, by)
+		if err != nil {
+			return err
+		}
+		res, err := c.river.InsertTx(ctx, tx, jobs.RecomputeAuditsArgs{CampaignID: card.CampaignID,
+			ScorecardVersion: card.Version, RequestedBy: by}, nil)
+		if err != nil {
+			return err
+		}
+		view = scorecardView(card)
+		view.RecomputeJobID = res.Job.ID
+		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return ok(scorecardView(card)), nil
+	return ok(view), nil
 }

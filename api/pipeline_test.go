@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
@@ -18,6 +19,21 @@ import (
 // returns a channel of the jobs they finish.
 func (b *testBundle) startWorkers(t *testing.T, deps workers.Deps) <-chan *river.Event {
 	t.Helper()
+	client := b.workerClient(t, deps)
+	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
+	require.NoError(t, client.Start(context.Background()))
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, client.Stop(context.Background()))
+	})
+	return events
+}
+
+// workerClient is a River client, not started, working the bundle's jobs
+// with the real workers (deps, with the bundle's pool and store and, unless
+// set, the rules auditor).
+func (b *testBundle) workerClient(t *testing.T, deps workers.Deps) *river.Client[pgx.Tx] {
+	t.Helper()
 	deps.Pool, deps.Store = b.pool, b.store
 	if deps.Auditor == nil {
 		deps.Auditor = &workers.RulesAuditor{}
@@ -29,13 +45,7 @@ func (b *testBundle) startWorkers(t *testing.T, deps workers.Deps) <-chan *river
 		FetchCooldown: 10 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond,
 	})
 	require.NoError(t, err)
-	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
-	require.NoError(t, client.Start(context.Background()))
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, client.Stop(context.Background()))
-	})
-	return events
+	return client
 }
 
 // waitStatus waits for task uuid to reach status and returns its detail.

@@ -49,6 +49,14 @@ func (t *tasksResource) register(api huma.API) {
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.get)
 
+	op = operation(http.MethodGet, "/tasks/{uuid}/audit/revisions/{n}", "get-audit-revision", "Get one revision of a task's audit",
+		role.Operator, http.StatusBadRequest, http.StatusNotFound)
+	op.Description += " The revision as it was stored (score breakdown, items, who made it and when) with its `diff` " +
+		"from the previous revision: which items changed and how, the score and, after a new scorecard, the version. " +
+		"Operators may read only the tasks where they are the audited agent."
+	op.Tags = []string{"tasks"}
+	huma.Register(api, op, t.revision)
+
 	op = operation(http.MethodGet, "/tasks/{uuid}/audio", "get-task-audio", "Stream a call's recording", role.Operator,
 		http.StatusBadRequest, http.StatusNotFound, http.StatusRequestedRangeNotSatisfiable)
 	op.Description += " Serves the stored file with its content type, honouring Range requests (206) so a player can seek."
@@ -300,6 +308,40 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	}
 	if d.History, err = db.TaskHistory(ctx, t.pool, task.UUID); err != nil {
 		return nil, internal(ctx, err)
+	}
+	return ok(d), nil
+}
+
+// AuditRevisionDetail is one revision of an audit with what changed in it.
+type AuditRevisionDetail struct {
+	Audit
+	// Diff is null for the first revision.
+	Diff *scoring.Diff `json:"diff" doc:"What changed from the previous revision; null for the first"`
+}
+
+type revisionInput struct {
+	UUID string `path:"uuid" format:"uuid" doc:"The task's id"`
+	N    int    `path:"n" minimum:"1" doc:"The revision number"`
+}
+
+func (t *tasksResource) revision(ctx context.Context, in *revisionInput) (*Output[AuditRevisionDetail], error) {
+	task, err := t.visible(ctx, in.UUID)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := db.AuditRevisionGet(ctx, t.pool, task.UUID, in.N)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, fmt.Sprintf("task %s has no audit revision %d", task.UUID, in.N))
+	}
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	d := AuditRevisionDetail{Audit: *auditView(rev)}
+	if len(rev.Diff) > 0 {
+		d.Diff = new(scoring.Diff)
+		if err := json.Unmarshal(rev.Diff, d.Diff); err != nil {
+			return nil, internal(ctx, err)
+		}
 	}
 	return ok(d), nil
 }

@@ -144,6 +144,23 @@ type Config struct {
 	// exceed TranscribeTimeoutMax. Defaults to TranscribeTimeoutMax + 10m,
 	// and at least 1h (the user sync may run 50m).
 	JobRescueAfter time.Duration
+	// AuditorEngine judges transcripts against scorecards: rules or llm
+	// (AUDITOR_ENGINE). Defaults to rules.
+	AuditorEngine string
+	// LLMBaseURL is the OpenAI-compatible server of the llm engine, with or
+	// without /v1 (LLM_BASE_URL). Required with AUDITOR_ENGINE=llm.
+	LLMBaseURL string
+	// LLMAPIKey is sent to it as a bearer token (LLM_API_KEY); local
+	// servers often need none.
+	LLMAPIKey string
+	// LLMModel is the model to ask (LLM_MODEL). Required with AUDITOR_ENGINE=llm.
+	LLMModel string
+	// LLMContextChars is how many characters a prompt may take; longer
+	// transcripts are truncated (LLM_CONTEXT_CHARS). Defaults to 48000
+	// (about 12,000 tokens); at least 4000.
+	LLMContextChars int
+	// LLMTimeout bounds one request to the model (LLM_TIMEOUT). Defaults to 2m.
+	LLMTimeout time.Duration
 }
 
 // FromEnv builds a Config from getenv (usually os.Getenv) and validates it.
@@ -184,6 +201,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DirectoryToken:            e.str("DIRECTORY_TOKEN", ""),
 		DirectorySubjectAttribute: e.str("DIRECTORY_SUBJECT_ATTRIBUTE", "id"),
 		UserSyncInterval:          e.duration("USER_SYNC_INTERVAL", time.Hour),
+
+		AuditorEngine:   e.str("AUDITOR_ENGINE", "rules"),
+		LLMBaseURL:      e.str("LLM_BASE_URL", ""),
+		LLMAPIKey:       e.str("LLM_API_KEY", ""),
+		LLMModel:        e.str("LLM_MODEL", ""),
+		LLMContextChars: e.integer("LLM_CONTEXT_CHARS", 48000),
+		LLMTimeout:      e.duration("LLM_TIMEOUT", 2*time.Minute),
 	}
 	c.ASREngine = e.str("ASR_ENGINE", "")
 	if c.ASREngine == "" {
@@ -267,6 +291,9 @@ func (c Config) validate() error {
 	if err := c.validateTranscription(); err != nil {
 		return err
 	}
+	if err := c.validateAuditor(); err != nil {
+		return err
+	}
 	return c.validateDirectory()
 }
 
@@ -296,6 +323,30 @@ func (c Config) validateTranscription() error {
 	if c.JobRescueAfter <= c.TranscribeTimeoutMax {
 		// River would start a second run of a transcription still running.
 		return fmt.Errorf("JOB_RESCUE_AFTER: %s must exceed TRANSCRIBE_TIMEOUT_MAX (%s)", c.JobRescueAfter, c.TranscribeTimeoutMax)
+	}
+	return nil
+}
+
+// validateAuditor checks that the chosen auditor engine has what it needs.
+func (c Config) validateAuditor() error {
+	switch c.AuditorEngine {
+	case "rules":
+		return nil
+	case "llm":
+	default:
+		return fmt.Errorf("AUDITOR_ENGINE: %q is not one of rules, llm", c.AuditorEngine)
+	}
+	if c.LLMBaseURL == "" {
+		return errors.New("LLM_BASE_URL is required with AUDITOR_ENGINE=llm (an OpenAI-compatible server, such as https://api.openai.com)")
+	}
+	if u, err := url.Parse(c.LLMBaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("LLM_BASE_URL: %q is not an http(s) URL", c.LLMBaseURL)
+	}
+	if c.LLMModel == "" {
+		return errors.New("LLM_MODEL is required with AUDITOR_ENGINE=llm (the model to ask, such as gpt-4o-mini)")
+	}
+	if c.LLMContextChars < 4000 {
+		return fmt.Errorf("LLM_CONTEXT_CHARS: %d is below 4000, too little for a scorecard and a transcript", c.LLMContextChars)
 	}
 	return nil
 }

@@ -198,3 +198,43 @@ func TestTranscription(t *testing.T) {
 	require.Zero(t, c.ASRMaxChunk, "0 turns chunking off")
 	require.Equal(t, 10*time.Second, c.JobRescueAfter)
 }
+
+func TestAuditorEngine(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y"}))
+	require.NoError(t, err)
+	require.Equal(t, "rules", c.AuditorEngine)
+	require.Equal(t, 48000, c.LLMContextChars)
+	require.Equal(t, 2*time.Minute, c.LLMTimeout)
+
+	llm := func(extra map[string]string) map[string]string {
+		m := map[string]string{"DATABASE_URL": "postgres://x/y", "AUDITOR_ENGINE": "llm",
+			"LLM_BASE_URL": "http://127.0.0.1:8000/v1", "LLM_MODEL": "qwen2.5-7b-instruct"}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	c, err = FromEnv(getenv(llm(map[string]string{"LLM_API_KEY": "sk-x", "LLM_CONTEXT_CHARS": "20000", "LLM_TIMEOUT": "90s"})))
+	require.NoError(t, err)
+	require.Equal(t, "llm", c.AuditorEngine)
+	require.Equal(t, "sk-x", c.LLMAPIKey)
+	require.Equal(t, 20000, c.LLMContextChars)
+	require.Equal(t, 90*time.Second, c.LLMTimeout)
+
+	for _, tc := range []struct {
+		vars map[string]string
+		want string
+	}{
+		{map[string]string{"DATABASE_URL": "postgres://x/y", "AUDITOR_ENGINE": "gpt"}, "AUDITOR_ENGINE"},
+		{llm(map[string]string{"LLM_BASE_URL": ""}), "LLM_BASE_URL is required with AUDITOR_ENGINE=llm"},
+		{llm(map[string]string{"LLM_BASE_URL": "127.0.0.1:8000"}), "LLM_BASE_URL"},
+		{llm(map[string]string{"LLM_MODEL": ""}), "LLM_MODEL is required with AUDITOR_ENGINE=llm"},
+		{llm(map[string]string{"LLM_CONTEXT_CHARS": "1000"}), "LLM_CONTEXT_CHARS"},
+		{llm(map[string]string{"LLM_CONTEXT_CHARS": "lots"}), "LLM_CONTEXT_CHARS"},
+		{llm(map[string]string{"LLM_TIMEOUT": "0s"}), "LLM_TIMEOUT"},
+	} {
+		_, err := FromEnv(getenv(tc.vars))
+		require.ErrorContains(t, err, tc.want, "%v", tc.vars)
+	}
+}

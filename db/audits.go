@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -146,4 +147,68 @@ func AuditRevisionList(ctx context.Context, q DBTX, taskUUID string) ([]AuditRev
 			&i.ScoreBefore, &i.Score, &i.Passed, &i.CreatedAt)
 		return i, err
 	})
+}
+
+// EventAuditUpdated is the event type of a new revision of an audit (an
+// analyst's edit or a recomputation); its data is an AuditUpdate.
+const EventAuditUpdated = "audit.updated"
+
+// AuditUpdate is what an audit.updated event carries.
+type AuditUpdate struct {
+	// Task is the task's summary after the change (its score and passed).
+	Task             TaskSummary `json:"task"`
+	Revision         int         `json:"revision"`
+	Source           string      `json:"source" enum:"engine,analyst,recompute"`
+	AuthorID         string      `json:"author_id,omitempty"`
+	AuthorName       string      `json:"author_name,omitempty"`
+	ScorecardVersion int         `json:"scorecard_version"`
+	Score            float64     `json:"score"`
+	Passed           bool        `json:"passed"`
+	// ScoreBefore is the previous revision's score.
+	ScoreBefore *float64 `json:"score_before,omitempty"`
+}
+
+// AuditEventInsert writes the audit.updated event of revision a of task t
+// (read after the revision was appended), seen by the task's operator and
+// by quality and above, like the task's own events. before is the previous
+// revision's score, if any. Call it late in the transaction that appended
+// the revision: it takes the events lock.
+func AuditEventInsert(ctx context.Context, q DBTX, t Task, a AuditRevision, before *float64) error {
+	quality := role.Quality
+	_, err := EventInsert(ctx, q, EventAuditUpdated, Audience{UserID: t.OperatorID, MinRole: &quality}, AuditUpdate{
+		Task: t.Summary(), Revision: a.Revision, Source: a.Source, AuthorID: a.AuthorID, AuthorName: a.AuthorName,
+		ScorecardVersion: a.Result.ScorecardVersion, Score: a.Result.Score, Passed: a.Result.Passed, ScoreBefore: before,
+	})
+	return err
+}
+
+// AuditsToRecompute returns up to limit tasks of a campaign, by uuid after
+// after ("" for the start), that are audited (not validated) and whose
+// current revision was scored against a scorecard version below version:
+// the audits a recomputation against that version still has to do.
+func AuditsToRecompute(ctx context.Context, q DBTX, campaignID string, version int, after string, limit int) ([]string, error) {
+	var start *string
+	if after != "" {
+		start = &after
+	}
+	rows, err := q.Query(ctx, `
+		SELECT t.uuid::text FROM tasks t
+		JOIN audit_revisions a ON a.task_uuid = t.uuid AND a.revision = t.audit_revision
+		WHERE t.campaign_id = $1 AND t.status = 'audited' AND a.scorecard_version < $2
+			AND ($3::uuid IS NULL OR t.uuid > $3::uuid)
+		ORDER BY t.uuid LIMIT $4`, campaignID, version, start, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// AuditsToRecomputeCount counts what AuditsToRecompute would list from the start.
+func AuditsToRecomputeCount(ctx context.Context, q DBTX, campaignID string, version int) (int, error) {
+	var n int
+	err := q.QueryRow(ctx, `
+		SELECT count(*) FROM tasks t
+		JOIN audit_revisions a ON a.task_uuid = t.uuid AND a.revision = t.audit_revision
+		WHERE t.campaign_id = $1 AND t.status = 'audited' AND a.scorecard_version < $2`, campaignID, version).Scan(&n)
+	return n, err
 }

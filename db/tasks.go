@@ -165,6 +165,14 @@ func TaskGetByUUID(ctx context.Context, q DBTX, uuid string) (Task, error) {
 		WHERE t.uuid = $1`, uuid))
 }
 
+// TaskLock returns the task with id uuid, locked for the rest of tx, or
+// ErrNotFound. Changes of its audit lock it first, so they happen one
+// after the other.
+func TaskLock(ctx context.Context, tx pgx.Tx, uuid string) (Task, error) {
+	return scanTask(tx.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
+		WHERE t.uuid = $1 FOR UPDATE OF t`, uuid))
+}
+
 // TaskGetBySHA256 returns the task whose file has the hex SHA-256 sum, or ErrNotFound.
 func TaskGetBySHA256(ctx context.Context, q DBTX, sum string) (Task, error) {
 	return scanTask(q.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id

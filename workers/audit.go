@@ -2,13 +2,17 @@ package workers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
@@ -28,8 +32,9 @@ type Auditor interface {
 }
 
 // RulesAuditor is the phrase-rules engine (AUDITOR_ENGINE=rules). Compiling
-// a scorecard's rules costs milliseconds, so engines are kept per campaign
-// and scorecard version.
+// a scorecard's rules costs milliseconds, so engines are kept per campaign,
+// scorecard version and set of criteria (a recomputation may ask for only
+// the criteria that lack a verdict).
 type RulesAuditor struct {
 	mu      sync.Mutex
 	engines map[scorecardKey]*rules.Engine
@@ -38,6 +43,8 @@ type RulesAuditor struct {
 type scorecardKey struct {
 	campaign string
 	version  int
+	// criteria are the criterion ids, in order, NUL-separated.
+	criteria string
 }
 
 // maxCachedEngines bounds the cache; it is emptied when full (versions
@@ -61,7 +68,11 @@ func (r *RulesAuditor) Audit(_ context.Context, card db.Scorecard, kind string, 
 }
 
 func (r *RulesAuditor) engine(card db.Scorecard) (*rules.Engine, error) {
-	key := scorecardKey{card.CampaignID, card.Version}
+	ids := make([]string, len(card.Criteria))
+	for i, c := range card.Criteria {
+		ids[i] = c.ID
+	}
+	key := scorecardKey{card.CampaignID, card.Version, strings.Join(ids, "\x00")}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if e, ok := r.engines[key]; ok {
@@ -86,11 +97,50 @@ func (p permanentError) Unwrap() error { return p.error }
 // permanent marks err as final, and as fit to show users.
 func permanent(err error) error { return permanentError{&reportable{err}} }
 
-// ErrPermanent reports whether err cannot succeed on retry.
+// ErrPermanent reports whether err cannot succeed on retry: an error this
+// package marked so, or one with a method Permanent() bool that says so
+// (how engines in their own packages, such as workers/llm, tell it).
 func ErrPermanent(err error) bool {
 	var p permanentError
-	return errors.As(err, &p)
+	if errors.As(err, &p) {
+		return true
+	}
+	var self interface{ Permanent() bool }
+	return errors.As(err, &self) && self.Permanent()
 }
+
+// maxEngineSnoozes bounds how often a job waits for an engine that asked it to
+// (a snooze uses no attempt); after that its errors count as attempts.
+const maxEngineSnoozes = 10
+
+// retryLater returns what a job that failed with a transient err returns
+// to River. An engine error with a method RetryDelay() time.Duration (a
+// server that answered 429 or 5xx, or could not be reached) snoozes the job
+// for the delay the server asked for, or else for an exponential backoff
+// from 1 s to 5 min; any other error is returned as it is, and River
+// retries it with its own backoff until the job's attempts run out.
+func retryLater(job *rivertype.JobRow, err error) error {
+	var wait interface{ RetryDelay() time.Duration }
+	if !errors.As(err, &wait) {
+		return err
+	}
+	var meta struct {
+		Snoozes int `json:"snoozes"`
+	}
+	_ = json.Unmarshal(job.Metadata, &meta)
+	if meta.Snoozes >= maxEngineSnoozes {
+		return err
+	}
+	d := wait.RetryDelay()
+	if d <= 0 {
+		d = min(time.Second<<meta.Snoozes, 5*time.Minute)
+	}
+	return river.JobSnooze(min(d, time.Hour))
+}
+
+// auditTimeout bounds an audit (or recompute_audit) job: an LLM auditor
+// may need a few long requests (LLM_TIMEOUT each) in one attempt.
+const auditTimeout = 15 * time.Minute
 
 // AuditWorker audits a transcribed task against its campaign's current
 // scorecard and stores revision 1 of its audit.
@@ -99,6 +149,9 @@ type AuditWorker struct {
 	pool    *pgxpool.Pool
 	auditor Auditor
 }
+
+// Timeout implements river.Worker.
+func (*AuditWorker) Timeout(*river.Job[jobs.AuditArgs]) time.Duration { return auditTimeout }
 
 // Work implements river.Worker. It is idempotent: a task already audited
 // is left as it is.
@@ -138,12 +191,12 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 		if ErrPermanent(err) || job.Attempt >= job.MaxAttempts {
 			reason := describe(err, job.ID)
 			if ferr := failTask(ctx, w.pool, task, []string{task.Status}, fmt.Sprintf("The audit of %s failed: %s.", task.FileName, reason),
-				reason, job.Attempt); ferr != nil {
+				"audit: "+reason, job.Attempt); ferr != nil {
 				return ferr
 			}
 			return river.JobCancel(err)
 		}
-		return err
+		return retryLater(job.JobRow, err)
 	}
 	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Result: result,
@@ -174,19 +227,11 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 	if err != nil {
 		return scoring.Result{}, err
 	}
-	campaign, err := db.CampaignGet(ctx, w.pool, task.CampaignID)
+	campaign, card, err := currentScorecard(ctx, w.pool, task)
 	if err != nil {
 		return scoring.Result{}, err
 	}
-	card, err := db.ScorecardCurrent(ctx, w.pool, campaign.ID)
-	if errors.Is(err, db.ErrNotFound) {
-		return scoring.Result{}, permanent(fmt.Errorf("campaign %q has no scorecard", campaign.Name))
-	}
-	if err != nil {
-		return scoring.Result{}, err
-	}
-	lang := firstNonEmpty(tr.Language, task.Language, campaign.Language)
-	verdicts, err := w.auditor.Audit(ctx, card, task.Kind, tr, lang)
+	verdicts, err := w.auditor.Audit(ctx, card, task.Kind, tr, auditLanguage(tr, task, campaign))
 	if err != nil {
 		return scoring.Result{}, err
 	}
@@ -197,6 +242,26 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 		return scoring.Result{}, permanent(err)
 	}
 	return result, nil
+}
+
+// currentScorecard returns task's campaign and its current scorecard. A
+// campaign without one is a permanent error.
+func currentScorecard(ctx context.Context, q db.DBTX, task db.Task) (db.Campaign, db.Scorecard, error) {
+	campaign, err := db.CampaignGet(ctx, q, task.CampaignID)
+	if err != nil {
+		return db.Campaign{}, db.Scorecard{}, err
+	}
+	card, err := db.ScorecardCurrent(ctx, q, campaign.ID)
+	if errors.Is(err, db.ErrNotFound) {
+		return db.Campaign{}, db.Scorecard{}, permanent(fmt.Errorf("campaign %q has no scorecard", campaign.Name))
+	}
+	return campaign, card, err
+}
+
+// auditLanguage is the language an engine explains itself in: the
+// transcript's, else the task's, else the campaign's.
+func auditLanguage(tr transcript.Transcript, task db.Task, campaign db.Campaign) string {
+	return firstNonEmpty(tr.Language, task.Language, campaign.Language)
 }
 
 func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Result) error {

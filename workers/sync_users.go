@@ -178,13 +178,18 @@ func (w *SyncUsersWorker) sync(ctx context.Context) (syncResult, error) {
 }
 
 // describe is what users are told about err, short enough for a notification.
+// Engines' permanent errors (a provider's refusal) are meant for users too.
 func describe(err error, jobID int64) string {
 	var r *reportable
-	if !errors.As(err, &r) {
+	shown := err
+	switch {
+	case errors.As(err, &r):
+		shown = r
+	case !ErrPermanent(err):
 		return fmt.Sprintf("an internal error (job %d; see the worker logs)", jobID)
 	}
 	// The notification ends the sentence itself.
-	s := []rune(strings.TrimRight(r.Error(), ". "))
+	s := []rune(strings.TrimRight(shown.Error(), ". "))
 	if len(s) > maxDescription {
 		return string(s[:maxDescription]) + "…"
 	}

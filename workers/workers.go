@@ -3,6 +3,7 @@
 package workers
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -30,6 +31,12 @@ type Deps struct {
 	Auditor Auditor
 	// Transcribe configures the transcription of calls.
 	Transcribe TranscribeConfig
+	// RecomputeBatch is how many audits recompute_audits re-scores in one
+	// transaction. Defaults to 100.
+	RecomputeBatch int
+	// RecomputeNotifyEvery is how many audits recompute_audits handles
+	// between two progress notifications to the publisher. Defaults to 1000.
+	RecomputeNotifyEvery int
 }
 
 // Register adds every worker of the service to ws.
@@ -40,6 +47,10 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
 	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor})
 	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe})
+	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor})
+	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor,
+		batch:       cmp.Or(d.RecomputeBatch, defaultRecomputeBatch),
+		notifyEvery: cmp.Or(d.RecomputeNotifyEvery, defaultRecomputeNotifyEvery)})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run

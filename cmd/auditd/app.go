@@ -29,6 +29,7 @@ import (
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/asr"
 	"github.com/auditd/auditd/workers/directory"
+	"github.com/auditd/auditd/workers/llm"
 )
 
 // Main is one auditd process: the API, the workers, or both.
@@ -106,8 +107,11 @@ func (m *Main) Open(ctx context.Context) error {
 	riverCfg := &river.Config{Logger: m.log.With("component", "river"), SkipUnknownJobCheck: true}
 	if m.Work {
 		deps := workers.Deps{Pool: pool, Store: m.store, EventRetention: m.Config.EventRetention,
-			UserSyncInterval: m.Config.UserSyncInterval, Auditor: &workers.RulesAuditor{},
-			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}
+			UserSyncInterval: m.Config.UserSyncInterval,
+			Transcribe:       workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}
+		if deps.Auditor, err = auditor(m.Config); err != nil {
+			return err
+		}
 		if deps.Transcribe.Engine, err = asrEngine(m.Config); err != nil {
 			return err
 		}
@@ -254,6 +258,15 @@ func asrEngine(c config.Config) (asr.Engine, error) {
 		return nil, errors.New("ASR_ENGINE=pocketsphinx: pocketsphinx_continuous is not installed (apt-get install pocketsphinx pocketsphinx-en-us)")
 	}
 	return asr.PocketSphinx{}, nil
+}
+
+// auditor is the engine of automatic audits (AUDITOR_ENGINE).
+func auditor(c config.Config) (workers.Auditor, error) {
+	if c.AuditorEngine == "llm" {
+		return llm.New(llm.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel,
+			ContextChars: c.LLMContextChars, Timeout: c.LLMTimeout})
+	}
+	return &workers.RulesAuditor{}, nil
 }
 
 // directoryConfig is the directory users are synced from.

@@ -11,16 +11,15 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
-	"net/url"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/workers/openai"
 )
 
 // maxAnswer bounds the answer read from a transcription server. A verbose
@@ -64,9 +63,9 @@ type OpenAI struct {
 // NewOpenAI validates c and returns the engine. It returns an error naming
 // the setting at fault.
 func NewOpenAI(c OpenAIConfig) (*OpenAI, error) {
-	u, err := url.Parse(c.BaseURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("asr: openai base URL %q is not an http(s) URL", c.BaseURL)
+	endpoint, err := openai.Endpoint(c.BaseURL, "/audio/transcriptions")
+	if err != nil {
+		return nil, fmt.Errorf("asr: openai base URL %w", err)
 	}
 	if strings.TrimSpace(c.Model) == "" {
 		return nil, errors.New("asr: openai model is required (for example whisper-1)")
@@ -74,14 +73,8 @@ func NewOpenAI(c OpenAIConfig) (*OpenAI, error) {
 	if c.Timeout < 0 {
 		return nil, fmt.Errorf("asr: openai timeout %v is negative", c.Timeout)
 	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	if !strings.HasSuffix(u.Path, "/v1") {
-		u.Path += "/v1"
-	}
-	u.Path += "/audio/transcriptions"
-	u.RawPath = ""
 	return &OpenAI{
-		endpoint: u.String(),
+		endpoint: endpoint,
 		apiKey:   c.APIKey,
 		model:    c.Model,
 		client:   &http.Client{Timeout: cmp.Or(c.Timeout, 10*time.Minute)},
@@ -129,14 +122,14 @@ func (o *OpenAI) transcribe(ctx context.Context, in Input, format string) (trans
 		return transcript.Transcript{}, ctx.Err()
 	case err != nil:
 		return transcript.Transcript{}, &RetryableError{StatusCode: resp.StatusCode, Err: fmt.Errorf("reading the answer: %w", err)}
-	case resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
+	case openai.Retryable(resp.StatusCode):
 		return transcript.Transcript{}, &RetryableError{
 			StatusCode: resp.StatusCode,
-			RetryAfter: retryAfter(resp.Header, time.Now()),
-			Err:        errors.New(serverMessage(body, resp.Status).Message),
+			RetryAfter: openai.RetryAfter(resp.Header, time.Now()),
+			Err:        errors.New(openai.ServerMessage(body, resp.Status).Message),
 		}
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
-		m := serverMessage(body, resp.Status)
+		m := openai.ServerMessage(body, resp.Status)
 		return transcript.Transcript{}, &RejectedError{StatusCode: resp.StatusCode, Message: m.Message, param: m.Param}
 	case len(body) > maxAnswer:
 		return transcript.Transcript{}, &RetryableError{StatusCode: resp.StatusCode, Err: fmt.Errorf("the answer is larger than %d bytes", maxAnswer)}
@@ -220,7 +213,7 @@ func (o *OpenAI) parse(body []byte, in Input) (transcript.Transcript, error) {
 	}
 	if err := json.Unmarshal(body, &answer); err != nil {
 		return transcript.Transcript{}, &RetryableError{StatusCode: http.StatusOK,
-			Err: fmt.Errorf("the answer is not a JSON transcript (%v): %s", err, snippet(body))}
+			Err: fmt.Errorf("the answer is not a JSON transcript (%v): %s", err, openai.Snippet(body))}
 	}
 	t := transcript.Transcript{Text: strings.TrimSpace(answer.Text), Engine: o.Name(), Language: in.Language}
 	if t.Language == "" && isLanguageCode(answer.Language) {
@@ -294,72 +287,4 @@ func (e *RejectedError) Error() string {
 // aboutFormat reports whether the server refused the response format.
 func (e *RejectedError) aboutFormat() bool {
 	return e.param == "response_format" || strings.Contains(strings.ToLower(e.Message), "response_format")
-}
-
-// apiMessage is the explanation a server gave for an error.
-type apiMessage struct {
-	Message string
-	Param   string
-}
-
-// serverMessage extracts the explanation from an error answer: OpenAI's
-// {"error":{"message":…,"param":…}}, {"error":"…"} (whisper.cpp),
-// {"detail":"…"} (FastAPI servers), {"message":"…"}, else the start of the
-// body, else the status line.
-func serverMessage(body []byte, status string) apiMessage {
-	var e struct {
-		Error   json.RawMessage `json:"error"`
-		Detail  json.RawMessage `json:"detail"`
-		Message string          `json:"message"`
-	}
-	if json.Unmarshal(body, &e) == nil {
-		var nested struct {
-			Message string `json:"message"`
-			Param   string `json:"param"`
-		}
-		var text string
-		switch {
-		case json.Unmarshal(e.Error, &nested) == nil && nested.Message != "":
-			return apiMessage{Message: nested.Message, Param: nested.Param}
-		case json.Unmarshal(e.Error, &text) == nil && text != "":
-			return apiMessage{Message: text}
-		case json.Unmarshal(e.Detail, &text) == nil && text != "":
-			return apiMessage{Message: text}
-		case len(e.Detail) > 0 && string(e.Detail) != "null":
-			return apiMessage{Message: string(e.Detail)}
-		case e.Message != "":
-			return apiMessage{Message: e.Message}
-		}
-	}
-	if s := snippet(body); s != "" {
-		return apiMessage{Message: s}
-	}
-	return apiMessage{Message: status}
-}
-
-// snippet returns the start of body on one line, for error messages.
-func snippet(body []byte) string {
-	const n = 200
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(body), "?")), " ")
-	if utf8.RuneCountInString(s) > n {
-		s = string([]rune(s)[:n]) + "…"
-	}
-	return s
-}
-
-// retryAfter reads how long a server asked to wait: retry-after-ms
-// (OpenAI, Azure), else Retry-After in seconds or as an HTTP date. Zero
-// when it did not say or the date has passed.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if ms, err := strconv.ParseFloat(h.Get("Retry-After-Ms"), 64); err == nil && ms > 0 {
-		return time.Duration(ms * float64(time.Millisecond))
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if s, err := strconv.Atoi(v); err == nil {
-		return max(time.Duration(s)*time.Second, 0)
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return 0
 }

@@ -64,7 +64,7 @@ func New(card scoring.Scorecard) (*Engine, error) {
 	compile := func(phrases []string, exact bool) group {
 		g := make(group, len(phrases))
 		for i, p := range phrases {
-			words := normalWords(p)
+			words := NormalWords(p)
 			key := fmt.Sprintf("%t/%s", exact, strings.Join(words, " "))
 			id, ok := phraseIDs[key]
 			if !ok {
@@ -399,7 +399,7 @@ func (a *audit) cite(h hit) citation {
 		phrase:  h.phrase,
 		quote:   quote.String(),
 		speaker: a.speakers[first.seg],
-		loose:   !slices.Equal(said, normalWords(h.phrase)),
+		loose:   !slices.Equal(said, NormalWords(h.phrase)),
 		timed:   a.timed,
 		turn:    int(first.seg) + 1,
 	}

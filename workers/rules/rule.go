@@ -165,7 +165,7 @@ func parsePhrase(v json.RawMessage, field string, add func(field, format string,
 		add(field, "must be a phrase (a string)")
 		return "", false
 	}
-	switch n := len(normalWords(p)); {
+	switch n := len(NormalWords(p)); {
 	case n == 0:
 		add(field, "%q has no words to look for", p)
 		return "", false

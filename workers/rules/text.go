@@ -91,9 +91,12 @@ func appendWords(buf []byte, words []word, text string) ([]byte, []word) {
 	return buf, words
 }
 
-// normalWords returns the normalised words of a phrase.
-func normalWords(phrase string) []string {
-	buf, ws := appendWords(nil, nil, phrase)
+// NormalWords returns the normalised words of text, as appendWords
+// normalises them: the form in which the engine compares phrases and
+// transcripts. Other engines use it to find a quote in a transcript with
+// the same tolerance of case, accents and punctuation.
+func NormalWords(text string) []string {
+	buf, ws := appendWords(nil, nil, text)
 	s := string(buf)
 	out := make([]string, len(ws))
 	for i, w := range ws {

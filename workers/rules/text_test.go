@@ -27,7 +27,7 @@ func TestNormalWords(t *testing.T) {
 		{"", []string{}},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, normalWords(tt.in), tt.in)
+		require.Equal(t, tt.want, NormalWords(tt.in), tt.in)
 	}
 }
 

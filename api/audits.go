@@ -1,0 +1,276 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/scoring"
+)
+
+// auditsResource is the analysts' editing of audits.
+type auditsResource struct {
+	pool  *pgxpool.Pool
+	river *river.Client[pgx.Tx]
+	// wait bounds how long a request waits for the recompute_audit job.
+	wait time.Duration
+}
+
+// AuditItemInput is one item of an edited audit, as POST
+// /compute-audit-results takes it: the criterion named by its question.
+type AuditItemInput struct {
+	Category    string `json:"category" maxLength:"200" doc:"The criterion's category, as the scorecard has it" example:"SKILLS"`
+	Question    string `json:"question" maxLength:"2000" doc:"The criterion's question in the campaign's current scorecard (case and spacing are ignored)"`
+	Complies    bool   `json:"complies" doc:"Whether the criterion is met"`
+	Explanation string `json:"explanation" maxLength:"10000" doc:"Why, in the analyst's words"`
+}
+
+type computeAuditInput struct {
+	Username string `header:"x-username" maxLength:"200" doc:"The acting user's name, recorded with the revision; the token's username when absent"`
+	IfMatch  string `header:"If-Match" maxLength:"40" doc:"The audit revision the edit is based on (the revision of GET /tasks/{uuid}'s audit, plain or quoted like an ETag): when another revision is current by then, the edit is refused with 409 instead of applied"`
+	Body     struct {
+		TaskUUID string           `json:"task_uuid" format:"uuid" doc:"The task whose audit is edited"`
+		FileName string           `json:"file_name" maxLength:"1000" doc:"The task's file name, as GET /tasks/{uuid} shows it"`
+		IsCall   bool             `json:"isCall" doc:"true for a call, false for a chat: must match the task"`
+		Audit    []AuditItemInput `json:"audit" minItems:"1" maxItems:"200" doc:"The edited items; criteria left out keep their current verdict"`
+	}
+}
+
+// ComputedAudit is the revision an edit became, with its score breakdown.
+type ComputedAudit struct {
+	TaskUUID string `json:"task_uuid" format:"uuid"`
+	scoring.Result
+	Revision      int       `json:"revision" doc:"The revision the edit became"`
+	UpdatedBy     string    `json:"updated_by" doc:"The editor's user id (the token subject)"`
+	UpdatedByName string    `json:"updated_by_name,omitempty" doc:"The x-username sent (or the token's username)"`
+	UpdatedAt     time.Time `json:"updated_at"`
+}
+
+// EditAccepted answers an edit whose recomputation had not finished when
+// the request stopped waiting.
+type EditAccepted struct {
+	TaskUUID string `json:"task_uuid" format:"uuid"`
+	// JobID is the recompute_audit job (GET /admin/jobs/{id}).
+	JobID int64 `json:"job_id"`
+	// EditID identifies the edit in the job's arguments.
+	EditID int64 `json:"edit_id"`
+}
+
+type computeAuditOutput struct {
+	Status int
+	Body   any
+}
+
+func (a *auditsResource) register(api huma.API) {
+	op := operation(http.MethodPost, "/compute-audit-results", "compute-audit-results", "Edit an audit and recompute its score",
+		role.Quality, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable)
+	op.Description += " Stores the edited items as a new revision of the task's audit (append-only: who, from the token " +
+		"subject and `x-username`, when, and the diff from the previous revision) and recomputes the score against the " +
+		"campaign's **current** scorecard in a `recompute_audit` job. Items name criteria by their question; criteria " +
+		"left out keep their current verdict. The request waits for the job (up to JOB_WAIT_TIMEOUT): 200 with the new " +
+		"revision's score breakdown, or 202 `ACCEPTED` with the job id when the wait ran out (the result then arrives as " +
+		"an `audit.updated` event and a notification to the editor). Every problem of the request is a `details` entry " +
+		"locating it (`body.audit[3].question`); nothing is stored then. A task that is not audited yet, or already " +
+		"validated, is 409, and so is an edit based (`If-Match`) on a revision that is no longer current. Two edits made " +
+		"at once both become revisions, in the order they were made."
+	op.Tags = []string{"audits"}
+	reg := api.OpenAPI().Components.Schemas
+	op.Responses = map[string]*huma.Response{
+		"200": {Description: "The edit is the current revision; its score breakdown",
+			Content: map[string]*huma.MediaType{"application/json": {
+				Schema: reg.Schema(reflect.TypeFor[Envelope[ComputedAudit]](), true, "")}}},
+		"202": {Description: "The edit is recorded; its recomputation goes on in the background",
+			Content: map[string]*huma.MediaType{"application/json": {
+				Schema: reg.Schema(reflect.TypeFor[Envelope[EditAccepted]](), true, "")}}},
+	}
+	huma.Register(api, op, a.compute)
+}
+
+// basedOn reads If-Match: a revision number, plain or as an ETag ("3", W/"3").
+func basedOn(h string) (int, error) {
+	if h == "" {
+		return 0, nil
+	}
+	v := strings.Trim(strings.TrimPrefix(strings.TrimSpace(h), "W/"), `"`)
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, Errorf(CodeValidation, "the If-Match header must be the number of the audit revision the edit is based on").
+			WithDetails([]*huma.ErrorDetail{{Location: "header.If-Match", Message: "is not a revision number", Value: h}})
+	}
+	return n, nil
+}
+
+func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*computeAuditOutput, error) {
+	base, err := basedOn(in.IfMatch)
+	if err != nil {
+		return nil, err
+	}
+	b := in.Body
+	task, err := db.TaskGetByUUID(ctx, a.pool, b.TaskUUID)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, fmt.Sprintf("no task %s", b.TaskUUID)).
+			WithDetails([]*huma.ErrorDetail{{Location: "body.task_uuid", Message: "no such task", Value: b.TaskUUID}})
+	}
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	card, err := db.ScorecardCurrent(ctx, a.pool, task.CampaignID)
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	verdicts, err := editedVerdicts(task, card, b.FileName, b.IsCall, b.Audit)
+	if err != nil {
+		return nil, err
+	}
+	if err := editable(task, base); err != nil {
+		return nil, err
+	}
+
+	p := principal(ctx)
+	author := strings.TrimSpace(in.Username)
+	if author == "" {
+		author = p.User.Username
+	}
+	var edit db.AuditEdit
+	var jobID int64
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
+		locked, err := db.TaskLock(ctx, tx, task.UUID)
+		if err != nil {
+			return err
+		}
+		// Checked again on the locked row: it may have changed since.
+		if err := editable(locked, base); err != nil {
+			return err
+		}
+		edit, err = db.AuditEditInsert(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, BasedOn: base, Verdicts: verdicts,
+			AuthorID: p.User.ID, AuthorName: author})
+		if err != nil {
+			return err
+		}
+		res, err := a.river.InsertTx(ctx, tx, jobs.RecomputeAuditArgs{EditID: edit.ID, TaskUUID: task.UUID}, nil)
+		if err != nil {
+			return err
+		}
+		jobID = res.Job.ID
+		return nil
+	})
+	if err != nil {
+		return nil, asAPIError(ctx, err)
+	}
+
+	_, err = waitForJob(ctx, a.river, jobID, a.wait)
+	if errors.Is(err, errJobWaitExpired) {
+		return &computeAuditOutput{Status: http.StatusAccepted,
+			Body: accepted(EditAccepted{TaskUUID: task.UUID, JobID: jobID, EditID: edit.ID}).Body}, nil
+	}
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	if edit, err = db.AuditEditGet(ctx, a.pool, edit.ID); err != nil {
+		return nil, internal(ctx, err)
+	}
+	switch edit.Status {
+	case db.EditApplied:
+	case db.EditRejected:
+		return nil, Errorf(CodeConflict, "the edit was not applied: "+edit.Error).
+			WithDetails(map[string]any{"job_id": jobID, "edit_id": edit.ID})
+	default:
+		msg := "the edit could not be applied"
+		if edit.Error != "" {
+			msg += ": " + edit.Error
+		} else {
+			msg += ": its recompute_audit job ended without applying it"
+		}
+		return nil, Errorf(CodeServiceUnavailable, msg).WithDetails(map[string]any{"job_id": jobID, "edit_id": edit.ID})
+	}
+	rev, err := db.AuditRevisionGet(ctx, a.pool, task.UUID, edit.Revision)
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	return &computeAuditOutput{Status: http.StatusOK, Body: ok(ComputedAudit{
+		TaskUUID: task.UUID, Result: rev.Result, Revision: rev.Revision,
+		UpdatedBy: rev.AuthorID, UpdatedByName: rev.AuthorName, UpdatedAt: rev.CreatedAt,
+	}).Body}, nil
+}
+
+// asAPIError passes errors of the error model through and translates the rest.
+func asAPIError(ctx context.Context, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return internal(ctx, err)
+}
+
+// editable checks that task's audit can be edited, based on revision base
+// (zero: any), as CONFLICT errors.
+func editable(task db.Task, base int) error {
+	switch {
+	case task.Status == db.TaskValidated:
+		return Errorf(CodeConflict, fmt.Sprintf("task %s is validated: its audit can no longer be edited", task.UUID))
+	case task.AuditRevision == nil:
+		return Errorf(CodeConflict, fmt.Sprintf("task %s has no audit yet (it is %s); edit it once it is audited", task.UUID, task.Status))
+	case task.Status != db.TaskAudited:
+		return Errorf(CodeConflict, fmt.Sprintf("task %s is %s; only an audited task can be edited", task.UUID, task.Status))
+	case base != 0 && base != *task.AuditRevision:
+		return Errorf(CodeConflict, fmt.Sprintf("the edit is based on revision %d of the audit, but revision %d is current: "+
+			"review the current one and edit again", base, *task.AuditRevision)).
+			WithDetails(map[string]any{"current_revision": *task.AuditRevision})
+	}
+	return nil
+}
+
+// editedVerdicts checks an edit against its task and the campaign's
+// current scorecard and returns the analyst's verdicts by criterion. Every
+// problem is one VALIDATION_ERROR detail.
+func editedVerdicts(task db.Task, card db.Scorecard, fileName string, isCall bool, items []AuditItemInput) ([]scoring.Verdict, error) {
+	var details []*huma.ErrorDetail
+	problem := func(loc, msg string, v any) {
+		details = append(details, &huma.ErrorDetail{Location: loc, Message: msg, Value: v})
+	}
+	if isCall != (task.Kind == db.TaskCall) {
+		problem("body.isCall", fmt.Sprintf("task %s is a %s: isCall must be %t", task.UUID, task.Kind, !isCall), isCall)
+	}
+	if fileName != task.FileName {
+		problem("body.file_name", fmt.Sprintf("task %s is the file %q", task.UUID, task.FileName), fileName)
+	}
+	seen := map[string]int{}
+	verdicts := make([]scoring.Verdict, 0, len(items))
+	for i, it := range items {
+		loc := fmt.Sprintf("body.audit[%d]", i)
+		c, found := card.ByQuestion(it.Question)
+		switch j, dup := seen[c.ID]; {
+		case !found:
+			problem(loc+".question", fmt.Sprintf("is not a question of the campaign's current scorecard (version %d)", card.Version), it.Question)
+			continue
+		case !c.Applies(task.Kind):
+			problem(loc+".question", fmt.Sprintf("criterion %q applies to %s, not to a %s", c.ID, c.AppliesTo, task.Kind), it.Question)
+			continue
+		case dup:
+			problem(loc+".question", fmt.Sprintf("repeats the question of audit[%d]", j), it.Question)
+			continue
+		}
+		seen[c.ID] = i
+		if !strings.EqualFold(strings.TrimSpace(it.Category), c.Category) {
+			problem(loc+".category", fmt.Sprintf("the category of this question is %q", c.Category), it.Category)
+		}
+		verdicts = append(verdicts, scoring.Verdict{CriterionID: c.ID, Complies: it.Complies, Explanation: it.Explanation})
+	}
+	if len(details) > 0 {
+		return nil, Errorf(CodeValidation, fmt.Sprintf("the edit has %d problem(s); nothing was changed", len(details))).WithDetails(details)
+	}
+	return verdicts, nil
+}
