@@ -15,10 +15,7 @@ import (
 func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, from, step string, cause error, attempt int) error {
 	// Recorded even when the job's own context has ended.
 	ctx = context.WithoutCancel(ctx)
-	reason := cause.Error()
-	if r := []rune(reason); len(r) > 1000 {
-		reason = string(r[:1000]) + "…"
-	}
+	reason := truncate(cause.Error(), 1000)
 	return pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		_, err := db.NotificationCreate(ctx, tx, db.NotificationNew{
 			UserID:   task.UploadedBy,

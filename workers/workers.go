@@ -12,6 +12,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/workers/directory"
+	"github.com/auditd/auditd/workers/mail"
 )
 
 // Deps are what the workers need.
@@ -28,6 +29,11 @@ type Deps struct {
 	Store *storage.Store
 	// Auditor judges transcripts against scorecards.
 	Auditor Auditor
+	// Mailer sends the validation e-mails (SMTP, or the outbox).
+	Mailer *mail.Mailer
+	// PublicURL is where users reach the service (PUBLIC_URL): e-mails
+	// link to it and their Message-IDs carry its host.
+	PublicURL string
 }
 
 // Register adds every worker of the service to ws.
@@ -37,6 +43,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
 	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor})
+	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, publicURL: d.PublicURL})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run
