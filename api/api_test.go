@@ -122,6 +122,11 @@ type setupOpts struct {
 	devIssuer bool
 	client    ClientConfig
 	web       *web.Handler
+	// blobURL, when set, is the blob store instead of a temporary directory.
+	blobURL    string
+	validation ValidationOptions
+	// jobWait is how long requests wait for their jobs; 300ms unless set.
+	jobWait time.Duration
 }
 
 func setup(t testing.TB, opts ...setupOpts) *testBundle {
@@ -135,15 +140,20 @@ func setup(t testing.TB, opts ...setupOpts) *testBundle {
 	}
 	pool := dbtest.Pool(t)
 	iss := newTestIssuer(t)
-	blobDir := t.TempDir()
-	store, err := storage.Open(context.Background(), "file://"+blobDir)
+	blobDir, blobURL := "", o.blobURL
+	if blobURL == "" {
+		blobDir = t.TempDir()
+		blobURL = "file://" + blobDir
+	}
+	store, err := storage.Open(context.Background(), blobURL)
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
 	b := &testBundle{issuer: iss, pool: pool, store: store, blobDir: blobDir}
 	b.server, b.http, b.hub = newServer(t, pool, func(baseURL string) Options {
 		authCfg := AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
 			SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}
-		opts := Options{Client: o.client, Web: o.web, Directory: o.directory, Store: store, Upload: o.upload}
+		opts := Options{Client: o.client, Web: o.web, Directory: o.directory, Store: store, Upload: o.upload,
+			Validation: o.validation, JobWaitTimeout: o.jobWait}
 		if o.devIssuer {
 			authCfg.IssuerURL = baseURL + "/dev-oidc"
 			dev, err := NewDevIssuer(context.Background(), pool, authCfg.IssuerURL, testAudience)
@@ -170,7 +180,10 @@ func newServer(t testing.TB, pool *pgxpool.Pool, build func(baseURL string) Opti
 	go func() { _ = hub.Run(ctx); close(done) }()
 	hs := httptest.NewUnstartedServer(nil)
 	opts := build("http://" + hs.Listener.Addr().String())
-	opts.Pool, opts.River, opts.Hub, opts.JobWaitTimeout, opts.Logger = pool, rc, hub, 300*time.Millisecond, log
+	opts.Pool, opts.River, opts.Hub, opts.Logger = pool, rc, hub, log
+	if opts.JobWaitTimeout == 0 {
+		opts.JobWaitTimeout = 300 * time.Millisecond
+	}
 	s := New(opts)
 	hs.Config.Handler = s
 	hs.Config.RegisterOnShutdown(hub.Close)
