@@ -89,15 +89,16 @@ type UploadResult struct {
 	Tasks []UploadedTask `json:"tasks"`
 }
 
-// uploadInput captures the request so the handler can stream its body:
-// with no Body field, Huma never reads (and never buffers) it.
-type uploadInput struct {
+// streamedInput captures the request so the handler can read (and stream)
+// its body itself: with no Body field, Huma never reads (and never buffers)
+// it. Its body is documented by hand after the operation is registered.
+type streamedInput struct {
 	req *http.Request
 	w   http.ResponseWriter
 }
 
 // Resolve implements huma.Resolver.
-func (in *uploadInput) Resolve(ctx huma.Context) []error {
+func (in *streamedInput) Resolve(ctx huma.Context) []error {
 	in.req, in.w = unwrap(ctx)
 	return nil
 }
@@ -151,7 +152,7 @@ func size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-func (t *tasksResource) upload(ctx context.Context, in *uploadInput) (*Output[UploadResult], error) {
+func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[UploadResult], error) {
 	r := in.req
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {

@@ -117,19 +117,6 @@ func validationResult(v db.Validation) ValidationResult {
 		ValidatedAt: v.ValidatedAt.UTC(), EmailStatus: v.EmailStatus}
 }
 
-// validateInput captures the request so the handler can read JSON or
-// stream a multipart body: with no Body field, Huma never reads it.
-type validateInput struct {
-	req *http.Request
-	w   http.ResponseWriter
-}
-
-// Resolve implements huma.Resolver.
-func (in *validateInput) Resolve(ctx huma.Context) []error {
-	in.req, in.w = unwrap(ctx)
-	return nil
-}
-
 func (v *validationsResource) register(api huma.API) {
 	o := v.opts
 	op := operation(http.MethodPost, "/validate-audit", "validate-audit", "Validate an audit and e-mail its result", role.Quality,
@@ -173,7 +160,7 @@ The optional x-username header names the validator in the e-mail.`, o.MaxAttachm
 	}
 }
 
-func (v *validationsResource) validate(ctx context.Context, in *validateInput) (*Output[ValidationResult], error) {
+func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (*Output[ValidationResult], error) {
 	q := &validationRequest{v: v, start: time.Now(), seen: map[string]bool{}}
 	committed := false
 	defer func() {

@@ -105,6 +105,17 @@ func (laterRetry) NextRetry(*rivertype.JobRow) time.Time {
 	return time.Now().Add(1500 * time.Millisecond)
 }
 
+// setupMail returns a bundle whose workers e-mail through srv (retrying a
+// failed job after 1.5 s), and its quality user's token.
+func setupMail(t *testing.T, srv *smtptest.Server, opts setupOpts) (*testBundle, string) {
+	t.Helper()
+	b := setup(t, opts)
+	b.startWorkersWith(t, workers.Deps{Mailer: smtpMailer(t, srv, 10*time.Second), PublicURL: testPublicURL},
+		func(c *river.Config) { c.RetryPolicy = laterRetry{} })
+	alice, _, _ := b.users(t)
+	return b, alice
+}
+
 // agent signs in an operator with an e-mail address and returns the token.
 func (b *testBundle) agent(t *testing.T, sub, username, email string) string {
 	t.Helper()
@@ -202,10 +213,8 @@ func (b *testBundle) emailJobs(t *testing.T) int {
 func TestValidateAudit(t *testing.T) {
 	t.Parallel()
 	srv := smtptest.New(t)
-	b := setup(t, setupOpts{jobWait: 20 * time.Second, validation: ValidationOptions{
+	b, alice := setupMail(t, srv, setupOpts{jobWait: 20 * time.Second, validation: ValidationOptions{
 		To: []string{"qa-lead@example.test", "SUP@example.test"}, Bcc: []string{"archive@example.test"}}})
-	b.startWorkers(t, workers.Deps{Mailer: smtpMailer(t, srv, 10*time.Second), PublicURL: testPublicURL})
-	alice, _, _ := b.users(t)
 	ana := b.agent(t, "sub-ana", "ana", "ana@example.test")
 	sup := b.issuer.token(t, "sue", "supervisor")
 	r := b.json(t, http.MethodPost, "/campaigns", sup, map[string]any{"name": "Sales", "language": "en",
@@ -443,10 +452,7 @@ func TestValidationEmailRetriedAfterTemporaryRefusal(t *testing.T) {
 	t.Parallel()
 	srv := smtptest.New(t)
 	srv.Refuse(451)
-	b := setup(t, setupOpts{jobWait: 20 * time.Second})
-	b.startWorkersWith(t, workers.Deps{Mailer: smtpMailer(t, srv, 10*time.Second), PublicURL: testPublicURL},
-		func(c *river.Config) { c.RetryPolicy = laterRetry{} })
-	alice, _, _ := b.users(t)
+	b, alice := setupMail(t, srv, setupOpts{jobWait: 20 * time.Second})
 	chat := b.audited(t, alice, file("good.txt", []byte(goodChat)))
 
 	r := b.validateJSON(t, alice, map[string]any{"task_uuid": chat, "notes": "Bien.", "isCall": false})
@@ -486,10 +492,7 @@ func TestValidationEmailPermanentRefusal(t *testing.T) {
 	t.Parallel()
 	srv := smtptest.New(t)
 	srv.Refuse(550)
-	b := setup(t, setupOpts{jobWait: 20 * time.Second})
-	b.startWorkersWith(t, workers.Deps{Mailer: smtpMailer(t, srv, 10*time.Second), PublicURL: testPublicURL},
-		func(c *river.Config) { c.RetryPolicy = laterRetry{} })
-	alice, _, _ := b.users(t)
+	b, alice := setupMail(t, srv, setupOpts{jobWait: 20 * time.Second})
 	chat := b.audited(t, alice, file("good.txt", []byte(goodChat)))
 
 	body := map[string]any{"task_uuid": chat, "notes": "Bien.", "isCall": false}
@@ -527,9 +530,7 @@ func TestValidationEmailPendingWhenTheServerHangs(t *testing.T) {
 	t.Parallel()
 	srv := smtptest.New(t)
 	srv.Hang()
-	b := setup(t) // requests wait 300 ms
-	b.startWorkers(t, workers.Deps{Mailer: smtpMailer(t, srv, 30*time.Second), PublicURL: testPublicURL})
-	alice, _, _ := b.users(t)
+	b, alice := setupMail(t, srv, setupOpts{}) // requests wait 300 ms
 	chat := b.audited(t, alice, file("good.txt", []byte(goodChat)))
 
 	r := b.validateJSON(t, alice, map[string]any{"task_uuid": chat, "notes": "Bien.", "isCall": false})
@@ -554,9 +555,7 @@ func TestValidationEmailPendingWhenTheServerHangs(t *testing.T) {
 func TestValidationHeaderInjectionNeutralised(t *testing.T) {
 	t.Parallel()
 	srv := smtptest.New(t)
-	b := setup(t, setupOpts{jobWait: 20 * time.Second})
-	b.startWorkers(t, workers.Deps{Mailer: smtpMailer(t, srv, 10*time.Second), PublicURL: testPublicURL})
-	alice, _, _ := b.users(t)
+	b, alice := setupMail(t, srv, setupOpts{jobWait: 20 * time.Second})
 	// An agent whose token carries a header in its e-mail claim.
 	b.agent(t, "sub-eve", "eve", "eve@example.test\r\nBcc: evil@example.test")
 	chat := b.audited(t, alice, file("good.txt", []byte(goodChat)), field("operator", "eve"))

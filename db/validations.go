@@ -183,22 +183,10 @@ func ValidationEventInsert(ctx context.Context, q DBTX, typ string, v Validation
 // validation's attachment refers to.
 func ValidationBlobKeysReferenced(ctx context.Context, q DBTX, keys []string) (map[string]bool, error) {
 	// One containment probe per key, so each uses the GIN index.
-	rows, err := q.Query(ctx, `
+	return keySet(q.Query(ctx, `
 		SELECT k FROM unnest($1::text[]) AS k
 		WHERE EXISTS (SELECT 1 FROM validations
-			WHERE attachments @> jsonb_build_array(jsonb_build_object('blob_key', k)))`, keys)
-	if err != nil {
-		return nil, err
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(found))
-	for _, k := range found {
-		out[k] = true
-	}
-	return out, nil
+			WHERE attachments @> jsonb_build_array(jsonb_build_object('blob_key', k)))`, keys))
 }
 
 // ValidationView is a validation as the API and its events show it.
