@@ -306,20 +306,27 @@ func requireBlobsKept(ctx context.Context, store *storage.Store, start time.Time
 // displayName keeps only the last element of a client's file name (with
 // either slash), without control characters, for display.
 func displayName(name string) string {
-	name = path.Base(strings.ReplaceAll(name, `\`, "/"))
-	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+	name = printable(path.Base(strings.ReplaceAll(name, `\`, "/")), 255)
+	if name == "" || name == "." || name == ".." || name == "/" {
+		return "upload"
+	}
+	return name
+}
+
+// printable drops control characters (line breaks included) and invalid
+// UTF-8 from s, trims it and keeps at most max characters: what a client
+// sends that is shown on one line.
+func printable(s string, max int) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == utf8.RuneError {
 			return -1
 		}
 		return r
-	}, name))
-	if name == "" || name == "." || name == ".." || name == "/" {
-		return "upload"
+	}, s))
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max])
 	}
-	if utf8.RuneCountInString(name) > 255 {
-		name = string([]rune(name)[:255])
-	}
-	return name
+	return s
 }
 
 func (u *intake) field(ctx context.Context, part *multipart.Part) error {

@@ -385,16 +385,7 @@ func addresses(ctx context.Context, seen map[string]bool, list []string) []strin
 // validatorName is the name the e-mail gives the validator: the x-username
 // header (as compute-audit-results takes it), else the user's name.
 func validatorName(r *http.Request, u db.User) string {
-	name := strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return -1
-		}
-		return r
-	}, r.Header.Get("x-username")))
-	if utf8.RuneCountInString(name) > 200 {
-		name = string([]rune(name)[:200])
-	}
-	for _, n := range []string{name, u.Name, u.Username} {
+	for _, n := range []string{printable(r.Header.Get("x-username"), 200), u.Name, u.Username} {
 		if n != "" {
 			return n
 		}
