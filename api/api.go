@@ -56,6 +56,8 @@ type Options struct {
 	Store *storage.Store
 	// Upload bounds upload requests; zero fields take their defaults.
 	Upload UploadLimits
+	// Validation configures POST /validate-audit; zero limits take their defaults.
+	Validation ValidationOptions
 }
 
 // Server is the HTTP API.
@@ -131,6 +133,8 @@ func New(opts Options) *Server {
 	(&eventsResource{pool: opts.Pool, hub: opts.Hub}).register(hapi)
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults()}).register(hapi)
+	(&validationsResource{pool: opts.Pool, river: opts.River, store: opts.Store, wait: opts.JobWaitTimeout,
+		opts: opts.Validation.withDefaults()}).register(hapi)
 	return s
 }
 

@@ -122,7 +122,10 @@ type setupOpts struct {
 	devIssuer bool
 	client    ClientConfig
 	web       *web.Handler
-	// jobWait is the JobWaitTimeout; newServer's when zero.
+	// blobURL, when set, is the blob store instead of a temporary directory.
+	blobURL    string
+	validation ValidationOptions
+	// jobWait is how long requests wait for their jobs; 300ms unless set.
 	jobWait time.Duration
 }
 
@@ -137,15 +140,20 @@ func setup(t testing.TB, opts ...setupOpts) *testBundle {
 	}
 	pool := dbtest.Pool(t)
 	iss := newTestIssuer(t)
-	blobDir := t.TempDir()
-	store, err := storage.Open(context.Background(), "file://"+blobDir)
+	blobDir, blobURL := "", o.blobURL
+	if blobURL == "" {
+		blobDir = t.TempDir()
+		blobURL = "file://" + blobDir
+	}
+	store, err := storage.Open(context.Background(), blobURL)
 	require.NoError(t, err)
 	t.Cleanup(func() { store.Close() })
 	b := &testBundle{issuer: iss, pool: pool, store: store, blobDir: blobDir}
 	b.server, b.http, b.hub = newServer(t, pool, func(baseURL string) Options {
 		authCfg := AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
 			SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}
-		opts := Options{Client: o.client, Web: o.web, Directory: o.directory, Store: store, Upload: o.upload, JobWaitTimeout: o.jobWait}
+		opts := Options{Client: o.client, Web: o.web, Directory: o.directory, Store: store, Upload: o.upload,
+			Validation: o.validation, JobWaitTimeout: o.jobWait}
 		if o.devIssuer {
 			authCfg.IssuerURL = baseURL + "/dev-oidc"
 			dev, err := NewDevIssuer(context.Background(), pool, authCfg.IssuerURL, testAudience)

@@ -12,38 +12,54 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/workers"
+	"github.com/auditd/auditd/workers/mail"
 )
 
 // startWorkers works the bundle's jobs with the real workers (deps, with
-// the bundle's pool and store and the rules auditor) until t ends, and
-// returns a channel of the jobs they finish.
+// the bundle's pool and store, the rules auditor and an outbox mailer
+// unless given) until t ends, and returns a channel of the jobs they finish.
 func (b *testBundle) startWorkers(t *testing.T, deps workers.Deps) <-chan *river.Event {
 	t.Helper()
-	client := b.workerClient(t, deps)
+	events, _ := b.startWorkersWith(t, deps, nil)
+	return events
+}
+
+// startWorkersWith is startWorkers with the River configuration adjusted by
+// configure (when not nil); it also returns the client, to stop it early.
+func (b *testBundle) startWorkersWith(t *testing.T, deps workers.Deps, configure func(*river.Config)) (<-chan *river.Event, *river.Client[pgx.Tx]) {
+	t.Helper()
+	client := b.workerClient(t, deps, configure)
 	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
 	require.NoError(t, client.Start(context.Background()))
 	t.Cleanup(func() {
 		cancel()
 		require.NoError(t, client.Stop(context.Background()))
 	})
-	return events
+	return events, client
 }
 
-// workerClient is a River client, not started, working the bundle's jobs
-// with the real workers (deps, with the bundle's pool and store and, unless
-// set, the rules auditor).
-func (b *testBundle) workerClient(t *testing.T, deps workers.Deps) *river.Client[pgx.Tx] {
+// workerClient is the River client, not started, of startWorkersWith.
+func (b *testBundle) workerClient(t *testing.T, deps workers.Deps, configure func(*river.Config)) *river.Client[pgx.Tx] {
 	t.Helper()
 	deps.Pool, deps.Store = b.pool, b.store
 	if deps.Auditor == nil {
 		deps.Auditor = &workers.RulesAuditor{}
 	}
+	if deps.Mailer == nil {
+		var err error
+		deps.Mailer, err = mail.New(mail.Config{From: "auditd@example.test", Dir: t.TempDir()})
+		require.NoError(t, err)
+	}
 	ws := river.NewWorkers()
 	workers.Register(ws, deps)
-	client, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{
+	cfg := &river.Config{
 		Workers: ws, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
 		FetchCooldown: 10 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond,
-	})
+	}
+	if configure != nil {
+		configure(cfg)
+	}
+	client, err := river.NewClient(riverpgxv5.New(b.pool), cfg)
 	require.NoError(t, err)
 	return client
 }

@@ -130,7 +130,7 @@ func TestRecomputeAuditsResumesAfterBeingKilled(t *testing.T) {
 		return 0
 	})
 	deps := workers.Deps{Auditor: model.auditor(t), RecomputeBatch: 2, RecomputeNotifyEvery: 2}
-	first := b.workerClient(t, deps)
+	first := b.workerClient(t, deps, nil)
 	require.NoError(t, first.Start(context.Background()))
 	progress := func() workers.RecomputeProgress {
 		var raw []byte

@@ -241,6 +241,8 @@ type TaskDetail struct {
 	Audit     *Audit                 `json:"audit"`
 	Revisions []db.AuditRevisionInfo `json:"revisions" doc:"Every revision of the audit, oldest first"`
 	History   []db.TaskStateChange   `json:"history" doc:"Every change of status, oldest first"`
+	// Validation is null until the task is validated.
+	Validation *db.ValidationView `json:"validation" doc:"The validation and the delivery of its e-mail; null until validated"`
 }
 
 // Audit is the current revision of a task's audit.
@@ -308,6 +310,14 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	}
 	if d.History, err = db.TaskHistory(ctx, t.pool, task.UUID); err != nil {
 		return nil, internal(ctx, err)
+	}
+	if task.Status == db.TaskValidated {
+		v, err := db.ValidationGet(ctx, t.pool, task.UUID)
+		if err != nil {
+			return nil, internal(ctx, err)
+		}
+		view := v.View(principal(ctx).Is(role.Quality))
+		d.Validation = &view
 	}
 	return ok(d), nil
 }

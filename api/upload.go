@@ -89,15 +89,16 @@ type UploadResult struct {
 	Tasks []UploadedTask `json:"tasks"`
 }
 
-// uploadInput captures the request so the handler can stream its body:
-// with no Body field, Huma never reads (and never buffers) it.
-type uploadInput struct {
+// streamedInput captures the request so the handler can read (and stream)
+// its body itself: with no Body field, Huma never reads (and never buffers)
+// it. Its body is documented by hand after the operation is registered.
+type streamedInput struct {
 	req *http.Request
 	w   http.ResponseWriter
 }
 
 // Resolve implements huma.Resolver.
-func (in *uploadInput) Resolve(ctx huma.Context) []error {
+func (in *streamedInput) Resolve(ctx huma.Context) []error {
 	in.req, in.w = unwrap(ctx)
 	return nil
 }
@@ -151,7 +152,7 @@ func size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-func (t *tasksResource) upload(ctx context.Context, in *uploadInput) (*Output[UploadResult], error) {
+func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[UploadResult], error) {
 	r := in.req
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
@@ -165,16 +166,14 @@ func (t *tasksResource) upload(ctx context.Context, in *uploadInput) (*Output[Up
 	committed := false
 	defer func() {
 		// Blobs not taken by a task: all of them on failure, the
-		// duplicates' on success. What this misses, the sweeper deletes.
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancel()
+		// duplicates' on success.
+		var unused []string
 		for _, f := range u.files {
 			if (!committed && !u.commitUnknown) || f.duplicate {
-				if err := t.store.Delete(cctx, f.key); err != nil {
-					logger(ctx).WarnContext(ctx, "cannot delete an upload's blob; the sweeper will", "key", f.key, "error", err)
-				}
+				unused = append(unused, f.key)
 			}
 		}
+		discardBlobs(ctx, t.store, unused)
 	}()
 	// The multipart reader reads 4 KiB at a time: a large buffer beneath it
 	// saves a system call per 4 KiB.
@@ -207,8 +206,7 @@ type intake struct {
 	// outcome unknown: the blobs may be referenced, so only the sweeper,
 	// which checks, may delete them.
 	commitUnknown bool
-	// bufs are the copy pipeline's buffers, reused for every file.
-	bufs [][]byte
+	copier        copier
 }
 
 // intakeFile is one stored file of an upload.
@@ -254,36 +252,81 @@ func (u *intake) read(ctx context.Context, mr *multipart.Reader) error {
 
 // bodyError explains why the body could not be read.
 func (u *intake) bodyError(err error, file string) error {
-	where := ""
-	if file != "" {
-		where = fmt.Sprintf(" while reading file %q", file)
-	}
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the request is larger than the limit of %s per upload request%s",
-			size(u.t.limits.MaxRequestBytes), where)).
+			size(u.t.limits.MaxRequestBytes), whileReading(file))).
 			WithDetails(map[string]any{"file": file, "limit_bytes": u.t.limits.MaxRequestBytes})
 	}
-	return Errorf(CodeValidation, "the multipart body is malformed or ended early"+where).
+	return malformedBody(err, file)
+}
+
+// malformedBody is the error for a multipart body that cannot be read
+// while reading file ("" between files).
+func malformedBody(err error, file string) *Error {
+	return Errorf(CodeValidation, "the multipart body is malformed or ended early"+whileReading(file)).
 		WithDetails(map[string]any{"file": file, "reason": err.Error()})
+}
+
+func whileReading(file string) string {
+	if file == "" {
+		return ""
+	}
+	return fmt.Sprintf(" while reading file %q", file)
+}
+
+// discardBlobs deletes the blobs of a request that no row refers to, even
+// when the request's context has ended. What it misses, the sweeper deletes.
+func discardBlobs(ctx context.Context, store *storage.Store, keys []string) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	for _, k := range keys {
+		if err := store.Delete(cctx, k); err != nil {
+			logger(ctx).WarnContext(ctx, "cannot delete a request's blob; the sweeper will", "key", k, "error", err)
+		}
+	}
+}
+
+// requireBlobsKept is called under the blob sweep lock by a request that
+// wrote keys since start and is about to refer to them. A slow request's
+// first blobs may have looked orphaned to the sweeper; it checks they are
+// still there.
+func requireBlobsKept(ctx context.Context, store *storage.Store, start time.Time, keys []string) error {
+	if time.Since(start) <= storage.OrphanAge/4 {
+		return nil
+	}
+	for _, k := range keys {
+		if ok, err := store.Exists(ctx, k); err != nil || !ok {
+			return Errorf(CodeServiceUnavailable,
+				fmt.Sprintf("the request took too long (%s) and its first files were cleaned up; send fewer files per request", time.Since(start).Round(time.Second)))
+		}
+	}
+	return nil
 }
 
 // displayName keeps only the last element of a client's file name (with
 // either slash), without control characters, for display.
 func displayName(name string) string {
-	name = path.Base(strings.ReplaceAll(name, `\`, "/"))
-	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+	name = printable(path.Base(strings.ReplaceAll(name, `\`, "/")), 255)
+	if name == "" || name == "." || name == ".." || name == "/" {
+		return "upload"
+	}
+	return name
+}
+
+// printable drops control characters (line breaks included) and invalid
+// UTF-8 from s, trims it and keeps at most max characters: what a client
+// sends that is shown on one line.
+func printable(s string, max int) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == utf8.RuneError {
 			return -1
 		}
 		return r
-	}, name))
-	if name == "" || name == "." || name == ".." || name == "/" {
-		return "upload"
+	}, s))
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max])
 	}
-	if utf8.RuneCountInString(name) > 255 {
-		name = string([]rune(name)[:255])
-	}
-	return name
+	return s
 }
 
 func (u *intake) field(ctx context.Context, part *multipart.Part) error {
@@ -362,7 +405,7 @@ func (u *intake) file(ctx context.Context, part *multipart.Part, name string) er
 	}
 	hash := sha256.New()
 	var head []byte
-	f.size, head, err = u.copy(w, hash, io.LimitReader(part, l.MaxFileBytes+1))
+	f.size, head, err = u.copier.copy(w, hash, io.LimitReader(part, l.MaxFileBytes+1))
 	switch {
 	case errors.Is(err, errStore):
 		abandon()
@@ -389,23 +432,29 @@ func (u *intake) file(ctx context.Context, part *multipart.Part, name string) er
 // reading the request.
 var errStore = errors.New("blob store")
 
+// copier copies request parts to the blob store; its buffers are reused for
+// every part of a request.
+type copier struct {
+	bufs [][]byte
+}
+
 // copy copies src to w and to hash in a pipeline: this goroutine reads,
 // one hashes and one writes, each on its own buffer, so that the three
 // overlap on several cores. It returns the bytes read, the first
 // media.HeadSize of them, and the first error: a reading error as it is,
 // a writing error wrapping errStore.
-func (u *intake) copy(w io.Writer, hash io.Writer, src io.Reader) (int64, []byte, error) {
-	if u.bufs == nil {
+func (c *copier) copy(w io.Writer, hash io.Writer, src io.Reader) (int64, []byte, error) {
+	if c.bufs == nil {
 		for range copyBuffers {
-			u.bufs = append(u.bufs, make([]byte, copyBufferSize))
+			c.bufs = append(c.bufs, make([]byte, copyBufferSize))
 		}
 	}
-	free := make(chan []byte, len(u.bufs))
-	for _, b := range u.bufs {
+	free := make(chan []byte, len(c.bufs))
+	for _, b := range c.bufs {
 		free <- b
 	}
-	toHash := make(chan []byte, len(u.bufs))
-	toWrite := make(chan []byte, len(u.bufs))
+	toHash := make(chan []byte, len(c.bufs))
+	toWrite := make(chan []byte, len(c.bufs))
 	written := make(chan error, 1)
 	var failed atomic.Bool
 	go func() {
@@ -586,15 +635,12 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 	if err := db.BlobSweepLockShared(ctx, tx); err != nil {
 		return UploadResult{}, internal(ctx, err)
 	}
-	if time.Since(u.start) > storage.OrphanAge/4 {
-		// A slow upload's first blobs may look orphaned to the sweeper by
-		// now; with the sweeper locked out, check they are still there.
-		for _, f := range u.files {
-			if ok, err := t.store.Exists(ctx, f.key); err != nil || !ok {
-				return UploadResult{}, Errorf(CodeServiceUnavailable,
-					fmt.Sprintf("the upload took too long (%s) and its first files were cleaned up; send fewer files per request", time.Since(u.start).Round(time.Second)))
-			}
-		}
+	keys := make([]string, len(u.files))
+	for i, f := range u.files {
+		keys[i] = f.key
+	}
+	if err := requireBlobsKept(ctx, t.store, u.start, keys); err != nil {
+		return UploadResult{}, err
 	}
 	res := UploadResult{Tasks: make([]UploadedTask, 0, len(u.files))}
 	var created []db.Task

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/mail"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -161,6 +162,29 @@ type Config struct {
 	LLMContextChars int
 	// LLMTimeout bounds one request to the model (LLM_TIMEOUT). Defaults to 2m.
 	LLMTimeout time.Duration
+	// SMTPURL is the mail server (SMTP_URL): smtp://user:pass@host:port
+	// (STARTTLS) or smtps://… (implicit TLS). Empty writes e-mails as .eml
+	// files to MailDir instead.
+	SMTPURL string
+	// MailFrom is the sender of e-mails (MAIL_FROM). Required with SMTP_URL;
+	// defaults to auditd@localhost for the outbox.
+	MailFrom string
+	// MailDir is the outbox used without SMTP_URL (MAIL_DIR). Defaults to ./data/outbox.
+	MailDir string
+	// MailTimeout bounds one delivery attempt (MAIL_TIMEOUT). Defaults to 30s.
+	MailTimeout time.Duration
+	// ValidationTo receive every validation e-mail (VALIDATION_TO, a comma
+	// list of addresses), beside the agent and the campaign's supervisors.
+	ValidationTo []string
+	// ValidationBcc receive every validation e-mail in blind copy
+	// (VALIDATION_BCC, a comma list of addresses).
+	ValidationBcc []string
+	// ValidationMaxAttachments caps the files attached to one validation
+	// (VALIDATION_MAX_ATTACHMENTS). Defaults to 10.
+	ValidationMaxAttachments int
+	// ValidationMaxAttachmentBytes caps the attachments of one validation
+	// together (VALIDATION_MAX_ATTACHMENT_BYTES). Defaults to 25 MiB.
+	ValidationMaxAttachmentBytes int64
 }
 
 // FromEnv builds a Config from getenv (usually os.Getenv) and validates it.
@@ -202,12 +226,23 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DirectorySubjectAttribute: e.str("DIRECTORY_SUBJECT_ATTRIBUTE", "id"),
 		UserSyncInterval:          e.duration("USER_SYNC_INTERVAL", time.Hour),
 
-		AuditorEngine:   e.str("AUDITOR_ENGINE", "rules"),
-		LLMBaseURL:      e.str("LLM_BASE_URL", ""),
-		LLMAPIKey:       e.str("LLM_API_KEY", ""),
-		LLMModel:        e.str("LLM_MODEL", ""),
-		LLMContextChars: e.integer("LLM_CONTEXT_CHARS", 48000),
-		LLMTimeout:      e.duration("LLM_TIMEOUT", 2*time.Minute),
+		AuditorEngine:                e.str("AUDITOR_ENGINE", "rules"),
+		LLMBaseURL:                   e.str("LLM_BASE_URL", ""),
+		LLMAPIKey:                    e.str("LLM_API_KEY", ""),
+		LLMModel:                     e.str("LLM_MODEL", ""),
+		LLMContextChars:              e.integer("LLM_CONTEXT_CHARS", 48000),
+		LLMTimeout:                   e.duration("LLM_TIMEOUT", 2*time.Minute),
+		SMTPURL:                      e.str("SMTP_URL", ""),
+		MailFrom:                     e.str("MAIL_FROM", ""),
+		MailDir:                      e.str("MAIL_DIR", "./data/outbox"),
+		MailTimeout:                  e.duration("MAIL_TIMEOUT", 30*time.Second),
+		ValidationTo:                 e.addresses("VALIDATION_TO"),
+		ValidationBcc:                e.addresses("VALIDATION_BCC"),
+		ValidationMaxAttachments:     e.integer("VALIDATION_MAX_ATTACHMENTS", 10),
+		ValidationMaxAttachmentBytes: e.bytes("VALIDATION_MAX_ATTACHMENT_BYTES", 25<<20),
+	}
+	if c.MailFrom == "" && c.SMTPURL == "" {
+		c.MailFrom = "auditd@localhost"
 	}
 	c.ASREngine = e.str("ASR_ENGINE", "")
 	if c.ASREngine == "" {
@@ -284,6 +319,17 @@ func (c Config) validate() error {
 	if c.UploadMaxFiles < 1 || c.UploadMaxFiles > 1000 {
 		// A sanity bound: all of a request's tasks commit in one transaction.
 		return fmt.Errorf("UPLOAD_MAX_FILES: %d is outside 1..1000", c.UploadMaxFiles)
+	}
+	if c.SMTPURL != "" && c.MailFrom == "" {
+		// A mail server relays for a real sender domain only; there is no
+		// default that would work.
+		return errors.New("MAIL_FROM is required with SMTP_URL: the sender address of the e-mails, such as auditd@example.com")
+	}
+	if c.ValidationMaxAttachments < 1 || c.ValidationMaxAttachments > 100 {
+		return fmt.Errorf("VALIDATION_MAX_ATTACHMENTS: %d is outside 1..100", c.ValidationMaxAttachments)
+	}
+	if c.ValidationMaxAttachmentBytes < 1 {
+		return fmt.Errorf("VALIDATION_MAX_ATTACHMENT_BYTES: %d is not positive", c.ValidationMaxAttachmentBytes)
 	}
 	if c.AuthDev && !isLoopback(host) {
 		return fmt.Errorf("AUTH_DEV: the development issuer is refused on LISTEN_ADDR %q; listen on 127.0.0.1 or use a real OIDC_ISSUER_URL", c.ListenAddr)
@@ -525,6 +571,19 @@ func (e *env) durationOrZero(name string, def time.Duration) time.Duration {
 			err = errors.New("negative")
 		}
 		return d, err
+	})
+}
+
+// addresses reads a comma-separated list of e-mail addresses ("Ana
+// <ana@example.com>" is accepted), keeping the bare addresses.
+func (e *env) addresses(name string) []string {
+	return parse(e, name, nil, "a comma-separated list of e-mail addresses", func(v string) ([]string, error) {
+		list, err := mail.ParseAddressList(v)
+		out := make([]string, len(list))
+		for i, a := range list {
+			out[i] = a.Address
+		}
+		return out, err
 	})
 }
 

@@ -35,7 +35,28 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, int64(512<<20), c.UploadMaxFileBytes)
 	require.Equal(t, 100, c.UploadMaxFiles)
 	require.Equal(t, int64(4<<30), c.UploadMaxRequestBytes)
+	require.Empty(t, c.SMTPURL, "no mail server: the outbox")
+	require.Equal(t, "auditd@localhost", c.MailFrom)
+	require.Equal(t, "./data/outbox", c.MailDir)
+	require.Equal(t, 30*time.Second, c.MailTimeout)
+	require.Empty(t, c.ValidationTo)
+	require.Empty(t, c.ValidationBcc)
+	require.Equal(t, 10, c.ValidationMaxAttachments)
+	require.Equal(t, int64(25<<20), c.ValidationMaxAttachmentBytes)
 	require.NoError(t, c.ValidateAuth())
+}
+
+func TestMail(t *testing.T) {
+	t.Parallel()
+	c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "SMTP_URL": "smtps://u:p@mail.example.com",
+		"MAIL_FROM": "QA <qa@example.com>", "VALIDATION_TO": "Jefa <jefa@example.com>, audit@example.com",
+		"VALIDATION_BCC": "archive@example.com", "VALIDATION_MAX_ATTACHMENT_BYTES": "50MiB", "MAIL_TIMEOUT": "1m"}))
+	require.NoError(t, err)
+	require.Equal(t, "QA <qa@example.com>", c.MailFrom)
+	require.Equal(t, []string{"jefa@example.com", "audit@example.com"}, c.ValidationTo)
+	require.Equal(t, []string{"archive@example.com"}, c.ValidationBcc)
+	require.Equal(t, int64(50<<20), c.ValidationMaxAttachmentBytes)
+	require.Equal(t, time.Minute, c.MailTimeout)
 }
 
 func TestSizes(t *testing.T) {
@@ -101,6 +122,13 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"TRANSCRIBE_TIMEOUT_MAX": "0s"}), "TRANSCRIBE_TIMEOUT_MAX"},
 		{base(map[string]string{"JOB_RESCUE_AFTER": "1h"}), "JOB_RESCUE_AFTER"},
 		{base(map[string]string{"TRANSCRIBE_TIMEOUT_MAX": "30s", "JOB_RESCUE_AFTER": "30s"}), "JOB_RESCUE_AFTER"},
+		{base(map[string]string{"SMTP_URL": "smtp://mail.example.com"}), "MAIL_FROM is required with SMTP_URL"},
+		{base(map[string]string{"MAIL_TIMEOUT": "soon"}), "MAIL_TIMEOUT"},
+		{base(map[string]string{"VALIDATION_TO": "jefa@example.com, not an address"}), "VALIDATION_TO"},
+		{base(map[string]string{"VALIDATION_BCC": "a@example.com\r\nBcc: evil@example.com"}), "VALIDATION_BCC"},
+		{base(map[string]string{"VALIDATION_MAX_ATTACHMENTS": "0"}), "VALIDATION_MAX_ATTACHMENTS"},
+		{base(map[string]string{"VALIDATION_MAX_ATTACHMENTS": "many"}), "VALIDATION_MAX_ATTACHMENTS"},
+		{base(map[string]string{"VALIDATION_MAX_ATTACHMENT_BYTES": "0"}), "VALIDATION_MAX_ATTACHMENT_BYTES"},
 	}
 	for _, tc := range cases {
 		_, err := FromEnv(getenv(tc.vars))

@@ -40,6 +40,22 @@ func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
+// keySet collects the rows of a one-column text query into a set.
+func keySet(rows pgx.Rows, err error) (map[string]bool, error) {
+	if err != nil {
+		return nil, err
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(found))
+	for _, k := range found {
+		out[k] = true
+	}
+	return out, nil
+}
+
 // one maps pgx.ErrNoRows to ErrNotFound; it is the only place that does.
 func one(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -434,17 +434,5 @@ func BlobSweepLockShared(ctx context.Context, tx DBTX) error {
 
 // TaskBlobKeysReferenced returns the subset of keys that some task refers to.
 func TaskBlobKeysReferenced(ctx context.Context, q DBTX, keys []string) (map[string]bool, error) {
-	rows, err := q.Query(ctx, `SELECT blob_key FROM tasks WHERE blob_key = ANY($1)`, keys)
-	if err != nil {
-		return nil, err
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(found))
-	for _, k := range found {
-		out[k] = true
-	}
-	return out, nil
+	return keySet(q.Query(ctx, `SELECT blob_key FROM tasks WHERE blob_key = ANY($1)`, keys))
 }

@@ -22,9 +22,10 @@ const (
 	sweepBatch = 100
 )
 
-// SweepBlobsWorker deletes uploaded blobs that no task refers to once they
-// are older than storage.OrphanAge: what uploads that failed half-way, or
-// processes that died mid-request, left behind.
+// SweepBlobsWorker deletes uploaded blobs that no task and no validation's
+// attachment refers to once they are older than storage.OrphanAge: what
+// uploads and validations that failed half-way, or processes that died
+// mid-request, left behind.
 type SweepBlobsWorker struct {
 	river.WorkerDefaults[jobs.SweepBlobsArgs]
 	pool  *pgxpool.Pool
@@ -78,8 +79,8 @@ func (w *SweepBlobsWorker) Work(ctx context.Context, job *river.Job[jobs.SweepBl
 	return river.RecordOutput(ctx, res)
 }
 
-// sweep deletes the keys no task refers to, holding the lock that keeps
-// uploads from committing a reference to one meanwhile.
+// sweep deletes the keys nothing refers to, holding the lock that keeps
+// uploads and validations from committing a reference to one meanwhile.
 func (w *SweepBlobsWorker) sweep(ctx context.Context, keys []string) (int, error) {
 	tx, err := w.pool.Begin(ctx)
 	if err != nil {
@@ -93,9 +94,13 @@ func (w *SweepBlobsWorker) sweep(ctx context.Context, keys []string) (int, error
 	if err != nil {
 		return 0, err
 	}
+	attached, err := db.ValidationBlobKeysReferenced(ctx, tx, keys)
+	if err != nil {
+		return 0, err
+	}
 	deleted := 0
 	for _, k := range keys {
-		if referenced[k] {
+		if referenced[k] || attached[k] {
 			continue
 		}
 		if err := w.store.Delete(ctx, k); err != nil {

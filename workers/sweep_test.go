@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertest"
@@ -20,6 +21,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
 )
 
@@ -61,6 +63,25 @@ func TestSweepBlobsDeletesOnlyOldOrphans(t *testing.T) {
 	})
 	require.NoError(t, err)
 
+	// A validation's attachment is referenced too.
+	attached := put(storage.NewKey(now), old)
+	sum = sha256.Sum256([]byte("chat"))
+	chat, _, err := db.TaskInsert(ctx, pool, db.NewTask{
+		UUID: uuid.NewString(), Kind: db.TaskChat, Status: db.TaskAudited, FileName: "a.txt", ContentType: "text/plain",
+		SHA256: hex.EncodeToString(sum[:]), BlobKey: "elsewhere", CampaignID: campaign.ID, Language: "es", UploadedBy: "qa",
+	})
+	require.NoError(t, err)
+	require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: chat.UUID, Source: db.AuditByEngine,
+			Result: scoring.Result{Score: 100, Passed: true}}, 0); err != nil {
+			return err
+		}
+		_, err := db.ValidationInsert(ctx, tx, db.NewValidation{TaskUUID: chat.UUID, Notes: "ok", ValidatorID: "qa", ValidatorName: "QA",
+			SentTo: []string{"sup@example.test"}, RequestHash: hex.EncodeToString(sum[:]),
+			Attachments: []db.ValidationAttachment{{Name: "a.pdf", ContentType: "application/pdf", Size: 1, SHA256: hex.EncodeToString(sum[:]), BlobKey: attached}}})
+		return err
+	}))
+
 	w := rivertest.NewWorker(t, riverpgxv5.New(pool), &river.Config{}, &SweepBlobsWorker{pool: pool, store: store})
 	tx, err := pool.Begin(ctx)
 	require.NoError(t, err)
@@ -70,10 +91,10 @@ func TestSweepBlobsDeletesOnlyOldOrphans(t *testing.T) {
 	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
 	var out SweepResult
 	require.NoError(t, json.Unmarshal(res.Job.Output(), &out))
-	require.Equal(t, SweepResult{Checked: 3, Deleted: 2}, out)
+	require.Equal(t, SweepResult{Checked: 4, Deleted: 2}, out)
 
 	for key, want := range map[string]bool{
-		referenced: true, orphan: false, orphanYesterday: false, fresh: true,
+		referenced: true, attached: true, orphan: false, orphanYesterday: false, fresh: true,
 		ancient: true, // outside the days a sweep lists
 		other:   true, // not an upload
 	} {

@@ -13,6 +13,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/workers/directory"
+	"github.com/auditd/auditd/workers/mail"
 )
 
 // Deps are what the workers need.
@@ -37,6 +38,11 @@ type Deps struct {
 	// RecomputeNotifyEvery is how many audits recompute_audits handles
 	// between two progress notifications to the publisher. Defaults to 1000.
 	RecomputeNotifyEvery int
+	// Mailer sends the validation e-mails (SMTP, or the outbox).
+	Mailer *mail.Mailer
+	// PublicURL is where users reach the service (PUBLIC_URL): e-mails
+	// link to it and their Message-IDs carry its host.
+	PublicURL string
 }
 
 // Register adds every worker of the service to ws.
@@ -51,6 +57,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor,
 		batch:       cmp.Or(d.RecomputeBatch, defaultRecomputeBatch),
 		notifyEvery: cmp.Or(d.RecomputeNotifyEvery, defaultRecomputeNotifyEvery)})
+	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, publicURL: d.PublicURL})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run

@@ -30,6 +30,7 @@ import (
 	"github.com/auditd/auditd/workers/asr"
 	"github.com/auditd/auditd/workers/directory"
 	"github.com/auditd/auditd/workers/llm"
+	"github.com/auditd/auditd/workers/mail"
 )
 
 // Main is one auditd process: the API, the workers, or both.
@@ -107,14 +108,19 @@ func (m *Main) Open(ctx context.Context) error {
 	riverCfg := &river.Config{Logger: m.log.With("component", "river"), SkipUnknownJobCheck: true}
 	if m.Work {
 		deps := workers.Deps{Pool: pool, Store: m.store, EventRetention: m.Config.EventRetention,
-			UserSyncInterval: m.Config.UserSyncInterval,
-			Transcribe:       workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}
+			UserSyncInterval: m.Config.UserSyncInterval, PublicURL: m.Config.PublicURL,
+			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}
 		if deps.Auditor, err = auditor(m.Config); err != nil {
 			return err
 		}
 		if deps.Transcribe.Engine, err = asrEngine(m.Config); err != nil {
 			return err
 		}
+		if deps.Mailer, err = mail.New(mail.Config{URL: m.Config.SMTPURL, From: m.Config.MailFrom,
+			Dir: m.Config.MailDir, Timeout: m.Config.MailTimeout}); err != nil {
+			return err
+		}
+		m.log.Info("e-mail", "to", deps.Mailer.Describe())
 		if m.Config.DirectoryProvider != "" {
 			if deps.Directory, err = directory.New(directoryConfig(m.Config)); err != nil {
 				return err
@@ -215,6 +221,8 @@ func (m *Main) openHTTP(ctx context.Context) error {
 		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout, Metrics: m.metrics, MetricsToken: c.MetricsToken,
 		Directory: c.DirectoryProvider, Store: m.store,
 		Upload: api.UploadLimits{MaxFileBytes: c.UploadMaxFileBytes, MaxFiles: c.UploadMaxFiles, MaxRequestBytes: c.UploadMaxRequestBytes},
+		Validation: api.ValidationOptions{To: c.ValidationTo, Bcc: c.ValidationBcc,
+			MaxAttachments: c.ValidationMaxAttachments, MaxAttachmentBytes: c.ValidationMaxAttachmentBytes},
 	})
 	ln, err := net.Listen("tcp", c.ListenAddr)
 	if err != nil {

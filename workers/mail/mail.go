@@ -143,6 +143,9 @@ func New(cfg Config) (*Mailer, error) {
 	return m, nil
 }
 
+// Timeout is the bound of one delivery attempt (Config.Timeout).
+func (m *Mailer) Timeout() time.Duration { return m.cfg.Timeout }
+
 // Describe says where messages go, without credentials.
 func (m *Mailer) Describe() string {
 	if m.cfg.URL == "" {

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"io"
 	"mime"
-	"mime/multipart"
 	"net"
 	netmail "net/mail"
 	"os"
@@ -21,47 +19,6 @@ import (
 	"github.com/auditd/auditd/workers/mail"
 	"github.com/auditd/auditd/workers/mail/smtptest"
 )
-
-// part is one leaf of a parsed MIME message.
-type part struct {
-	contentType string
-	fileName    string
-	body        []byte
-}
-
-// leaves walks a message's MIME tree.
-func leaves(t *testing.T, header map[string][]string, body io.Reader) []part {
-	t.Helper()
-	mt, params, err := mime.ParseMediaType(first(header["Content-Type"]))
-	require.NoError(t, err)
-	if strings.HasPrefix(mt, "multipart/") {
-		var out []part
-		mr := multipart.NewReader(body, params["boundary"])
-		for {
-			p, err := mr.NextPart()
-			if err == io.EOF {
-				return out
-			}
-			require.NoError(t, err)
-			out = append(out, leaves(t, p.Header, p)...)
-		}
-	}
-	raw, err := io.ReadAll(body)
-	require.NoError(t, err)
-	if first(header["Content-Transfer-Encoding"]) == "base64" {
-		raw, err = io.ReadAll(base64.NewDecoder(base64.StdEncoding, bytes.NewReader(raw)))
-		require.NoError(t, err)
-	}
-	_, dparams, _ := mime.ParseMediaType(first(header["Content-Disposition"]))
-	return append([]part(nil), part{contentType: mt, fileName: dparams["filename"], body: raw})
-}
-
-func first(v []string) string {
-	if len(v) == 0 {
-		return ""
-	}
-	return v[0]
-}
 
 func attachment(name, ct string, data []byte) mail.Attachment {
 	return mail.Attachment{Name: name, ContentType: ct, Open: func(context.Context) (io.ReadCloser, error) {
@@ -96,19 +53,20 @@ func TestSendOverSMTP(t *testing.T) {
 	require.Equal(t, "Validación de auditoría: llamada ✓", subject)
 	require.Equal(t, "<validation-1@auditd>", parsed.Header.Get("Message-Id"))
 
-	parts := leaves(t, parsed.Header, parsed.Body)
-	byType := map[string]part{}
+	parts, err := got.Parts()
+	require.NoError(t, err)
+	byType := map[string]smtptest.Part{}
 	for _, p := range parts {
-		key := p.contentType
-		if p.fileName != "" {
-			key = p.fileName
+		key := p.ContentType
+		if p.FileName != "" {
+			key = p.FileName
 		}
 		byType[key] = p
 	}
-	require.Equal(t, "Texto plano", strings.TrimSpace(string(byType["text/plain"].body)))
-	require.Contains(t, string(byType["text/html"].body), "<b>rico</b>")
-	require.Equal(t, pdf, byType["informe.pdf"].body, "attachments arrive byte-identical, path stripped")
-	require.Equal(t, "hola\n", string(byType["notas.txt"].body))
+	require.Equal(t, "Texto plano", strings.TrimSpace(string(byType["text/plain"].Body)))
+	require.Contains(t, string(byType["text/html"].Body), "<b>rico</b>")
+	require.Equal(t, pdf, byType["informe.pdf"].Body, "attachments arrive byte-identical, path stripped")
+	require.Equal(t, "hola\n", string(byType["notas.txt"].Body))
 }
 
 func TestRefusalsAreClassified(t *testing.T) {

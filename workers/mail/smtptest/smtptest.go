@@ -1,13 +1,22 @@
 // Package smtptest is a real SMTP server on loopback for tests (built on
 // emersion/go-smtp): it records what it receives and can be told to refuse
-// messages with a reply code or to hang.
+// messages with a reply code, to hang, or to take a message and hold the
+// reply (the window in which a client that dies never learns it was sent).
 package smtptest
 
 import (
 	"bytes"
+	"encoding/base64"
+	"errors"
 	"io"
+	"mime"
+	"mime/multipart"
+	"mime/quotedprintable"
 	"net"
 	"net/mail"
+	"net/textproto"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,6 +41,62 @@ func (m Message) Header() mail.Header {
 	return msg.Header
 }
 
+// Part is one leaf of a message's MIME tree.
+type Part struct {
+	// ContentType is the media type, without parameters.
+	ContentType string
+	// FileName is an attachment's name ("" for a body part).
+	FileName string
+	// Body is the content, transfer encoding undone.
+	Body []byte
+}
+
+// Parts walks the message's MIME tree and returns its leaves in order.
+func (m Message) Parts() ([]Part, error) {
+	msg, err := mail.ReadMessage(bytes.NewReader(m.Data))
+	if err != nil {
+		return nil, err
+	}
+	return leaves(textproto.MIMEHeader(msg.Header), msg.Body)
+}
+
+func leaves(h textproto.MIMEHeader, body io.Reader) ([]Part, error) {
+	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil {
+		return nil, err
+	}
+	if strings.HasPrefix(mt, "multipart/") {
+		var out []Part
+		mr := multipart.NewReader(body, params["boundary"])
+		for {
+			p, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				return out, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			sub, err := leaves(p.Header, p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, sub...)
+		}
+	}
+	switch strings.ToLower(h.Get("Content-Transfer-Encoding")) {
+	case "base64":
+		body = base64.NewDecoder(base64.StdEncoding, body)
+	case "quoted-printable":
+		body = quotedprintable.NewReader(body)
+	}
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	_, disposition, _ := mime.ParseMediaType(h.Get("Content-Disposition"))
+	return []Part{{ContentType: mt, FileName: disposition["filename"], Body: raw}}, nil
+}
+
 // Server is a loopback SMTP server.
 type Server struct {
 	// Addr is host:port.
@@ -43,6 +108,7 @@ type Server struct {
 	msgs     []Message
 	refusals []int         // reply codes for the next DATA commands
 	hang     chan struct{} // non-nil: sessions block until it is closed
+	hold     chan struct{} // non-nil: replies to DATA wait until it is closed
 	received chan Message
 }
 
@@ -84,13 +150,28 @@ func (s *Server) Hang() {
 	}
 }
 
-// Release ends a Hang.
+// HoldReplies makes sessions take the next messages (recorded, and
+// delivered to Received) but hold the reply to DATA until Release: the
+// server has the message, the client has not heard so.
+func (s *Server) HoldReplies() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hold == nil {
+		s.hold = make(chan struct{})
+	}
+}
+
+// Release ends a Hang and a HoldReplies.
 func (s *Server) Release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.hang != nil {
 		close(s.hang)
 		s.hang = nil
+	}
+	if s.hold != nil {
+		close(s.hold)
+		s.hold = nil
 	}
 }
 
@@ -99,6 +180,18 @@ func (s *Server) Messages() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Message(nil), s.msgs...)
+}
+
+// MessageIDs returns the distinct Message-IDs of the accepted messages, in
+// order of first arrival: what a receiver that drops duplicates keeps.
+func (s *Server) MessageIDs() []string {
+	var ids []string
+	for _, m := range s.Messages() {
+		if id := m.Header().Get("Message-Id"); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // Received delivers each accepted message as it arrives.
@@ -139,18 +232,23 @@ func (ss *session) Data(r io.Reader) error {
 		return err
 	}
 	ss.s.mu.Lock()
-	defer ss.s.mu.Unlock()
 	if len(ss.s.refusals) > 0 {
 		code := ss.s.refusals[0]
 		ss.s.refusals = ss.s.refusals[1:]
+		ss.s.mu.Unlock()
 		return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 0, 0},
 			Message: "refused by smtptest"}
 	}
 	m := Message{From: ss.from, Rcpt: ss.rcpt, Data: data}
 	ss.s.msgs = append(ss.s.msgs, m)
+	hold := ss.s.hold
+	ss.s.mu.Unlock()
 	select {
 	case ss.s.received <- m:
 	default:
+	}
+	if hold != nil {
+		<-hold
 	}
 	return nil
 }

@@ -1,0 +1,685 @@
+package api
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"net/mail"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/storage"
+)
+
+// ValidationOptions configure POST /validate-audit. Zero limits take their
+// defaults.
+type ValidationOptions struct {
+	// To receive every validation e-mail, beside the agent and the
+	// campaign's supervisors (VALIDATION_TO).
+	To []string
+	// Bcc receive every validation e-mail in blind copy (VALIDATION_BCC).
+	Bcc []string
+	// MaxAttachments caps the files attached to one validation
+	// (VALIDATION_MAX_ATTACHMENTS). Defaults to 10.
+	MaxAttachments int
+	// MaxAttachmentBytes caps a validation's attachments together
+	// (VALIDATION_MAX_ATTACHMENT_BYTES). Defaults to 25 MiB.
+	MaxAttachmentBytes int64
+}
+
+func (o ValidationOptions) withDefaults() ValidationOptions {
+	if o.MaxAttachments == 0 {
+		o.MaxAttachments = 10
+	}
+	if o.MaxAttachmentBytes == 0 {
+		o.MaxAttachmentBytes = 25 << 20
+	}
+	return o
+}
+
+const (
+	// maxNotes caps the notes, in characters.
+	maxNotes = 10000
+	// maxValidationField caps a text field of the form, in bytes.
+	maxValidationField = 4*maxNotes + 1024
+	// maxValidationJSON caps a JSON body.
+	maxValidationJSON = 1 << 20
+	// validationFormOverhead is what a multipart body may hold beyond its
+	// attachments: the fields and every part's headers.
+	validationFormOverhead = 1 << 20
+)
+
+// validationFields are the fields of a validation; in multipart, every
+// other file part is an attachment.
+var validationFields = []string{"task_uuid", "notes", "isCall"}
+
+// validationsResource validates audits and has their results e-mailed.
+type validationsResource struct {
+	pool  *pgxpool.Pool
+	river *river.Client[pgx.Tx]
+	store *storage.Store
+	// wait bounds how long a request waits for the e-mail's first attempt.
+	wait time.Duration
+	opts ValidationOptions
+}
+
+// ValidateAuditRequest is the JSON body of POST /validate-audit; a
+// multipart body has the same fields, plus attachments.
+type ValidateAuditRequest struct {
+	TaskUUID string `json:"task_uuid" format:"uuid" doc:"The task (call or chat) whose audit is validated"`
+	Notes    string `json:"notes" minLength:"1" maxLength:"10000" doc:"The validator's observations, sent in the e-mail"`
+	IsCall   bool   `json:"isCall" doc:"true for a call, false for a chat; must match the task"`
+}
+
+// ValidationResult is the outcome of a validation.
+type ValidationResult struct {
+	Type        string    `json:"type" enum:"llamada,chat" doc:"llamada for a call, chat for a chat"`
+	TaskUUID    string    `json:"task_uuid" format:"uuid"`
+	SentTo      []string  `json:"sent_to" doc:"The e-mail's recipients: the agent (when their address is known), the campaign's supervisors and the fixed recipients, else the validator"`
+	Bcc         []string  `json:"bcc" doc:"The blind copies"`
+	ValidatedAt time.Time `json:"validated_at" doc:"When the validation was recorded (ISO 8601, UTC)"`
+	EmailStatus string    `json:"email_status" enum:"sent,pending,failed" doc:"sent: the SMTP server accepted the e-mail (or it was written to the outbox); pending: not yet, it is being delivered in the background; failed: refused for good (only when the same validation is sent again)"`
+}
+
+// EmailSendErrorDetails are the details of EMAIL_SEND_ERROR: the
+// validation is recorded whatever became of its e-mail.
+type EmailSendErrorDetails struct {
+	ValidationResult
+	ValidationRecorded bool   `json:"validation_recorded" doc:"Always true: the task is validated"`
+	WillRetry          bool   `json:"will_retry" doc:"Whether delivery is retried automatically"`
+	EmailAttempts      int    `json:"email_attempts"`
+	EmailError         string `json:"email_error" doc:"Why the attempt failed, as the mail server said"`
+}
+
+func validationResult(v db.Validation) ValidationResult {
+	return ValidationResult{Type: v.Type, TaskUUID: v.TaskUUID, SentTo: nonNilStrings(v.SentTo), Bcc: nonNilStrings(v.Bcc),
+		ValidatedAt: v.ValidatedAt.UTC(), EmailStatus: v.EmailStatus}
+}
+
+func (v *validationsResource) register(api huma.API) {
+	o := v.opts
+	op := operation(http.MethodPost, "/validate-audit", "validate-audit", "Validate an audit and e-mail its result", role.Quality,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge,
+		http.StatusUnsupportedMediaType, http.StatusBadGateway)
+	op.Tags = []string{"tasks"}
+	op.Description += fmt.Sprintf(` Send application/json or multipart/form-data with task_uuid, notes and isCall (in multipart,
+true/false/1/0); in multipart every file part is attached to the e-mail (at most %d files and %s together, 413 beyond).
+The task must be audited (409 otherwise). In one transaction the validation is recorded, the task becomes validated
+and the e-mail is queued; the request then waits (JOB_WAIT_TIMEOUT) for the first delivery attempt: 200 when the mail
+server accepted it, 502 EMAIL_SEND_ERROR when it refused it (the validation stays recorded; details say whether delivery
+is retried), 200 with email_status "pending" when the wait ran out. The e-mail goes to the agent (when their address is
+known), the campaign's supervisors and VALIDATION_TO, else to the validator; VALIDATION_BCC get a blind copy. The same
+request sent again answers with the recorded validation and sends nothing; a different one for a validated task is 409.
+The optional x-username header names the validator in the e-mail.`, o.MaxAttachments, size(o.MaxAttachmentBytes))
+	huma.Register(api, op, v.validate)
+
+	// Documented after registering: a request body declared before would be
+	// parsed by Huma, whole, before the handler runs.
+	reg := api.OpenAPI().Components.Schemas
+	post := api.OpenAPI().Paths["/validate-audit"].Post
+	post.Parameters = append(post.Parameters, &huma.Param{Name: "x-username", In: "header",
+		Description: "The validator's name as the e-mail shows it; defaults to the name in the token",
+		Schema:      &huma.Schema{Type: "string", MaxLength: new(200)}})
+	post.RequestBody = &huma.RequestBody{
+		Required: true,
+		Content: map[string]*huma.MediaType{
+			"application/json": {Schema: reg.Schema(reflect.TypeFor[ValidateAuditRequest](), true, "ValidateAuditRequest")},
+			"multipart/form-data": {Schema: &huma.Schema{
+				Type:     "object",
+				Required: slices.Clone(validationFields),
+				Properties: map[string]*huma.Schema{
+					"task_uuid": {Type: "string", Format: "uuid", Description: "The task whose audit is validated"},
+					"notes":     {Type: "string", Description: "The validator's observations"},
+					"isCall":    {Type: "string", Enum: []any{"true", "false", "1", "0"}, Description: "true for a call, false for a chat"},
+					"attachments": {Type: "array", Description: "Files to attach to the e-mail (any other file field is attached too)",
+						Items: &huma.Schema{Type: "string", Format: "binary"}},
+				},
+			}},
+		},
+	}
+}
+
+func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (*Output[ValidationResult], error) {
+	q := &validationRequest{v: v, start: time.Now(), seen: map[string]bool{}}
+	committed := false
+	defer func() {
+		if !committed && !q.commitUnknown {
+			discardBlobs(ctx, v.store, q.keys)
+		}
+	}()
+	if err := q.read(ctx, in.req, in.w); err != nil {
+		return nil, err
+	}
+	if err := q.requireFields(); err != nil {
+		return nil, err
+	}
+	task, err := db.TaskGetByUUID(ctx, v.pool, q.taskUUID)
+	if errors.Is(err, db.ErrNotFound) {
+		return nil, Errorf(CodeNotFound, fmt.Sprintf("no task %s", q.taskUUID))
+	}
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	if isCall := task.Kind == db.TaskCall; *q.isCall != isCall {
+		return nil, invalidBody("isCall", fmt.Sprintf("must be %t: task %s is a %s", isCall, task.UUID, task.Kind), *q.isCall)
+	}
+	caller := principal(ctx)
+	n := db.NewValidation{TaskUUID: task.UUID, Notes: q.notes, ValidatorID: caller.User.ID,
+		ValidatorName: validatorName(in.req, caller.User), IsCall: *q.isCall, Attachments: q.files, RequestHash: q.hash()}
+	if task.Status != db.TaskAudited {
+		return v.again(ctx, task, n)
+	}
+	if n.SentTo, n.Bcc, err = v.recipients(ctx, task, caller.User); err != nil {
+		return nil, err
+	}
+	val, err := v.commit(ctx, q, task, n)
+	if errors.Is(err, db.ErrTaskStatus) {
+		// Validated (or changed) by another request meanwhile.
+		if task, err = db.TaskGetByUUID(ctx, v.pool, task.UUID); err != nil {
+			return nil, internal(ctx, err)
+		}
+		return v.again(ctx, task, n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	committed = true
+	waited, err := v.awaitFirstAttempt(ctx, val.TaskUUID)
+	if err != nil {
+		// The validation is recorded and its e-mail queued: only its
+		// progress is unknown.
+		logger(ctx).WarnContext(ctx, "cannot follow the validation e-mail", "task", val.TaskUUID, "error", err)
+		return ok(validationResult(val)), nil
+	}
+	return answer(waited)
+}
+
+// again answers a request for a task that is not audited: the recorded
+// validation when it is the same request sent again, else CONFLICT.
+func (v *validationsResource) again(ctx context.Context, task db.Task, n db.NewValidation) (*Output[ValidationResult], error) {
+	if task.Status != db.TaskValidated {
+		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s is %s: only an audited task can be validated", task.UUID, task.Status)).
+			WithDetails(map[string]any{"task_uuid": task.UUID, "status": task.Status})
+	}
+	val, err := db.ValidationGet(ctx, v.pool, task.UUID)
+	if err != nil {
+		return nil, internal(ctx, err)
+	}
+	if val.RequestHash != n.RequestHash {
+		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s was validated already, by %s at %s; a validation cannot be changed",
+			task.UUID, val.ValidatorName, val.ValidatedAt.UTC().Format(time.RFC3339))).
+			WithDetails(validationResult(val))
+	}
+	// The same request again (a client retrying): nothing is sent twice.
+	return ok(validationResult(val)), nil
+}
+
+// answer turns the state of a validation's e-mail after the wait into the
+// response.
+func answer(val db.Validation) (*Output[ValidationResult], error) {
+	if val.EmailStatus == db.EmailSent || val.EmailAttempts == 0 {
+		return ok(validationResult(val)), nil
+	}
+	d := EmailSendErrorDetails{ValidationResult: validationResult(val), ValidationRecorded: true,
+		WillRetry: val.EmailStatus == db.EmailPending, EmailAttempts: val.EmailAttempts, EmailError: val.EmailError}
+	msg := fmt.Sprintf("the validation is recorded, but the e-mail could not be delivered (%s); delivery will be retried automatically, and GET /tasks/%s shows its progress",
+		val.EmailError, val.TaskUUID)
+	if !d.WillRetry {
+		msg = fmt.Sprintf("the validation is recorded, but the e-mail cannot be delivered (%s); it will not be retried, and you were notified",
+			val.EmailError)
+	}
+	return nil, Errorf(CodeEmailSendError, msg).WithDetails(d)
+}
+
+// awaitFirstAttempt waits (bounded) until the e-mail's first delivery
+// attempt is recorded on the validation, and returns the validation as it
+// then is.
+func (v *validationsResource) awaitFirstAttempt(ctx context.Context, taskUUID string) (db.Validation, error) {
+	var val db.Validation
+	err := poll(ctx, v.wait, func(ctx context.Context) (bool, error) {
+		var err error
+		val, err = db.ValidationGet(ctx, v.pool, taskUUID)
+		return err == nil && (val.EmailAttempts > 0 || val.EmailStatus != db.EmailPending), err
+	})
+	if errors.Is(err, errJobWaitExpired) {
+		return val, nil
+	}
+	return val, err
+}
+
+// commit records the validation, makes the task validated, queues the
+// e-mail and tells the validator, in one transaction. It returns an error
+// wrapping db.ErrTaskStatus when the task is no longer audited.
+func (v *validationsResource) commit(ctx context.Context, q *validationRequest, task db.Task, n db.NewValidation) (db.Validation, error) {
+	tx, err := v.pool.Begin(ctx)
+	if err != nil {
+		return db.Validation{}, internal(ctx, err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	if len(q.keys) > 0 {
+		if err := db.BlobSweepLockShared(ctx, tx); err != nil {
+			return db.Validation{}, internal(ctx, err)
+		}
+		if err := requireBlobsKept(ctx, v.store, q.start, q.keys); err != nil {
+			return db.Validation{}, err
+		}
+	}
+	val, err := db.ValidationInsert(ctx, tx, n)
+	if errors.Is(err, db.ErrTaskStatus) {
+		return db.Validation{}, err
+	}
+	if err != nil {
+		return db.Validation{}, internal(ctx, err)
+	}
+	if _, err := v.river.InsertTx(ctx, tx, jobs.SendValidationEmailArgs{TaskUUID: task.UUID}, nil); err != nil {
+		return db.Validation{}, internal(ctx, err)
+	}
+	// Events last: they take the lock that orders event writers.
+	if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{
+		UserID:   n.ValidatorID,
+		Text:     fmt.Sprintf("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)),
+		Variant:  "success",
+		Link:     "/tasks/" + task.UUID,
+		TaskUUID: &task.UUID,
+	}); err != nil {
+		return db.Validation{}, internal(ctx, err)
+	}
+	if _, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{From: []string{db.TaskAudited}, To: db.TaskValidated}); err != nil {
+		return db.Validation{}, internal(ctx, err)
+	}
+	if err := db.ValidationEventInsert(ctx, tx, db.EventValidationCreated, val); err != nil {
+		return db.Validation{}, internal(ctx, err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		q.commitUnknown = true
+		return db.Validation{}, internal(ctx, err)
+	}
+	return val, nil
+}
+
+// recipients returns who gets the e-mail of task's validation: the agent
+// (when their address is known), the campaign's supervisors and the fixed
+// recipients, else the validator; and the blind copies. Addresses are
+// deduplicated (ignoring case), in that order; one that does not parse is
+// left out, so nothing a token or a directory holds can reach a header.
+func (v *validationsResource) recipients(ctx context.Context, task db.Task, validator db.User) (to, bcc []string, err error) {
+	campaign, err := db.CampaignGet(ctx, v.pool, task.CampaignID)
+	if err != nil {
+		return nil, nil, internal(ctx, err)
+	}
+	var candidates []string
+	if task.OperatorID != "" {
+		agent, err := db.UserGet(ctx, v.pool, task.OperatorID)
+		switch {
+		case err == nil:
+			candidates = append(candidates, agent.Email)
+		case !errors.Is(err, db.ErrNotFound):
+			return nil, nil, internal(ctx, err)
+		}
+	}
+	candidates = append(append(candidates, campaign.SupervisorEmails...), v.opts.To...)
+	seen := map[string]bool{}
+	to = addresses(ctx, seen, candidates)
+	if len(to) == 0 {
+		to = addresses(ctx, seen, []string{validator.Email})
+	}
+	if len(to) == 0 {
+		return nil, nil, Errorf(CodeConflict, fmt.Sprintf("nobody to e-mail the validation to: the agent's address is unknown, campaign %q has no supervisor e-mails, "+
+			"no VALIDATION_TO is configured, and your token carries no e-mail; add the campaign's supervisor e-mails", campaign.Name))
+	}
+	return to, addresses(ctx, seen, v.opts.Bcc), nil
+}
+
+// listed names the first few addresses of list and counts the others, so
+// that a notification stays short however many supervisors a campaign has.
+func listed(list []string) string {
+	const shown = 3
+	if len(list) <= shown+1 {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d others", strings.Join(list[:shown], ", "), len(list)-shown)
+}
+
+// addresses returns the bare addresses of list that parse and are not in
+// seen yet, adding them to seen.
+func addresses(ctx context.Context, seen map[string]bool, list []string) []string {
+	out := []string{}
+	for _, raw := range list {
+		if raw == "" {
+			continue
+		}
+		a, err := mail.ParseAddress(raw)
+		if err != nil {
+			logger(ctx).WarnContext(ctx, "not an e-mail address; left out of the recipients", "address", raw)
+			continue
+		}
+		if key := strings.ToLower(a.Address); !seen[key] {
+			seen[key] = true
+			out = append(out, a.Address)
+		}
+	}
+	return out
+}
+
+// validatorName is the name the e-mail gives the validator: the x-username
+// header (as compute-audit-results takes it), else the user's name.
+func validatorName(r *http.Request, u db.User) string {
+	for _, n := range []string{printable(r.Header.Get("x-username"), 200), u.Name, u.Username} {
+		if n != "" {
+			return n
+		}
+	}
+	return u.ID
+}
+
+// invalidBody is a VALIDATION_ERROR about body field name.
+func invalidBody(name, msg string, value any) *Error {
+	if s, ok := value.(string); ok && utf8.RuneCountInString(s) > 200 {
+		value = string([]rune(s)[:200]) + "…"
+	}
+	return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
+		WithDetails([]*huma.ErrorDetail{{Location: "body." + name, Message: msg, Value: value}})
+}
+
+// validationRequest is the state of one POST /validate-audit.
+type validationRequest struct {
+	v     *validationsResource
+	start time.Time
+	// seen are the fields given so far, to refuse one given twice.
+	seen     map[string]bool
+	taskUUID string
+	notes    string
+	isCall   *bool
+	files    []db.ValidationAttachment
+	// keys are every blob written, registered before writing.
+	keys  []string
+	total int64
+	// commitUnknown is set when the commit failed in a way that leaves its
+	// outcome unknown: the blobs may be referenced.
+	commitUnknown bool
+	copier        copier
+}
+
+// read reads the body: JSON, or multipart with attachments streamed to the
+// blob store. No body at all leaves every field missing.
+func (q *validationRequest) read(ctx context.Context, r *http.Request, w http.ResponseWriter) error {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	switch {
+	case ct == "" && r.ContentLength == 0:
+		return nil
+	case err == nil && mt == "application/json":
+		return q.readJSON(http.MaxBytesReader(w, r.Body, maxValidationJSON))
+	case err == nil && mt == "multipart/form-data" && params["boundary"] != "":
+		limit := q.v.opts.MaxAttachmentBytes + validationFormOverhead
+		body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, limit), copyBufferSize)
+		return q.readMultipart(ctx, multipart.NewReader(body, params["boundary"]))
+	}
+	return Errorf(CodeUnsupportedMediaType, "send the fields as application/json or multipart/form-data (with attachments)")
+}
+
+func (q *validationRequest) readJSON(body io.Reader) error {
+	dec := json.NewDecoder(body)
+	var raw map[string]json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			return Errorf(CodePayloadTooLarge, fmt.Sprintf("the JSON body is larger than the limit of %s", size(maxValidationJSON)))
+		}
+		return Errorf(CodeValidation, "the body is not a JSON object: "+err.Error())
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return Errorf(CodeValidation, "the body holds something after its JSON object")
+	}
+	names := make([]string, 0, len(raw))
+	for name := range raw {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		value := raw[name]
+		if !slices.Contains(validationFields, name) {
+			return Errorf(CodeValidation, fmt.Sprintf("unknown field %q; the fields are %s", name, strings.Join(validationFields, ", ")))
+		}
+		if string(value) == "null" {
+			continue
+		}
+		if name == "isCall" {
+			var b bool
+			if json.Unmarshal(value, &b) != nil {
+				return invalidBody(name, "must be a boolean (true or false)", value)
+			}
+			q.isCall = &b
+			continue
+		}
+		var s string
+		if json.Unmarshal(value, &s) != nil {
+			return invalidBody(name, "must be a string", value)
+		}
+		if err := q.set(name, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// set sets text field name from its value as sent.
+func (q *validationRequest) set(name, value string) error {
+	if !utf8.ValidString(value) {
+		return invalidBody(name, "must be UTF-8 text", nil)
+	}
+	v := strings.TrimSpace(value)
+	switch name {
+	case "task_uuid":
+		if v == "" {
+			return nil
+		}
+		id, err := uuid.Parse(v)
+		if err != nil || len(v) != 36 {
+			return invalidBody(name, "must be a UUID such as 6f1c2b5e-8d44-4a57-9b8a-2f0d5c3e1a90", value)
+		}
+		q.taskUUID = id.String()
+	case "notes":
+		notes := cleanNotes(v)
+		if n := utf8.RuneCountInString(notes); n > maxNotes {
+			return invalidBody(name, fmt.Sprintf("must be at most %d characters (it has %d)", maxNotes, n), nil)
+		}
+		q.notes = notes
+	case "isCall":
+		switch strings.ToLower(v) {
+		case "":
+		case "true", "1":
+			q.isCall = new(true)
+		case "false", "0":
+			q.isCall = new(false)
+		default:
+			return invalidBody(name, "must be true or false (or 1 or 0)", value)
+		}
+	}
+	return nil
+}
+
+// cleanNotes keeps line breaks (as \n) and tabs and drops every other
+// control character, then trims.
+func cleanNotes(s string) string {
+	s = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(s)
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) && r != '\n' && r != '\t' {
+			return -1
+		}
+		return r
+	}, s))
+}
+
+// requireFields checks that every field was given, listing the missing ones.
+func (q *validationRequest) requireFields() error {
+	var missing []string
+	var details []*huma.ErrorDetail
+	for name, given := range map[string]bool{"task_uuid": q.taskUUID != "", "notes": q.notes != "", "isCall": q.isCall != nil} {
+		if !given {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.SortFunc(missing, func(a, b string) int { return slices.Index(validationFields, a) - slices.Index(validationFields, b) })
+	for _, name := range missing {
+		details = append(details, &huma.ErrorDetail{Location: "body." + name, Message: "required"})
+	}
+	return Errorf(CodeMissingFields, "required fields are missing or empty: "+strings.Join(missing, ", ")).WithDetails(details)
+}
+
+// hash identifies the request: the task, the notes, the kind and the
+// attachments' contents, in order.
+func (q *validationRequest) hash() string {
+	sums := make([]string, len(q.files))
+	for i, f := range q.files {
+		sums[i] = f.SHA256
+	}
+	h := sha256.New()
+	_ = json.NewEncoder(h).Encode([]any{q.taskUUID, q.notes, *q.isCall, sums})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (q *validationRequest) readMultipart(ctx context.Context, mr *multipart.Reader) error {
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return q.bodyError(err, "")
+		}
+		err = q.part(ctx, part)
+		part.Close()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// part reads one part: a field, or a file to attach.
+func (q *validationRequest) part(ctx context.Context, part *multipart.Part) error {
+	name := part.FormName()
+	_, params, _ := mime.ParseMediaType(part.Header.Get("Content-Disposition"))
+	fileName, isFile := params["filename"]
+	if isFile {
+		if slices.Contains(validationFields, name) {
+			return Errorf(CodeValidation, fmt.Sprintf("the field %q is a file part; send it as a text field", name))
+		}
+		return q.attach(ctx, part, fileName)
+	}
+	if !slices.Contains(validationFields, name) {
+		return Errorf(CodeValidation, fmt.Sprintf("unknown field %q; the fields are %s, and attachments go in file parts (curl -F attachment=@PATH)",
+			name, strings.Join(validationFields, ", ")))
+	}
+	if q.seen[name] {
+		return Errorf(CodeValidation, fmt.Sprintf("the field %q is given twice", name))
+	}
+	q.seen[name] = true
+	b, err := io.ReadAll(io.LimitReader(part, maxValidationField+1))
+	if err != nil {
+		return q.bodyError(err, "")
+	}
+	if len(b) > maxValidationField {
+		return invalidBody(name, fmt.Sprintf("must be at most %d bytes", maxValidationField), nil)
+	}
+	return q.set(name, string(b))
+}
+
+// attach stores one file part in the blob store, hashing it on the way.
+func (q *validationRequest) attach(ctx context.Context, part *multipart.Part, fileName string) error {
+	o := q.v.opts
+	src := bufio.NewReaderSize(part, 512)
+	if _, err := src.Peek(1); fileName == "" && errors.Is(err, io.EOF) {
+		// A form's file input left empty.
+		return nil
+	}
+	name := "attachment"
+	if fileName != "" {
+		name = displayName(fileName)
+	}
+	if len(q.files) == o.MaxAttachments {
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("at most %d attachments per validation; %q is one more", o.MaxAttachments, name)).
+			WithDetails(map[string]any{"file": name, "limit_files": o.MaxAttachments})
+	}
+	key := storage.NewKey(q.start)
+	// Registered before writing, so a failure deletes it too.
+	q.keys = append(q.keys, key)
+	wctx, abandon := context.WithCancel(ctx)
+	defer abandon()
+	w, err := q.v.store.Create(wctx, key)
+	if err != nil {
+		return internal(ctx, fmt.Errorf("store %s: %w", key, err))
+	}
+	hash := sha256.New()
+	remaining := o.MaxAttachmentBytes - q.total
+	n, _, err := q.copier.copy(w, hash, io.LimitReader(src, remaining+1))
+	switch {
+	case errors.Is(err, errStore):
+		abandon()
+		_ = w.Close()
+		return internal(ctx, fmt.Errorf("store %s: %w", key, err))
+	case err != nil:
+		abandon()
+		_ = w.Close()
+		return q.bodyError(err, name)
+	case n > remaining:
+		abandon()
+		_ = w.Close()
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the attachments are larger than the limit of %s per validation; %q goes over it",
+			size(o.MaxAttachmentBytes), name)).WithDetails(map[string]any{"file": name, "limit_bytes": o.MaxAttachmentBytes})
+	}
+	if err := w.Close(); err != nil {
+		return internal(ctx, fmt.Errorf("store %s: %w", key, err))
+	}
+	q.total += n
+	q.files = append(q.files, db.ValidationAttachment{Name: name, ContentType: partContentType(part), Size: n,
+		SHA256: hex.EncodeToString(hash.Sum(nil)), BlobKey: key})
+	return nil
+}
+
+// partContentType is a part's declared type, normalised so that it is safe
+// in a MIME header; application/octet-stream when absent or unreadable.
+func partContentType(part *multipart.Part) string {
+	if mt, params, err := mime.ParseMediaType(part.Header.Get("Content-Type")); err == nil {
+		if ct := mime.FormatMediaType(mt, params); ct != "" {
+			return ct
+		}
+	}
+	return "application/octet-stream"
+}
+
+// bodyError explains why the body could not be read.
+func (q *validationRequest) bodyError(err error, file string) error {
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		limit := q.v.opts.MaxAttachmentBytes + validationFormOverhead
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the request is larger than the limit of %s per validation%s", size(limit), whileReading(file))).
+			WithDetails(map[string]any{"file": file, "limit_bytes": limit})
+	}
+	return malformedBody(err, file)
+}
