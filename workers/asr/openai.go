@@ -13,7 +13,6 @@ import (
 	"net/textproto"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -113,7 +112,7 @@ func (o *OpenAI) transcribe(ctx context.Context, in Input, format string) (trans
 		if ctx.Err() != nil {
 			return transcript.Transcript{}, ctx.Err()
 		}
-		return transcript.Transcript{}, &RetryableError{Err: err}
+		return transcript.Transcript{}, &RetryableError{Service: "openai transcription", Err: err}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
@@ -121,9 +120,9 @@ func (o *OpenAI) transcribe(ctx context.Context, in Input, format string) (trans
 	case ctx.Err() != nil:
 		return transcript.Transcript{}, ctx.Err()
 	case err != nil:
-		return transcript.Transcript{}, &RetryableError{StatusCode: resp.StatusCode, Err: fmt.Errorf("reading the answer: %w", err)}
+		return transcript.Transcript{}, &RetryableError{Service: "openai transcription", StatusCode: resp.StatusCode, Err: fmt.Errorf("reading the answer: %w", err)}
 	case openai.Retryable(resp.StatusCode):
-		return transcript.Transcript{}, &RetryableError{
+		return transcript.Transcript{}, &RetryableError{Service: "openai transcription",
 			StatusCode: resp.StatusCode,
 			RetryAfter: openai.RetryAfter(resp.Header, time.Now()),
 			Err:        errors.New(openai.ServerMessage(body, resp.Status).Message),
@@ -132,7 +131,7 @@ func (o *OpenAI) transcribe(ctx context.Context, in Input, format string) (trans
 		m := openai.ServerMessage(body, resp.Status)
 		return transcript.Transcript{}, &RejectedError{StatusCode: resp.StatusCode, Message: m.Message, param: m.Param}
 	case len(body) > maxAnswer:
-		return transcript.Transcript{}, &RetryableError{StatusCode: resp.StatusCode, Err: fmt.Errorf("the answer is larger than %d bytes", maxAnswer)}
+		return transcript.Transcript{}, &RetryableError{Service: "openai transcription", StatusCode: resp.StatusCode, Err: fmt.Errorf("the answer is larger than %d bytes", maxAnswer)}
 	}
 	return o.parse(body, in)
 }
@@ -212,7 +211,7 @@ func (o *OpenAI) parse(body []byte, in Input) (transcript.Transcript, error) {
 		} `json:"segments"`
 	}
 	if err := json.Unmarshal(body, &answer); err != nil {
-		return transcript.Transcript{}, &RetryableError{StatusCode: http.StatusOK,
+		return transcript.Transcript{}, &RetryableError{Service: "openai transcription", StatusCode: http.StatusOK,
 			Err: fmt.Errorf("the answer is not a JSON transcript (%v): %s", err, openai.Snippet(body))}
 	}
 	t := transcript.Transcript{Text: strings.TrimSpace(answer.Text), Engine: o.Name(), Language: in.Language}
@@ -234,39 +233,9 @@ func (o *OpenAI) parse(body []byte, in Input) (transcript.Transcript, error) {
 // OpenAI answers with English names ("english"), which are not BCP 47.
 var isLanguageCode = regexp.MustCompile(`^[a-z]{2,3}$`).MatchString
 
-// RetryableError is a failure the transcription server may not repeat: the
-// network, a timeout, 408 Request Timeout, 429 Too Many Requests, a 5xx
-// answer, or a 2xx answer that is not a transcript. The last is counted
-// here because the server accepted the request: what garbles an answer
-// (a truncated transfer, a proxy's error page served as 200) is most often
-// passing, and River bounds the attempts; the message quotes the start of
-// the answer so that a base URL pointing at the wrong server is easy to
-// diagnose.
-type RetryableError struct {
-	// StatusCode is the HTTP status; zero when no answer came.
-	StatusCode int
-	// RetryAfter is how long the server asked to wait (Retry-After or
-	// retry-after-ms); zero when it did not say.
-	RetryAfter time.Duration
-	// Err says what went wrong.
-	Err error
-}
-
-// Error implements error.
-func (e *RetryableError) Error() string {
-	msg := "openai transcription: "
-	if e.StatusCode != 0 {
-		msg += strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode) + ": "
-	}
-	msg += e.Err.Error()
-	if e.RetryAfter > 0 {
-		msg += fmt.Sprintf(" (retry after %v)", e.RetryAfter)
-	}
-	return msg
-}
-
-// Unwrap returns the underlying error.
-func (e *RetryableError) Unwrap() error { return e.Err }
+// RetryableError is a failure worth retrying after a while (see
+// openai.RetryableError).
+type RetryableError = openai.RetryableError
 
 // RejectedError is a request the transcription server refused with a 4xx
 // status other than 408 and 429: sending it again gets the same answer.

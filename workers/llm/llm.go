@@ -54,7 +54,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -212,7 +211,7 @@ func (a *Auditor) complete(ctx context.Context, messages []message, format map[s
 		if ctx.Err() != nil {
 			return answer{}, ctx.Err()
 		}
-		return answer{}, &RetryableError{Err: err}
+		return answer{}, &RetryableError{Service: "llm", Err: err}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
@@ -220,14 +219,14 @@ func (a *Auditor) complete(ctx context.Context, messages []message, format map[s
 	case ctx.Err() != nil:
 		return answer{}, ctx.Err()
 	case err != nil:
-		return answer{}, &RetryableError{StatusCode: resp.StatusCode, Err: fmt.Errorf("reading the answer: %w", err)}
+		return answer{}, &RetryableError{Service: "llm", StatusCode: resp.StatusCode, Err: fmt.Errorf("reading the answer: %w", err)}
 	case openai.Retryable(resp.StatusCode):
-		return answer{}, &RetryableError{StatusCode: resp.StatusCode, RetryAfter: openai.RetryAfter(resp.Header, time.Now()),
+		return answer{}, &RetryableError{Service: "llm", StatusCode: resp.StatusCode, RetryAfter: openai.RetryAfter(resp.Header, time.Now()),
 			Err: errors.New(openai.ServerMessage(raw, resp.Status).Message)}
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		return answer{}, &RejectedError{StatusCode: resp.StatusCode, Message: openai.ServerMessage(raw, resp.Status).Message}
 	case len(raw) > maxAnswer:
-		return answer{}, &RetryableError{StatusCode: resp.StatusCode, Err: fmt.Errorf("the answer is larger than %d bytes", maxAnswer)}
+		return answer{}, &RetryableError{Service: "llm", StatusCode: resp.StatusCode, Err: fmt.Errorf("the answer is larger than %d bytes", maxAnswer)}
 	}
 	var completion struct {
 		Choices []struct {
@@ -241,7 +240,7 @@ func (a *Auditor) complete(ctx context.Context, messages []message, format map[s
 	if err := json.Unmarshal(raw, &completion); err != nil || len(completion.Choices) == 0 {
 		// The server accepted the request: what garbles its answer (a
 		// proxy's page, a cut transfer) is most often passing.
-		return answer{}, &RetryableError{StatusCode: resp.StatusCode,
+		return answer{}, &RetryableError{Service: "llm", StatusCode: resp.StatusCode,
 			Err: fmt.Errorf("the answer is not a chat completion: %s", openai.Snippet(raw))}
 	}
 	c := completion.Choices[0]
@@ -388,36 +387,9 @@ func verdictOf(c scoring.Criterion, raw json.RawMessage, quotes quoteIndex) (sco
 
 func snippet(s string) string { return openai.Snippet([]byte(s)) }
 
-// RetryableError is a failure the server may not repeat: the network, a
-// timeout, 408, 429 or 5xx, or a 2xx answer that is not a chat completion.
-type RetryableError struct {
-	// StatusCode is the HTTP status; zero when no answer came.
-	StatusCode int
-	// RetryAfter is how long the server asked to wait; zero when it did not say.
-	RetryAfter time.Duration
-	// Err says what went wrong.
-	Err error
-}
-
-// Error implements error.
-func (e *RetryableError) Error() string {
-	msg := "llm: "
-	if e.StatusCode != 0 {
-		msg += strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode) + ": "
-	}
-	msg += e.Err.Error()
-	if e.RetryAfter > 0 {
-		msg += fmt.Sprintf(" (retry after %v)", e.RetryAfter)
-	}
-	return msg
-}
-
-// Unwrap returns the underlying error.
-func (e *RetryableError) Unwrap() error { return e.Err }
-
-// RetryDelay is how long to wait before trying again (the worker snoozes
-// the job that long): the server's Retry-After, or zero.
-func (e *RetryableError) RetryDelay() time.Duration { return e.RetryAfter }
+// RetryableError is a failure worth retrying after a while (see
+// openai.RetryableError).
+type RetryableError = openai.RetryableError
 
 // RejectedError is a request the server refused with a 4xx status other
 // than 408 and 429 (a bad key, an unknown model, a schema it does not

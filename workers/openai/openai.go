@@ -110,3 +110,39 @@ func Snippet(body []byte) string {
 	}
 	return s
 }
+
+// RetryableError is a failure the server may not repeat: the network, a
+// timeout, 408, 429 or 5xx, or a 2xx answer that cannot be read. The job
+// that met it waits (RetryDelay) and tries again.
+type RetryableError struct {
+	// Service names what was asked, as the message starts: "llm",
+	// "openai transcription".
+	Service string
+	// StatusCode is the HTTP status; zero when no answer came.
+	StatusCode int
+	// RetryAfter is how long the server asked to wait (Retry-After or
+	// retry-after-ms); zero when it did not say.
+	RetryAfter time.Duration
+	// Err says what went wrong.
+	Err error
+}
+
+// Error implements error.
+func (e *RetryableError) Error() string {
+	msg := e.Service + ": "
+	if e.StatusCode != 0 {
+		msg += strconv.Itoa(e.StatusCode) + " " + http.StatusText(e.StatusCode) + ": "
+	}
+	msg += e.Err.Error()
+	if e.RetryAfter > 0 {
+		msg += fmt.Sprintf(" (retry after %v)", e.RetryAfter)
+	}
+	return msg
+}
+
+// Unwrap returns the underlying error.
+func (e *RetryableError) Unwrap() error { return e.Err }
+
+// RetryDelay is how long to wait before trying again: the server's
+// Retry-After, or zero.
+func (e *RetryableError) RetryDelay() time.Duration { return e.RetryAfter }
