@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -105,6 +106,9 @@ var textTurn = regexp.MustCompile(`^(?:[\[(]([^\])]{1,40})[\])]\s*|(\d{1,2}:\d{2
 
 func parseTextChat(s string) ([]Segment, error) {
 	var segments []Segment
+	// lines are each segment's lines, joined once at the end: joining as
+	// they come would copy a long turn once per line.
+	var lines [][]string
 	var clock timestamps
 	for n, line := range strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n") {
 		line = strings.TrimSpace(line)
@@ -116,8 +120,7 @@ func parseTextChat(s string) ([]Segment, error) {
 			if len(segments) == 0 {
 				return nil, fmt.Errorf("%w: line %d is not \"Speaker: text\"", ErrNotChat, n+1)
 			}
-			last := &segments[len(segments)-1]
-			last.Text = strings.TrimSpace(last.Text + "\n" + line)
+			lines[len(lines)-1] = append(lines[len(lines)-1], line)
 			continue
 		}
 		seg := Segment{Name: strings.TrimSpace(m[3]), Text: strings.TrimSpace(m[4])}
@@ -128,9 +131,13 @@ func parseTextChat(s string) ([]Segment, error) {
 			}
 		}
 		segments = append(segments, seg)
+		lines = append(lines, []string{seg.Text})
 	}
 	if len(segments) == 0 {
 		return nil, fmt.Errorf("%w: it is empty", ErrNotChat)
+	}
+	for i := range segments {
+		segments[i].Text = strings.TrimSpace(strings.Join(lines[i], "\n"))
 	}
 	return segments, nil
 }
@@ -171,10 +178,16 @@ func (c *timestamps) parse(s string) (*float64, error) {
 	var v float64
 	for i, p := range parts {
 		x, err := strconv.ParseFloat(p, 64)
-		if err != nil || x < 0 || (i > 0 && x >= 60) || (i < len(parts)-1 && x != float64(int(x))) {
+		// ParseFloat also reads "NaN" and "Inf", which no clock shows and
+		// JSON cannot store.
+		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || (i > 0 && x >= 60) ||
+			(i < len(parts)-1 && x != math.Trunc(x)) {
 			return nil, fmt.Errorf("timestamp %q is not seconds, [HH:]MM:SS or an RFC 3339 time", s)
 		}
 		v = v*60 + x
+	}
+	if math.IsInf(v, 0) {
+		return nil, fmt.Errorf("timestamp %q is too large", s)
 	}
 	return &v, nil
 }

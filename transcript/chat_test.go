@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -81,4 +82,29 @@ func TestSpeakerOf(t *testing.T) {
 	} {
 		require.Equal(t, want, SpeakerOf(label), label)
 	}
+}
+
+func TestParseChatRefusesTimesNoClockShows(t *testing.T) {
+	t.Parallel()
+	for _, ts := range []string{"0:NaN", "NaN:00", "Inf:00", "0:+Inf", "1e308:59"} {
+		for _, chat := range []string{
+			`[{"speaker":"Agent","text":"hi","timestamp":"` + ts + `"}]`,
+			"[" + ts + "] Agent: hi",
+		} {
+			_, _, err := ParseChat([]byte(chat))
+			require.ErrorIs(t, err, ErrNotChat, chat)
+			require.Contains(t, err.Error(), "timestamp", chat)
+		}
+	}
+}
+
+// A turn continued over very many lines is joined once: joining line by
+// line copied the turn once per line, and a chat at the upload limit took
+// hours.
+func TestParseChatLongTurnIsLinear(t *testing.T) {
+	t.Parallel()
+	tr, _, err := ParseChat([]byte("Agent: x\n" + strings.Repeat("y\n", 2<<20)))
+	require.NoError(t, err)
+	require.Len(t, tr.Segments, 1)
+	require.Len(t, tr.Segments[0].Text, 1+2*(2<<20))
 }
