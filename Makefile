@@ -1,5 +1,5 @@
 # The two commands: `make run` and `make test`. See README.md.
-.PHONY: run test e2e web bench lint build fmt docs-assets stop-db
+.PHONY: run test e2e fuzz web bench lint build fmt docs-assets stop-db
 
 run:
 	scripts/run.sh
@@ -16,6 +16,10 @@ e2e:
 	scripts/deps.sh browser
 	scripts/web.sh
 	scripts/with-test-db.sh scripts/e2e.sh
+
+# Every fuzz target for FUZZTIME (default 10s) each; make test runs it too.
+fuzz:
+	scripts/fuzz.sh
 
 # Benchmarks against a private Postgres; BENCH=regexp selects some.
 bench:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: the dashboard's unit tests, every Go test, then the
-# dashboard's end-to-end tests in headless Chromium, all against a real
-# Postgres (see with-test-db.sh). Each Go test gets its own database cloned
+# `make test`: the dashboard's unit tests, every Go test, a short run of
+# every fuzz target (fuzz.sh), then the dashboard's end-to-end tests in
+# headless Chromium, all against a real Postgres (see with-test-db.sh). Each Go test gets its own database cloned
 # from a migrated template; the end-to-end run gets a fresh one. Fails when
 # any step fails; every step runs regardless.
 set -euo pipefail
@@ -13,6 +13,7 @@ scripts/web.sh # the end-to-end tests' binary embeds the build
 failed=()
 (cd web && npm test --silent) || failed+=("web unit tests")
 go test -count=1 ${GOTESTFLAGS:-} ./... || failed+=("go test")
+scripts/fuzz.sh || failed+=("fuzzing")
 scripts/e2e.sh || failed+=("end-to-end tests")
 if [ ${#failed[@]} -gt 0 ]; then
   echo "test.sh: failed: ${failed[*]}" >&2

@@ -1,0 +1,144 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// fuzzBoundary is the multipart boundary of the fuzzed bodies: the seeds
+// use it, so the fuzzer starts from bodies the parser reads.
+const fuzzBoundary = "fuzzboundary"
+
+// fuzzBundle is a bundle with one chat task (transcribed, not audited:
+// no workers run) and a quality user's token. Uploads and edits reach
+// every check of their body before the task's status refuses them.
+func fuzzBundle(f *testing.F) (b *testBundle, task, token string) {
+	b = setup(f)
+	token = b.issuer.token(f, "fuzzer", "quality")
+	body, ct := multipartBody(f, file("chat.txt", []byte(goodChat)))
+	req, err := http.NewRequest(http.MethodPost, b.http.URL+"/tasks/upload", body)
+	require.NoError(f, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", ct)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(f, err)
+	defer res.Body.Close()
+	require.Equal(f, http.StatusAccepted, res.StatusCode)
+	require.NoError(f, b.pool.QueryRow(context.Background(), "SELECT uuid::text FROM tasks").Scan(&task))
+	return b, task, token
+}
+
+// requireAnswer holds a response to the error model: no 5xx, and an error
+// is {success: false, code, message} with the status of its code.
+func requireAnswer(t *testing.T, r response) {
+	t.Helper()
+	require.Less(t, r.Status, 500, r.RawBody)
+	if r.Status < 400 {
+		require.Equal(t, true, r.Body["success"], r.RawBody)
+		return
+	}
+	code, _ := r.Body["code"].(string)
+	require.Equal(t, codeStatus[code], r.Status, r.RawBody)
+	requireError(t, r, r.Status, code)
+}
+
+// counts are the rows and blobs a refused request must not add.
+func (b *testBundle) counts(t *testing.T) []int {
+	var tasks, validations, edits int
+	require.NoError(t, b.pool.QueryRow(context.Background(),
+		"SELECT (SELECT count(*) FROM tasks), (SELECT count(*) FROM validations), (SELECT count(*) FROM audit_edits)").
+		Scan(&tasks, &validations, &edits))
+	return []int{tasks, validations, edits, len(b.blobs(t))}
+}
+
+func multipartSeed(parts ...string) []byte {
+	var s strings.Builder
+	for _, p := range parts {
+		s.WriteString("--" + fuzzBoundary + "\r\n" + p + "\r\n")
+	}
+	s.WriteString("--" + fuzzBoundary + "--\r\n")
+	return []byte(s.String())
+}
+
+// FuzzComputeAuditRequest posts arbitrary JSON (TASK stands for the task's
+// uuid) to POST /compute-audit-results through the real handler.
+func FuzzComputeAuditRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"task_uuid":"TASK","file_name":"chat.txt","isCall":false,"audit":[{"category":"COMPLIANCE","question":"q","complies":true,"explanation":"x"}]}`,
+		`{"task_uuid":"TASK","file_name":"chat.txt","isCall":true,"audit":[]}`,
+		`{"task_uuid":"TASK","audit":null}`, `{}`, `[]`, `null`, ``, `{"task_uuid":"not-a-uuid"}`,
+		`{"task_uuid":"TASK","file_name":"","isCall":"no","audit":[{"complies":"yes"}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	b, task, token := fuzzBundle(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		before := b.counts(t)
+		r := b.do(t, http.MethodPost, "/compute-audit-results", token,
+			bytes.NewReader(bytes.ReplaceAll(body, []byte("TASK"), []byte(task))), "Content-Type", "application/json")
+		requireAnswer(t, r)
+		require.GreaterOrEqual(t, r.Status, 400, "the task is not audited: nothing can be edited")
+		require.Equal(t, before, b.counts(t))
+	})
+}
+
+// FuzzValidateAuditRequest posts arbitrary JSON or multipart bodies (TASK
+// stands for the task's uuid) to POST /validate-audit.
+func FuzzValidateAuditRequest(f *testing.F) {
+	f.Add(false, []byte(`{"task_uuid":"TASK","notes":"ok","isCall":false}`))
+	f.Add(false, []byte(`{"task_uuid":"TASK","notes":"","isCall":"false"}`))
+	f.Add(false, []byte(`{}`))
+	f.Add(true, multipartSeed(`Content-Disposition: form-data; name="task_uuid"`+"\r\n\r\nTASK",
+		`Content-Disposition: form-data; name="notes"`+"\r\n\r\nfine",
+		`Content-Disposition: form-data; name="isCall"`+"\r\n\r\n0",
+		`Content-Disposition: form-data; name="attachments"; filename="a.pdf"`+"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4"))
+	f.Add(true, multipartSeed(`Content-Disposition: form-data; name="isCall"`+"\r\n\r\nmaybe"))
+	f.Add(true, []byte("--"+fuzzBoundary+"\r\nContent-Disposition: form-data; name=\"notes\"\r\n\r\nunterminated"))
+	b, task, token := fuzzBundle(f)
+	f.Fuzz(func(t *testing.T, multipart bool, body []byte) {
+		ct := "application/json"
+		if multipart {
+			ct = "multipart/form-data; boundary=" + fuzzBoundary
+		}
+		before := b.counts(t)
+		r := b.do(t, http.MethodPost, "/validate-audit", token,
+			bytes.NewReader(bytes.ReplaceAll(body, []byte("TASK"), []byte(task))), "Content-Type", ct)
+		requireAnswer(t, r)
+		require.GreaterOrEqual(t, r.Status, 400, "the task is not audited: nothing can be validated")
+		require.Equal(t, before, b.counts(t), "a refused validation leaves no rows and no attachments")
+	})
+}
+
+// FuzzUpload posts arbitrary multipart bodies to POST /tasks/upload: an
+// upload is taken whole (its tasks and blobs) or not at all.
+func FuzzUpload(f *testing.F) {
+	f.Add(multipartSeed(`Content-Disposition: form-data; name="files"; filename="a.txt"`+"\r\n\r\nAgente: hola\nCliente: buenas",
+		`Content-Disposition: form-data; name="language"`+"\r\n\r\nes"))
+	f.Add(multipartSeed(`Content-Disposition: form-data; name="files"; filename="a.json"`+"\r\n\r\n"+`[{"speaker":"Agent","text":"hi"}]`,
+		`Content-Disposition: form-data; name="campaign"`+"\r\n\r\nnope"))
+	f.Add(multipartSeed(`Content-Disposition: form-data; name="files"; filename="x.wav"` + "\r\n\r\nRIFF\x24\x00\x00\x00WAVEfmt "))
+	f.Add(multipartSeed(`Content-Disposition: form-data; name="status"` + "\r\n\r\naudited"))
+	f.Add(multipartSeed(`Content-Disposition: form-data; name="files"; filename="../../etc/passwd"` + "\r\n\r\nA: b"))
+	f.Add(multipartSeed())
+	f.Add([]byte("--" + fuzzBoundary + "\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.txt\"\r\n\r\nA: b"))
+	b, _, token := fuzzBundle(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		before := b.counts(t)
+		r := b.do(t, http.MethodPost, "/tasks/upload", token, bytes.NewReader(body),
+			"Content-Type", "multipart/form-data; boundary="+fuzzBoundary)
+		requireAnswer(t, r)
+		after := b.counts(t)
+		if r.Status >= 400 {
+			require.Equal(t, before, after, "a refused upload leaves no tasks and no blobs")
+			return
+		}
+		created := len(details(r)["tasks"].([]any))
+		require.Positive(t, created)
+		require.LessOrEqual(t, after[0]-before[0], created, "duplicates are not new tasks")
+	})
+}
