@@ -58,6 +58,8 @@ type Options struct {
 	Upload UploadLimits
 	// Validation configures POST /validate-audit; zero limits take their defaults.
 	Validation ValidationOptions
+	// RateLimit bounds each user's writes and uploads; zero fields take their defaults.
+	RateLimit RateLimits
 }
 
 // Server is the HTTP API.
@@ -105,7 +107,7 @@ func New(opts Options) *Server {
 	})
 	hapi := humachi.New(mux, cfg)
 	s := &Server{opts: opts, api: hapi, mux: mux}
-	hapi.UseMiddleware(opts.Auth.middleware(hapi))
+	hapi.UseMiddleware(opts.Auth.middleware(hapi), newLimiter(opts.RateLimit).middleware)
 
 	docsRoutes(mux)
 	mux.Get("/metrics", metricsHandler(opts))
@@ -174,6 +176,12 @@ func operation(method, path, id, summary string, minRole role.Role, errs ...int)
 	if minRole > role.None {
 		who = "Requires the " + minRole.String() + " role or above."
 	}
+	errs = append([]int{http.StatusUnauthorized, http.StatusForbidden}, errs...)
+	switch method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+		// Per-user rate limits (RateLimits).
+		errs = append(errs, http.StatusTooManyRequests)
+	}
 	return huma.Operation{
 		OperationID: id,
 		Method:      method,
@@ -182,6 +190,6 @@ func operation(method, path, id, summary string, minRole role.Role, errs ...int)
 		Description: who,
 		Security:    []map[string][]string{{"bearer": {}}},
 		Metadata:    map[string]any{metaRole: minRole},
-		Errors:      append([]int{http.StatusUnauthorized, http.StatusForbidden}, errs...),
+		Errors:      errs,
 	}
 }

@@ -127,6 +127,9 @@ type setupOpts struct {
 	validation ValidationOptions
 	// jobWait is how long requests wait for their jobs; 300ms unless set.
 	jobWait time.Duration
+	// rateLimit bounds each user's writes; unless set, high enough for no
+	// test but the rate limit's own to meet it.
+	rateLimit RateLimits
 }
 
 func setup(t testing.TB, opts ...setupOpts) *testBundle {
@@ -137,6 +140,9 @@ func setup(t testing.TB, opts ...setupOpts) *testBundle {
 	}
 	if o.rolesClaim == "" {
 		o.rolesClaim = "roles"
+	}
+	if o.rateLimit == (RateLimits{}) {
+		o.rateLimit = RateLimits{Writes: 1 << 20, Uploads: 1 << 20}
 	}
 	pool := dbtest.Pool(t)
 	iss := newTestIssuer(t)
@@ -153,7 +159,7 @@ func setup(t testing.TB, opts ...setupOpts) *testBundle {
 		authCfg := AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
 			SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}
 		opts := Options{Client: o.client, Web: o.web, Directory: o.directory, Store: store, Upload: o.upload,
-			Validation: o.validation, JobWaitTimeout: o.jobWait}
+			Validation: o.validation, JobWaitTimeout: o.jobWait, RateLimit: o.rateLimit}
 		if o.devIssuer {
 			authCfg.IssuerURL = baseURL + "/dev-oidc"
 			dev, err := NewDevIssuer(context.Background(), pool, authCfg.IssuerURL, testAudience)

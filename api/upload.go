@@ -109,13 +109,15 @@ func (t *tasksResource) registerUpload(api huma.API) {
 		http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	op.DefaultStatus = http.StatusAccepted
 	op.Tags = []string{"tasks"}
+	op.Metadata[metaUpload] = true
 	op.Description += fmt.Sprintf(` Send multipart/form-data with one or more file parts (field "files", or any field with a file name)
 and optional fields. Audio (WAV, MP3, OGG/Opus, FLAC, M4A, WebM) becomes a call task, queued for transcription;
 a chat transcript (a JSON list of turns {speaker, text, timestamp?}, or UTF-8 lines "Speaker: text") becomes a
 chat task, already transcribed. Files are recognised by their content, never by their name; anything else is
 415 UNSUPPORTED_MEDIA_TYPE naming the file. Limits: %s per file, %d files and %s per request (413 / 400).
 A file whose content was uploaded before returns that task with "duplicate": true. The request is all or
-nothing: when any file is refused, no task is created.`, size(l.MaxFileBytes), l.MaxFiles, size(l.MaxRequestBytes))
+nothing: when any file is refused, no task is created. Uploads have their own per-user rate limit
+(RATE_LIMIT_UPLOADS a minute; 429 RATE_LIMITED with Retry-After beyond it).`, size(l.MaxFileBytes), l.MaxFiles, size(l.MaxRequestBytes))
 	huma.Register(api, op, t.upload)
 
 	// Documented after registering: a request body declared before would be

@@ -118,6 +118,12 @@ type Config struct {
 	// UploadMaxRequestBytes caps a whole upload request
 	// (UPLOAD_MAX_REQUEST_BYTES). Defaults to 4 GiB.
 	UploadMaxRequestBytes int64
+	// RateLimitWrites bounds each user's writes (POST, PUT, PATCH, DELETE)
+	// a minute, uploads apart (RATE_LIMIT_WRITES). Defaults to 600.
+	RateLimitWrites int
+	// RateLimitUploads bounds each user's upload requests a minute
+	// (RATE_LIMIT_UPLOADS). Defaults to 60.
+	RateLimitUploads int
 
 	// ASREngine transcribes calls: pocketsphinx or openai (ASR_ENGINE);
 	// empty for none, when calls wait as queued. Defaults to pocketsphinx
@@ -211,6 +217,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		UploadMaxFileBytes:    e.bytes("UPLOAD_MAX_FILE_BYTES", 512<<20),
 		UploadMaxFiles:        e.integer("UPLOAD_MAX_FILES", 100),
 		UploadMaxRequestBytes: e.bytes("UPLOAD_MAX_REQUEST_BYTES", 4<<30),
+		RateLimitWrites:       e.integer("RATE_LIMIT_WRITES", 600),
+		RateLimitUploads:      e.integer("RATE_LIMIT_UPLOADS", 60),
 		EventRetention:        e.duration("EVENT_RETENTION", 7*24*time.Hour),
 		MetricsAddr:           e.str("METRICS_ADDR", ""),
 		MetricsToken:          e.str("METRICS_TOKEN", ""),
@@ -319,6 +327,12 @@ func (c Config) validate() error {
 	if c.UploadMaxFiles < 1 || c.UploadMaxFiles > 1000 {
 		// A sanity bound: all of a request's tasks commit in one transaction.
 		return fmt.Errorf("UPLOAD_MAX_FILES: %d is outside 1..1000", c.UploadMaxFiles)
+	}
+	if c.RateLimitWrites < 1 {
+		return fmt.Errorf("RATE_LIMIT_WRITES: %d is not positive", c.RateLimitWrites)
+	}
+	if c.RateLimitUploads < 1 {
+		return fmt.Errorf("RATE_LIMIT_UPLOADS: %d is not positive", c.RateLimitUploads)
 	}
 	if c.SMTPURL != "" && c.MailFrom == "" {
 		// A mail server relays for a real sender domain only; there is no

@@ -35,6 +35,8 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, int64(512<<20), c.UploadMaxFileBytes)
 	require.Equal(t, 100, c.UploadMaxFiles)
 	require.Equal(t, int64(4<<30), c.UploadMaxRequestBytes)
+	require.Equal(t, 600, c.RateLimitWrites)
+	require.Equal(t, 60, c.RateLimitUploads)
 	require.Empty(t, c.SMTPURL, "no mail server: the outbox")
 	require.Equal(t, "auditd@localhost", c.MailFrom)
 	require.Equal(t, "./data/outbox", c.MailDir)
@@ -111,6 +113,9 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"UPLOAD_MAX_REQUEST_BYTES": "1MiB"}), "UPLOAD_MAX_REQUEST_BYTES"},
 		{base(map[string]string{"UPLOAD_MAX_FILES": "0"}), "UPLOAD_MAX_FILES"},
 		{base(map[string]string{"UPLOAD_MAX_FILES": "5000"}), "UPLOAD_MAX_FILES"},
+		{base(map[string]string{"RATE_LIMIT_WRITES": "0"}), "RATE_LIMIT_WRITES"},
+		{base(map[string]string{"RATE_LIMIT_UPLOADS": "-1"}), "RATE_LIMIT_UPLOADS"},
+		{base(map[string]string{"RATE_LIMIT_UPLOADS": "many"}), "RATE_LIMIT_UPLOADS"},
 		{base(map[string]string{"ASR_ENGINE": "whisper"}), "ASR_ENGINE"},
 		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_MODEL": "whisper-1"}), "ASR_BASE_URL is required"},
 		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_BASE_URL": "api.openai.com", "ASR_MODEL": "whisper-1"}), "ASR_BASE_URL"},

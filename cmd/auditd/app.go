@@ -220,7 +220,8 @@ func (m *Main) openHTTP(ctx context.Context) error {
 		Client: client, Web: dashboard,
 		Logger: m.log, JobWaitTimeout: c.JobWaitTimeout, Metrics: m.metrics, MetricsToken: c.MetricsToken,
 		Directory: c.DirectoryProvider, Store: m.store,
-		Upload: api.UploadLimits{MaxFileBytes: c.UploadMaxFileBytes, MaxFiles: c.UploadMaxFiles, MaxRequestBytes: c.UploadMaxRequestBytes},
+		Upload:    api.UploadLimits{MaxFileBytes: c.UploadMaxFileBytes, MaxFiles: c.UploadMaxFiles, MaxRequestBytes: c.UploadMaxRequestBytes},
+		RateLimit: api.RateLimits{Writes: c.RateLimitWrites, Uploads: c.RateLimitUploads},
 		Validation: api.ValidationOptions{To: c.ValidationTo, Bcc: c.ValidationBcc,
 			MaxAttachments: c.ValidationMaxAttachments, MaxAttachmentBytes: c.ValidationMaxAttachmentBytes},
 	})
