@@ -170,6 +170,12 @@ func accepted[T any](v T) *Output[T] {
 	return &Output[T]{Body: Envelope[T]{Success: true, Code: "ACCEPTED", Details: v}}
 }
 
+// bodyReadTimeout bounds the reading of a JSON request body: a client
+// that sends it slower is answered 408 REQUEST_TIMEOUT rather than holding
+// a connection and a goroutine. Uploads and validations stream their
+// bodies (declared without a Body field) and are bounded by size instead.
+const bodyReadTimeout = 10 * time.Second
+
 // operation describes an operation that needs a bearer token and at least minRole.
 func operation(method, path, id, summary string, minRole role.Role, errs ...int) huma.Operation {
 	who := "Any signed-in user."
@@ -191,5 +197,7 @@ func operation(method, path, id, summary string, minRole role.Role, errs ...int)
 		Security:    []map[string][]string{{"bearer": {}}},
 		Metadata:    map[string]any{metaRole: minRole},
 		Errors:      errs,
+		// Huma applies it to operations with a Body only.
+		BodyReadTimeout: bodyReadTimeout,
 	}
 }

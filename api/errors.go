@@ -27,6 +27,7 @@ const (
 	CodePayloadTooLarge      = "PAYLOAD_TOO_LARGE"
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
 	CodeRateLimited          = "RATE_LIMITED"
+	CodeRequestTimeout       = "REQUEST_TIMEOUT"
 	CodeInternal             = "INTERNAL_ERROR"
 	CodeEmailSendError       = "EMAIL_SEND_ERROR"
 	CodeServiceUnavailable   = "SERVICE_UNAVAILABLE"
@@ -45,6 +46,7 @@ var codeStatus = map[string]int{
 	CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,
 	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
 	CodeRateLimited:          http.StatusTooManyRequests,
+	CodeRequestTimeout:       http.StatusRequestTimeout,
 	CodeInternal:             http.StatusInternalServerError,
 	CodeEmailSendError:       http.StatusBadGateway,
 	CodeServiceUnavailable:   http.StatusServiceUnavailable,
@@ -60,6 +62,7 @@ var statusCode = map[int]string{
 	http.StatusRequestEntityTooLarge: CodePayloadTooLarge,
 	http.StatusUnsupportedMediaType:  CodeUnsupportedMediaType,
 	http.StatusTooManyRequests:       CodeRateLimited,
+	http.StatusRequestTimeout:        CodeRequestTimeout,
 }
 
 // internalMessage is all a client ever learns of an unexpected error.
@@ -70,7 +73,7 @@ type Error struct {
 	status int
 
 	Success   bool   `json:"success" doc:"Always false for an error"`
-	Code      string `json:"code" doc:"Machine-readable error code" enum:"MISSING_AUTH_HEADER,UNAUTHORIZED,FORBIDDEN,MISSING_FIELDS,VALIDATION_ERROR,NOT_FOUND,METHOD_NOT_ALLOWED,CONFLICT,PAYLOAD_TOO_LARGE,UNSUPPORTED_MEDIA_TYPE,RATE_LIMITED,INTERNAL_ERROR,EMAIL_SEND_ERROR,SERVICE_UNAVAILABLE"`
+	Code      string `json:"code" doc:"Machine-readable error code" enum:"MISSING_AUTH_HEADER,UNAUTHORIZED,FORBIDDEN,MISSING_FIELDS,VALIDATION_ERROR,NOT_FOUND,METHOD_NOT_ALLOWED,CONFLICT,PAYLOAD_TOO_LARGE,UNSUPPORTED_MEDIA_TYPE,RATE_LIMITED,REQUEST_TIMEOUT,INTERNAL_ERROR,EMAIL_SEND_ERROR,SERVICE_UNAVAILABLE"`
 	Message   string `json:"message" doc:"What went wrong, for a person"`
 	Details   any    `json:"details,omitempty" doc:"The offending fields (a list of {location, message, value}) or more about the error"`
 	RequestID string `json:"request_id,omitempty" doc:"The X-Request-Id of the request, to quote when reporting a problem"`
