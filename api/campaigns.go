@@ -228,6 +228,10 @@ func (c *campaignsResource) update(ctx context.Context, in *updateCampaignInput)
 	if in.Body.Name != "" {
 		name = in.Body.Name
 	}
+	if camp.Name == db.DefaultCampaign && name != db.DefaultCampaign {
+		// Uploads without a campaign go to it by this name.
+		return nil, Errorf(CodeConflict, "the default campaign keeps its name: uploads without a campaign go to it")
+	}
 	camp, err = db.CampaignUpdate(ctx, c.pool, camp.ID, name, s)
 	if uniqueViolation(err) {
 		return nil, Errorf(CodeConflict, fmt.Sprintf("a campaign called %q exists already", name))

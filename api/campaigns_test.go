@@ -51,6 +51,9 @@ func TestCampaignsAndScorecards(t *testing.T) {
 	require.Equal(t, float64(90), details(r)["passing_score"])
 	require.Equal(t, "Ventas", details(r)["name"], "fields not sent stay")
 	requireError(t, b.json(t, http.MethodPatch, "/campaigns/"+ventas["id"].(string), sup, map[string]any{"name": "default"}), http.StatusConflict, CodeConflict)
+	requireError(t, b.json(t, http.MethodPatch, "/campaigns/"+defID, sup, map[string]any{"name": "renamed"}), http.StatusConflict, CodeConflict)
+	r = b.json(t, http.MethodPatch, "/campaigns/"+defID, sup, map[string]any{"passing_score": 80})
+	require.Equal(t, http.StatusOK, r.Status, "its settings may change")
 	requireError(t, b.do(t, http.MethodGet, "/campaigns/2b1f0c4e-3d5a-4b6c-8d7e-9f0a1b2c3d4e", bob, nil), http.StatusNotFound, CodeNotFound)
 	requireError(t, b.do(t, http.MethodGet, "/campaigns/nope", bob, nil), http.StatusBadRequest, CodeValidation)
 
