@@ -191,9 +191,13 @@ test('dev sign-in shows the profile; operators get no admin screens', async ({ p
   await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
   await shot(page, 'signin');
   await signIn(page, { username: 'olga', name: 'Olga Ruiz', roles: ['operator'] });
-  // "/" leads to the first screen of the navigation: the profile.
+  // "/" leads to the first screen of the navigation: the tasks, without upload for an operator.
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  check(new URL(page.url()).pathname === '/app/tasks', `landed on ${page.url()}`);
+  await visible(page.getByText('No tasks match these filters.'));
+  check((await page.getByRole('heading', { name: 'Upload calls and chats' }).count()) === 0, 'an operator can upload');
+  await page.getByRole('link', { name: 'Profile' }).click();
   await visible(page.getByRole('heading', { name: 'Your profile' }));
-  check(new URL(page.url()).pathname === '/app/profile', `landed on ${page.url()}`);
   await visible(page.getByTestId('profile-name').getByText('Olga Ruiz'));
   await visible(page.getByTestId('profile-username').getByText('olga'));
   await visible(page.getByTestId('profile-role').getByText('operator'));
@@ -365,6 +369,8 @@ test('Spanish and English, chosen from the browser and switched', async ({ brows
   await shot(page, 'signin-es');
   await page.getByLabel('Usuario', { exact: true }).fill('lucia');
   await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await visible(page.getByRole('heading', { name: 'Tareas' }));
+  await page.getByRole('link', { name: 'Perfil' }).click();
   await visible(page.getByRole('heading', { name: 'Tu perfil' }));
   await visible(page.getByRole('link', { name: 'Notificaciones' }));
   await shot(page, 'profile-es');
@@ -375,6 +381,73 @@ test('Spanish and English, chosen from the browser and switched', async ({ brows
   await visible(page.getByRole('heading', { name: 'Your profile' }));
   check((await page.locator('html').getAttribute('lang')) === 'en', 'html lang');
   await ctx.close();
+});
+
+/** chat is a chat transcript the rules auditor can judge. */
+const chat = (agent) =>
+  JSON.stringify([
+    { speaker: 'agent', text: `Good morning, thank you for calling, my name is ${agent}. How can I help you?` },
+    { speaker: 'customer', text: 'My invoice is wrong this month.' },
+    { speaker: 'agent', text: 'I understand, let me check your account. I have corrected the invoice.' },
+    { speaker: 'customer', text: 'Thanks.' },
+    { speaker: 'agent', text: 'Is there anything else I can help you with? Thank you for calling, goodbye.' },
+  ]);
+
+/** drop drops files on the element the locator finds, as a person dragging them from their desktop. */
+async function drop(locator, files) {
+  const handle = await locator.elementHandle();
+  const dt = await locator.page().evaluateHandle((fs) => {
+    const dt = new DataTransfer();
+    for (const f of fs) dt.items.add(new File([f.body], f.name, { type: f.type }));
+    return dt;
+  }, files);
+  await handle.dispatchEvent('dragover', { dataTransfer: dt });
+  await handle.dispatchEvent('drop', { dataTransfer: dt });
+}
+
+test('tasks: files dropped upload with progress and reach audited live in the list', async ({ page, base }) => {
+  await page.goto(base + '/');
+  await signIn(page, { username: 'quinn', name: 'Quinn Analyst', roles: ['quality'] });
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  await visible(page.getByRole('main').getByText('Live'));
+  await page.getByLabel('Agent (optional)').fill('olga');
+  const uploads = page.getByRole('list', { name: 'Uploads' });
+  await drop(page.getByTestId('dropzone'), [
+    { name: 'e2e-chat-1.json', type: 'application/json', body: chat('Olga') },
+    { name: 'e2e-notes.pdf', type: 'application/pdf', body: '%PDF-1.4 not a chat' },
+  ]);
+  // The refused file says why; the chat goes on through the pipeline, live.
+  await visible(uploads.locator('li[data-file="e2e-notes.pdf"]').getByRole('alert'));
+  const row = page.locator('tbody tr').filter({ hasText: 'e2e-chat-1.json' });
+  await visible(row);
+  await eventually(
+    async () => check((await row.getAttribute('data-status')) === 'audited', `status ${await row.getAttribute('data-status')}`),
+    20_000,
+  );
+  await visible(row.getByText(/^(pass|fail)$/));
+  await visible(uploads.locator('li[data-file="e2e-chat-1.json"]').getByText('audited'));
+  await shot(page, 'tasks-upload');
+
+  // Filters and search live in the URL and reach the API.
+  await page.getByLabel('File name contains').fill('CHAT-1');
+  await page.getByLabel('Status').selectOption('audited');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?status=audited&q=CHAT-1', page.url()));
+  await visible(row);
+  await page.getByLabel('File name contains').fill('no-such-file');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await visible(page.getByText('No tasks match these filters.'));
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await visible(row);
+  await page.getByRole('button', { name: 'Score' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?sort=score', page.url()));
+  await visible(row);
+  await shot(page, 'tasks');
+
+  // The agent sees the task as theirs.
+  const olga = await devToken(base, 'olga', ['operator']);
+  const mine = await api(base, olga, 'GET', '/tasks?q=e2e-chat-1');
+  check(mine.tasks.length === 1, `olga sees ${mine.tasks.length} tasks`);
 });
 
 test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {

@@ -129,6 +129,45 @@ const en = {
   'jobs.noErrors': 'No failed attempts.',
   'jobs.attemptError': 'Attempt {attempt}, {time}: {error}',
   'jobs.caption': 'Jobs, newest first',
+
+  'nav.tasks': 'Tasks',
+  'status.queued': 'queued',
+  'status.transcribing': 'transcribing',
+  'status.transcribed': 'transcribed',
+  'status.auditing': 'auditing',
+  'status.audited': 'audited',
+  'status.validated': 'validated',
+  'status.failed': 'failed',
+  'task.passed': 'pass',
+  'task.failed': 'fail',
+  'tasks.title': 'Tasks',
+  'tasks.filters': 'Task filters',
+  'tasks.search': 'File name contains',
+  'tasks.status': 'Status',
+  'tasks.kind': 'Kind',
+  'tasks.any': 'Any',
+  'tasks.call': 'Call',
+  'tasks.chat': 'Chat',
+  'tasks.campaign': 'Campaign',
+  'tasks.operator': 'Agent',
+  'tasks.file': 'File',
+  'tasks.score': 'Score',
+  'tasks.created': 'Uploaded',
+  'tasks.apply': 'Apply filters',
+  'tasks.reset': 'Clear filters',
+  'tasks.empty': 'No tasks match these filters.',
+  'tasks.count': 'Showing {shown} of {total} tasks',
+  'tasks.caption': 'Tasks',
+  'upload.title': 'Upload calls and chats',
+  'upload.campaign': 'Campaign',
+  'upload.operator': 'Agent (optional)',
+  'upload.operatorHelp': 'User id or username of the audited agent.',
+  'upload.drop': 'Drop recordings (WAV, MP3, OGG…) or chat transcripts (JSON or text) here, as many as you like.',
+  'upload.choose': 'Choose files',
+  'upload.files': 'Uploads',
+  'upload.progress': 'Upload of {name}',
+  'upload.duplicate': 'already uploaded',
+  'upload.open': 'Open',
 };
 
 export type MessageKey = keyof typeof en;
@@ -261,6 +300,45 @@ const es: Record<MessageKey, string> = {
   'jobs.noErrors': 'Ningún intento fallido.',
   'jobs.attemptError': 'Intento {attempt}, {time}: {error}',
   'jobs.caption': 'Trabajos, los más recientes primero',
+
+  'nav.tasks': 'Tareas',
+  'status.queued': 'en cola',
+  'status.transcribing': 'transcribiendo',
+  'status.transcribed': 'transcrita',
+  'status.auditing': 'auditando',
+  'status.audited': 'auditada',
+  'status.validated': 'validada',
+  'status.failed': 'fallida',
+  'task.passed': 'aprobada',
+  'task.failed': 'suspendida',
+  'tasks.title': 'Tareas',
+  'tasks.filters': 'Filtros de tareas',
+  'tasks.search': 'El nombre del archivo contiene',
+  'tasks.status': 'Estado',
+  'tasks.kind': 'Tipo',
+  'tasks.any': 'Cualquiera',
+  'tasks.call': 'Llamada',
+  'tasks.chat': 'Chat',
+  'tasks.campaign': 'Campaña',
+  'tasks.operator': 'Agente',
+  'tasks.file': 'Archivo',
+  'tasks.score': 'Puntuación',
+  'tasks.created': 'Subida',
+  'tasks.apply': 'Aplicar filtros',
+  'tasks.reset': 'Quitar filtros',
+  'tasks.empty': 'Ninguna tarea coincide con estos filtros.',
+  'tasks.count': 'Se muestran {shown} de {total} tareas',
+  'tasks.caption': 'Tareas',
+  'upload.title': 'Subir llamadas y chats',
+  'upload.campaign': 'Campaña',
+  'upload.operator': 'Agente (opcional)',
+  'upload.operatorHelp': 'Id o nombre de usuario del agente auditado.',
+  'upload.drop': 'Suelta aquí grabaciones (WAV, MP3, OGG…) o transcripciones de chat (JSON o texto), tantas como quieras.',
+  'upload.choose': 'Elegir archivos',
+  'upload.files': 'Subidas',
+  'upload.progress': 'Subida de {name}',
+  'upload.duplicate': 'ya subida',
+  'upload.open': 'Abrir',
 };
 
 export type Locale = 'en' | 'es';
@@ -309,8 +387,11 @@ setInterval(() => {
 }, 30_000);
 
 /** formatRelative shows how long ago (or until) an ISO time is, e.g. "3 minutes ago". */
-export function formatRelative(iso: string, now = clock.value): string {
-  const seconds = Math.round((new Date(iso).getTime() - now) / 1000);
+export function formatRelative(iso: string, now?: number): string {
+  // Reading the clock re-renders every tick; Date.now() keeps a time that
+  // arrived since the last tick from reading as the future.
+  const at = now ?? Math.max(clock.value, Date.now());
+  const seconds = Math.round((new Date(iso).getTime() - at) / 1000);
   const rtf = new Intl.RelativeTimeFormat(locale.value, { numeric: 'auto' });
   const abs = Math.abs(seconds);
   if (abs < 60) return rtf.format(seconds, 'second');

@@ -90,3 +90,52 @@ export interface CanaryResult {
   state: string;
   latency_ms: number;
 }
+
+export const taskStatuses = ['queued', 'transcribing', 'transcribed', 'auditing', 'audited', 'validated', 'failed'] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+
+/** TaskSummary is a task as GET /tasks and the task events show it. */
+export interface TaskSummary {
+  uuid: string;
+  kind: 'call' | 'chat';
+  status: TaskStatus;
+  file_name: string;
+  campaign: string;
+  operator_id?: string;
+  error?: string;
+  score?: number;
+  passed?: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+/** TaskPage is GET /tasks. */
+export interface TaskPage {
+  tasks: TaskSummary[];
+  total: number;
+  next?: string;
+  skip: number;
+  limit: number;
+}
+
+/** UploadedTask is one task of POST /tasks/upload's answer. */
+export interface UploadedTask {
+  uuid: string;
+  file_name: string;
+  kind: 'call' | 'chat';
+  status: TaskStatus;
+  duplicate: boolean;
+}
+
+/** Campaign is one of GET /campaigns. */
+export interface Campaign {
+  id: string;
+  name: string;
+  passing_score: number;
+  supervisor_emails: string[];
+  language: string;
+  agent_channel: string;
+  scorecard_version: number;
+  created_at: string;
+  updated_at: string;
+}
