@@ -450,6 +450,58 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   check(mine.tasks.length === 1, `olga sees ${mine.tasks.length} tasks`);
 });
 
+test('task view: transcript, edit a criterion and see the score change, validate', async ({ page, base }) => {
+  const quality = await devToken(base, 'vera', ['quality']);
+  const form = new FormData();
+  form.set('operator', 'olga');
+  form.append('files', new Blob([chat('Olga').replace('invoice', 'bill')], { type: 'application/json' }), 'e2e-chat-2.json');
+  const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
+  const { uuid } = (await res.json()).details.tasks[0];
+  await eventually(async () => check((await api(base, quality, 'GET', `/tasks/${uuid}`)).status === 'audited', 'not audited'), 20_000);
+
+  await page.goto(base + '/app/tasks');
+  await signIn(page, { username: 'vera', name: 'Vera Analyst', roles: ['quality'] });
+  await page.getByRole('link', { name: 'e2e-chat-2.json' }).click();
+  await visible(page.getByRole('heading', { name: 'e2e-chat-2.json' }));
+  await visible(page.locator('.transcript').getByText('My bill is wrong this month.'));
+  await visible(page.locator('.transcript .speaker-agent').first());
+  const score = page.getByTestId('task-score');
+  const before = (await score.locator('strong').textContent()).trim();
+
+  // Toggle the first criterion and explain why: the score is recomputed.
+  const first = page.locator('[data-criterion]').first();
+  const box = first.getByRole('checkbox');
+  const was = await box.isChecked();
+  await box.setChecked(!was);
+  await first.locator('textarea').fill('Changed by the e2e test');
+  await page.getByRole('button', { name: /^Save and recompute \(1 changed\)$/ }).click();
+  await visible(page.getByText(/^Saved as revision 2: score [\d.]+, (pass|fail)\.$/));
+  await eventually(async () => {
+    const after = (await score.locator('strong').textContent()).trim();
+    check(after !== before, `score still ${after}`);
+  });
+  await visible(page.getByRole('cell', { name: 'Vera Analyst' }).or(page.getByRole('cell', { name: 'vera' })));
+  await shot(page, 'task-view');
+
+  // Validate with an attachment: the outbox mailer accepts it.
+  await page.getByRole('button', { name: 'Validate', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Validate the audit' });
+  await visible(dialog);
+  await dialog.getByLabel('Notes for the e-mail').fill('Good call overall.');
+  await dialog
+    .getByLabel('Attachments (optional)')
+    .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('evidence') });
+  await shot(page, 'task-validate');
+  await dialog.getByRole('button', { name: 'Validate and send' }).click();
+  await visible(dialog.getByText(/The audit is validated/));
+  const sentTo = (await dialog.getByTestId('sent-to').textContent()).trim();
+  check(sentTo !== '' && sentTo !== '—', `sent to "${sentTo}"`);
+  await shot(page, 'task-validated');
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await visible(page.locator('.facts').getByText('validated'));
+  check((await page.getByRole('button', { name: 'Validate', exact: true }).count()) === 0, 'a validated task can be validated again');
+});
+
 test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {
   await page.goto(oidc.dashboard + '/app/notifications');
   await page.getByRole('button', { name: 'Sign in with your organisation account' }).click();

@@ -8,6 +8,7 @@ import { NotificationsPage } from './notifications/NotificationsPage';
 import { ProfilePage } from './pages/Profile';
 import { match } from './router';
 import { TasksPage } from './tasks/TasksPage';
+import { TaskView } from './tasks/TaskView';
 import { atLeast, type Role } from './types';
 
 export interface Route {
@@ -21,6 +22,7 @@ export interface Route {
 
 export const routes: Route[] = [
   { pattern: '/app/tasks', title: 'nav.tasks', minRole: 'operator', nav: 'main', render: () => <TasksPage /> },
+  { pattern: '/app/tasks/:uuid', title: 'nav.tasks', minRole: 'operator', render: (p) => <TaskView uuid={p.uuid} /> },
   { pattern: '/app/profile', title: 'nav.profile', minRole: 'none', nav: 'main', render: () => <ProfilePage /> },
   { pattern: '/app/notifications', title: 'nav.notifications', minRole: 'none', nav: 'main', render: () => <NotificationsPage /> },
   { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },

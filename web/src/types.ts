@@ -139,3 +139,85 @@ export interface Campaign {
   created_at: string;
   updated_at: string;
 }
+
+/** Segment is one turn of a transcript; a call's have times in seconds. */
+export interface Segment {
+  start?: number;
+  end?: number;
+  speaker: 'agent' | 'customer' | 'unknown';
+  name?: string;
+  text: string;
+}
+
+/** AuditItem is one criterion's verdict in an audit. */
+export interface AuditItem {
+  criterion_id: string;
+  category: string;
+  question: string;
+  weight: number;
+  critical: boolean;
+  complies: boolean;
+  explanation: string;
+  evidence?: string;
+}
+
+/** AuditResult is a scored audit: its score breakdown and items. */
+export interface AuditResult {
+  score: number;
+  passed: boolean;
+  passing_score: number;
+  scorecard_version: number;
+  failed_critical: string[] | null;
+  items: AuditItem[];
+}
+
+/** Audit is the current revision of a task's audit. */
+export interface Audit extends AuditResult {
+  revision: number;
+  source: 'engine' | 'analyst' | 'recompute';
+  engine?: string;
+  updated_by?: string;
+  updated_by_name?: string;
+  updated_at: string;
+}
+
+/** AuditRevisionInfo is one entry of a task's revision list. */
+export interface AuditRevisionInfo {
+  revision: number;
+  source: 'engine' | 'analyst' | 'recompute';
+  engine?: string;
+  author_id?: string;
+  author_name?: string;
+  scorecard_version: number;
+  score_before?: number;
+  score: number;
+  passed: boolean;
+  created_at: string;
+}
+
+/** TaskDetail is GET /tasks/{uuid}. */
+export interface TaskDetail extends Omit<TaskSummary, 'score' | 'passed'> {
+  language: string;
+  duration_seconds?: number;
+  audio_url?: string;
+  transcript: { text: string; segments: Segment[]; engine: string } | null;
+  audit: Audit | null;
+  revisions: AuditRevisionInfo[];
+  validation: unknown;
+}
+
+/** ComputedAudit is POST /compute-audit-results' 200. */
+export interface ComputedAudit extends AuditResult {
+  task_uuid: string;
+  revision: number;
+}
+
+/** ValidationResult is POST /validate-audit's 200. */
+export interface ValidationResult {
+  type: string;
+  task_uuid: string;
+  sent_to: string[];
+  bcc: string[];
+  validated_at: string;
+  email_status: 'sent' | 'pending' | 'failed';
+}
