@@ -138,12 +138,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
                     aria-current={i === playing ? 'true' : undefined}
                   >
                     {task.kind === 'call' && s.start !== undefined ? (
-                      <button
-                        type="button"
-                        class="segment-button"
-                        onClick={() => seek(s)}
-                        aria-label={t('task.seek', { time: clock(s.start) })}
-                      >
+                      <button type="button" class="segment-button" onClick={() => seek(s)} title={t('task.seek', { time: clock(s.start) })}>
                         {body}
                       </button>
                     ) : (

@@ -24,6 +24,7 @@ export function Upload({ live }: { live: Map<string, TaskSummary> }) {
   const app = useApp();
   const [campaign, setCampaign] = useState('default');
   const [operator, setOperator] = useState('');
+  const [language, setLanguage] = useState('');
   const [campaigns, setCampaigns] = useState<Campaign[]>([]);
   const [items, setItems] = useState<Item[]>([]);
   const [over, setOver] = useState(false);
@@ -41,7 +42,7 @@ export function Upload({ live }: { live: Map<string, TaskSummary> }) {
 
   const send = (files: FileList | null) => {
     if (!files) return;
-    const fields = { campaign, operator };
+    const fields = { campaign, operator, language };
     const added = Array.from(files).map((f) => ({ id: ++nextId.current, name: f.name, sent: 0, file: f }));
     setItems((xs) => [...added.map(({ file: _, ...x }) => x), ...xs]);
     for (const a of added) {
@@ -80,6 +81,19 @@ export function Upload({ live }: { live: Map<string, TaskSummary> }) {
           />
           <p id="upload-operator-help" class="help">
             {t('upload.operatorHelp')}
+          </p>
+        </div>
+        <div class="field">
+          <label for="upload-language">{t('upload.language')}</label>
+          <input
+            id="upload-language"
+            value={language}
+            placeholder="es, en-US"
+            aria-describedby="upload-language-help"
+            onInput={(e) => setLanguage(e.currentTarget.value)}
+          />
+          <p id="upload-language-help" class="help">
+            {t('upload.languageHelp')}
           </p>
         </div>
       </div>

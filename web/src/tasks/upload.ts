@@ -8,6 +8,7 @@ import type { UploadedTask } from '../types';
 export interface UploadFields {
   campaign: string;
   operator: string;
+  language: string;
 }
 
 /** uploadFile sends file to POST /tasks/upload, calling onProgress with the fraction sent; it rejects with an ApiError. */
@@ -15,6 +16,7 @@ export function uploadFile(token: string, file: File, fields: UploadFields, onPr
   const form = new FormData();
   if (fields.campaign.trim()) form.set('campaign', fields.campaign.trim());
   if (fields.operator.trim()) form.set('operator', fields.operator.trim());
+  if (fields.language.trim()) form.set('language', fields.language.trim());
   form.append('files', file, file.name);
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
