@@ -539,6 +539,39 @@ test('a call: transcribed, played from an authorised blob, a segment seeks the p
   rmSync(wav);
 });
 
+test('dashboard: figures and charts of the period, filters in the URL', async ({ page, base }) => {
+  const quality = await devToken(base, 'dana', ['quality']);
+  const form = new FormData();
+  form.set('operator', 'pablo');
+  form.append('files', new Blob([chat('Pablo')], { type: 'application/json' }), 'e2e-chat-3.json');
+  await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
+  await eventually(
+    async () => check((await api(base, quality, 'GET', '/tasks?q=e2e-chat-3&status=audited')).total === 1, 'not audited'),
+    20_000,
+  );
+  await page.goto(base + '/');
+  await signIn(page, { username: 'dana', roles: ['quality'] });
+  await page.getByRole('link', { name: 'Dashboard' }).click();
+  await visible(page.getByRole('heading', { name: 'Dashboard' }));
+  const figures = page.getByTestId('dash-figures');
+  await visible(figures);
+  const audited = Number(await figures.locator('div').filter({ hasText: 'Audited' }).locator('dd').textContent());
+  check(audited >= 1, `${audited} audited`);
+  await visible(page.getByRole('heading', { name: 'Tasks per day' }));
+  // Every chart is drawn: the library loaded (lazily) and painted its canvas.
+  await eventually(async () => {
+    const drawn = await page.getByTestId('chart').evaluateAll((cs) => cs.map((c) => c.width > 0 && !!window.getComputedStyle(c).height));
+    check(drawn.length === 5 && drawn.every(Boolean), `charts ${drawn}`);
+  });
+  await page.getByRole('region', { name: 'Agents by average score' }).getByText('Figures as a table').click();
+  await visible(page.getByRole('region', { name: 'Agents by average score' }).getByRole('cell', { name: 'pablo' }));
+  await shot(page, 'dashboard');
+  await page.getByLabel('Agent', { exact: true }).fill('nobody-here');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?operator=nobody-here', page.url()));
+  await visible(figures.locator('div').filter({ hasText: 'Tasks' }).getByText('0', { exact: true }));
+});
+
 test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {
   await page.goto(oidc.dashboard + '/app/notifications');
   await page.getByRole('button', { name: 'Sign in with your organisation account' }).click();

@@ -3,6 +3,7 @@
 // under /app so that they never collide with the API's.
 import type { JSX } from 'preact';
 import { JobsPage } from './admin/JobsPage';
+import { DashboardPage } from './dashboard/DashboardPage';
 import type { MessageKey } from './i18n';
 import { NotificationsPage } from './notifications/NotificationsPage';
 import { ProfilePage } from './pages/Profile';
@@ -23,6 +24,7 @@ export interface Route {
 export const routes: Route[] = [
   { pattern: '/app/tasks', title: 'nav.tasks', minRole: 'operator', nav: 'main', render: () => <TasksPage /> },
   { pattern: '/app/tasks/:uuid', title: 'nav.tasks', minRole: 'operator', render: (p) => <TaskView uuid={p.uuid} /> },
+  { pattern: '/app/dashboard', title: 'nav.dashboard', minRole: 'operator', nav: 'main', render: () => <DashboardPage /> },
   { pattern: '/app/profile', title: 'nav.profile', minRole: 'none', nav: 'main', render: () => <ProfilePage /> },
   { pattern: '/app/notifications', title: 'nav.notifications', minRole: 'none', nav: 'main', render: () => <NotificationsPage /> },
   { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },

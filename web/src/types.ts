@@ -221,3 +221,25 @@ export interface ValidationResult {
   validated_at: string;
   email_status: 'sent' | 'pending' | 'failed';
 }
+
+/** Dashboard is GET /stats/dashboard. */
+export interface Dashboard {
+  from: string;
+  to: string;
+  tz: string;
+  by_status: Record<string, number>;
+  tasks: number;
+  audited: number;
+  passed: number;
+  approval_rate: number | null;
+  validated: number;
+  audio_minutes: number;
+  average_score: number | null;
+  score_distribution: { from: number; to: number; count: number }[];
+  per_day: { day: string; tasks: number; audited: number; passed: number }[];
+  criteria_failed: { criterion_id: string; question: string; failed: number; judged: number; rate: number }[];
+  operators: {
+    top: { operator_id: string; audited: number; average_score: number }[];
+    bottom: { operator_id: string; audited: number; average_score: number }[];
+  };
+}
