@@ -572,6 +572,36 @@ test('dashboard: figures and charts of the period, filters in the URL', async ({
   await visible(figures.locator('div').filter({ hasText: 'Tasks' }).getByText('0', { exact: true }));
 });
 
+test('admin: users and sync (409 shown), campaign settings and scorecard publication', async ({ page, base }) => {
+  await page.goto(base + '/');
+  await signIn(page, { username: 'root', name: 'Rosa Admin', roles: ['admin'] });
+  await page.getByRole('link', { name: 'Users' }).click();
+  await visible(page.getByRole('heading', { name: 'Users' }));
+  await visible(page.getByRole('cell', { name: 'root', exact: true }));
+  await page.getByRole('button', { name: 'Sync users now' }).click();
+  // No directory in this setup: the API's 409 is shown as its message.
+  await visible(page.getByRole('alert').getByText(/no directory is configured to sync users from/));
+  await shot(page, 'users');
+
+  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await visible(page.getByRole('heading', { name: 'Campaigns' }));
+  await page.getByRole('button', { name: 'Edit default' }).click();
+  await page.getByLabel('Passing score').fill('80');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await visible(page.getByText('Settings saved.'));
+  await visible(page.getByRole('cell', { name: '80', exact: true }));
+  const criteria = page.getByLabel('Criteria (JSON)');
+  await eventually(async () => check((await criteria.inputValue()).startsWith('['), 'criteria not loaded'));
+  const good = await criteria.inputValue();
+  await criteria.fill('[{');
+  await page.getByRole('button', { name: 'Publish a new version' }).click();
+  await visible(page.getByRole('alert').getByText(/^The criteria are not valid JSON/));
+  await criteria.fill(good);
+  await page.getByRole('button', { name: 'Publish a new version' }).click();
+  await visible(page.getByText(/^Version 2 published; audits are being recomputed \(job #\d+\)\.$/));
+  await shot(page, 'campaigns');
+});
+
 test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {
   await page.goto(oidc.dashboard + '/app/notifications');
   await page.getByRole('button', { name: 'Sign in with your organisation account' }).click();

@@ -243,3 +243,26 @@ export interface Dashboard {
     bottom: { operator_id: string; audited: number; average_score: number }[];
   };
 }
+
+/** UserInfo is one user of GET /users. */
+export interface UserInfo {
+  id: string;
+  username: string;
+  email: string;
+  name: string;
+  roles: string[];
+  role: Role;
+  active: boolean;
+  last_seen_at?: string;
+  synced_at?: string;
+}
+
+/** Scorecard is a version of a campaign's scorecard; its criteria are edited as JSON. */
+export interface Scorecard {
+  campaign_id: string;
+  version: number;
+  criteria: unknown[];
+  published_by: string;
+  published_at: string;
+  recompute_job_id?: number;
+}
