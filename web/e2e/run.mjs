@@ -486,6 +486,33 @@ test('task view: transcript, edit a criterion and see the score change, validate
   await visible(page.getByRole('cell', { name: 'Vera Analyst' }).or(page.getByRole('cell', { name: 'vera' })));
   await shot(page, 'task-view');
 
+  // Someone else edits while a change is pending here: saving is a 409, shown as its message.
+  await first.locator('textarea').fill('A second thought');
+  const current = await api(base, quality, 'GET', `/tasks/${uuid}`);
+  const other = await fetch(`${base}/compute-audit-results`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${quality}`, 'Content-Type': 'application/json', 'x-username': 'someone-else' },
+    body: JSON.stringify({
+      task_uuid: uuid,
+      file_name: 'e2e-chat-2.json',
+      isCall: false,
+      audit: [{ ...current.audit.items[1], explanation: 'Edited elsewhere' }].map(({ category, question, complies, explanation }) => ({
+        category,
+        question,
+        complies,
+        explanation,
+      })),
+    }),
+  });
+  check(other.status === 200, `the other edit: ${other.status}`);
+  await visible(page.getByRole('cell', { name: 'someone-else' }));
+  await page.getByRole('button', { name: /^Save and recompute \(1 changed\)$/ }).click();
+  await visible(page.getByRole('alert').getByText(/^the edit is based on revision 2 of the audit, but revision 3 is current/));
+  await shot(page, 'task-conflict');
+  // Trying again applies the change on top of the current revision.
+  await page.getByRole('alert').getByRole('button', { name: 'Try again' }).click();
+  await visible(page.getByText(/^Saved as revision 4: score [\d.]+, (pass|fail)\.$/));
+
   // Validate with an attachment: the outbox mailer accepts it.
   await page.getByRole('button', { name: 'Validate', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Validate the audit' });

@@ -223,25 +223,33 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ kind: 'ok' | 'accepted'; text: string } | null>(null);
   const [error, setError] = useState<unknown>(null);
-  // A new revision (this edit's, or anyone's) is the new base: drafts of
-  // the old one are dropped, the outcome of the save stays on screen.
-  useEffect(() => setDrafts({}), [audit.revision]);
+  // The revision the drafts were started on: sent as If-Match, so that an
+  // edit made meanwhile by someone else (shown live) is a 409 to resolve,
+  // never silently overwritten.
+  const [base, setBase] = useState<number | null>(null);
+  const discard = () => {
+    setDrafts({});
+    setBase(null);
+  };
   const current = (it: AuditItem) => drafts[it.criterion_id] ?? { complies: it.complies, explanation: it.explanation };
   const changed = audit.items.filter((it) => {
     const d = drafts[it.criterion_id];
     return d && (d.complies !== it.complies || d.explanation !== it.explanation);
   });
   const categories = [...new Set(audit.items.map((it) => it.category))];
-  const set = (it: AuditItem, patch: Partial<Drafts[string]>) => setDrafts({ ...drafts, [it.criterion_id]: { ...current(it), ...patch } });
+  const set = (it: AuditItem, patch: Partial<Drafts[string]>) => {
+    if (base === null) setBase(audit.revision);
+    setDrafts({ ...drafts, [it.criterion_id]: { ...current(it), ...patch } });
+  };
 
-  const save = async (e: Event) => {
-    e.preventDefault();
+  /** save sends the drafts based on revision on (the drafts' base unless told). */
+  const save = async (on = base ?? audit.revision) => {
     setBusy(true);
     setError(null);
     setOutcome(null);
     try {
       const res = await app.api.send<ComputedAudit | { job_id: number }>('POST', '/compute-audit-results', {
-        headers: { 'x-username': app.profile.value?.username ?? '', 'If-Match': String(audit.revision) },
+        headers: { 'x-username': app.profile.value?.username ?? '', 'If-Match': String(on) },
         body: {
           task_uuid: task.uuid,
           file_name: task.file_name,
@@ -249,6 +257,7 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
           audit: changed.map((it) => ({ category: it.category, question: it.question, ...current(it) })),
         },
       });
+      discard();
       if (res.status === 202) {
         setOutcome({ kind: 'accepted', text: t('audit.accepted', { job: (res.details as { job_id: number }).job_id }) });
       } else {
@@ -267,7 +276,13 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
   };
 
   return (
-    <form onSubmit={(e) => void save(e)} aria-describedby="audit-summary">
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+      aria-describedby="audit-summary"
+    >
       <p id="audit-summary" class="muted small">
         {t('audit.summary', {
           revision: audit.revision,
@@ -320,7 +335,7 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
           <button type="submit" class="button button-primary" disabled={busy || changed.length === 0}>
             {busy ? t('audit.saving') : t('audit.save', { count: changed.length })}
           </button>
-          <button type="button" class="button button-quiet" disabled={busy || changed.length === 0} onClick={() => setDrafts({})}>
+          <button type="button" class="button button-quiet" disabled={busy || changed.length === 0} onClick={discard}>
             {t('audit.discard')}
           </button>
         </div>
@@ -332,7 +347,12 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
           </p>
         )}
       </div>
-      {error !== null && <ErrorMessage error={error} onRetry={error instanceof ApiError && error.status === 409 ? onSaved : undefined} />}
+      {error !== null && (
+        <ErrorMessage
+          error={error}
+          onRetry={error instanceof ApiError && error.status === 409 ? () => void save(audit.revision) : undefined}
+        />
+      )}
     </form>
   );
 }
