@@ -110,6 +110,9 @@ func securityHeaders(connect []string) http.Header {
 		"script-src 'self'",
 		"style-src 'self'",
 		"img-src 'self' data:",
+		// A call's recording is fetched with the token (a media element
+		// cannot send one) and played from an object URL.
+		"media-src 'self' blob:",
 		"font-src 'self'",
 		"connect-src " + strings.Join(connectSrc, " "),
 		"object-src 'none'",

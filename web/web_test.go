@@ -103,6 +103,7 @@ func TestSecurityHeaders(t *testing.T) {
 	require.Contains(t, csp, "frame-ancestors 'none'")
 	require.Contains(t, csp, "connect-src 'self' https://idp.example.test;")
 	require.Contains(t, csp, "object-src 'none'")
+	require.Contains(t, csp, "media-src 'self' blob:;")
 	require.NotContains(t, csp, "unsafe-inline")
 	require.NotContains(t, csp, "unsafe-eval")
 	require.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))

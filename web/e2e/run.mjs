@@ -9,7 +9,7 @@
 // independent. A screenshot of every screen goes to e2e/artifacts/; a
 // failing test also leaves one named FAIL-<test>.png. The last line is
 // "N passed, M failed".
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -191,9 +191,13 @@ test('dev sign-in shows the profile; operators get no admin screens', async ({ p
   await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
   await shot(page, 'signin');
   await signIn(page, { username: 'olga', name: 'Olga Ruiz', roles: ['operator'] });
-  // "/" leads to the first screen of the navigation: the profile.
+  // "/" leads to the first screen of the navigation: the tasks, without upload for an operator.
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  check(new URL(page.url()).pathname === '/app/tasks', `landed on ${page.url()}`);
+  await visible(page.getByText('No tasks match these filters.'));
+  check((await page.getByRole('heading', { name: 'Upload calls and chats' }).count()) === 0, 'an operator can upload');
+  await page.getByRole('link', { name: 'Profile' }).click();
   await visible(page.getByRole('heading', { name: 'Your profile' }));
-  check(new URL(page.url()).pathname === '/app/profile', `landed on ${page.url()}`);
   await visible(page.getByTestId('profile-name').getByText('Olga Ruiz'));
   await visible(page.getByTestId('profile-username').getByText('olga'));
   await visible(page.getByTestId('profile-role').getByText('operator'));
@@ -326,8 +330,11 @@ test('admin jobs: the canary job is listed, filtered and retried', async ({ page
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await eventually(() => check(new URL(page.url()).search === '?state=completed&kind=canary', page.url()));
   await visible(row);
-  const kinds = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.kind));
-  check(kinds.length > 0 && kinds.every((k) => k === 'canary'), `rows of kinds ${kinds}`);
+  // The URL changes before the filtered page arrives.
+  await eventually(async () => {
+    const kinds = await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.kind));
+    check(kinds.length > 0 && kinds.every((k) => k === 'canary'), `rows of kinds ${kinds}`);
+  });
 
   await row.getByRole('button', { name: `Retry #${id}` }).click();
   await visible(page.getByText(new RegExp(`^Job #${id} is (available|running|completed)\\.$`)));
@@ -365,6 +372,8 @@ test('Spanish and English, chosen from the browser and switched', async ({ brows
   await shot(page, 'signin-es');
   await page.getByLabel('Usuario', { exact: true }).fill('lucia');
   await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await visible(page.getByRole('heading', { name: 'Tareas' }));
+  await page.getByRole('link', { name: 'Perfil' }).click();
   await visible(page.getByRole('heading', { name: 'Tu perfil' }));
   await visible(page.getByRole('link', { name: 'Notificaciones' }));
   await shot(page, 'profile-es');
@@ -375,6 +384,249 @@ test('Spanish and English, chosen from the browser and switched', async ({ brows
   await visible(page.getByRole('heading', { name: 'Your profile' }));
   check((await page.locator('html').getAttribute('lang')) === 'en', 'html lang');
   await ctx.close();
+});
+
+/** chat is a chat transcript the rules auditor can judge. */
+const chat = (agent) =>
+  JSON.stringify([
+    { speaker: 'agent', text: `Good morning, thank you for calling, my name is ${agent}. How can I help you?` },
+    { speaker: 'customer', text: 'My invoice is wrong this month.' },
+    { speaker: 'agent', text: 'I understand, let me check your account. I have corrected the invoice.' },
+    { speaker: 'customer', text: 'Thanks.' },
+    { speaker: 'agent', text: 'Is there anything else I can help you with? Thank you for calling, goodbye.' },
+  ]);
+
+/** drop drops files on the element the locator finds, as a person dragging them from their desktop. */
+async function drop(locator, files) {
+  const handle = await locator.elementHandle();
+  const dt = await locator.page().evaluateHandle((fs) => {
+    const dt = new DataTransfer();
+    for (const f of fs) dt.items.add(new File([f.body], f.name, { type: f.type }));
+    return dt;
+  }, files);
+  await handle.dispatchEvent('dragover', { dataTransfer: dt });
+  await handle.dispatchEvent('drop', { dataTransfer: dt });
+}
+
+test('tasks: files dropped upload with progress and reach audited live in the list', async ({ page, base }) => {
+  await page.goto(base + '/');
+  await signIn(page, { username: 'quinn', name: 'Quinn Analyst', roles: ['quality'] });
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  await visible(page.getByRole('main').getByText('Live'));
+  await page.getByLabel('Agent (optional)').fill('olga');
+  const uploads = page.getByRole('list', { name: 'Uploads' });
+  await drop(page.getByTestId('dropzone'), [
+    { name: 'e2e-chat-1.json', type: 'application/json', body: chat('Olga') },
+    { name: 'e2e-notes.pdf', type: 'application/pdf', body: '%PDF-1.4 not a chat' },
+  ]);
+  // The refused file says why; the chat goes on through the pipeline, live.
+  await visible(uploads.locator('li[data-file="e2e-notes.pdf"]').getByRole('alert'));
+  const row = page.locator('tbody tr').filter({ hasText: 'e2e-chat-1.json' });
+  await visible(row);
+  await eventually(
+    async () => check((await row.getAttribute('data-status')) === 'audited', `status ${await row.getAttribute('data-status')}`),
+    20_000,
+  );
+  await visible(row.getByText(/^(pass|fail)$/));
+  await visible(uploads.locator('li[data-file="e2e-chat-1.json"]').getByText('audited'));
+  await shot(page, 'tasks-upload');
+
+  // Filters and search live in the URL and reach the API.
+  await page.getByLabel('File name contains').fill('CHAT-1');
+  await page.getByLabel('Status').selectOption('audited');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?status=audited&q=CHAT-1', page.url()));
+  await visible(row);
+  await page.getByLabel('File name contains').fill('no-such-file');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await visible(page.getByText('No tasks match these filters.'));
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await visible(row);
+  await page.getByRole('button', { name: 'Score' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?sort=score', page.url()));
+  await visible(row);
+  await shot(page, 'tasks');
+
+  // The agent sees the task as theirs.
+  const olga = await devToken(base, 'olga', ['operator']);
+  const mine = await api(base, olga, 'GET', '/tasks?q=e2e-chat-1');
+  check(mine.tasks.length === 1, `olga sees ${mine.tasks.length} tasks`);
+});
+
+test('task view: transcript, edit a criterion and see the score change, validate', async ({ page, base }) => {
+  const quality = await devToken(base, 'vera', ['quality']);
+  const form = new FormData();
+  form.set('operator', 'olga');
+  form.append('files', new Blob([chat('Olga').replace('invoice', 'bill')], { type: 'application/json' }), 'e2e-chat-2.json');
+  const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
+  const { uuid } = (await res.json()).details.tasks[0];
+  await eventually(async () => check((await api(base, quality, 'GET', `/tasks/${uuid}`)).status === 'audited', 'not audited'), 20_000);
+
+  await page.goto(base + '/app/tasks');
+  await signIn(page, { username: 'vera', name: 'Vera Analyst', roles: ['quality'] });
+  await page.getByRole('link', { name: 'e2e-chat-2.json' }).click();
+  await visible(page.getByRole('heading', { name: 'e2e-chat-2.json' }));
+  await visible(page.locator('.transcript').getByText('My bill is wrong this month.'));
+  await visible(page.locator('.transcript .speaker-agent').first());
+  const score = page.getByTestId('task-score');
+  const before = (await score.locator('strong').textContent()).trim();
+
+  // Toggle the first criterion and explain why: the score is recomputed.
+  const first = page.locator('[data-criterion]').first();
+  const box = first.getByRole('checkbox');
+  const was = await box.isChecked();
+  await box.setChecked(!was);
+  await first.locator('textarea').fill('Changed by the e2e test');
+  await page.getByRole('button', { name: /^Save and recompute \(1 changed\)$/ }).click();
+  await visible(page.getByText(/^Saved as revision 2: score [\d.]+, (pass|fail)\.$/));
+  await eventually(async () => {
+    const after = (await score.locator('strong').textContent()).trim();
+    check(after !== before, `score still ${after}`);
+  });
+  await visible(page.getByRole('cell', { name: 'Vera Analyst' }).or(page.getByRole('cell', { name: 'vera' })));
+  await shot(page, 'task-view');
+
+  // Someone else edits while a change is pending here: saving is a 409, shown as its message.
+  await first.locator('textarea').fill('A second thought');
+  const current = await api(base, quality, 'GET', `/tasks/${uuid}`);
+  const other = await fetch(`${base}/compute-audit-results`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${quality}`, 'Content-Type': 'application/json', 'x-username': 'someone-else' },
+    body: JSON.stringify({
+      task_uuid: uuid,
+      file_name: 'e2e-chat-2.json',
+      isCall: false,
+      audit: [{ ...current.audit.items[1], explanation: 'Edited elsewhere' }].map(({ category, question, complies, explanation }) => ({
+        category,
+        question,
+        complies,
+        explanation,
+      })),
+    }),
+  });
+  check(other.status === 200, `the other edit: ${other.status}`);
+  await visible(page.getByRole('cell', { name: 'someone-else' }));
+  await page.getByRole('button', { name: /^Save and recompute \(1 changed\)$/ }).click();
+  await visible(page.getByRole('alert').getByText(/^the edit is based on revision 2 of the audit, but revision 3 is current/));
+  await shot(page, 'task-conflict');
+  // Trying again applies the change on top of the current revision.
+  await page.getByRole('alert').getByRole('button', { name: 'Try again' }).click();
+  await visible(page.getByText(/^Saved as revision 4: score [\d.]+, (pass|fail)\.$/));
+
+  // Validate with an attachment: the outbox mailer accepts it.
+  await page.getByRole('button', { name: 'Validate', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Validate the audit' });
+  await visible(dialog);
+  await dialog.getByLabel('Notes for the e-mail').fill('Good call overall.');
+  await dialog
+    .getByLabel('Attachments (optional)')
+    .setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('evidence') });
+  await shot(page, 'task-validate');
+  await dialog.getByRole('button', { name: 'Validate and send' }).click();
+  await visible(dialog.getByText(/The audit is validated/));
+  const sentTo = (await dialog.getByTestId('sent-to').textContent()).trim();
+  check(sentTo !== '' && sentTo !== '—', `sent to "${sentTo}"`);
+  await shot(page, 'task-validated');
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await visible(page.locator('.facts').getByText('validated'));
+  check((await page.getByRole('button', { name: 'Validate', exact: true }).count()) === 0, 'a validated task can be validated again');
+});
+
+test('a call: transcribed, played from an authorised blob, a segment seeks the player', async ({ page, base }) => {
+  // A few spoken seconds, as a contact centre's 8 kHz mono recording.
+  const wav = join(artifacts, 'e2e-call.wav');
+  execFileSync('espeak-ng', ['-w', wav + '.tmp.wav', 'Good morning, my name is Olga. How can I help you? Thank you for calling, goodbye.']);
+  execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-i', wav + '.tmp.wav', '-ar', '8000', '-ac', '1', wav]);
+  rmSync(wav + '.tmp.wav');
+  await page.goto(base + '/');
+  await signIn(page, { username: 'carla', roles: ['quality'] });
+  await visible(page.getByRole('main').getByText('Live'));
+  await page.getByLabel('Language (optional)').fill('en');
+  await page.getByLabel('Choose files').setInputFiles(wav);
+  const row = page.locator('tbody tr').filter({ hasText: 'e2e-call.wav' });
+  await visible(row);
+  await eventually(
+    async () => check((await row.getAttribute('data-status')) === 'audited', `status ${await row.getAttribute('data-status')}`),
+    40_000,
+  );
+  await row.getByRole('link', { name: 'e2e-call.wav' }).click();
+  await visible(page.getByRole('heading', { name: 'e2e-call.wav' }));
+  const player = page.getByLabel('Recording');
+  await visible(player);
+  check((await player.getAttribute('src')).startsWith('blob:'), 'the player does not play from a blob');
+  await eventually(async () => check((await player.evaluate((a) => a.readyState)) >= 1, 'the recording did not load'));
+  const segments = page.locator('.segment-button');
+  await visible(segments);
+  const last = segments.last();
+  await last.click();
+  await eventually(async () =>
+    check((await last.locator('xpath=..').getAttribute('aria-current')) === 'true', 'the segment is not highlighted'),
+  );
+  await shot(page, 'task-call');
+  rmSync(wav);
+});
+
+test('dashboard: figures and charts of the period, filters in the URL', async ({ page, base }) => {
+  const quality = await devToken(base, 'dana', ['quality']);
+  const form = new FormData();
+  form.set('operator', 'pablo');
+  form.append('files', new Blob([chat('Pablo')], { type: 'application/json' }), 'e2e-chat-3.json');
+  await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
+  await eventually(
+    async () => check((await api(base, quality, 'GET', '/tasks?q=e2e-chat-3&status=audited')).total === 1, 'not audited'),
+    20_000,
+  );
+  await page.goto(base + '/');
+  await signIn(page, { username: 'dana', roles: ['quality'] });
+  await page.getByRole('link', { name: 'Dashboard' }).click();
+  await visible(page.getByRole('heading', { name: 'Dashboard' }));
+  const figures = page.getByTestId('dash-figures');
+  await visible(figures);
+  const audited = Number(await figures.locator('div').filter({ hasText: 'Audited' }).locator('dd').textContent());
+  check(audited >= 1, `${audited} audited`);
+  await visible(page.getByRole('heading', { name: 'Tasks per day' }));
+  // Every chart is drawn: the library loaded (lazily) and painted its canvas.
+  await eventually(async () => {
+    const drawn = await page.getByTestId('chart').evaluateAll((cs) => cs.map((c) => c.width > 0 && !!window.getComputedStyle(c).height));
+    check(drawn.length === 5 && drawn.every(Boolean), `charts ${drawn}`);
+  });
+  await page.getByRole('region', { name: 'Agents by average score' }).getByText('Figures as a table').click();
+  await visible(page.getByRole('region', { name: 'Agents by average score' }).getByRole('cell', { name: 'pablo' }));
+  await shot(page, 'dashboard');
+  await page.getByLabel('Agent', { exact: true }).fill('nobody-here');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?operator=nobody-here', page.url()));
+  await visible(figures.locator('div').filter({ hasText: 'Tasks' }).getByText('0', { exact: true }));
+});
+
+test('admin: users and sync (409 shown), campaign settings and scorecard publication', async ({ page, base }) => {
+  await page.goto(base + '/');
+  await signIn(page, { username: 'root', name: 'Rosa Admin', roles: ['admin'] });
+  await page.getByRole('link', { name: 'Users' }).click();
+  await visible(page.getByRole('heading', { name: 'Users' }));
+  await visible(page.getByRole('cell', { name: 'root', exact: true }));
+  await page.getByRole('button', { name: 'Sync users now' }).click();
+  // No directory in this setup: the API's 409 is shown as its message.
+  await visible(page.getByRole('alert').getByText(/no directory is configured to sync users from/));
+  await shot(page, 'users');
+
+  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await visible(page.getByRole('heading', { name: 'Campaigns' }));
+  await page.getByRole('button', { name: 'Edit default' }).click();
+  await page.getByLabel('Passing score').fill('80');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await visible(page.getByText('Settings saved.'));
+  await visible(page.getByRole('cell', { name: '80', exact: true }));
+  const criteria = page.getByLabel('Criteria (JSON)');
+  await eventually(async () => check((await criteria.inputValue()).startsWith('['), 'criteria not loaded'));
+  const good = await criteria.inputValue();
+  await criteria.fill('[{');
+  await page.getByRole('button', { name: 'Publish a new version' }).click();
+  await visible(page.getByRole('alert').getByText(/^The criteria are not valid JSON/));
+  await criteria.fill(good);
+  await page.getByRole('button', { name: 'Publish a new version' }).click();
+  await visible(page.getByText(/^Version 2 published; audits are being recomputed \(job #\d+\)\.$/));
+  await shot(page, 'campaigns');
 });
 
 test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {

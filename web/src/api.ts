@@ -44,6 +44,9 @@ export type Query = Record<string, string | number | boolean | string[] | undefi
 export interface RequestOptions {
   query?: Query;
   body?: unknown;
+  /** form is a multipart body, sent instead of body. */
+  form?: FormData;
+  headers?: Record<string, string>;
   /** auth false sends no token (public endpoints). */
   auth?: boolean;
   signal?: AbortSignal;
@@ -79,10 +82,16 @@ export class Api {
   ) {}
 
   async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    return (await this.send<T>(method, path, opts)).details;
+  }
+
+  /** send is request with the success's status and code, for endpoints whose successes differ (200 or 202). */
+  async send<T>(method: string, path: string, opts: RequestOptions = {}): Promise<{ status: number; code: string; details: T }> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
     if (opts.auth !== false) headers.Authorization = `Bearer ${await this.token()}`;
-    let body: string | undefined;
-    if (opts.body !== undefined) {
+    let body: string | FormData | undefined;
+    if (opts.form) body = opts.form;
+    else if (opts.body !== undefined) {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(opts.body);
     }
@@ -100,7 +109,8 @@ export class Api {
       parsed = undefined;
     }
     if (res.ok && parsed && typeof parsed === 'object' && (parsed as { success?: unknown }).success === true) {
-      return (parsed as { details: T }).details;
+      const ok = parsed as { code: string; details: T };
+      return { status: res.status, code: ok.code, details: ok.details };
     }
     const e = parsed as Partial<ErrorBody> | undefined;
     const err =

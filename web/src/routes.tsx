@@ -2,11 +2,16 @@
 // role that may open it, and whether the navigation lists it. Paths live
 // under /app so that they never collide with the API's.
 import type { JSX } from 'preact';
+import { CampaignsPage } from './admin/CampaignsPage';
 import { JobsPage } from './admin/JobsPage';
+import { UsersPage } from './admin/UsersPage';
+import { DashboardPage } from './dashboard/DashboardPage';
 import type { MessageKey } from './i18n';
 import { NotificationsPage } from './notifications/NotificationsPage';
 import { ProfilePage } from './pages/Profile';
 import { match } from './router';
+import { TasksPage } from './tasks/TasksPage';
+import { TaskView } from './tasks/TaskView';
 import { atLeast, type Role } from './types';
 
 export interface Route {
@@ -19,8 +24,13 @@ export interface Route {
 }
 
 export const routes: Route[] = [
+  { pattern: '/app/tasks', title: 'nav.tasks', minRole: 'operator', nav: 'main', render: () => <TasksPage /> },
+  { pattern: '/app/tasks/:uuid', title: 'nav.tasks', minRole: 'operator', render: (p) => <TaskView uuid={p.uuid} /> },
+  { pattern: '/app/dashboard', title: 'nav.dashboard', minRole: 'operator', nav: 'main', render: () => <DashboardPage /> },
   { pattern: '/app/profile', title: 'nav.profile', minRole: 'none', nav: 'main', render: () => <ProfilePage /> },
   { pattern: '/app/notifications', title: 'nav.notifications', minRole: 'none', nav: 'main', render: () => <NotificationsPage /> },
+  { pattern: '/app/admin/campaigns', title: 'nav.campaigns', minRole: 'supervisor', nav: 'admin', render: () => <CampaignsPage /> },
+  { pattern: '/app/admin/users', title: 'nav.users', minRole: 'admin', nav: 'admin', render: () => <UsersPage /> },
   { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },
 ];
 

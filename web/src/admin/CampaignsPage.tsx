@@ -1,0 +1,183 @@
+import { useEffect, useState } from 'preact/hooks';
+import { t } from '../i18n';
+import { useApp } from '../state';
+import type { Campaign, Scorecard } from '../types';
+import { ErrorMessage, Loading, PageHeader } from '../ui';
+
+/** CampaignsPage lists campaigns; one opens for editing its settings and publishing its scorecard. */
+export function CampaignsPage() {
+  const app = useApp();
+  const [campaigns, setCampaigns] = useState<Campaign[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [open, setOpen] = useState<string | null>(null);
+  const [reload, setReload] = useState(0);
+  useEffect(() => {
+    app.api
+      .get<Campaign[]>('/campaigns')
+      .then((c) => {
+        setCampaigns(c);
+        setError(null);
+      })
+      .catch(setError);
+  }, [reload]);
+  const current = campaigns?.find((c) => c.id === open);
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={t('camp.title')} />
+      {error !== null ? (
+        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+      ) : campaigns === null ? (
+        <Loading />
+      ) : (
+        <div class="table-wrap">
+          <table class="table">
+            <caption class="sr-only">{t('camp.title')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('tasks.campaign')}</th>
+                <th scope="col">{t('camp.passing')}</th>
+                <th scope="col">{t('camp.language')}</th>
+                <th scope="col">{t('camp.version')}</th>
+                <th scope="col">{t('jobs.actions')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {campaigns.map((c) => (
+                <tr key={c.id}>
+                  <td>{c.name}</td>
+                  <td>{c.passing_score}</td>
+                  <td>{c.language}</td>
+                  <td>{c.scorecard_version}</td>
+                  <td>
+                    <button
+                      type="button"
+                      class="button button-small"
+                      aria-label={`${t('camp.edit')} ${c.name}`}
+                      onClick={() => setOpen(c.id)}
+                    >
+                      {t('camp.edit')}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {current && <CampaignEditor key={current.id} campaign={current} onSaved={() => setReload((r) => r + 1)} />}
+    </section>
+  );
+}
+
+function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: () => void }) {
+  const app = useApp();
+  const [passing, setPassing] = useState(String(campaign.passing_score));
+  const [emails, setEmails] = useState(campaign.supervisor_emails.join(', '));
+  const [language, setLanguage] = useState(campaign.language);
+  const [settings, setSettings] = useState<{ ok?: string; error?: unknown } | null>(null);
+  const [json, setJson] = useState<string | null>(null);
+  const [card, setCard] = useState<{ ok?: string; error?: unknown } | null>(null);
+
+  useEffect(() => {
+    app.api
+      .get<Scorecard>(`/campaigns/${campaign.id}/scorecard`)
+      .then((s) => setJson(JSON.stringify(s.criteria, null, 2)))
+      .catch((err: unknown) => setCard({ error: err }));
+  }, [campaign.id]);
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setSettings(null);
+    try {
+      await app.api.patch<Campaign>(`/campaigns/${campaign.id}`, {
+        passing_score: Number(passing),
+        supervisor_emails: emails
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+        language: language.trim(),
+      });
+      setSettings({ ok: t('camp.saved') });
+      onSaved();
+    } catch (err) {
+      setSettings({ error: err });
+    }
+  };
+
+  const publish = async (e: Event) => {
+    e.preventDefault();
+    setCard(null);
+    let criteria: unknown;
+    try {
+      criteria = JSON.parse(json ?? '');
+    } catch (err) {
+      setCard({ error: new Error(t('camp.badJson', { message: err instanceof Error ? err.message : String(err) })) });
+      return;
+    }
+    try {
+      const s = await app.api.request<Scorecard>('PUT', `/campaigns/${campaign.id}/scorecard`, { body: { criteria } });
+      setCard({ ok: t('camp.published', { version: s.version, job: s.recompute_job_id ?? '—' }) });
+      onSaved();
+    } catch (err) {
+      setCard({ error: err });
+    }
+  };
+
+  return (
+    <div class="campaign-editor">
+      <form class="card" onSubmit={(e) => void save(e)} aria-labelledby="camp-settings">
+        <h2 id="camp-settings">{t('camp.settings', { name: campaign.name })}</h2>
+        <div class="filter-row">
+          <div class="field">
+            <label for="camp-passing">{t('camp.passing')}</label>
+            <input
+              id="camp-passing"
+              type="number"
+              min={0}
+              max={100}
+              step="0.01"
+              value={passing}
+              onInput={(e) => setPassing(e.currentTarget.value)}
+            />
+          </div>
+          <div class="field">
+            <label for="camp-language">{t('camp.language')}</label>
+            <input id="camp-language" value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for="camp-emails">{t('camp.emails')}</label>
+            <input id="camp-emails" value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
+          </div>
+        </div>
+        <button type="submit" class="button button-primary">
+          {t('camp.save')}
+        </button>
+        <div aria-live="polite">{settings?.ok && <p class="alert alert-success">{settings.ok}</p>}</div>
+        {settings?.error !== undefined && <ErrorMessage error={settings.error} />}
+      </form>
+      <form class="card" onSubmit={(e) => void publish(e)} aria-labelledby="camp-scorecard">
+        <h2 id="camp-scorecard">{t('camp.scorecard', { version: campaign.scorecard_version })}</h2>
+        {json === null && card?.error === undefined ? (
+          <Loading />
+        ) : (
+          <div class="field">
+            <label for="camp-criteria">{t('camp.criteria')}</label>
+            <textarea
+              id="camp-criteria"
+              class="code"
+              rows={18}
+              spellcheck={false}
+              value={json ?? ''}
+              onInput={(e) => setJson(e.currentTarget.value)}
+            />
+          </div>
+        )}
+        <button type="submit" class="button button-primary" disabled={json === null}>
+          {t('camp.publish')}
+        </button>
+        <div aria-live="polite">{card?.ok && <p class="alert alert-success">{card.ok}</p>}</div>
+        {card?.error !== undefined && <ErrorMessage error={card.error} />}
+      </form>
+    </div>
+  );
+}

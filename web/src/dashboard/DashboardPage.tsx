@@ -1,0 +1,265 @@
+import type { ChartConfiguration } from 'chart.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { t } from '../i18n';
+import { location, navigate } from '../router';
+import { useApp } from '../state';
+import type { Dashboard } from '../types';
+import { ErrorMessage, Loading, PageHeader } from '../ui';
+
+const basePath = '/app/dashboard';
+const fields = ['from', 'to', 'campaign', 'operator'] as const;
+type Filters = Record<(typeof fields)[number], string>;
+
+function filtersOf(q: URLSearchParams): Filters {
+  return { from: q.get('from') ?? '', to: q.get('to') ?? '', campaign: q.get('campaign') ?? '', operator: q.get('operator') ?? '' };
+}
+
+const percent = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)} %`);
+
+/** DashboardPage shows GET /stats/dashboard as figures and charts, with its filters in the URL. */
+export function DashboardPage() {
+  const app = useApp();
+  const query = location.value.query;
+  const applied = filtersOf(query);
+  const key = query.toString();
+  const [data, setData] = useState<Dashboard | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [reload, setReload] = useState(0);
+  const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    setError(null);
+    app.api
+      .get<Dashboard>('/stats/dashboard', { ...applied, tz }, ctl.signal)
+      .then(setData)
+      .catch((err: unknown) => {
+        if (!ctl.signal.aborted) setError(err);
+      });
+    return () => ctl.abort();
+  }, [key, reload]);
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={t('dash.title')}>
+        <button type="button" class="button" onClick={() => setReload(reload + 1)}>
+          {t('app.refresh')}
+        </button>
+      </PageHeader>
+      <FilterForm key={key} initial={applied} />
+      {error !== null ? (
+        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+      ) : data === null ? (
+        <Loading />
+      ) : (
+        <>
+          <dl class="facts card" data-testid="dash-figures">
+            <div>
+              <dt>{t('dash.tasks')}</dt>
+              <dd>{data.tasks}</dd>
+            </div>
+            <div>
+              <dt>{t('dash.audited')}</dt>
+              <dd>{data.audited}</dd>
+            </div>
+            <div>
+              <dt>{t('dash.approval')}</dt>
+              <dd>{percent(data.approval_rate)}</dd>
+            </div>
+            <div>
+              <dt>{t('dash.average')}</dt>
+              <dd>{data.average_score === null ? '—' : data.average_score.toFixed(1)}</dd>
+            </div>
+            <div>
+              <dt>{t('dash.validated')}</dt>
+              <dd>{data.validated}</dd>
+            </div>
+            <div>
+              <dt>{t('dash.minutes')}</dt>
+              <dd>{data.audio_minutes.toFixed(1)}</dd>
+            </div>
+          </dl>
+          <div class="charts">
+            <ChartCard
+              title={t('dash.perDay')}
+              config={{
+                type: 'bar',
+                data: {
+                  labels: data.per_day.map((d) => d.day),
+                  datasets: [
+                    { label: t('dash.tasks'), data: data.per_day.map((d) => d.tasks), backgroundColor: '#93c5fd' },
+                    { label: t('dash.audited'), data: data.per_day.map((d) => d.audited), backgroundColor: '#1d4ed8' },
+                    { label: t('dash.passed'), data: data.per_day.map((d) => d.passed), backgroundColor: '#15803d' },
+                  ],
+                },
+              }}
+              table={[
+                [t('dash.day'), t('dash.tasks'), t('dash.audited'), t('dash.passed')],
+                ...data.per_day.map((d) => [d.day, d.tasks, d.audited, d.passed]),
+              ]}
+            />
+            <ChartCard
+              title={t('dash.distribution')}
+              config={{
+                type: 'bar',
+                data: {
+                  labels: data.score_distribution.map((b) => `${b.from}–${b.to}`),
+                  datasets: [{ label: t('dash.audited'), data: data.score_distribution.map((b) => b.count), backgroundColor: '#1d4ed8' }],
+                },
+              }}
+              table={[[t('dash.range'), t('dash.audited')], ...data.score_distribution.map((b) => [`${b.from}–${b.to}`, b.count])]}
+            />
+            <ChartCard
+              title={t('dash.approvalPerDay')}
+              config={{
+                type: 'line',
+                data: {
+                  labels: data.per_day.map((d) => d.day),
+                  datasets: [
+                    {
+                      label: t('dash.approval'),
+                      data: data.per_day.map((d) => (d.audited ? (100 * d.passed) / d.audited : null)),
+                      borderColor: '#15803d',
+                      backgroundColor: '#15803d',
+                    },
+                  ],
+                },
+                options: { scales: { y: { min: 0, max: 100 } } },
+              }}
+              table={[
+                [t('dash.day'), t('dash.approval')],
+                ...data.per_day.map((d) => [d.day, d.audited ? percent(d.passed / d.audited) : '—']),
+              ]}
+            />
+            <ChartCard
+              title={t('dash.criteria')}
+              config={{
+                type: 'bar',
+                data: {
+                  labels: data.criteria_failed.map((c) => (c.question.length > 40 ? c.question.slice(0, 39) + '…' : c.question)),
+                  datasets: [
+                    { label: t('dash.failedRate'), data: data.criteria_failed.map((c) => 100 * c.rate), backgroundColor: '#b91c1c' },
+                  ],
+                },
+                options: { indexAxis: 'y', scales: { x: { min: 0, max: 100 } } },
+              }}
+              table={[[t('dash.criterion'), t('dash.failedRate')], ...data.criteria_failed.map((c) => [c.question, percent(c.rate)])]}
+            />
+            <ChartCard
+              title={t('dash.operators')}
+              config={{
+                type: 'bar',
+                data: {
+                  labels: data.operators.top.map((o) => o.operator_id),
+                  datasets: [
+                    { label: t('dash.average'), data: data.operators.top.map((o) => o.average_score), backgroundColor: '#5b21b6' },
+                  ],
+                },
+                options: { scales: { y: { min: 0, max: 100 } } },
+              }}
+              table={[
+                [t('tasks.operator'), t('dash.average'), t('dash.audited')],
+                ...data.operators.top.map((o) => [o.operator_id, o.average_score.toFixed(1), o.audited]),
+              ]}
+            />
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+/** ChartCard draws one chart once the library has loaded; the same figures are in a table for screen readers. */
+function ChartCard({ title, config, table }: { title: string; config: ChartConfiguration; table: (string | number)[][] }) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const [error, setError] = useState<unknown>(null);
+  const id = `chart-${title.replace(/\W+/g, '-').toLowerCase()}`;
+  useEffect(() => {
+    let chart: { destroy(): void } | null = null;
+    let gone = false;
+    import('./charts')
+      .then(({ Chart }) => {
+        if (gone || !canvas.current) return;
+        chart = new Chart(canvas.current, {
+          ...config,
+          options: { responsive: true, maintainAspectRatio: false, animation: false, ...config.options },
+        });
+      })
+      .catch(setError);
+    return () => {
+      gone = true;
+      chart?.destroy();
+    };
+  }, [JSON.stringify(config)]);
+  const [head, ...rows] = table;
+  return (
+    <section class="card chart-card" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {error !== null && <ErrorMessage error={error} />}
+      <div class="chart-box">
+        <canvas ref={canvas} role="img" aria-label={title} data-testid="chart" />
+      </div>
+      <details>
+        <summary>{t('dash.data')}</summary>
+        {rows.length === 0 ? (
+          <p class="muted">{t('dash.empty')}</p>
+        ) : (
+          <table class="table">
+            <thead>
+              <tr>
+                {head.map((h, i) => (
+                  <th key={i} scope="col">
+                    {h}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r, i) => (
+                <tr key={i}>
+                  {r.map((c, j) => (
+                    <td key={j}>{c}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </details>
+    </section>
+  );
+}
+
+function FilterForm({ initial }: { initial: Filters }) {
+  const [f, setF] = useState<Filters>(initial);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const q = new URLSearchParams();
+    for (const k of fields) if (f[k].trim()) q.set(k, f[k].trim());
+    navigate(q.toString() ? `${basePath}?${q}` : basePath);
+  };
+  const input = (k: keyof Filters, label: string, type = 'text') => (
+    <div class="field">
+      <label for={`dash-${k}`}>{label}</label>
+      <input id={`dash-${k}`} type={type} value={f[k]} onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })} />
+    </div>
+  );
+  return (
+    <form class="filters" onSubmit={submit} aria-label={t('dash.filters')}>
+      <div class="filter-row">
+        {input('from', t('dash.from'), 'date')}
+        {input('to', t('dash.to'), 'date')}
+        {input('campaign', t('tasks.campaign'))}
+        {input('operator', t('tasks.operator'))}
+        <div class="filter-buttons">
+          <button type="submit" class="button button-primary">
+            {t('tasks.apply')}
+          </button>
+          <button type="button" class="button button-quiet" onClick={() => navigate(basePath)}>
+            {t('tasks.reset')}
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}

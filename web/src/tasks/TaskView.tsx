@@ -1,0 +1,394 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from '../api';
+import { formatDateTime, t, type MessageKey } from '../i18n';
+import { Link } from '../router';
+import { useApp } from '../state';
+import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
+import { ErrorMessage, Loading, PageHeader } from '../ui';
+import { ScoreBadge, StatusBadge } from './badges';
+import { ValidateDialog } from './ValidateDialog';
+
+/** Draft is an analyst's pending change to one criterion. */
+type Drafts = Record<string, { complies: boolean; explanation: string }>;
+
+/** clock shows seconds as m:ss. */
+function clock(s: number | undefined): string {
+  if (s === undefined) return '';
+  const m = Math.floor(s / 60);
+  return `${m}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
+}
+
+/** playingIndex is the segment that holds time, or -1. */
+function playingIndex(segments: Segment[], time: number): number {
+  return segments.findIndex((s) => s.start !== undefined && s.end !== undefined && time >= s.start && time < s.end);
+}
+
+/** TaskView shows a task: its recording and transcript, its audit to edit, its revisions, and validation. */
+export function TaskView({ uuid }: { uuid: string }) {
+  const app = useApp();
+  const [task, setTask] = useState<TaskDetail | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [reload, setReload] = useState(0);
+
+  useEffect(() => {
+    const offs = ['task.updated', 'audit.updated'].map((type) =>
+      app.events.on(type, (ev) => {
+        const d = ev.data as { uuid?: string; task?: { uuid: string } };
+        if ((d.task?.uuid ?? d.uuid) === uuid) setReload((r) => r + 1);
+      }),
+    );
+    return () => offs.forEach((off) => off());
+  }, [uuid]);
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    app.api
+      .get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, ctl.signal)
+      .then((x) => {
+        setTask(x);
+        setError(null);
+      })
+      .catch((err: unknown) => {
+        if (!ctl.signal.aborted) setError(err);
+      });
+    return () => ctl.abort();
+  }, [uuid, reload]);
+
+  if (error !== null && !task) return <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />;
+  if (!task) return <Loading />;
+  return <TaskScreen task={task} onChanged={() => setReload((r) => r + 1)} />;
+}
+
+function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => void }) {
+  const app = useApp();
+  const [time, setTime] = useState(0);
+  const audio = useRef<HTMLAudioElement>(null);
+  const [validating, setValidating] = useState(false);
+  const canEdit = atLeast(app.profile.value?.role ?? 'none', 'quality');
+  const segments = task.transcript?.segments ?? [];
+  const playing = playingIndex(segments, time);
+  const seek = (s: Segment) => {
+    const a = audio.current;
+    if (!a || s.start === undefined) return;
+    a.currentTime = s.start;
+    void a.play().catch(() => {});
+  };
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={task.file_name}>
+        <Link href="/app/tasks">{t('task.back')}</Link>
+        {canEdit && task.status === 'audited' && (
+          <button type="button" class="button button-primary" onClick={() => setValidating(true)}>
+            {t('validate.open')}
+          </button>
+        )}
+      </PageHeader>
+      <dl class="facts">
+        <div>
+          <dt>{t('tasks.status')}</dt>
+          <dd>
+            <StatusBadge status={task.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t('tasks.score')}</dt>
+          <dd data-testid="task-score">
+            <ScoreBadge score={task.audit?.score} passed={task.audit?.passed} />
+          </dd>
+        </div>
+        <div>
+          <dt>{t('tasks.kind')}</dt>
+          <dd>{t(task.kind === 'call' ? 'tasks.call' : 'tasks.chat')}</dd>
+        </div>
+        <div>
+          <dt>{t('tasks.campaign')}</dt>
+          <dd>{task.campaign}</dd>
+        </div>
+        <div>
+          <dt>{t('tasks.operator')}</dt>
+          <dd>{task.operator_id ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>{t('tasks.created')}</dt>
+          <dd>{formatDateTime(task.created_at)}</dd>
+        </div>
+      </dl>
+      {task.error && <p class="alert alert-warning">{task.error}</p>}
+      <div class="task-columns">
+        <section class="card" aria-labelledby="transcript-title">
+          <h2 id="transcript-title">{t('task.transcript')}</h2>
+          {task.kind === 'call' && <Player uuid={task.uuid} audio={audio} onTime={setTime} />}
+          {segments.length === 0 ? (
+            <p class="muted">{t('task.noTranscript')}</p>
+          ) : (
+            <ol class="transcript">
+              {segments.map((s, i) => {
+                const body = (
+                  <>
+                    <span class={`speaker speaker-${s.speaker}`}>{s.name || t(`speaker.${s.speaker}` as MessageKey)}</span>
+                    {s.start !== undefined && <span class="muted small"> {clock(s.start)}</span>}
+                    <span class="segment-text">{s.text}</span>
+                  </>
+                );
+                return (
+                  <li
+                    key={i}
+                    class={i === playing ? 'segment segment-playing' : 'segment'}
+                    aria-current={i === playing ? 'true' : undefined}
+                  >
+                    {task.kind === 'call' && s.start !== undefined ? (
+                      <button type="button" class="segment-button" onClick={() => seek(s)} title={t('task.seek', { time: clock(s.start) })}>
+                        {body}
+                      </button>
+                    ) : (
+                      body
+                    )}
+                  </li>
+                );
+              })}
+            </ol>
+          )}
+        </section>
+        <section class="card" aria-labelledby="audit-title">
+          <h2 id="audit-title">{t('task.audit')}</h2>
+          {task.audit ? (
+            <AuditEditor task={task} canEdit={canEdit && task.status === 'audited'} onSaved={onChanged} />
+          ) : (
+            <p class="muted">{t('task.noAudit')}</p>
+          )}
+        </section>
+      </div>
+      <Revisions task={task} />
+      {validating && (
+        <ValidateDialog
+          task={task}
+          onClose={() => {
+            setValidating(false);
+            onChanged();
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+/** Player fetches the recording with the token (an <audio> element cannot send it) and plays it from an object URL. */
+function Player({ uuid, audio, onTime }: { uuid: string; audio: preact.RefObject<HTMLAudioElement>; onTime: (s: number) => void }) {
+  const app = useApp();
+  const [src, setSrc] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    const ctl = new AbortController();
+    let url: string | null = null;
+    void (async () => {
+      try {
+        const res = await fetch(`/tasks/${encodeURIComponent(uuid)}/audio`, {
+          headers: { Authorization: `Bearer ${await app.auth.accessToken()}` },
+          signal: ctl.signal,
+        });
+        if (!res.ok) {
+          const body = (await res.json().catch(() => null)) as { message?: string; code?: string } | null;
+          throw new ApiError(body?.message ?? t('error.http', { status: res.status }), body?.code ?? 'HTTP_ERROR', res.status);
+        }
+        url = URL.createObjectURL(await res.blob());
+        setSrc(url);
+      } catch (err) {
+        if (!ctl.signal.aborted) setError(err);
+      }
+    })();
+    return () => {
+      ctl.abort();
+      if (url) URL.revokeObjectURL(url);
+    };
+  }, [uuid]);
+  if (error !== null) return <ErrorMessage error={error} />;
+  if (!src) return <Loading />;
+  return (
+    <audio
+      ref={audio}
+      class="player"
+      controls
+      src={src}
+      aria-label={t('task.recording')}
+      onTimeUpdate={(e) => onTime(e.currentTarget.currentTime)}
+    />
+  );
+}
+
+function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: boolean; onSaved: () => void }) {
+  const app = useApp();
+  const audit = task.audit!;
+  const [drafts, setDrafts] = useState<Drafts>({});
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<{ kind: 'ok' | 'accepted'; text: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  // The revision the drafts were started on: sent as If-Match, so that an
+  // edit made meanwhile by someone else (shown live) is a 409 to resolve,
+  // never silently overwritten.
+  const [base, setBase] = useState<number | null>(null);
+  const discard = () => {
+    setDrafts({});
+    setBase(null);
+  };
+  const current = (it: AuditItem) => drafts[it.criterion_id] ?? { complies: it.complies, explanation: it.explanation };
+  const changed = audit.items.filter((it) => {
+    const d = drafts[it.criterion_id];
+    return d && (d.complies !== it.complies || d.explanation !== it.explanation);
+  });
+  const categories = [...new Set(audit.items.map((it) => it.category))];
+  const set = (it: AuditItem, patch: Partial<Drafts[string]>) => {
+    if (base === null) setBase(audit.revision);
+    setDrafts({ ...drafts, [it.criterion_id]: { ...current(it), ...patch } });
+  };
+
+  /** save sends the drafts based on revision on (the drafts' base unless told). */
+  const save = async (on = base ?? audit.revision) => {
+    setBusy(true);
+    setError(null);
+    setOutcome(null);
+    try {
+      const res = await app.api.send<ComputedAudit | { job_id: number }>('POST', '/compute-audit-results', {
+        headers: { 'x-username': app.profile.value?.username ?? '', 'If-Match': String(on) },
+        body: {
+          task_uuid: task.uuid,
+          file_name: task.file_name,
+          isCall: task.kind === 'call',
+          audit: changed.map((it) => ({ category: it.category, question: it.question, ...current(it) })),
+        },
+      });
+      discard();
+      if (res.status === 202) {
+        setOutcome({ kind: 'accepted', text: t('audit.accepted', { job: (res.details as { job_id: number }).job_id }) });
+      } else {
+        const c = res.details as ComputedAudit;
+        setOutcome({
+          kind: 'ok',
+          text: t('audit.saved', { revision: c.revision, score: c.score.toFixed(1), result: t(c.passed ? 'task.passed' : 'task.failed') }),
+        });
+        onSaved();
+      }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        void save();
+      }}
+      aria-describedby="audit-summary"
+    >
+      <p id="audit-summary" class="muted small">
+        {t('audit.summary', {
+          revision: audit.revision,
+          version: audit.scorecard_version,
+          passing: audit.passing_score,
+          who: audit.updated_by_name || audit.engine || audit.source,
+        })}
+      </p>
+      {categories.map((cat) => (
+        <fieldset key={cat} class="criteria">
+          <legend>{cat}</legend>
+          {audit.items
+            .filter((it) => it.category === cat)
+            .map((it) => {
+              const d = current(it);
+              const id = `crit-${it.criterion_id}`;
+              return (
+                <div key={it.criterion_id} class={d.complies ? 'criterion' : 'criterion criterion-fail'} data-criterion={it.criterion_id}>
+                  <label class="check" for={id}>
+                    <input
+                      id={id}
+                      type="checkbox"
+                      checked={d.complies}
+                      disabled={!canEdit}
+                      onChange={(e) => set(it, { complies: e.currentTarget.checked })}
+                    />
+                    <span>
+                      {it.question}
+                      {it.critical && <span class="badge task-fail"> {t('audit.critical')}</span>}
+                    </span>
+                  </label>
+                  <label class="sr-only" for={`${id}-why`}>
+                    {t('audit.explanation', { question: it.question })}
+                  </label>
+                  <textarea
+                    id={`${id}-why`}
+                    rows={2}
+                    value={d.explanation}
+                    readOnly={!canEdit}
+                    onInput={(e) => set(it, { explanation: e.currentTarget.value })}
+                  />
+                  {it.evidence && <p class="small muted">“{it.evidence}”</p>}
+                </div>
+              );
+            })}
+        </fieldset>
+      ))}
+      {canEdit && (
+        <div class="form-actions">
+          <button type="submit" class="button button-primary" disabled={busy || changed.length === 0}>
+            {busy ? t('audit.saving') : t('audit.save', { count: changed.length })}
+          </button>
+          <button type="button" class="button button-quiet" disabled={busy || changed.length === 0} onClick={discard}>
+            {t('audit.discard')}
+          </button>
+        </div>
+      )}
+      <div aria-live="polite">
+        {outcome && (
+          <p class={outcome.kind === 'ok' ? 'alert alert-success' : 'alert alert-info'} role="status">
+            {outcome.text}
+          </p>
+        )}
+      </div>
+      {error !== null && (
+        <ErrorMessage
+          error={error}
+          onRetry={error instanceof ApiError && error.status === 409 ? () => void save(audit.revision) : undefined}
+        />
+      )}
+    </form>
+  );
+}
+
+function Revisions({ task }: { task: TaskDetail }) {
+  if (task.revisions.length === 0) return null;
+  return (
+    <section class="card" aria-labelledby="revisions-title">
+      <h2 id="revisions-title">{t('revisions.title')}</h2>
+      <div class="table-wrap">
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">{t('revisions.revision')}</th>
+              <th scope="col">{t('revisions.source')}</th>
+              <th scope="col">{t('revisions.author')}</th>
+              <th scope="col">{t('tasks.score')}</th>
+              <th scope="col">{t('revisions.when')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {[...task.revisions].reverse().map((r) => (
+              <tr key={r.revision}>
+                <td>{r.revision}</td>
+                <td>{t(`source.${r.source}` as MessageKey)}</td>
+                <td>{r.author_name || r.author_id || r.engine || '—'}</td>
+                <td>
+                  {r.score_before !== undefined && <span class="muted">{r.score_before.toFixed(1)} → </span>}
+                  <ScoreBadge score={r.score} passed={r.passed} />
+                </td>
+                <td>{formatDateTime(r.created_at)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,230 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Query } from '../api';
+import { formatDateTime, formatRelative, t, type MessageKey } from '../i18n';
+import { Link, location, navigate } from '../router';
+import { useApp } from '../state';
+import { StreamStatus } from '../notifications/Bell';
+import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
+import { ErrorMessage, Loading, PageHeader, useAction } from '../ui';
+import { ScoreBadge, StatusBadge } from './badges';
+import { applyTask, filtersOf, queryOf, type TaskFilters } from './state';
+import { Upload } from './Upload';
+
+const basePath = '/app/tasks';
+const pageSize = 50;
+const liveEvents = ['task.created', 'task.updated', 'audit.updated'] as const;
+
+function apiQuery(f: TaskFilters, cursor?: string): Query {
+  return {
+    status: f.status,
+    kind: f.kind,
+    campaign: f.campaign.trim(),
+    q: f.q.trim(),
+    sort: f.sort,
+    order: f.order,
+    limit: pageSize,
+    cursor,
+  };
+}
+
+/** summaryOf is the task summary an event carries (audit.updated wraps it in task). */
+function summaryOf(type: string, data: unknown): TaskSummary {
+  return type === 'audit.updated' ? (data as { task: TaskSummary }).task : (data as TaskSummary);
+}
+
+/** TasksPage lists tasks with filters and order kept in the URL, live through the task events; analysts upload here. */
+export function TasksPage() {
+  const app = useApp();
+  const query = location.value.query;
+  const applied = filtersOf(query);
+  const key = query.toString();
+  // The list and its total change together: an event adds or drops a task.
+  const [view, setView] = useState<{ tasks: TaskSummary[]; total: number } | null>(null);
+  const tasks = view?.tasks ?? null;
+  const total = view?.total ?? 0;
+  const [next, setNext] = useState<string | undefined>();
+  const [error, setError] = useState<unknown>(null);
+  const [reload, setReload] = useState(0);
+  const [live, setLive] = useState(new Map<string, TaskSummary>());
+  const { busy, run } = useAction();
+  const filters = useRef(applied);
+  filters.current = applied;
+  const canUpload = atLeast(app.profile.value?.role ?? 'none', 'quality');
+
+  // Subscribed before loading: events that arrive meanwhile are applied on
+  // top of the page, which gives the same result whatever the order.
+  useEffect(() => {
+    const offs = liveEvents.map((type) =>
+      app.events.on(type, (ev) => {
+        const s = summaryOf(ev.type, ev.data);
+        setLive((m) => new Map(m).set(s.uuid, s));
+        setView((v) => {
+          if (!v) return v;
+          const list = applyTask(v.tasks, filters.current, s);
+          return { tasks: list, total: v.total + list.length - v.tasks.length };
+        });
+      }),
+    );
+    return () => offs.forEach((off) => off());
+  }, []);
+
+  useEffect(() => {
+    const ctl = new AbortController();
+    setError(null);
+    app.api
+      .get<TaskPage>('/tasks', apiQuery(applied), ctl.signal)
+      .then((page) => {
+        let list = page.tasks;
+        for (const s of live.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
+        setView({ tasks: list, total: page.total + list.length - page.tasks.length });
+        setNext(page.next);
+      })
+      .catch((err: unknown) => {
+        if (!ctl.signal.aborted) setError(err);
+      });
+    return () => ctl.abort();
+  }, [key, reload]);
+
+  const loadMore = () =>
+    run(async () => {
+      const page = await app.api.get<TaskPage>('/tasks', apiQuery(applied, next));
+      const known = new Set((tasks ?? []).map((x) => x.uuid));
+      setView({ tasks: [...(tasks ?? []), ...page.tasks.filter((x) => !known.has(x.uuid))], total: page.total });
+      setNext(page.next);
+    });
+
+  const sortBy = (sort: TaskFilters['sort']) => {
+    const order = applied.sort === sort && applied.order === 'desc' ? 'asc' : 'desc';
+    const q = queryOf({ ...applied, sort, order }).toString();
+    navigate(q ? `${basePath}?${q}` : basePath);
+  };
+  const sortHeader = (sort: TaskFilters['sort'], label: MessageKey) => (
+    <th scope="col" aria-sort={applied.sort === sort ? (applied.order === 'asc' ? 'ascending' : 'descending') : undefined}>
+      <button type="button" class="sort-button" onClick={() => sortBy(sort)}>
+        {t(label)}
+        <span aria-hidden="true">{applied.sort === sort ? (applied.order === 'asc' ? ' ▲' : ' ▼') : ''}</span>
+      </button>
+    </th>
+  );
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={t('tasks.title')}>
+        <StreamStatus />
+        <button type="button" class="button" onClick={() => setReload(reload + 1)}>
+          {t('app.refresh')}
+        </button>
+      </PageHeader>
+      {canUpload && <Upload live={live} />}
+      <FilterForm key={key} initial={applied} />
+      {error !== null ? (
+        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+      ) : tasks === null ? (
+        <Loading />
+      ) : tasks.length === 0 ? (
+        <p class="empty">{t('tasks.empty')}</p>
+      ) : (
+        <>
+          <p class="muted" aria-live="polite">
+            {t('tasks.count', { shown: tasks.length, total })}
+          </p>
+          <div class="table-wrap">
+            <table class="table">
+              <caption class="sr-only">{t('tasks.caption')}</caption>
+              <thead>
+                <tr>
+                  {sortHeader('file_name', 'tasks.file')}
+                  <th scope="col">{t('tasks.kind')}</th>
+                  <th scope="col">{t('tasks.status')}</th>
+                  <th scope="col">{t('tasks.campaign')}</th>
+                  <th scope="col">{t('tasks.operator')}</th>
+                  {sortHeader('score', 'tasks.score')}
+                  {sortHeader('created_at', 'tasks.created')}
+                </tr>
+              </thead>
+              <tbody>
+                {tasks.map((x) => (
+                  <tr key={x.uuid} data-uuid={x.uuid} data-status={x.status}>
+                    <td>
+                      <Link href={`${basePath}/${x.uuid}`}>{x.file_name}</Link>
+                      {x.error && <p class="small muted">{x.error}</p>}
+                    </td>
+                    <td>{t(x.kind === 'call' ? 'tasks.call' : 'tasks.chat')}</td>
+                    <td>
+                      <StatusBadge status={x.status} />
+                    </td>
+                    <td>{x.campaign}</td>
+                    <td>{x.operator_id ?? '—'}</td>
+                    <td>
+                      <ScoreBadge score={x.score} passed={x.passed} />
+                    </td>
+                    <td>
+                      <time dateTime={x.created_at} title={formatDateTime(x.created_at)}>
+                        {formatRelative(x.created_at)}
+                      </time>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {next && tasks && (
+        <button type="button" class="button" disabled={busy} onClick={() => void loadMore()}>
+          {t('app.loadMore')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function FilterForm({ initial }: { initial: TaskFilters }) {
+  const [f, setF] = useState<TaskFilters>(initial);
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const q = queryOf(f).toString();
+    navigate(q ? `${basePath}?${q}` : basePath);
+  };
+  return (
+    <form class="filters" role="search" onSubmit={submit} aria-label={t('tasks.filters')}>
+      <div class="filter-row">
+        <div class="field">
+          <label for="tasks-q">{t('tasks.search')}</label>
+          <input id="tasks-q" type="search" value={f.q} onInput={(e) => setF({ ...f, q: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="tasks-status">{t('tasks.status')}</label>
+          <select id="tasks-status" value={f.status} onChange={(e) => setF({ ...f, status: e.currentTarget.value })}>
+            <option value="">{t('tasks.any')}</option>
+            {taskStatuses.map((s) => (
+              <option key={s} value={s}>
+                {t(`status.${s}` as MessageKey)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="tasks-kind">{t('tasks.kind')}</label>
+          <select id="tasks-kind" value={f.kind} onChange={(e) => setF({ ...f, kind: e.currentTarget.value })}>
+            <option value="">{t('tasks.any')}</option>
+            <option value="call">{t('tasks.call')}</option>
+            <option value="chat">{t('tasks.chat')}</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="tasks-campaign">{t('tasks.campaign')}</label>
+          <input id="tasks-campaign" value={f.campaign} onInput={(e) => setF({ ...f, campaign: e.currentTarget.value })} />
+        </div>
+        <div class="filter-buttons">
+          <button type="submit" class="button button-primary">
+            {t('tasks.apply')}
+          </button>
+          <button type="button" class="button button-quiet" onClick={() => navigate(basePath)}>
+            {t('tasks.reset')}
+          </button>
+        </div>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,160 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { errorMessage } from '../api';
+import { t } from '../i18n';
+import { Link } from '../router';
+import { useApp } from '../state';
+import type { Campaign, TaskSummary, UploadedTask } from '../types';
+import { StatusBadge } from './badges';
+import { uploadFile } from './upload';
+
+interface Item {
+  id: number;
+  name: string;
+  sent: number;
+  task?: UploadedTask;
+  error?: string;
+}
+
+/**
+ * Upload takes files dropped or chosen, sends each in its own request with
+ * a progress bar, then shows the task's status as the list's live copy of
+ * it (live holds the tasks the event stream updated).
+ */
+export function Upload({ live }: { live: Map<string, TaskSummary> }) {
+  const app = useApp();
+  const [campaign, setCampaign] = useState('default');
+  const [operator, setOperator] = useState('');
+  const [language, setLanguage] = useState('');
+  const [campaigns, setCampaigns] = useState<Campaign[]>([]);
+  const [items, setItems] = useState<Item[]>([]);
+  const [over, setOver] = useState(false);
+  const nextId = useRef(0);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    app.api
+      .get<Campaign[]>('/campaigns')
+      .then(setCampaigns)
+      .catch(() => {}); // only suggestions: the upload itself reports an unknown campaign
+  }, []);
+
+  const update = (id: number, patch: Partial<Item>) => setItems((xs) => xs.map((x) => (x.id === id ? { ...x, ...patch } : x)));
+
+  const send = (files: FileList | null) => {
+    if (!files) return;
+    const fields = { campaign, operator, language };
+    const added = Array.from(files).map((f) => ({ id: ++nextId.current, name: f.name, sent: 0, file: f }));
+    setItems((xs) => [...added.map(({ file: _, ...x }) => x), ...xs]);
+    for (const a of added) {
+      void (async () => {
+        try {
+          const token = await app.auth.accessToken();
+          const task = await uploadFile(token, a.file, fields, (sent) => update(a.id, { sent }));
+          update(a.id, { sent: 1, task });
+        } catch (err) {
+          update(a.id, { error: errorMessage(err) });
+        }
+      })();
+    }
+  };
+
+  return (
+    <section class="upload card" aria-labelledby="upload-title">
+      <h2 id="upload-title">{t('upload.title')}</h2>
+      <div class="filter-row">
+        <div class="field">
+          <label for="upload-campaign">{t('upload.campaign')}</label>
+          <input id="upload-campaign" list="upload-campaigns" value={campaign} onInput={(e) => setCampaign(e.currentTarget.value)} />
+          <datalist id="upload-campaigns">
+            {campaigns.map((c) => (
+              <option key={c.id} value={c.name} />
+            ))}
+          </datalist>
+        </div>
+        <div class="field">
+          <label for="upload-operator">{t('upload.operator')}</label>
+          <input
+            id="upload-operator"
+            value={operator}
+            aria-describedby="upload-operator-help"
+            onInput={(e) => setOperator(e.currentTarget.value)}
+          />
+          <p id="upload-operator-help" class="help">
+            {t('upload.operatorHelp')}
+          </p>
+        </div>
+        <div class="field">
+          <label for="upload-language">{t('upload.language')}</label>
+          <input
+            id="upload-language"
+            value={language}
+            placeholder="es, en-US"
+            aria-describedby="upload-language-help"
+            onInput={(e) => setLanguage(e.currentTarget.value)}
+          />
+          <p id="upload-language-help" class="help">
+            {t('upload.languageHelp')}
+          </p>
+        </div>
+      </div>
+      <div
+        class={over ? 'dropzone dropzone-over' : 'dropzone'}
+        data-testid="dropzone"
+        onDragOver={(e) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
+        onDrop={(e) => {
+          e.preventDefault();
+          setOver(false);
+          send(e.dataTransfer?.files ?? null);
+        }}
+      >
+        <p>{t('upload.drop')}</p>
+        <label class="button" for="upload-files">
+          {t('upload.choose')}
+        </label>
+        <input
+          id="upload-files"
+          ref={input}
+          class="sr-only"
+          type="file"
+          multiple
+          accept="audio/*,.json,.txt"
+          onChange={(e) => {
+            send(e.currentTarget.files);
+            e.currentTarget.value = '';
+          }}
+        />
+      </div>
+      {items.length > 0 && (
+        <ul class="uploads" aria-label={t('upload.files')}>
+          {items.map((it) => {
+            const task = it.task && (live.get(it.task.uuid) ?? it.task);
+            return (
+              <li key={it.id} class="upload-item" data-file={it.name}>
+                <span class="upload-name">{it.name}</span>
+                {it.error ? (
+                  <span class="alert alert-error upload-error" role="alert">
+                    {it.error}
+                  </span>
+                ) : task ? (
+                  <span class="upload-done">
+                    <StatusBadge status={task.status} />
+                    {it.task?.duplicate && <span class="badge">{t('upload.duplicate')}</span>}
+                    <Link href={`/app/tasks/${task.uuid}`}>{t('upload.open')}</Link>
+                  </span>
+                ) : (
+                  <progress max={1} value={it.sent} aria-label={t('upload.progress', { name: it.name })}>
+                    {Math.round(it.sent * 100)}%
+                  </progress>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </section>
+  );
+}

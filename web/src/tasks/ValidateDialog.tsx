@@ -1,0 +1,83 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { t } from '../i18n';
+import { useApp } from '../state';
+import type { TaskDetail, ValidationResult } from '../types';
+import { ErrorMessage } from '../ui';
+
+/** ValidateDialog validates a task's audit with notes and attachments (multipart POST /validate-audit) and shows where the e-mail went. */
+export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: () => void }) {
+  const app = useApp();
+  const ref = useRef<HTMLDialogElement>(null);
+  const [notes, setNotes] = useState('');
+  const [files, setFiles] = useState<File[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<ValidationResult | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    ref.current?.showModal();
+  }, []);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    const form = new FormData();
+    form.set('task_uuid', task.uuid);
+    form.set('notes', notes);
+    form.set('isCall', String(task.kind === 'call'));
+    files.forEach((f, i) => form.append(`attachment${i + 1}`, f, f.name));
+    try {
+      setResult(await app.api.request<ValidationResult>('POST', '/validate-audit', { form }));
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <dialog ref={ref} class="dialog" aria-labelledby="validate-title" onClose={onClose}>
+      <h2 id="validate-title">{t('validate.title')}</h2>
+      {result ? (
+        <div role="status">
+          <p class="alert alert-success">{t(result.email_status === 'pending' ? 'validate.pending' : 'validate.done')}</p>
+          <dl class="facts">
+            <div>
+              <dt>{t('validate.sentTo')}</dt>
+              <dd data-testid="sent-to">{result.sent_to.join(', ') || '—'}</dd>
+            </div>
+            <div>
+              <dt>{t('validate.bcc')}</dt>
+              <dd>{result.bcc.join(', ') || '—'}</dd>
+            </div>
+          </dl>
+          <div class="dialog-actions">
+            <button type="button" class="button button-primary" onClick={() => ref.current?.close()} autofocus>
+              {t('app.close')}
+            </button>
+          </div>
+        </div>
+      ) : (
+        <form onSubmit={(e) => void submit(e)}>
+          <div class="field">
+            <label for="validate-notes">{t('validate.notes')}</label>
+            <textarea id="validate-notes" rows={4} required value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for="validate-files">{t('validate.attachments')}</label>
+            <input id="validate-files" type="file" multiple onChange={(e) => setFiles(Array.from(e.currentTarget.files ?? []))} />
+          </div>
+          {error !== null && <ErrorMessage error={error} />}
+          <div class="dialog-actions">
+            <button type="button" class="button" onClick={() => ref.current?.close()}>
+              {t('app.cancel')}
+            </button>
+            <button type="submit" class="button button-primary" disabled={busy}>
+              {busy ? t('validate.sending') : t('validate.submit')}
+            </button>
+          </div>
+        </form>
+      )}
+    </dialog>
+  );
+}

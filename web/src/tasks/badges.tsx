@@ -1,0 +1,18 @@
+import { t, type MessageKey } from '../i18n';
+import type { TaskStatus } from '../types';
+
+/** StatusBadge is a task's pipeline status. */
+export function StatusBadge({ status }: { status: TaskStatus }) {
+  return <span class={`badge task-${status}`}>{t(`status.${status}` as MessageKey)}</span>;
+}
+
+/** ScoreBadge is an audit's score with pass or fail, or a dash before the audit. */
+export function ScoreBadge({ score, passed }: { score?: number; passed?: boolean }) {
+  if (score === undefined || score === null) return <span class="muted">—</span>;
+  return (
+    <span class="score">
+      <strong>{score.toFixed(1)}</strong>{' '}
+      <span class={passed ? 'badge task-pass' : 'badge task-fail'}>{passed ? t('task.passed') : t('task.failed')}</span>
+    </span>
+  );
+}
