@@ -17,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { startFakeIssuer } from './oidc-issuer.mjs';
+import { startSMTPSink } from './smtp-sink.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const artifacts = process.env.E2E_ARTIFACTS ?? join(here, 'artifacts');
@@ -453,7 +454,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   check(mine.tasks.length === 1, `olga sees ${mine.tasks.length} tasks`);
 });
 
-test('task view: transcript, edit a criterion and see the score change, validate', async ({ page, base }) => {
+test('task view: transcript, edit a criterion and see the score change, validate', async ({ page, base, smtp }) => {
   const quality = await devToken(base, 'vera', ['quality']);
   const form = new FormData();
   form.set('operator', 'olga');
@@ -513,7 +514,8 @@ test('task view: transcript, edit a criterion and see the score change, validate
   await page.getByRole('alert').getByRole('button', { name: 'Try again' }).click();
   await visible(page.getByText(/^Saved as revision 4: score [\d.]+, (pass|fail)\.$/));
 
-  // Validate with an attachment: the outbox mailer accepts it.
+  // Validate with an attachment: the loopback SMTP server receives it.
+  const mailed = smtp.messages.length;
   await page.getByRole('button', { name: 'Validate', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Validate the audit' });
   await visible(dialog);
@@ -527,6 +529,11 @@ test('task view: transcript, edit a criterion and see the score change, validate
   const sentTo = (await dialog.getByTestId('sent-to').textContent()).trim();
   check(sentTo !== '' && sentTo !== '—', `sent to "${sentTo}"`);
   await shot(page, 'task-validated');
+  check(smtp.messages.length === mailed + 1, `${smtp.messages.length - mailed} messages received`);
+  const message = smtp.messages[mailed];
+  check(/filename="?notes\.txt/.test(message.data), 'the attachment is in the message');
+  check(message.data.includes(Buffer.from('evidence').toString('base64')), 'the attachment arrives intact');
+  check(message.data.includes('Good call overall.'), 'the notes are in the message');
   await dialog.getByRole('button', { name: 'Close' }).click();
   await visible(page.locator('.facts').getByText('validated'));
   check((await page.getByRole('button', { name: 'Validate', exact: true }).count()) === 0, 'a validated task can be validated again');
@@ -660,7 +667,9 @@ process.on('unhandledRejection', (err) => {
   console.log(`e2e: could not run the tests: ${err.stack ?? err}`);
   process.exit(1);
 });
-const all = await startAuditd('auditd-all', 'all', { AUTH_DEV: 'true' });
+// Validation e-mails go to a real SMTP server on loopback.
+const smtp = await startSMTPSink();
+const all = await startAuditd('auditd-all', 'all', { AUTH_DEV: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'auditd@example.test' });
 // A second API process on the same database, signing in through a fake
 // OIDC provider on loopback (its wire protocol only).
 const issuer = await startFakeIssuer({
@@ -697,7 +706,7 @@ for (const t of tests.filter((x) => x.name.includes(filter))) {
   try {
     let timer;
     await Promise.race([
-      t.fn({ page, browser, base: all.base, oidc: { dashboard: serveOIDC.base, issuer } }),
+      t.fn({ page, browser, base: all.base, smtp, oidc: { dashboard: serveOIDC.base, issuer } }),
       new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${testTimeout / 1000}s`)), testTimeout))),
     ]).finally(() => clearTimeout(timer));
     if (problems.length) throw new Error(problems.join('\n'));
