@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -124,16 +123,13 @@ func retryLater(job *rivertype.JobRow, err error) error {
 	if !errors.As(err, &wait) {
 		return err
 	}
-	var meta struct {
-		Snoozes int `json:"snoozes"`
-	}
-	_ = json.Unmarshal(job.Metadata, &meta)
-	if meta.Snoozes >= maxEngineSnoozes {
+	n := snoozes(job)
+	if n >= maxEngineSnoozes {
 		return err
 	}
 	d := wait.RetryDelay()
 	if d <= 0 {
-		d = min(time.Second<<meta.Snoozes, 5*time.Minute)
+		d = min(time.Second<<n, 5*time.Minute)
 	}
 	return river.JobSnooze(min(d, time.Hour))
 }

@@ -2,12 +2,14 @@ package workers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/auditd/auditd/db"
 )
@@ -30,4 +32,14 @@ func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, from []stri
 		return fmt.Errorf("failing the task: %w", err)
 	}
 	return nil
+}
+
+// snoozes is how many times a job was snoozed, which River keeps in its
+// metadata (snoozes use no attempt, so this bounds them).
+func snoozes(job *rivertype.JobRow) int {
+	var m struct {
+		Snoozes int `json:"snoozes"`
+	}
+	_ = json.Unmarshal(job.Metadata, &m) // River's own JSON; absent is zero
+	return m.Snoozes
 }

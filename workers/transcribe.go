@@ -3,7 +3,6 @@ package workers
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -162,7 +161,7 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 		err = &reportable{fmt.Errorf("transcription timed out after %s", limit)}
 	case asr.Permanent(err) || errors.Is(err, storage.ErrNotFound):
 		return river.JobCancel(errors.Join(err, w.fail(ctx, job, task, err)))
-	case isThrottled && throttled.RetryAfter > 0 && snoozes(job) < maxSnoozes:
+	case isThrottled && throttled.RetryAfter > 0 && snoozes(job.JobRow) < maxSnoozes:
 		// Not a failure: the server asked us to come back later. A snooze
 		// does not use up an attempt.
 		return river.JobSnooze(min(throttled.RetryAfter, maxRetryAfter))
@@ -303,14 +302,4 @@ func (w *TranscribeWorker) waitForEngine(ctx context.Context, task db.Task) erro
 		return err
 	}
 	return river.JobSnooze(noEngineSnooze)
-}
-
-// snoozes is how many times the job was snoozed, which River keeps in its
-// metadata.
-func snoozes(job *river.Job[jobs.TranscribeArgs]) int {
-	var m struct {
-		Snoozes int `json:"snoozes"`
-	}
-	_ = json.Unmarshal(job.Metadata, &m) // River's own JSON; absent is zero
-	return m.Snoozes
 }
