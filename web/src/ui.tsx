@@ -2,6 +2,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage } from './api';
+import { navigate } from './router';
 import { t } from './i18n';
 import { useApp } from './state';
 
@@ -123,6 +124,26 @@ export function Toasts() {
           </button>
         </div>
       ))}
+    </div>
+  );
+}
+
+/** showFilters opens basePath with the filters of query, or bare without any: the URL holds a screen's filters. */
+export function showFilters(basePath: string, query: URLSearchParams) {
+  const q = query.toString();
+  navigate(q ? `${basePath}?${q}` : basePath);
+}
+
+/** FilterButtons applies a filter form (it submits it) or resets it (opens basePath with none). */
+export function FilterButtons({ basePath, apply, reset }: { basePath: string; apply: string; reset: string }) {
+  return (
+    <div class="filter-buttons">
+      <button type="submit" class="button button-primary">
+        {apply}
+      </button>
+      <button type="button" class="button button-quiet" onClick={() => navigate(basePath)}>
+        {reset}
+      </button>
     </div>
   );
 }

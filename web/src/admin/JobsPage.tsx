@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Query } from '../api';
 import { formatDateTime, formatRelative, t } from '../i18n';
-import { location, navigate } from '../router';
+import { location } from '../router';
 import { useApp } from '../state';
 import { jobStates, type CanaryResult, type Job, type JobPage } from '../types';
-import { ErrorMessage, Loading, PageHeader, useAction } from '../ui';
+import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction } from '../ui';
 
 const basePath = '/app/admin/jobs';
 const limits = ['25', '50', '100', '200'];
@@ -199,8 +199,7 @@ function FilterForm({ initial }: { initial: Filters }) {
   const [f, setF] = useState<Filters>(initial);
   const submit = (e: Event) => {
     e.preventDefault();
-    const q = queryOf(f).toString();
-    navigate(q ? `${basePath}?${q}` : basePath);
+    showFilters(basePath, queryOf(f));
   };
   return (
     <form class="filters" onSubmit={submit} aria-label={t('jobs.filters')}>
@@ -250,14 +249,7 @@ function FilterForm({ initial }: { initial: Filters }) {
             ))}
           </select>
         </div>
-        <div class="filter-buttons">
-          <button type="submit" class="button button-primary">
-            {t('jobs.apply')}
-          </button>
-          <button type="button" class="button button-quiet" onClick={() => navigate(basePath)}>
-            {t('jobs.reset')}
-          </button>
-        </div>
+        <FilterButtons basePath={basePath} apply={t('jobs.apply')} reset={t('jobs.reset')} />
       </div>
     </form>
   );

@@ -1,10 +1,10 @@
 import type { ChartConfiguration } from 'chart.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n';
-import { location, navigate } from '../router';
+import { location } from '../router';
 import { useApp } from '../state';
 import type { Dashboard } from '../types';
-import { ErrorMessage, Loading, PageHeader } from '../ui';
+import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters } from '../ui';
 
 const basePath = '/app/dashboard';
 const fields = ['from', 'to', 'campaign', 'operator'] as const;
@@ -236,7 +236,7 @@ function FilterForm({ initial }: { initial: Filters }) {
     e.preventDefault();
     const q = new URLSearchParams();
     for (const k of fields) if (f[k].trim()) q.set(k, f[k].trim());
-    navigate(q.toString() ? `${basePath}?${q}` : basePath);
+    showFilters(basePath, q);
   };
   const input = (k: keyof Filters, label: string, type = 'text') => (
     <div class="field">
@@ -251,14 +251,7 @@ function FilterForm({ initial }: { initial: Filters }) {
         {input('to', t('dash.to'), 'date')}
         {input('campaign', t('tasks.campaign'))}
         {input('operator', t('tasks.operator'))}
-        <div class="filter-buttons">
-          <button type="submit" class="button button-primary">
-            {t('tasks.apply')}
-          </button>
-          <button type="button" class="button button-quiet" onClick={() => navigate(basePath)}>
-            {t('tasks.reset')}
-          </button>
-        </div>
+        <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
       </div>
     </form>
   );

@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Query } from '../api';
 import { formatDateTime, formatRelative, t, type MessageKey } from '../i18n';
-import { Link, location, navigate } from '../router';
+import { Link, location } from '../router';
 import { useApp } from '../state';
 import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
-import { ErrorMessage, Loading, PageHeader, useAction } from '../ui';
+import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction } from '../ui';
 import { ScoreBadge, StatusBadge } from './badges';
 import { applyTask, filtersOf, queryOf, type TaskFilters } from './state';
 import { Upload } from './Upload';
@@ -95,8 +95,7 @@ export function TasksPage() {
 
   const sortBy = (sort: TaskFilters['sort']) => {
     const order = applied.sort === sort && applied.order === 'desc' ? 'asc' : 'desc';
-    const q = queryOf({ ...applied, sort, order }).toString();
-    navigate(q ? `${basePath}?${q}` : basePath);
+    showFilters(basePath, queryOf({ ...applied, sort, order }));
   };
   const sortHeader = (sort: TaskFilters['sort'], label: MessageKey) => (
     <th scope="col" aria-sort={applied.sort === sort ? (applied.order === 'asc' ? 'ascending' : 'descending') : undefined}>
@@ -183,8 +182,7 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
   const [f, setF] = useState<TaskFilters>(initial);
   const submit = (e: Event) => {
     e.preventDefault();
-    const q = queryOf(f).toString();
-    navigate(q ? `${basePath}?${q}` : basePath);
+    showFilters(basePath, queryOf(f));
   };
   return (
     <form class="filters" role="search" onSubmit={submit} aria-label={t('tasks.filters')}>
@@ -216,14 +214,7 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
           <label for="tasks-campaign">{t('tasks.campaign')}</label>
           <input id="tasks-campaign" value={f.campaign} onInput={(e) => setF({ ...f, campaign: e.currentTarget.value })} />
         </div>
-        <div class="filter-buttons">
-          <button type="submit" class="button button-primary">
-            {t('tasks.apply')}
-          </button>
-          <button type="button" class="button button-quiet" onClick={() => navigate(basePath)}>
-            {t('tasks.reset')}
-          </button>
-        </div>
+        <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
       </div>
     </form>
   );
