@@ -44,25 +44,8 @@ var ErrTaskStatus = errors.New("the task's status does not allow this change")
 
 // Task is an uploaded call or chat on its way through the pipeline.
 type Task struct {
-	UUID        string
-	Kind        string
-	Status      string
-	FileName    string
-	ContentType string
-	SizeBytes   int64
-	// SHA256 is the hex SHA-256 of the file.
-	SHA256       string
-	BlobKey      string
-	CampaignID   string
+	NewTask
 	CampaignName string
-	// OperatorID is the audited agent's user id ("" when not given).
-	OperatorID      string
-	Language        string
-	Direction       string
-	StartedAt       *time.Time
-	ExternalID      string
-	UploadedBy      string
-	DurationSeconds *float64
 	// Error is why the task failed, or why a queued call waits (no speech
 	// engine); "" otherwise.
 	Error    string
@@ -99,17 +82,19 @@ func (t Task) Summary() TaskSummary {
 	}
 }
 
-// NewTask is a task to insert.
+// NewTask is a task to insert: what its upload says of it.
 type NewTask struct {
-	UUID            string
-	Kind            string
-	Status          string
-	FileName        string
-	ContentType     string
-	SizeBytes       int64
-	SHA256          string
-	BlobKey         string
-	CampaignID      string
+	UUID        string
+	Kind        string
+	Status      string
+	FileName    string
+	ContentType string
+	SizeBytes   int64
+	// SHA256 is the hex SHA-256 of the file.
+	SHA256     string
+	BlobKey    string
+	CampaignID string
+	// OperatorID is the audited agent's user id ("" when not given).
 	OperatorID      string
 	Language        string
 	Direction       string
