@@ -99,7 +99,9 @@ func Validate(card Scorecard, checkRule RuleCheck) error {
 		if c.AppliesTo != Call && c.AppliesTo != Chat && c.AppliesTo != Both {
 			add("applies_to", "must be %q, %q or %q, not %q", Call, Chat, Both, c.AppliesTo)
 		}
-		if raw := bytes.TrimSpace(c.Rule); len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		// Only JSON's own white space: a rule is JSON, and the engine parses
+		// exactly what is checked here.
+		if raw := bytes.Trim(c.Rule, " \t\r\n"); len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 			add("rule", "is required")
 		} else {
 			for _, p := range checkRule(raw) {
