@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/cmd/auditd/proctest"
 	"github.com/auditd/auditd/db/dbtest"
 )
 
@@ -38,12 +39,12 @@ func BenchmarkSSEFanout(b *testing.B) {
 		clients = int(lim.Max - 200)
 	}
 
-	addr := freeAddr(b)
+	addr := proctest.FreeAddr(b)
 	env := []string{"DATABASE_URL=" + dbtest.URL(b), "AUTH_DEV=true", "LISTEN_ADDR=" + addr,
 		"LOG_LEVEL=warn", "HOME=" + b.TempDir()}
-	serve := start(b, env, "serve")
+	serve := proctest.Start(b, binary, env, "serve")
 	token := func(args ...string) string {
-		out, stderr, err := runCmd(b, env, append([]string{"token"}, args...)...)
+		out, stderr, err := proctest.Run(b, binary, env, append([]string{"token"}, args...)...)
 		require.NoError(b, err, stderr)
 		return strings.TrimSpace(out)
 	}
@@ -60,7 +61,7 @@ func BenchmarkSSEFanout(b *testing.B) {
 	postGlobal(b, addr, admin) // the viewer's user row exists before the rush
 	require.Equal(b, http.StatusOK, getStatus(b, addr, "/users/me", viewer))
 
-	before := rssKiB(b, serve.cmd.Process.Pid)
+	before := rssKiB(b, serve.Cmd.Process.Pid)
 	var published atomic.Int64 // UnixNano of the latest publish
 	arrivals := make(chan time.Duration, clients)
 	var wg sync.WaitGroup
@@ -75,7 +76,7 @@ func BenchmarkSSEFanout(b *testing.B) {
 		}()
 	}
 	wg.Wait()
-	after := rssKiB(b, serve.cmd.Process.Pid)
+	after := rssKiB(b, serve.Cmd.Process.Pid)
 	b.Cleanup(func() {
 		for _, c := range conns {
 			c.Close()
@@ -105,7 +106,7 @@ func BenchmarkSSEFanout(b *testing.B) {
 	b.ReportMetric(pct(0.50), "p50-ms")
 	b.ReportMetric(pct(0.99), "p99-ms")
 	b.ReportMetric(float64(after-before)/float64(clients), "KiB/conn")
-	serve.stop(b)
+	serve.Stop(b)
 }
 
 // openIdleStream opens an event stream with a bare connection (little

@@ -1,27 +1,21 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/cmd/auditd/proctest"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/migrations"
 )
@@ -34,94 +28,13 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	binary = filepath.Join(dir, "auditd")
-	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build auditd: %v\n%s", err, out)
+	if binary, err = proctest.Build(dir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
-}
-
-// proc is an auditd process whose log lines the test can wait for.
-type proc struct {
-	cmd   *exec.Cmd
-	lines chan string
-	done  chan error
-}
-
-func start(t testing.TB, env []string, args ...string) *proc {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Env = env
-	cmd.Dir = t.TempDir() // relative defaults (BLOB_URL) land there
-	stderr, err := cmd.StderrPipe()
-	require.NoError(t, err)
-	require.NoError(t, cmd.Start())
-	p := &proc{cmd: cmd, lines: make(chan string, 1000), done: make(chan error, 1)}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			t.Log(args[0], sc.Text())
-			select {
-			case p.lines <- sc.Text():
-			default:
-			}
-		}
-		p.done <- cmd.Wait()
-	}()
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
-	return p
-}
-
-// waitLog waits for a log line containing s.
-func (p *proc) waitLog(t testing.TB, s string) {
-	t.Helper()
-	timeout := time.After(60 * time.Second)
-	for {
-		select {
-		case line := <-p.lines:
-			if strings.Contains(line, s) {
-				return
-			}
-		case err := <-p.done:
-			t.Fatalf("process exited before logging %q: %v", s, err)
-		case <-timeout:
-			t.Fatalf("no log line %q", s)
-		}
-	}
-}
-
-// stop sends SIGTERM and requires a clean exit.
-func (p *proc) stop(t testing.TB) {
-	t.Helper()
-	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-p.done:
-		require.NoError(t, err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("process did not stop on SIGTERM")
-	}
-}
-
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-func runCmd(t testing.TB, env []string, args ...string) (string, string, error) {
-	t.Helper()
-	cmd := exec.Command(binary, args...)
-	cmd.Env = env
-	cmd.Dir = t.TempDir()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return stdout.String(), stderr.String(), err
 }
 
 func postCanary(t *testing.T, addr, token string) (int, map[string]any) {
@@ -139,15 +52,15 @@ func postCanary(t *testing.T, addr, token string) (int, map[string]any) {
 
 func TestServeInsertsAndWorkCompletes(t *testing.T) {
 	t.Parallel()
-	addr := freeAddr(t)
+	addr := proctest.FreeAddr(t)
 	env := []string{
 		"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "PUBLIC_URL=http://" + addr,
 		"JOB_WAIT_TIMEOUT=2s", "SHUTDOWN_TIMEOUT=10s", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
 	}
-	serve := start(t, env, "serve")
-	serve.waitLog(t, `"msg":"listening"`)
+	serve := proctest.Start(t, binary, env, "serve")
+	serve.WaitLog(t, `"msg":"listening"`)
 
-	token, stderr, err := runCmd(t, env, "token", "--user", "root", "--roles", "admin")
+	token, stderr, err := proctest.Run(t, binary, env, "token", "--user", "root", "--roles", "admin")
 	require.NoError(t, err, stderr)
 	token = strings.TrimSpace(token)
 
@@ -156,9 +69,9 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 	require.Equal(t, http.StatusServiceUnavailable, status, body)
 
 	// A separate work process completes them; a second API process works too.
-	metricsAddr := freeAddr(t)
-	work := start(t, append(env[:len(env):len(env)], "METRICS_ADDR="+metricsAddr), "work")
-	work.waitLog(t, `"msg":"workers started"`)
+	metricsAddr := proctest.FreeAddr(t)
+	work := proctest.Start(t, binary, append(env[:len(env):len(env)], "METRICS_ADDR="+metricsAddr), "work")
+	work.WaitLog(t, `"msg":"workers started"`)
 	status, body = postCanary(t, addr, token)
 	require.Equal(t, http.StatusOK, status, body)
 	require.Equal(t, "completed", body["details"].(map[string]any)["state"])
@@ -173,9 +86,9 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 
 	// A second API process behind the same PUBLIC_URL accepts the same
 	// development tokens (the issuer's key is shared through the database).
-	addr2 := freeAddr(t)
-	serve2 := start(t, append(env[:len(env):len(env)], "LISTEN_ADDR="+addr2), "serve")
-	serve2.waitLog(t, `"msg":"listening"`)
+	addr2 := proctest.FreeAddr(t)
+	serve2 := proctest.Start(t, binary, append(env[:len(env):len(env)], "LISTEN_ADDR="+addr2), "serve")
+	serve2.WaitLog(t, `"msg":"listening"`)
 	status, body = postCanary(t, addr2, token)
 	require.Equal(t, http.StatusOK, status, body)
 
@@ -189,25 +102,25 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 	streamDone := make(chan error, 1)
 	go func() { _, err := io.Copy(io.Discard, stream.Body); streamDone <- err }()
 
-	serve.stop(t)
+	serve.Stop(t)
 	require.NoError(t, <-streamDone)
-	serve2.stop(t)
-	work.stop(t)
+	serve2.Stop(t)
+	work.Stop(t)
 }
 
 func TestAllMigratesAndServes(t *testing.T) {
 	t.Parallel()
-	addr := freeAddr(t)
+	addr := proctest.FreeAddr(t)
 	env := []string{"DATABASE_URL=" + dbtest.EmptyURL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "HOME=" + t.TempDir(),
 		"PATH=" + os.Getenv("PATH")} // ffprobe
-	all := start(t, env, "all")
-	all.waitLog(t, `"msg":"listening"`)
+	all := proctest.Start(t, binary, env, "all")
+	all.WaitLog(t, `"msg":"listening"`)
 	res, err := http.Get("http://" + addr + "/ready")
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
 
-	token, stderr, err := runCmd(t, env, "token", "--user", "root", "--roles", "admin")
+	token, stderr, err := proctest.Run(t, binary, env, "token", "--user", "root", "--roles", "admin")
 	require.NoError(t, err, stderr)
 	status, body := postCanary(t, addr, strings.TrimSpace(token))
 	require.Equal(t, http.StatusOK, status, body)
@@ -227,7 +140,7 @@ func TestAllMigratesAndServes(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(raw), `"auth_dev":true`)
 	require.Contains(t, string(raw), `"issuer":"http://`+addr+`/dev-oidc"`)
-	all.stop(t)
+	all.Stop(t)
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {
@@ -245,7 +158,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		return v
 	}
 	for range 2 {
-		out, stderr, err := runCmd(t, env, "migrate")
+		out, stderr, err := proctest.Run(t, binary, env, "migrate")
 		require.NoError(t, err, stderr)
 		require.Contains(t, out, "migrations applied")
 	}
@@ -276,7 +189,7 @@ func TestBadConfigurationNamesTheVariable(t *testing.T) {
 		{[]string{"DATABASE_URL=postgres://x/y", "ASR_ENGINE=openai", "ASR_MODEL=whisper-1"}, "ASR_BASE_URL is required"},
 	}
 	for _, tc := range cases {
-		_, stderr, err := runCmd(t, tc.env, "serve")
+		_, stderr, err := proctest.Run(t, binary, tc.env, "serve")
 		require.Error(t, err)
 		lines := strings.Split(strings.TrimSpace(stderr), "\n")
 		require.Len(t, lines, 1, stderr)
@@ -286,12 +199,12 @@ func TestBadConfigurationNamesTheVariable(t *testing.T) {
 
 func TestJobsCommand(t *testing.T) {
 	t.Parallel()
-	addr := freeAddr(t)
+	addr := proctest.FreeAddr(t)
 	env := []string{"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "JOB_WAIT_TIMEOUT=1s",
 		"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
-	serve := start(t, env, "serve")
-	serve.waitLog(t, `"msg":"listening"`)
-	token, stderr, err := runCmd(t, env, "token", "--user", "root", "--roles", "admin")
+	serve := proctest.Start(t, binary, env, "serve")
+	serve.WaitLog(t, `"msg":"listening"`)
+	token, stderr, err := proctest.Run(t, binary, env, "token", "--user", "root", "--roles", "admin")
 	require.NoError(t, err, stderr)
 	token = strings.TrimSpace(token)
 	// No worker runs: the canary stays behind, cancelled.
@@ -300,20 +213,20 @@ func TestJobsCommand(t *testing.T) {
 	id := fmt.Sprint(int64(body["details"].(map[string]any)["job_id"].(float64)))
 
 	cli := append(env[:len(env):len(env)], "AUDITD_URL=http://"+addr, "AUDITD_TOKEN="+token)
-	out, stderr, err := runCmd(t, cli, "jobs", "list", "--kind", "canary")
+	out, stderr, err := proctest.Run(t, binary, cli, "jobs", "list", "--kind", "canary")
 	require.NoError(t, err, stderr)
 	require.Regexp(t, `(?m)^`+id+` +canary +cancelled +default`, out)
-	out, stderr, err = runCmd(t, cli, "jobs", "retry", id)
+	out, stderr, err = proctest.Run(t, binary, cli, "jobs", "retry", id)
 	require.NoError(t, err, stderr)
 	require.Contains(t, out, `"state": "available"`)
-	out, stderr, err = runCmd(t, cli, "jobs", "show", id)
+	out, stderr, err = proctest.Run(t, binary, cli, "jobs", "show", id)
 	require.NoError(t, err, stderr)
 	require.Contains(t, out, `"kind": "canary"`)
-	_, stderr, err = runCmd(t, cli, "jobs", "cancel", "999999")
+	_, stderr, err = proctest.Run(t, binary, cli, "jobs", "cancel", "999999")
 	require.Error(t, err)
 	require.Contains(t, stderr, "NOT_FOUND")
-	_, stderr, err = runCmd(t, append(cli, "AUDITD_TOKEN="), "jobs", "list")
+	_, stderr, err = proctest.Run(t, binary, append(cli, "AUDITD_TOKEN="), "jobs", "list")
 	require.Error(t, err)
 	require.Contains(t, stderr, "access token")
-	serve.stop(t)
+	serve.Stop(t)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/cmd/auditd/proctest"
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/jobs"
@@ -70,23 +71,22 @@ func TestWorkerKilledMidTranscription(t *testing.T) {
 	server := asrtest.NewServer(t, asrtest.Answer{Hold: true})
 	env := []string{"DATABASE_URL=" + url, "BLOB_URL=file://" + blobs, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
 		"ASR_ENGINE=openai", "ASR_BASE_URL=" + server.URL, "ASR_MODEL=whisper-1"}
-	first := start(t, env, "work")
-	first.waitLog(t, `"msg":"workers started"`)
+	first := proctest.Start(t, binary, env, "work")
+	first.WaitLog(t, `"msg":"workers started"`)
 	server.Arrived(t)
-	require.NoError(t, first.cmd.Process.Kill())
-	<-first.done
+	first.Kill(t)
 	require.Equal(t, db.TaskTranscribing, taskStatus(t, pool, task.UUID))
 
 	// The second worker takes the running job for dead after 10 s (once
 	// the dead worker's leadership has lapsed), and runs it again.
-	second := start(t, append(env, "TRANSCRIBE_TIMEOUT_MAX=8s", "JOB_RESCUE_AFTER=10s"), "work")
-	second.waitLog(t, `"msg":"workers started"`)
+	second := proctest.Start(t, binary, append(env, "TRANSCRIBE_TIMEOUT_MAX=8s", "JOB_RESCUE_AFTER=10s"), "work")
+	second.WaitLog(t, `"msg":"workers started"`)
 	// (Once transcribed, the same worker audits it.)
 	require.Eventually(t, func() bool {
 		s := taskStatus(t, pool, task.UUID)
 		return s == db.TaskTranscribed || s == db.TaskAuditing || s == db.TaskAudited
 	}, 2*time.Minute, 100*time.Millisecond)
-	second.stop(t)
+	second.Stop(t)
 
 	count := func(query string) int {
 		var n int
@@ -127,7 +127,7 @@ func TestWorkNeedsTheEnginesTools(t *testing.T) {
 		{[]string{"ASR_ENGINE=pocketsphinx", "PATH=" + t.TempDir()}, "ASR_ENGINE=pocketsphinx: ffmpeg is needed"},
 		{[]string{"ASR_ENGINE=pocketsphinx", "PATH=" + ffmpegOnly(t)}, "ASR_ENGINE=pocketsphinx: pocketsphinx_continuous is not installed"},
 	} {
-		_, stderr, err := runCmd(t, append(tc.env, "DATABASE_URL="+url, "BLOB_URL=file://"+t.TempDir()), "work")
+		_, stderr, err := proctest.Run(t, binary, append(tc.env, "DATABASE_URL="+url, "BLOB_URL=file://"+t.TempDir()), "work")
 		require.Error(t, err)
 		require.Contains(t, stderr, tc.want)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/api"
+	"github.com/auditd/auditd/cmd/auditd/proctest"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/storage"
 )
@@ -177,8 +178,8 @@ func TestUploadCommandFailures(t *testing.T) {
 func TestServeNeedsFFprobe(t *testing.T) {
 	t.Parallel()
 	// No PATH: no ffprobe to check uploaded audio with.
-	env := []string{"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + freeAddr(t)}
-	_, stderr, err := runCmd(t, env, "serve")
+	env := []string{"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + proctest.FreeAddr(t)}
+	_, stderr, err := proctest.Run(t, binary, env, "serve")
 	require.Error(t, err)
 	require.Contains(t, stderr, "ffprobe")
 }

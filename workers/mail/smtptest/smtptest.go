@@ -110,27 +110,54 @@ type Server struct {
 	hang     chan struct{} // non-nil: sessions block until it is closed
 	hold     chan struct{} // non-nil: replies to DATA wait until it is closed
 	received chan Message
+	srv      *smtp.Server // nil while stopped
 }
 
 // New starts a server that accepts everything, stopped when t ends.
 func New(t testing.TB) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s := &Server{received: make(chan Message, 1000)}
+	s.listen(t, "127.0.0.1:0")
+	s.URL = "smtp://" + s.Addr + "?tls=none"
+	t.Cleanup(func() {
+		s.Release()
+		s.Stop()
+	})
+	return s
+}
+
+func (s *Server) listen(t testing.TB, addr string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{Addr: ln.Addr().String(), received: make(chan Message, 1000)}
-	s.URL = "smtp://" + s.Addr + "?tls=none"
 	srv := smtp.NewServer(backend{s})
 	srv.Domain = "smtptest.local"
 	srv.ReadTimeout = time.Minute
 	srv.WriteTimeout = time.Minute
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		s.Release()
-		srv.Close()
-	})
-	return s
+	s.mu.Lock()
+	s.Addr, s.srv = ln.Addr().String(), srv
+	s.mu.Unlock()
+}
+
+// Stop takes the server down: connections are refused until Start. What
+// it accepted is kept.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	srv := s.srv
+	s.srv = nil
+	s.mu.Unlock()
+	if srv != nil {
+		_ = srv.Close()
+	}
+}
+
+// Start brings a stopped server back on the same address.
+func (s *Server) Start(t testing.TB) {
+	t.Helper()
+	s.listen(t, s.Addr)
 }
 
 // Refuse makes the next messages fail at DATA with these reply codes, one
