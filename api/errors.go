@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -185,12 +187,17 @@ func internal(ctx context.Context, err error) *Error {
 	return Errorf(CodeInternal, internalMessage)
 }
 
-// unavailable reports whether err means the database could not be reached.
+// unavailable reports whether err means the database could not be reached:
+// no connection, a broken one, or a server shutting down, starting up or
+// restarting (SQLSTATE class 08, 57P01–57P03).
 func unavailable(err error) bool {
 	var connectErr *pgconn.ConnectError
 	var netErr net.Error
-	return errors.As(err, &connectErr) || errors.As(err, &netErr) ||
-		errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err)
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return strings.HasPrefix(pgErr.Code, "08") || slices.Contains([]string{"57P01", "57P02", "57P03"}, pgErr.Code)
+	}
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err) || pgconn.Timeout(err)
 }
 
 // missingProperty extracts the name from Huma's "expected required property

@@ -59,7 +59,7 @@ func TestMain(m *testing.M) {
 // e-mails to the SMTP server given, and never returns unless it fails.
 func runWorkerProcess() error {
 	ctx := context.Background()
-	pool, err := db.Open(ctx, os.Getenv(workerProcessDB))
+	pool, err := db.Open(ctx, os.Getenv(workerProcessDB), 5*time.Second)
 	if err != nil {
 		return err
 	}

@@ -151,6 +151,14 @@ type Config struct {
 	// exceed TranscribeTimeoutMax. Defaults to TranscribeTimeoutMax + 10m,
 	// and at least 1h (the user sync may run 50m).
 	JobRescueAfter time.Duration
+	// JobRetryMaxDelay caps how long a failed job waits before it runs
+	// again, whatever its attempt (JOB_RETRY_MAX_DELAY). 0 (the default)
+	// keeps River's backoff, attempt⁴ seconds: 1 s, 16 s, 81 s…
+	JobRetryMaxDelay time.Duration
+	// DatabaseTimeout bounds the wait for a new database connection
+	// (DATABASE_TIMEOUT); past it a request answers 503
+	// SERVICE_UNAVAILABLE. Defaults to 5s.
+	DatabaseTimeout time.Duration
 	// AuditorEngine judges transcripts against scorecards: rules or llm
 	// (AUDITOR_ENGINE). Defaults to rules.
 	AuditorEngine string
@@ -273,6 +281,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c.TranscribeConcurrency = e.integer("TRANSCRIBE_CONCURRENCY", 1)
 	c.TranscribeTimeoutMax = e.duration("TRANSCRIBE_TIMEOUT_MAX", 2*time.Hour)
 	c.JobRescueAfter = e.duration("JOB_RESCUE_AFTER", max(c.TranscribeTimeoutMax+10*time.Minute, time.Hour))
+	c.JobRetryMaxDelay = e.durationOrZero("JOB_RETRY_MAX_DELAY", 0)
+	c.DatabaseTimeout = e.duration("DATABASE_TIMEOUT", 5*time.Second)
 	if c.DirectoryProvider == "none" {
 		c.DirectoryProvider = ""
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -22,12 +23,17 @@ type DBTX interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// Open connects a pool to url and checks that the database answers.
-// It returns an error naming DATABASE_URL when the URL cannot be parsed.
-func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
+// Open connects a pool to url and checks that the database answers. A new
+// connection that takes longer than connectTimeout fails (unless the URL
+// sets connect_timeout). It returns an error naming DATABASE_URL when the
+// URL cannot be parsed.
+func Open(ctx context.Context, url string, connectTimeout time.Duration) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("DATABASE_URL: %w", err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

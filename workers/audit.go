@@ -115,10 +115,10 @@ const maxEngineSnoozes = 10
 // retryLater returns what a job that failed with a transient err returns
 // to River. An engine error with a method RetryDelay() time.Duration (a
 // server that answered 429 or 5xx, or could not be reached) snoozes the job
-// for the delay the server asked for, or else for an exponential backoff
-// from 1 s to 5 min; any other error is returned as it is, and River
-// retries it with its own backoff until the job's attempts run out.
-func retryLater(job *rivertype.JobRow, err error) error {
+// for the delay the server asked for, or else for the engine backoff; any
+// other error is returned as it is, and River retries it with its own
+// backoff until the job's attempts run out.
+func (b Backoff) retryLater(job *rivertype.JobRow, err error) error {
 	var wait interface{ RetryDelay() time.Duration }
 	if !errors.As(err, &wait) {
 		return err
@@ -129,14 +129,22 @@ func retryLater(job *rivertype.JobRow, err error) error {
 	}
 	d := wait.RetryDelay()
 	if d <= 0 {
-		d = min(time.Second<<n, 5*time.Minute)
+		d = b.engine(n)
 	}
 	return river.JobSnooze(min(d, time.Hour))
 }
 
-// auditTimeout bounds an audit (or recompute_audit) job: an LLM auditor
-// may need a few long requests (LLM_TIMEOUT each) in one attempt.
-const auditTimeout = 15 * time.Minute
+// auditTimeout bounds an audit (or recompute_audit) job of auditor a: the
+// longest its engine may take (an LLM auditor's few requests, LLM_TIMEOUT
+// each), plus time for the database. A worker killed mid-audit has its job
+// run again only after this, so it is no longer than it must be.
+func auditTimeout(a Auditor) time.Duration {
+	const margin = 30 * time.Second
+	if bounded, ok := a.(interface{ MaxDuration() time.Duration }); ok {
+		return bounded.MaxDuration() + margin
+	}
+	return margin
+}
 
 // AuditWorker audits a transcribed task against its campaign's current
 // scorecard and stores revision 1 of its audit.
@@ -144,10 +152,13 @@ type AuditWorker struct {
 	river.WorkerDefaults[jobs.AuditArgs]
 	pool    *pgxpool.Pool
 	auditor Auditor
+	backoff Backoff
 }
 
 // Timeout implements river.Worker.
-func (*AuditWorker) Timeout(*river.Job[jobs.AuditArgs]) time.Duration { return auditTimeout }
+func (w *AuditWorker) Timeout(*river.Job[jobs.AuditArgs]) time.Duration {
+	return auditTimeout(w.auditor)
+}
 
 // Work implements river.Worker. It is idempotent: a task already audited
 // is left as it is.
@@ -192,7 +203,7 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 			}
 			return river.JobCancel(err)
 		}
-		return retryLater(job.JobRow, err)
+		return w.backoff.retryLater(job.JobRow, err)
 	}
 	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Result: result,

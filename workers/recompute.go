@@ -124,11 +124,12 @@ type RecomputeAuditWorker struct {
 	river.WorkerDefaults[jobs.RecomputeAuditArgs]
 	pool    *pgxpool.Pool
 	auditor Auditor
+	backoff Backoff
 }
 
 // Timeout implements river.Worker.
-func (*RecomputeAuditWorker) Timeout(*river.Job[jobs.RecomputeAuditArgs]) time.Duration {
-	return auditTimeout
+func (w *RecomputeAuditWorker) Timeout(*river.Job[jobs.RecomputeAuditArgs]) time.Duration {
+	return auditTimeout(w.auditor)
 }
 
 // Work implements river.Worker. It applies the task's pending edits up to
@@ -163,7 +164,7 @@ func (w *RecomputeAuditWorker) Work(ctx context.Context, job *river.Job[jobs.Rec
 		}
 		return river.JobCancel(err)
 	}
-	return retryLater(job.JobRow, err)
+	return w.backoff.retryLater(job.JobRow, err)
 }
 
 func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) error {

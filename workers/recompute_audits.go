@@ -73,14 +73,15 @@ type RecomputeAuditsWorker struct {
 	river.WorkerDefaults[jobs.RecomputeAuditsArgs]
 	pool        *pgxpool.Pool
 	auditor     Auditor
+	backoff     Backoff
 	batch       int
 	notifyEvery int
 }
 
 // Timeout implements river.Worker: a run stops taking batches after
 // recomputeSlice; the rest bounds the batch it is in.
-func (*RecomputeAuditsWorker) Timeout(*river.Job[jobs.RecomputeAuditsArgs]) time.Duration {
-	return recomputeSlice + auditTimeout
+func (w *RecomputeAuditsWorker) Timeout(*river.Job[jobs.RecomputeAuditsArgs]) time.Duration {
+	return recomputeSlice + auditTimeout(w.auditor)
 }
 
 // Work implements river.Worker. Every audited task of the campaign whose
@@ -148,7 +149,7 @@ func (w *RecomputeAuditsWorker) Work(ctx context.Context, job *river.Job[jobs.Re
 			})
 		}
 		if err := w.batchOf(ctx, client, job, campaign, card, uuids, &p); err != nil {
-			return retryLater(job.JobRow, err)
+			return w.backoff.retryLater(job.JobRow, err)
 		}
 		if time.Now().After(deadline) {
 			return river.JobSnooze(0)

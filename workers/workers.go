@@ -43,6 +43,8 @@ type Deps struct {
 	// PublicURL is where users reach the service (PUBLIC_URL): e-mails
 	// link to it and their Message-IDs carry its host.
 	PublicURL string
+	// Backoff is how long failed jobs wait before they run again.
+	Backoff Backoff
 }
 
 // Register adds every worker of the service to ws.
@@ -51,10 +53,10 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &PruneEventsWorker{pool: d.Pool, retention: d.EventRetention})
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
-	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor})
+	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor, backoff: d.Backoff})
 	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe})
-	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor})
-	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor,
+	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor, backoff: d.Backoff})
+	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor, backoff: d.Backoff,
 		batch:       cmp.Or(d.RecomputeBatch, defaultRecomputeBatch),
 		notifyEvery: cmp.Or(d.RecomputeNotifyEvery, defaultRecomputeNotifyEvery)})
 	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, publicURL: d.PublicURL})

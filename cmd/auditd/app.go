@@ -84,7 +84,7 @@ func (m *Main) Open(ctx context.Context) error {
 			return err
 		}
 	}
-	pool, err := db.Open(ctx, m.Config.DatabaseURL)
+	pool, err := db.Open(ctx, m.Config.DatabaseURL, m.Config.DatabaseTimeout)
 	if err != nil {
 		return err
 	}
@@ -109,6 +109,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if m.Work {
 		deps := workers.Deps{Pool: pool, Store: m.store, EventRetention: m.Config.EventRetention,
 			UserSyncInterval: m.Config.UserSyncInterval, PublicURL: m.Config.PublicURL,
+			Backoff:    workers.Backoff{Max: m.Config.JobRetryMaxDelay},
 			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}
 		if deps.Auditor, err = auditor(m.Config); err != nil {
 			return err
@@ -143,6 +144,7 @@ func (m *Main) Open(ctx context.Context) error {
 		// River wants it above the default job timeout too, which a short
 		// JOB_RESCUE_AFTER (in tests) lowers.
 		riverCfg.RescueStuckJobsAfter = m.Config.JobRescueAfter
+		riverCfg.RetryPolicy = deps.Backoff
 		riverCfg.JobTimeout = min(river.JobTimeoutDefault, m.Config.JobRescueAfter)
 	}
 	m.river, err = river.NewClient(riverpgxv5.New(pool), riverCfg)

@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if err != nil {
 			return err
 		}
-		pool, err := db.Open(ctx, cfg.DatabaseURL)
+		pool, err := db.Open(ctx, cfg.DatabaseURL, cfg.DatabaseTimeout)
 		if err != nil {
 			return err
 		}
@@ -112,7 +112,7 @@ func tokenCommand(ctx context.Context, args []string, getenv func(string) string
 	if *ttl <= 0 {
 		return errors.New("-ttl must be positive")
 	}
-	pool, err := db.Open(ctx, cfg.DatabaseURL)
+	pool, err := db.Open(ctx, cfg.DatabaseURL, cfg.DatabaseTimeout)
 	if err != nil {
 		return err
 	}

@@ -132,6 +132,12 @@ func New(c Config) (*Auditor, error) {
 	}, nil
 }
 
+// MaxDuration is the longest an audit may take: every attempt's request
+// taking its whole timeout.
+func (a *Auditor) MaxDuration() time.Duration {
+	return time.Duration(a.attempts) * a.client.Timeout
+}
+
 // Name implements workers.Auditor: "llm:" and the model.
 func (a *Auditor) Name() string { return "llm:" + a.model }
 
