@@ -32,6 +32,8 @@ type tasksResource struct {
 	river  *river.Client[pgx.Tx]
 	store  *storage.Store
 	limits UploadLimits
+	// timeouts bound the time an upload's body takes to arrive.
+	timeouts BodyTimeouts
 }
 
 func (t *tasksResource) register(api huma.API) {
