@@ -58,6 +58,9 @@ type Options struct {
 	Upload UploadLimits
 	// Validation configures POST /validate-audit; zero limits take their defaults.
 	Validation ValidationOptions
+	// BodyTimeouts bound the time upload and validation bodies take to
+	// arrive; zero fields take their defaults.
+	BodyTimeouts BodyTimeouts
 	// RateLimit bounds each user's writes and uploads; zero fields take their defaults.
 	RateLimit RateLimits
 }
@@ -134,9 +137,11 @@ func New(opts Options) *Server {
 	(&auditsResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	(&eventsResource{pool: opts.Pool, hub: opts.Hub}).register(hapi)
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
-	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults()}).register(hapi)
+	timeouts := opts.BodyTimeouts.withDefaults()
+	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults(),
+		timeouts: timeouts}).register(hapi)
 	(&validationsResource{pool: opts.Pool, river: opts.River, store: opts.Store, wait: opts.JobWaitTimeout,
-		opts: opts.Validation.withDefaults()}).register(hapi)
+		opts: opts.Validation.withDefaults(), timeouts: timeouts}).register(hapi)
 	return s
 }
 
@@ -173,7 +178,8 @@ func accepted[T any](v T) *Output[T] {
 // bodyReadTimeout bounds the reading of a JSON request body: a client
 // that sends it slower is answered 408 REQUEST_TIMEOUT rather than holding
 // a connection and a goroutine. Uploads and validations stream their
-// bodies (declared without a Body field) and are bounded by size instead.
+// bodies (declared without a Body field) and are bounded by BodyTimeouts
+// instead.
 const bodyReadTimeout = 10 * time.Second
 
 // operation describes an operation that needs a bearer token and at least minRole.

@@ -130,6 +130,8 @@ type setupOpts struct {
 	// rateLimit bounds each user's writes; unless set, high enough for no
 	// test but the rate limit's own to meet it.
 	rateLimit RateLimits
+	// bodyTimeouts bound streamed bodies; the defaults unless set.
+	bodyTimeouts BodyTimeouts
 }
 
 func setup(t testing.TB, opts ...setupOpts) *testBundle {
@@ -159,7 +161,7 @@ func setup(t testing.TB, opts ...setupOpts) *testBundle {
 		authCfg := AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
 			SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}
 		opts := Options{Client: o.client, Web: o.web, Directory: o.directory, Store: store, Upload: o.upload,
-			Validation: o.validation, JobWaitTimeout: o.jobWait, RateLimit: o.rateLimit}
+			Validation: o.validation, JobWaitTimeout: o.jobWait, RateLimit: o.rateLimit, BodyTimeouts: o.bodyTimeouts}
 		if o.devIssuer {
 			authCfg.IssuerURL = baseURL + "/dev-oidc"
 			dev, err := NewDevIssuer(context.Background(), pool, authCfg.IssuerURL, testAudience)

@@ -42,6 +42,10 @@ func TestDashboardIsMountedBesideTheAPI(t *testing.T) {
 		require.Equal(t, http.StatusOK, r.Status, path)
 		require.Equal(t, "<!doctype html><title>auditd</title>", r.RawBody, path)
 		require.Contains(t, r.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'")
+		require.Contains(t, r.Header.Get("Content-Security-Policy"), "script-src 'self';")
+		require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
+		require.Equal(t, "DENY", r.Header.Get("X-Frame-Options"))
+		require.Equal(t, "no-referrer", r.Header.Get("Referrer-Policy"))
 		require.NotEmpty(t, r.Header.Get("X-Request-Id"))
 	}
 	r := b.do(t, http.MethodHead, "/app/profile", "", nil)

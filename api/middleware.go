@@ -43,7 +43,9 @@ func logger(ctx context.Context) *slog.Logger {
 
 // withRequest gives every request an id (the caller's X-Request-Id when it
 // is sane), echoes it, logs the request when it ends, and turns a panic into
-// an INTERNAL_ERROR response logged with its stack.
+// an INTERNAL_ERROR response logged with its stack. Every response is
+// marked nosniff: what clients uploaded (a recording, a chat's text inside
+// JSON) is never taken for HTML or script by a browser.
 func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -55,6 +57,7 @@ func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.
 				id = hex.EncodeToString(b)
 			}
 			w.Header().Set("X-Request-Id", id)
+			w.Header().Set("X-Content-Type-Options", "nosniff")
 			l := base.With("request_id", id)
 			ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), loggerKey, l)
 			r = r.WithContext(ctx)

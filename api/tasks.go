@@ -32,6 +32,8 @@ type tasksResource struct {
 	river  *river.Client[pgx.Tx]
 	store  *storage.Store
 	limits UploadLimits
+	// timeouts bound the time an upload's body takes to arrive.
+	timeouts BodyTimeouts
 }
 
 func (t *tasksResource) register(api huma.API) {
@@ -377,9 +379,10 @@ func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.Stream
 		defer rd.Close()
 		r, w := unwrap(hctx)
 		h := w.Header()
-		h.Set("Content-Type", task.ContentType)
-		h.Set("X-Content-Type-Options", "nosniff")
-		if cd := mime.FormatMediaType("inline", map[string]string{"filename": task.FileName}); cd != "" {
+		// X-Content-Type-Options: nosniff is on every response (withRequest).
+		ctype, disposition := servedAs(task.ContentType)
+		h.Set("Content-Type", ctype)
+		if cd := mime.FormatMediaType(disposition, map[string]string{"filename": task.FileName}); cd != "" {
 			h.Set("Content-Disposition", cd)
 		}
 		h.Set("ETag", `"`+task.SHA256+`"`)
@@ -395,6 +398,16 @@ func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.Stream
 			writeError(w, r, e)
 		}
 	}}, nil
+}
+
+// servedAs is how a stored file is served: a recording (its type, found
+// by its content at upload, is audio/*) inline under its type; anything
+// else as an opaque download, so that a browser never renders it.
+func servedAs(stored string) (contentType, disposition string) {
+	if mt, _, err := mime.ParseMediaType(stored); err == nil && strings.HasPrefix(mt, "audio/") {
+		return stored, "inline"
+	}
+	return "application/octet-stream", "attachment"
 }
 
 // errorWriter passes a response through unless its status is an error,

@@ -649,3 +649,52 @@ func TestUploadDocumentedInOpenAPI(t *testing.T) {
 	require.Contains(t, upload.Responses, "415")
 	require.Contains(t, doc.Paths["/tasks/{uuid}/audio"]["get"].Responses, "206")
 }
+
+func TestUploadedContentIsNeverRendered(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	html := "Agent: <script>alert(document.cookie)</script>\nCustomer: <img src=x onerror=alert(1)>\n"
+	polyglot := append(tone(t, "a.wav", 440, 1), "<html><script>alert(1)</script></html>"...)
+	tasks := uploaded(t, b.upload(t, quality, file("chat.html", []byte(html)), file("page.html", polyglot)))
+	chat, call := tasks[0]["uuid"].(string), tasks[1]["uuid"].(string)
+
+	// A chat's text comes back only inside JSON, never sniffed.
+	r := b.do(t, http.MethodGet, "/tasks/"+chat, quality, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, "application/json", r.Header.Get("Content-Type"))
+	require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
+	require.Contains(t, r.Body["details"].(map[string]any)["transcript"].(map[string]any)["text"], "<script>")
+	r = b.do(t, http.MethodGet, "/tasks/"+chat+"/audio", quality, nil)
+	requireError(t, r, http.StatusNotFound, CodeNotFound)
+	require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
+
+	// A recording is served as what its content is, whatever its name or
+	// what follows the audio.
+	r = b.do(t, http.MethodGet, "/tasks/"+call+"/audio", quality, nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	require.Equal(t, "audio/wav", r.Header.Get("Content-Type"))
+	require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
+	require.Equal(t, "inline; filename=page.html", r.Header.Get("Content-Disposition"))
+	require.Equal(t, string(polyglot), r.RawBody)
+
+	// A stored type that is not audio (or none) is a download of opaque bytes.
+	for _, stored := range []string{"text/html", ""} {
+		_, err := b.pool.Exec(context.Background(), "UPDATE tasks SET content_type = $1 WHERE uuid = $2", stored, call)
+		require.NoError(t, err)
+		r = b.do(t, http.MethodGet, "/tasks/"+call+"/audio", quality, nil)
+		require.Equal(t, http.StatusOK, r.Status)
+		require.Equal(t, "application/octet-stream", r.Header.Get("Content-Type"), stored)
+		require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
+		require.Equal(t, "attachment; filename=page.html", r.Header.Get("Content-Disposition"))
+	}
+
+	// An HTML page or an SVG image is neither audio nor a chat.
+	for name, content := range map[string]string{
+		"page.html": "<!doctype html>\n<html><body><script>alert(1)</script></body></html>\n",
+		"image.svg": `<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>`,
+	} {
+		r = b.upload(t, quality, file(name, []byte(content)))
+		requireError(t, r, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType)
+	}
+}

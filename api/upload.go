@@ -106,7 +106,7 @@ func (in *streamedInput) Resolve(ctx huma.Context) []error {
 func (t *tasksResource) registerUpload(api huma.API) {
 	l := t.limits
 	op := operation(http.MethodPost, "/tasks/upload", "upload-tasks", "Upload calls and chats", role.Quality,
-		http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
+		http.StatusBadRequest, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	op.DefaultStatus = http.StatusAccepted
 	op.Tags = []string{"tasks"}
 	op.Metadata[metaUpload] = true
@@ -114,10 +114,12 @@ func (t *tasksResource) registerUpload(api huma.API) {
 and optional fields. Audio (WAV, MP3, OGG/Opus, FLAC, M4A, WebM) becomes a call task, queued for transcription;
 a chat transcript (a JSON list of turns {speaker, text, timestamp?}, or UTF-8 lines "Speaker: text") becomes a
 chat task, already transcribed. Files are recognised by their content, never by their name; anything else is
-415 UNSUPPORTED_MEDIA_TYPE naming the file. Limits: %s per file, %d files and %s per request (413 / 400).
-A file whose content was uploaded before returns that task with "duplicate": true. The request is all or
-nothing: when any file is refused, no task is created. Uploads have their own per-user rate limit
-(RATE_LIMIT_UPLOADS a minute; 429 RATE_LIMITED with Retry-After beyond it).`, size(l.MaxFileBytes), l.MaxFiles, size(l.MaxRequestBytes))
+415 UNSUPPORTED_MEDIA_TYPE naming the file. Limits: %s per file, %d files and %s per request (413 / 400);
+a body that sends nothing for %s, or takes longer than %s, is 408 REQUEST_TIMEOUT. A file whose content was
+uploaded before returns that task with "duplicate": true. The request is all or nothing: when any file is
+refused, no task is created. Uploads have their own per-user rate limit
+(RATE_LIMIT_UPLOADS a minute; 429 RATE_LIMITED with Retry-After beyond it).`, size(l.MaxFileBytes), l.MaxFiles, size(l.MaxRequestBytes),
+		span(t.timeouts.Idle), span(t.timeouts.Total))
 	huma.Register(api, op, t.upload)
 
 	// Documented after registering: a request body declared before would be
@@ -179,7 +181,7 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 	}()
 	// The multipart reader reads 4 KiB at a time: a large buffer beneath it
 	// saves a system call per 4 KiB.
-	body := bufio.NewReaderSize(http.MaxBytesReader(in.w, r.Body, t.limits.MaxRequestBytes), copyBufferSize)
+	body := bufio.NewReaderSize(in.body(t.limits.MaxRequestBytes, t.timeouts), copyBufferSize)
 	if err := u.read(ctx, multipart.NewReader(body, params["boundary"])); err != nil {
 		return nil, err
 	}
@@ -263,8 +265,12 @@ func (u *intake) bodyError(err error, file string) error {
 }
 
 // malformedBody is the error for a multipart body that cannot be read
-// while reading file ("" between files).
+// while reading file ("" between files): REQUEST_TIMEOUT when it did not
+// arrive in time, else VALIDATION_ERROR.
 func malformedBody(err error, file string) *Error {
+	if e, ok := timedOut(err, file); ok {
+		return e
+	}
 	return Errorf(CodeValidation, "the multipart body is malformed or ended early"+whileReading(file)).
 		WithDetails(map[string]any{"file": file, "reason": err.Error()})
 }

@@ -82,6 +82,8 @@ type validationsResource struct {
 	// wait bounds how long a request waits for the e-mail's first attempt.
 	wait time.Duration
 	opts ValidationOptions
+	// timeouts bound the time a validation's body takes to arrive.
+	timeouts BodyTimeouts
 }
 
 // ValidateAuditRequest is the JSON body of POST /validate-audit; a
@@ -120,18 +122,20 @@ func validationResult(v db.Validation) ValidationResult {
 func (v *validationsResource) register(api huma.API) {
 	o := v.opts
 	op := operation(http.MethodPost, "/validate-audit", "validate-audit", "Validate an audit and e-mail its result", role.Quality,
-		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusRequestEntityTooLarge,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusRequestTimeout, http.StatusConflict, http.StatusRequestEntityTooLarge,
 		http.StatusUnsupportedMediaType, http.StatusBadGateway)
 	op.Tags = []string{"tasks"}
 	op.Description += fmt.Sprintf(` Send application/json or multipart/form-data with task_uuid, notes and isCall (in multipart,
 true/false/1/0); in multipart every file part is attached to the e-mail (at most %d files and %s together, 413 beyond).
+A body that sends nothing for %s, or takes longer than %s (%s for JSON), is 408 REQUEST_TIMEOUT.
 The task must be audited (409 otherwise). In one transaction the validation is recorded, the task becomes validated
 and the e-mail is queued; the request then waits (JOB_WAIT_TIMEOUT) for the first delivery attempt: 200 when the mail
 server accepted it, 502 EMAIL_SEND_ERROR when it refused it (the validation stays recorded; details say whether delivery
 is retried), 200 with email_status "pending" when the wait ran out. The e-mail goes to the agent (when their address is
 known), the campaign's supervisors and VALIDATION_TO, else to the validator; VALIDATION_BCC get a blind copy. The same
 request sent again answers with the recorded validation and sends nothing; a different one for a validated task is 409.
-The optional x-username header names the validator in the e-mail.`, o.MaxAttachments, size(o.MaxAttachmentBytes))
+The optional x-username header names the validator in the e-mail.`, o.MaxAttachments, size(o.MaxAttachmentBytes),
+		span(v.timeouts.Idle), span(v.timeouts.Total), span(bodyReadTimeout))
 	huma.Register(api, op, v.validate)
 
 	// Documented after registering: a request body declared before would be
@@ -168,7 +172,7 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 			discardBlobs(ctx, v.store, q.keys)
 		}
 	}()
-	if err := q.read(ctx, in.req, in.w); err != nil {
+	if err := q.read(ctx, in); err != nil {
 		return nil, err
 	}
 	if err := q.requireFields(); err != nil {
@@ -423,17 +427,19 @@ type validationRequest struct {
 
 // read reads the body: JSON, or multipart with attachments streamed to the
 // blob store. No body at all leaves every field missing.
-func (q *validationRequest) read(ctx context.Context, r *http.Request, w http.ResponseWriter) error {
+func (q *validationRequest) read(ctx context.Context, in *streamedInput) error {
+	r := in.req
 	ct := r.Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
 	switch {
 	case ct == "" && r.ContentLength == 0:
 		return nil
 	case err == nil && mt == "application/json":
-		return q.readJSON(http.MaxBytesReader(w, r.Body, maxValidationJSON))
+		// Bounded in time as Huma bounds the other JSON bodies.
+		return q.readJSON(in.body(maxValidationJSON, BodyTimeouts{Idle: q.v.timeouts.Idle, Total: bodyReadTimeout}))
 	case err == nil && mt == "multipart/form-data" && params["boundary"] != "":
 		limit := q.v.opts.MaxAttachmentBytes + validationFormOverhead
-		body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, limit), copyBufferSize)
+		body := bufio.NewReaderSize(in.body(limit, q.v.timeouts), copyBufferSize)
 		return q.readMultipart(ctx, multipart.NewReader(body, params["boundary"]))
 	}
 	return Errorf(CodeUnsupportedMediaType, "send the fields as application/json or multipart/form-data (with attachments)")
@@ -449,9 +455,15 @@ func (q *validationRequest) readJSON(body io.Reader) error {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return Errorf(CodePayloadTooLarge, fmt.Sprintf("the JSON body is larger than the limit of %s", size(maxValidationJSON)))
 		}
+		if e, ok := timedOut(err, ""); ok {
+			return e
+		}
 		return Errorf(CodeValidation, "the body is not a JSON object: "+err.Error())
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if e, ok := timedOut(err, ""); ok {
+			return e
+		}
 		return Errorf(CodeValidation, "the body holds something after its JSON object")
 	}
 	names := make([]string, 0, len(raw))

@@ -118,6 +118,13 @@ type Config struct {
 	// UploadMaxRequestBytes caps a whole upload request
 	// (UPLOAD_MAX_REQUEST_BYTES). Defaults to 4 GiB.
 	UploadMaxRequestBytes int64
+	// UploadIdleTimeout is how long the body of an upload or a validation
+	// may send nothing before it is answered 408 (UPLOAD_IDLE_TIMEOUT).
+	// Defaults to 30s.
+	UploadIdleTimeout time.Duration
+	// UploadTimeout bounds the whole body of an upload or a validation,
+	// however steadily it arrives (UPLOAD_TIMEOUT). Defaults to 1h.
+	UploadTimeout time.Duration
 	// RateLimitWrites bounds each user's writes (POST, PUT, PATCH, DELETE)
 	// a minute, uploads apart (RATE_LIMIT_WRITES). Defaults to 600.
 	RateLimitWrites int
@@ -225,6 +232,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		UploadMaxFileBytes:    e.bytes("UPLOAD_MAX_FILE_BYTES", 512<<20),
 		UploadMaxFiles:        e.integer("UPLOAD_MAX_FILES", 100),
 		UploadMaxRequestBytes: e.bytes("UPLOAD_MAX_REQUEST_BYTES", 4<<30),
+		UploadIdleTimeout:     e.duration("UPLOAD_IDLE_TIMEOUT", 30*time.Second),
+		UploadTimeout:         e.duration("UPLOAD_TIMEOUT", time.Hour),
 		RateLimitWrites:       e.integer("RATE_LIMIT_WRITES", 600),
 		RateLimitUploads:      e.integer("RATE_LIMIT_UPLOADS", 60),
 		EventRetention:        e.duration("EVENT_RETENTION", 7*24*time.Hour),

@@ -35,6 +35,8 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, int64(512<<20), c.UploadMaxFileBytes)
 	require.Equal(t, 100, c.UploadMaxFiles)
 	require.Equal(t, int64(4<<30), c.UploadMaxRequestBytes)
+	require.Equal(t, 30*time.Second, c.UploadIdleTimeout)
+	require.Equal(t, time.Hour, c.UploadTimeout)
 	require.Equal(t, 600, c.RateLimitWrites)
 	require.Equal(t, 60, c.RateLimitUploads)
 	require.Empty(t, c.SMTPURL, "no mail server: the outbox")
@@ -113,6 +115,10 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"UPLOAD_MAX_REQUEST_BYTES": "1MiB"}), "UPLOAD_MAX_REQUEST_BYTES"},
 		{base(map[string]string{"UPLOAD_MAX_FILES": "0"}), "UPLOAD_MAX_FILES"},
 		{base(map[string]string{"UPLOAD_MAX_FILES": "5000"}), "UPLOAD_MAX_FILES"},
+		{base(map[string]string{"UPLOAD_IDLE_TIMEOUT": "0s"}), "UPLOAD_IDLE_TIMEOUT"},
+		{base(map[string]string{"UPLOAD_IDLE_TIMEOUT": "soon"}), "UPLOAD_IDLE_TIMEOUT"},
+		{base(map[string]string{"UPLOAD_TIMEOUT": "-1h"}), "UPLOAD_TIMEOUT"},
+		{base(map[string]string{"UPLOAD_TIMEOUT": "60"}), "UPLOAD_TIMEOUT"},
 		{base(map[string]string{"RATE_LIMIT_WRITES": "0"}), "RATE_LIMIT_WRITES"},
 		{base(map[string]string{"RATE_LIMIT_UPLOADS": "-1"}), "RATE_LIMIT_UPLOADS"},
 		{base(map[string]string{"RATE_LIMIT_UPLOADS": "many"}), "RATE_LIMIT_UPLOADS"},

@@ -226,6 +226,7 @@ func (m *Main) openHTTP(ctx context.Context) error {
 		RateLimit: api.RateLimits{Writes: c.RateLimitWrites, Uploads: c.RateLimitUploads},
 		Validation: api.ValidationOptions{To: c.ValidationTo, Bcc: c.ValidationBcc,
 			MaxAttachments: c.ValidationMaxAttachments, MaxAttachmentBytes: c.ValidationMaxAttachmentBytes},
+		BodyTimeouts: api.BodyTimeouts{Idle: c.UploadIdleTimeout, Total: c.UploadTimeout},
 	})
 	ln, err := net.Listen("tcp", c.ListenAddr)
 	if err != nil {
