@@ -3,6 +3,8 @@
 // every benchmark's figures, and the same as JSON in the file named by -json.
 // Benchmarks report their baselines as metrics of their own (for example
 // the plain file copy beside the upload), so each row carries its ratio.
+// Each row also carries the machine's load average when it was measured,
+// since the machine may be shared and its other work slows every figure.
 package main
 
 import (
@@ -26,6 +28,9 @@ type Result struct {
 	Name    string             `json:"name"`
 	Runs    int                `json:"runs"`
 	Metrics map[string]float64 `json:"metrics"`
+	// Load is the 1-minute load average when the line arrived (the end of
+	// the benchmark), nil when unknown.
+	Load *float64 `json:"load,omitempty"`
 }
 
 // Report is the whole run.
@@ -38,7 +43,7 @@ type Report struct {
 func main() {
 	jsonPath := flag.String("json", "", "write the report as JSON to this file too")
 	flag.Parse()
-	report, failed, err := parse(os.Stdin, os.Stdout)
+	report, failed, err := parse(os.Stdin, os.Stdout, loadAverage)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchreport:", err)
 		os.Exit(1)
@@ -63,9 +68,10 @@ func main() {
 	}
 }
 
-// parse reads benchmark output, echoing it, and collects the results. It
-// reports whether any package failed.
-func parse(r io.Reader, echo io.Writer) (Report, bool, error) {
+// parse reads benchmark output, echoing it, and collects the results, each
+// with load's reading when its line arrived. It reports whether any
+// package failed.
+func parse(r io.Reader, echo io.Writer, load func() *float64) (Report, bool, error) {
 	var rep Report
 	failed := false
 	var pending []Result // results wait for their package's "ok" line
@@ -79,6 +85,7 @@ func parse(r io.Reader, echo io.Writer) (Report, bool, error) {
 		case len(fields) >= 4 && strings.HasPrefix(fields[0], "Benchmark"):
 			res, ok := result(fields)
 			if ok {
+				res.Load = load()
 				pending = append(pending, res)
 			}
 		case len(fields) >= 2 && (fields[0] == "ok" || fields[0] == "FAIL"):
@@ -120,8 +127,8 @@ func result(fields []string) (Result, bool) {
 
 func writeMarkdown(w io.Writer, rep Report) {
 	fmt.Fprintf(w, "## Benchmark report\n\n%s, %s\n\n", rep.Date.Format(time.RFC3339), rep.Machine)
-	fmt.Fprintln(w, "| benchmark | figures |")
-	fmt.Fprintln(w, "|---|---|")
+	fmt.Fprintln(w, "| benchmark | figures | load |")
+	fmt.Fprintln(w, "|---|---|---|")
 	for _, r := range rep.Results {
 		units := make([]string, 0, len(r.Metrics))
 		for u := range r.Metrics {
@@ -132,7 +139,11 @@ func writeMarkdown(w io.Writer, rep Report) {
 		for _, u := range units {
 			parts = append(parts, number(r.Metrics[u])+" "+u)
 		}
-		fmt.Fprintf(w, "| %s | %s |\n", r.Name, strings.Join(parts, ", "))
+		load := "?"
+		if r.Load != nil {
+			load = strconv.FormatFloat(*r.Load, 'f', 2, 64)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s |\n", r.Name, strings.Join(parts, ", "), load)
 	}
 }
 
@@ -148,6 +159,8 @@ func number(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
+// machine describes the machine and the Go that ran the benchmarks
+// (scripts/bench.sh builds benchreport with the same go).
 func machine() string {
 	model := "unknown CPU"
 	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
@@ -158,5 +171,22 @@ func machine() string {
 			}
 		}
 	}
-	return fmt.Sprintf("%s, %d cores, %s/%s", model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("%s, %d cores, %s %s/%s", model, runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// loadAverage reads the 1-minute load average, nil when it cannot.
+func loadAverage() *float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return nil
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) == 0 {
+		return nil
+	}
+	v, err := strconv.ParseFloat(fields[0], 64)
+	if err != nil {
+		return nil
+	}
+	return &v
 }
