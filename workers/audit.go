@@ -225,6 +225,16 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 	})
 }
 
+// engineError marks what an auditor's engine reported (a server down or
+// slow, a refusal, answers that make no sense) as meant for users too; the
+// job's own end (its context) is not.
+func engineError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return err
+	}
+	return &reportable{err}
+}
+
 // audit runs the engine and scores its verdicts.
 func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, error) {
 	tr, err := db.TranscriptGet(ctx, w.pool, task.UUID)
@@ -240,7 +250,7 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 	}
 	verdicts, err := w.auditor.Audit(ctx, card, task.Kind, tr, auditLanguage(tr, task, campaign))
 	if err != nil {
-		return scoring.Result{}, err
+		return scoring.Result{}, engineError(ctx, err)
 	}
 	result, err := scoring.Score(card.Scorecard, task.Kind, verdicts, campaign.PassingScore)
 	if err != nil {

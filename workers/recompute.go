@@ -44,7 +44,7 @@ func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, auditor Auditor, ta
 	sub.Scorecard = card.Subset(missing)
 	verdicts, err := auditor.Audit(ctx, sub, task.Kind, tr, auditLanguage(tr, task, campaign))
 	if err != nil {
-		return nil, err
+		return nil, engineError(ctx, err)
 	}
 	out := make(map[string]scoring.Verdict, len(verdicts))
 	for _, v := range verdicts {

@@ -53,6 +53,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
@@ -216,6 +217,9 @@ func (a *Auditor) complete(ctx context.Context, messages []message, format map[s
 	if err != nil {
 		if ctx.Err() != nil {
 			return answer{}, ctx.Err()
+		}
+		if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+			err = fmt.Errorf("no answer within %s (LLM_TIMEOUT)", a.client.Timeout)
 		}
 		return answer{}, &RetryableError{Service: "llm", Err: err}
 	}
