@@ -1,5 +1,5 @@
 # The two commands: `make run` and `make test`. See README.md.
-.PHONY: run test e2e fuzz web bench lint build fmt docs-assets stop-db
+.PHONY: run test test-faults e2e fuzz web bench lint build fmt docs-assets stop-db
 
 run:
 	scripts/run.sh
@@ -17,6 +17,11 @@ e2e:
 	scripts/web.sh
 	scripts/with-test-db.sh scripts/e2e.sh
 
+# The fault-injection suite (faults/): kill -9, database restarts, SMTP down,
+# engine faults, SIGTERM under load; make test runs it too.
+test-faults:
+	scripts/faults.sh
+
 # Every fuzz target for FUZZTIME (default 10s) each; make test runs it too.
 fuzz:
 	scripts/fuzz.sh
@@ -31,6 +36,7 @@ build: web
 lint:
 	test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 	go vet ./...
+	go vet -tags faults ./faults/
 	scripts/web.sh install
 	cd web && npm run --silent lint
 

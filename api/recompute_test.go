@@ -17,6 +17,7 @@ import (
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/llm"
+	"github.com/auditd/auditd/workers/llm/llmtest"
 )
 
 // modelServer is an OpenAI-compatible chat completions server on loopback
@@ -37,21 +38,12 @@ func newModelServer(t *testing.T, gate func(ctx context.Context, n int) int) *mo
 	t.Helper()
 	m := &modelServer{gate: gate}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ResponseFormat struct {
-				JSONSchema struct {
-					Schema struct {
-						Required []string `json:"required"`
-					} `json:"schema"`
-				} `json:"json_schema"`
-			} `json:"response_format"`
-		}
 		raw, _ := io.ReadAll(r.Body)
-		if err := json.Unmarshal(raw, &req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
+		ids := llmtest.Criteria(raw)
+		if ids == nil {
+			http.Error(w, "not an audit request", http.StatusBadRequest)
 			return
 		}
-		ids := req.ResponseFormat.JSONSchema.Schema.Required
 		m.mu.Lock()
 		m.asked = append(m.asked, ids)
 		gate, n := m.gate, len(m.asked)
@@ -65,15 +57,8 @@ func newModelServer(t *testing.T, gate func(ctx context.Context, n int) int) *mo
 			fmt.Fprintf(w, `{"error":{"message":"scripted failure %d"}}`, status)
 			return
 		}
-		verdicts := map[string]any{}
-		for _, id := range ids {
-			verdicts[id] = map[string]any{"complies": false, "explanation": "No consta en la conversación.", "evidence": ""}
-		}
-		content, _ := json.Marshal(verdicts)
-		body, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": string(content)}}}})
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
+		_, _ = w.Write(llmtest.Verdicts(ids, false, "No consta en la conversación."))
 		m.mu.Lock()
 		m.answered++
 		m.mu.Unlock()

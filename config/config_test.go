@@ -36,6 +36,8 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, 100, c.UploadMaxFiles)
 	require.Equal(t, int64(4<<30), c.UploadMaxRequestBytes)
 	require.Equal(t, 30*time.Second, c.UploadIdleTimeout)
+	require.Zero(t, c.JobRetryMaxDelay, "River's backoff, uncapped")
+	require.Equal(t, 5*time.Second, c.DatabaseTimeout)
 	require.Equal(t, time.Hour, c.UploadTimeout)
 	require.Equal(t, 600, c.RateLimitWrites)
 	require.Equal(t, 60, c.RateLimitUploads)
@@ -117,6 +119,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"UPLOAD_MAX_FILES": "5000"}), "UPLOAD_MAX_FILES"},
 		{base(map[string]string{"UPLOAD_IDLE_TIMEOUT": "0s"}), "UPLOAD_IDLE_TIMEOUT"},
 		{base(map[string]string{"UPLOAD_IDLE_TIMEOUT": "soon"}), "UPLOAD_IDLE_TIMEOUT"},
+		{base(map[string]string{"JOB_RETRY_MAX_DELAY": "-1s"}), "JOB_RETRY_MAX_DELAY"},
+		{base(map[string]string{"DATABASE_TIMEOUT": "0s"}), "DATABASE_TIMEOUT"},
 		{base(map[string]string{"UPLOAD_TIMEOUT": "-1h"}), "UPLOAD_TIMEOUT"},
 		{base(map[string]string{"UPLOAD_TIMEOUT": "60"}), "UPLOAD_TIMEOUT"},
 		{base(map[string]string{"RATE_LIMIT_WRITES": "0"}), "RATE_LIMIT_WRITES"},
@@ -236,6 +240,11 @@ func TestTranscription(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, c.ASRMaxChunk, "0 turns chunking off")
 	require.Equal(t, 10*time.Second, c.JobRescueAfter)
+
+	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "JOB_RETRY_MAX_DELAY": "1m", "DATABASE_TIMEOUT": "2s"}))
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, c.JobRetryMaxDelay)
+	require.Equal(t, 2*time.Second, c.DatabaseTimeout)
 }
 
 func TestAuditorEngine(t *testing.T) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: the dashboard's unit tests, every Go test, a short run of
-# every fuzz target (fuzz.sh), then the dashboard's end-to-end tests in
+# every fuzz target (fuzz.sh), the fault-injection suite (faults.sh), then the
+# dashboard's end-to-end tests in
 # headless Chromium, all against a real Postgres (see with-test-db.sh). Each Go test gets its own database cloned
 # from a migrated template; the end-to-end run gets a fresh one. Fails when
 # any step fails; every step runs regardless.
@@ -14,6 +15,7 @@ failed=()
 (cd web && npm test --silent) || failed+=("web unit tests")
 go test -count=1 ${GOTESTFLAGS:-} ./... || failed+=("go test")
 scripts/fuzz.sh || failed+=("fuzzing")
+scripts/faults.sh || failed+=("fault injection")
 scripts/e2e.sh || failed+=("end-to-end tests")
 if [ ${#failed[@]} -gt 0 ]; then
   echo "test.sh: failed: ${failed[*]}" >&2

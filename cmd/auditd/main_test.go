@@ -23,19 +23,7 @@ import (
 // binary is auditd built once for the tests that run it as separate processes.
 var binary string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "auditd-bin")
-	if err != nil {
-		panic(err)
-	}
-	if binary, err = proctest.Build(dir); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { proctest.Main(m, &binary) }
 
 func postCanary(t *testing.T, addr, token string) (int, map[string]any) {
 	t.Helper()

@@ -22,6 +22,7 @@ import (
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/llm"
+	"github.com/auditd/auditd/workers/llm/llmtest"
 )
 
 // reply is one scripted answer of the fake server.
@@ -92,12 +93,7 @@ func (f *fakeLLM) seen() []seen {
 
 // completion is a chat completion whose message is content.
 func completion(content string) reply {
-	b, _ := json.Marshal(map[string]any{
-		"id": "chatcmpl-1", "object": "chat.completion",
-		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": content}}},
-	})
-	return reply{status: http.StatusOK, body: string(b)}
+	return reply{status: http.StatusOK, body: string(llmtest.Completion(content))}
 }
 
 // verdictsJSON answers every id as complying, with the evidence given for

@@ -17,14 +17,22 @@ import (
 	"time"
 )
 
-// Build compiles auditd into dir and returns the binary's path.
-func Build(dir string) (string, error) {
-	bin := filepath.Join(dir, "auditd")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/auditd/auditd/cmd/auditd").CombinedOutput()
+// Main is a TestMain: it builds auditd once into a temporary directory,
+// sets *bin to the binary, runs the tests and exits with their code.
+func Main(m *testing.M, bin *string) {
+	dir, err := os.MkdirTemp("", "auditd-bin")
 	if err != nil {
-		return "", fmt.Errorf("build auditd: %w\n%s", err, out)
+		panic(err)
 	}
-	return bin, nil
+	*bin = filepath.Join(dir, "auditd")
+	out, err := exec.Command("go", "build", "-o", *bin, "github.com/auditd/auditd/cmd/auditd").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build auditd: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // Proc is a running auditd process whose log lines a test can wait for.

@@ -111,6 +111,7 @@ type Server struct {
 	hold     chan struct{} // non-nil: replies to DATA wait until it is closed
 	received chan Message
 	srv      *smtp.Server // nil while stopped
+	ln       net.Listener
 }
 
 // New starts a server that accepts everything, stopped when t ends.
@@ -138,7 +139,7 @@ func (s *Server) listen(t testing.TB, addr string) {
 	srv.WriteTimeout = time.Minute
 	go func() { _ = srv.Serve(ln) }()
 	s.mu.Lock()
-	s.Addr, s.srv = ln.Addr().String(), srv
+	s.Addr, s.srv, s.ln = ln.Addr().String(), srv, ln
 	s.mu.Unlock()
 }
 
@@ -146,10 +147,12 @@ func (s *Server) listen(t testing.TB, addr string) {
 // it accepted is kept.
 func (s *Server) Stop() {
 	s.mu.Lock()
-	srv := s.srv
-	s.srv = nil
+	srv, ln := s.srv, s.ln
+	s.srv, s.ln = nil, nil
 	s.mu.Unlock()
 	if srv != nil {
+		// The listener too: Serve may not have taken it over yet.
+		_ = ln.Close()
 		_ = srv.Close()
 	}
 }
