@@ -294,7 +294,8 @@ func TestSecuritySweep(t *testing.T) {
 		// Without the forged fields the same requests succeed, so the
 		// refusals above were for those fields.
 		b.notify(t, tokens["qa"], note)
-		require.Equal(t, http.StatusOK, b.edit(t, tokens["qb"], edit).Status)
+		// (202 when its recomputation outlasts the short wait of these tests)
+		require.Contains(t, []int{http.StatusOK, http.StatusAccepted}, b.edit(t, tokens["qb"], edit).Status)
 		uploaded(t, b.upload(t, tokens["qb"], file("forged.txt", []byte(goodChat))))
 		require.Equal(t, http.StatusOK, b.json(t, http.MethodPatch, "/campaigns/"+o.campaign, tokens["root"], settings).Status)
 	})
