@@ -64,7 +64,7 @@ func TestEngineFaults(t *testing.T) {
 			require.NoError(t, err)
 			uuid := uploaded(t, r)
 
-			eventually(t, 4*time.Minute, func() bool {
+			s.await(4*time.Minute, func() bool {
 				return s.count(`SELECT count(*) FROM tasks WHERE status = 'failed'`) == 1
 			}, "the task failed")
 			task, err := s.request(http.MethodGet, "/tasks/"+uuid, "", nil)

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,6 +51,9 @@ type stack struct {
 	pool   *pgxpool.Pool
 	token  string
 	client *http.Client
+	// failed keeps the first error of the test's own goroutines (a load, an
+	// analyst, a stream client), so that the next wait ends at once.
+	failed atomic.Pointer[error]
 }
 
 // newStack prepares a deployment on the database at url (migrated) with
@@ -221,7 +225,7 @@ func (s *stack) requireNoLoss(uuids []string, finalStatus string) {
 	require.Equal(s.t, len(uuids), s.blobFiles(), "blobs against tasks")
 	// River records completions in the background: a job's end may follow
 	// its task's by a moment (or by a rescue, when the database missed it).
-	eventually(s.t, 2*time.Minute, func() bool {
+	s.await(2*time.Minute, func() bool {
 		return s.count(`SELECT count(*) FROM river_job
 			WHERE kind IN ('transcribe', 'audit', 'send_validation_email') AND state <> 'completed'`) == 0
 	}, "pipeline jobs completed")
@@ -346,8 +350,26 @@ func engines(f *fakeAI) []string {
 		"AUDITOR_ENGINE=llm", "LLM_BASE_URL=" + f.URL, "LLM_MODEL=gpt-test"}
 }
 
-// eventually waits up to limit for cond, checking every 100 ms.
-func eventually(t *testing.T, limit time.Duration, cond func() bool, msg string, args ...any) {
-	t.Helper()
-	require.Eventually(t, cond, limit, 100*time.Millisecond, append([]any{msg}, args...)...)
+// background runs f beside the test; its error fails the test's next
+// wait at once. The channel gets f's result.
+func (s *stack) background(f func() error) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		err := f()
+		if err != nil {
+			s.failed.CompareAndSwap(nil, &err)
+		}
+		done <- err
+	}()
+	return done
+}
+
+// await waits up to limit for cond, checking every 100 ms, unless a
+// background goroutine fails first.
+func (s *stack) await(limit time.Duration, cond func() bool, msg string) {
+	s.t.Helper()
+	require.Eventually(s.t, func() bool { return s.failed.Load() != nil || cond() }, limit, 100*time.Millisecond, msg)
+	if err := s.failed.Load(); err != nil {
+		s.t.Fatalf("%s: %v", msg, *err)
+	}
 }

@@ -56,8 +56,8 @@ func TestWorkersKilledUnderLoad(t *testing.T) {
 	}
 
 	// An analyst validates every task once it is audited.
-	stop, validatorDone := make(chan struct{}), make(chan error, 1)
-	go func() { validatorDone <- validateAudited(s, stop) }()
+	stop := make(chan struct{})
+	validatorDone := s.background(func() error { return validateAudited(s, stop) })
 
 	// The kills: each waits for work of its kind to be under way.
 	killed := map[string]int{}
@@ -89,7 +89,7 @@ func TestWorkersKilledUnderLoad(t *testing.T) {
 	// One worker that is left alone finishes everything.
 	final := s.start("work")
 	total := len(uuids)
-	eventually(t, 2*time.Minute, func() bool {
+	s.await(2*time.Minute, func() bool {
 		return s.count(`SELECT count(*) FROM validations WHERE email_status = 'sent'`) == total
 	}, "every validation e-mail sent")
 	close(stop)

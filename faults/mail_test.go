@@ -32,7 +32,7 @@ func TestMailServerDown(t *testing.T) {
 		require.NoError(t, err)
 		uuids = append(uuids, uploaded(t, r))
 	}
-	eventually(t, time.Minute, func() bool {
+	s.await(time.Minute, func() bool {
 		return s.count(`SELECT count(*) FROM tasks WHERE status = 'audited'`) == len(uuids)
 	}, "chats audited")
 	for _, uuid := range uuids {
@@ -46,12 +46,12 @@ func TestMailServerDown(t *testing.T) {
 		require.Contains(t, r.Body["message"], "will be retried automatically")
 	}
 	require.Equal(t, len(uuids), s.count(`SELECT count(*) FROM validations`))
-	eventually(t, 2*time.Minute, func() bool {
+	s.await(2*time.Minute, func() bool {
 		return s.count(`SELECT count(*) FROM validations WHERE email_status = 'pending' AND email_attempts >= 3`) == len(uuids)
 	}, "three delivery attempts each while the server is down")
 
 	mailServer.Start(t)
-	eventually(t, 2*time.Minute, func() bool {
+	s.await(2*time.Minute, func() bool {
 		return s.count(`SELECT count(*) FROM validations WHERE email_status = 'sent'`) == len(uuids)
 	}, "every e-mail delivered once the server is back")
 	require.Len(t, mailServer.Messages(), len(uuids), "each e-mail once")

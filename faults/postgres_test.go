@@ -80,66 +80,63 @@ func TestPostgresRestarted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stream := &follower{s: s, reconnect: make(chan struct{}, 1)}
-	streamDone := make(chan error, 1)
-	go func() { streamDone <- stream.run(ctx) }()
+	streamDone := s.background(func() error { return stream.run(ctx) })
 
 	// Uploads and listings, one after the other, until told to stop.
 	var accepted []string
 	var refusedUploads, refusedLists atomic.Int64
 	var acceptedCount atomic.Int64
-	stopLoad, loadDone := make(chan struct{}), make(chan error, 1)
-	go func() {
-		loadDone <- func() error {
-			for n := 0; ; n++ {
-				select {
-				case <-stopLoad:
-					return nil
-				default:
-				}
-				r, err := s.upload(fmt.Sprintf("chat-%d.txt", n), files.chat(n))
-				switch {
-				case err != nil:
-					return fmt.Errorf("upload %d: %w", n, err)
-				case r.Status == http.StatusAccepted:
-					accepted = append(accepted, r.Body["details"].(map[string]any)["tasks"].([]any)[0].(map[string]any)["uuid"].(string))
-					acceptedCount.Add(1)
-				case r.Status == http.StatusServiceUnavailable && r.code() == "SERVICE_UNAVAILABLE":
-					refusedUploads.Add(1)
-				default:
-					return fmt.Errorf("upload %d: %d %v", n, r.Status, r.Body)
-				}
-				r, err = s.request(http.MethodGet, "/tasks?limit=5", "", nil)
-				switch {
-				case err != nil:
-					return fmt.Errorf("list: %w", err)
-				case r.Status == http.StatusServiceUnavailable && r.code() == "SERVICE_UNAVAILABLE":
-					refusedLists.Add(1)
-				case r.Status != http.StatusOK:
-					return fmt.Errorf("list: %d %v", r.Status, r.Body)
-				}
+	stopLoad := make(chan struct{})
+	loadDone := s.background(func() error {
+		for n := 0; ; n++ {
+			select {
+			case <-stopLoad:
+				return nil
+			default:
 			}
-		}()
-	}()
+			r, err := s.upload(fmt.Sprintf("chat-%d.txt", n), files.chat(n))
+			switch {
+			case err != nil:
+				return fmt.Errorf("upload %d: %w", n, err)
+			case r.Status == http.StatusAccepted:
+				accepted = append(accepted, r.Body["details"].(map[string]any)["tasks"].([]any)[0].(map[string]any)["uuid"].(string))
+				acceptedCount.Add(1)
+			case r.Status == http.StatusServiceUnavailable && r.code() == "SERVICE_UNAVAILABLE":
+				refusedUploads.Add(1)
+			default:
+				return fmt.Errorf("upload %d: %d %v", n, r.Status, r.Body)
+			}
+			r, err = s.request(http.MethodGet, "/tasks?limit=5", "", nil)
+			switch {
+			case err != nil:
+				return fmt.Errorf("list: %w", err)
+			case r.Status == http.StatusServiceUnavailable && r.code() == "SERVICE_UNAVAILABLE":
+				refusedLists.Add(1)
+			case r.Status != http.StatusOK:
+				return fmt.Errorf("list: %d %v", r.Status, r.Body)
+			}
+		}
+	})
 
-	eventually(t, time.Minute, func() bool { return acceptedCount.Load() >= 5 }, "uploads before the restart")
+	s.await(time.Minute, func() bool { return acceptedCount.Load() >= 5 }, "uploads before the restart")
 	pg.stop(t)
 	stream.reconnect <- struct{}{} // the client comes back while the database is down
-	eventually(t, time.Minute, func() bool {
+	s.await(time.Minute, func() bool {
 		return refusedUploads.Load() >= 3 && refusedLists.Load() >= 3 && stream.refusals() >= 2
 	}, "503s while the database is down")
 	pg.start(t)
 	s.pool.Reset() // the test's own connections died with the server
 	before := acceptedCount.Load()
-	eventually(t, time.Minute, func() bool { return acceptedCount.Load() >= before+5 }, "uploads after the restart")
+	s.await(time.Minute, func() bool { return acceptedCount.Load() >= before+5 }, "uploads after the restart")
 	stream.reconnect <- struct{}{} // and the stream client resumes once more
 	close(stopLoad)
 	require.NoError(t, <-loadDone)
 
-	eventually(t, time.Minute, func() bool {
+	s.await(time.Minute, func() bool {
 		return s.count(`SELECT count(*) FROM tasks WHERE status = 'audited'`) == len(accepted)
 	}, "every accepted upload audited")
 	want := visibleEvents(t, s, "qa-admin")
-	eventually(t, time.Minute, func() bool { return stream.last() >= want[len(want)-1] }, "the stream caught up")
+	s.await(time.Minute, func() bool { return stream.last() >= want[len(want)-1] }, "the stream caught up")
 	cancel()
 	require.NoError(t, <-streamDone)
 

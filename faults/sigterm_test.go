@@ -90,7 +90,7 @@ func TestStopUnderLoad(t *testing.T) {
 	// The next process finishes everything, once.
 	ai.setAnswer(func(string, int) reply { return reply{} })
 	second := s.start("all")
-	eventually(t, 2*time.Minute, func() bool {
+	s.await(2*time.Minute, func() bool {
 		return s.count(`SELECT count(*) FROM tasks WHERE status = 'audited'`) == len(accepted)
 	}, "every accepted upload audited")
 	second.Stop(t)
