@@ -501,6 +501,9 @@ func TestDocsServedOffline(t *testing.T) {
 		r := b.do(t, http.MethodGet, page, "", nil)
 		require.Equal(t, http.StatusOK, r.Status)
 		require.Contains(t, r.Header.Get("Content-Type"), "text/html")
+		require.Equal(t, "frame-ancestors 'none'", r.Header.Get("Content-Security-Policy"))
+		require.Equal(t, "DENY", r.Header.Get("X-Frame-Options"))
+		require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
 		require.NotContains(t, r.RawBody, "http://")
 		require.NotContains(t, r.RawBody, "https://")
 		// Every script and stylesheet the page loads is served by us.
