@@ -99,10 +99,3 @@ func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSett
 		WHERE id = $1 RETURNING `+campaignColumns,
 		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel))
 }
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}

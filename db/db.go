@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -61,6 +62,19 @@ func keySet(rows pgx.Rows, err error) (map[string]bool, error) {
 	}
 	return out, nil
 }
+
+// nonNil returns s, or an empty slice for nil: stored as an empty array
+// (SQL or JSON) rather than NULL.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// likeEscaper makes a string match itself literally in a LIKE pattern
+// (backslash is the default escape character).
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // one maps pgx.ErrNoRows to ErrNotFound; it is the only place that does.
 func one(err error) error {

@@ -356,8 +356,7 @@ func (f TaskFilter) where(args *[]any) string {
 		add("t.score <= $?", *f.MaxScore)
 	}
 	if f.FileName != "" {
-		escaped := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.FileName)
-		add("t.file_name ILIKE '%' || $? || '%'", escaped)
+		add("t.file_name ILIKE '%' || $? || '%'", likeEscaper.Replace(f.FileName))
 	}
 	return strings.Join(conds, " AND ")
 }

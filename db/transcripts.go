@@ -10,11 +10,7 @@ import (
 // TranscriptSave stores tr as the transcript of task uuid, replacing any
 // earlier one (a transcription that runs again overwrites its result).
 func TranscriptSave(ctx context.Context, q DBTX, uuid string, tr transcript.Transcript) error {
-	segments := tr.Segments
-	if segments == nil {
-		segments = []transcript.Segment{}
-	}
-	b, err := json.Marshal(segments)
+	b, err := json.Marshal(nonNil(tr.Segments))
 	if err != nil {
 		return err
 	}

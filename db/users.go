@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -65,9 +64,6 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 	case u.matches(p) && u.LastSeenAt != nil && now.Sub(*u.LastSeenAt) < lastSeenResolution:
 		return u, nil
 	}
-	if p.Roles == nil {
-		p.Roles = []string{}
-	}
 	return scanUser(q.QueryRow(ctx, `
 		INSERT INTO users (id, username, email, name, roles, last_seen_at)
 		VALUES ($1, $2, $3, $4, $5, $6)
@@ -82,7 +78,7 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 				THEN $6 ELSE users.updated_at END,
 			last_seen_at = $6
 		RETURNING `+userColumns,
-		p.ID, p.Username, p.Email, p.Name, p.Roles, now))
+		p.ID, p.Username, p.Email, p.Name, nonNil(p.Roles), now))
 }
 
 func (u User) matches(p UserProfile) bool {
@@ -134,11 +130,7 @@ func UserUpsertFromDirectory(ctx context.Context, q DBTX, users []DirectoryUser,
 	}
 	rows := make([]row, len(users))
 	for i, u := range users {
-		roles := u.Roles
-		if roles == nil {
-			roles = []string{}
-		}
-		rows[i] = row{u.ID, u.Username, u.Email, u.Name, roles, u.Active}
+		rows[i] = row{u.ID, u.Username, u.Email, u.Name, nonNil(u.Roles), u.Active}
 	}
 	var r DirectoryUpsertResult
 	// old is read from the statement's snapshot, before the upsert, so the
@@ -227,10 +219,6 @@ func UserList(ctx context.Context, q DBTX, f UserFilter) (items []User, total in
 	items, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (User, error) { return scanUser(row) })
 	return items, total, err
 }
-
-// likeEscaper makes a string match itself literally in a LIKE pattern
-// (backslash is the default escape character).
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // UserResolve returns the id of the user that ref names: the user whose id
 // is ref, else the user whose username is ref (ignoring case; the active,

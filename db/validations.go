@@ -111,7 +111,7 @@ func scanValidation(row pgx.Row) (Validation, error) {
 // ErrTaskStatus. It writes no event: call ValidationEventInsert once the
 // transaction's other writes are done.
 func ValidationInsert(ctx context.Context, tx pgx.Tx, n NewValidation) (Validation, error) {
-	attachments, err := json.Marshal(nonNilAttachments(n.Attachments))
+	attachments, err := json.Marshal(nonNil(n.Attachments))
 	if err != nil {
 		return Validation{}, err
 	}
@@ -129,13 +129,6 @@ func ValidationInsert(ctx context.Context, tx pgx.Tx, n NewValidation) (Validati
 		return Validation{}, fmt.Errorf("%w: task %s is not audited", ErrTaskStatus, n.TaskUUID)
 	}
 	return v, err
-}
-
-func nonNilAttachments(a []ValidationAttachment) []ValidationAttachment {
-	if a == nil {
-		return []ValidationAttachment{}
-	}
-	return a
 }
 
 // ValidationGet returns the validation of task taskUUID, or ErrNotFound.
