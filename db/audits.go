@@ -182,6 +182,12 @@ func AuditEventInsert(ctx context.Context, q DBTX, t Task, a AuditRevision, befo
 	return err
 }
 
+// auditsToRecompute selects the audited (not validated) tasks of campaign $1
+// whose current revision was scored against a scorecard version below $2.
+const auditsToRecompute = ` FROM tasks t
+	JOIN audit_revisions a ON a.task_uuid = t.uuid AND a.revision = t.audit_revision
+	WHERE t.campaign_id = $1 AND t.status = 'audited' AND a.scorecard_version < $2`
+
 // AuditsToRecompute returns up to limit tasks of a campaign, by uuid after
 // after ("" for the start), that are audited (not validated) and whose
 // current revision was scored against a scorecard version below version:
@@ -191,24 +197,14 @@ func AuditsToRecompute(ctx context.Context, q DBTX, campaignID string, version i
 	if after != "" {
 		start = &after
 	}
-	rows, err := q.Query(ctx, `
-		SELECT t.uuid::text FROM tasks t
-		JOIN audit_revisions a ON a.task_uuid = t.uuid AND a.revision = t.audit_revision
-		WHERE t.campaign_id = $1 AND t.status = 'audited' AND a.scorecard_version < $2
+	return texts(q.Query(ctx, `SELECT t.uuid::text`+auditsToRecompute+`
 			AND ($3::uuid IS NULL OR t.uuid > $3::uuid)
-		ORDER BY t.uuid LIMIT $4`, campaignID, version, start, limit)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
+		ORDER BY t.uuid LIMIT $4`, campaignID, version, start, limit))
 }
 
 // AuditsToRecomputeCount counts what AuditsToRecompute would list from the start.
 func AuditsToRecomputeCount(ctx context.Context, q DBTX, campaignID string, version int) (int, error) {
 	var n int
-	err := q.QueryRow(ctx, `
-		SELECT count(*) FROM tasks t
-		JOIN audit_revisions a ON a.task_uuid = t.uuid AND a.revision = t.audit_revision
-		WHERE t.campaign_id = $1 AND t.status = 'audited' AND a.scorecard_version < $2`, campaignID, version).Scan(&n)
+	err := q.QueryRow(ctx, `SELECT count(*)`+auditsToRecompute, campaignID, version).Scan(&n)
 	return n, err
 }

@@ -47,12 +47,18 @@ func Open(ctx context.Context, url string, connectTimeout time.Duration) (*pgxpo
 	return pool, nil
 }
 
-// keySet collects the rows of a one-column text query into a set.
-func keySet(rows pgx.Rows, err error) (map[string]bool, error) {
+// texts collects the rows of a one-column text query, passing on the
+// query's error.
+func texts(rows pgx.Rows, err error) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// keySet collects the rows of a one-column text query into a set.
+func keySet(rows pgx.Rows, err error) (map[string]bool, error) {
+	found, err := texts(rows, err)
 	if err != nil {
 		return nil, err
 	}

@@ -2,8 +2,6 @@ package db
 
 import (
 	"context"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // UserSyncRequestAdd records that user userID waits for the outcome of the
@@ -19,24 +17,17 @@ func UserSyncRequestAdd(ctx context.Context, q DBTX, jobID int64, userID string)
 // UserSyncRequestStart marks the requests for job jobID as started and
 // returns the users who had not yet been told it started.
 func UserSyncRequestStart(ctx context.Context, q DBTX, jobID int64) ([]string, error) {
-	return userIDs(q.Query(ctx, `UPDATE user_sync_requests SET started_at = now()
+	return texts(q.Query(ctx, `UPDATE user_sync_requests SET started_at = now()
 		WHERE job_id = $1 AND started_at IS NULL RETURNING user_id`, jobID))
 }
 
 // UserSyncRequestList returns the users waiting for job jobID.
 func UserSyncRequestList(ctx context.Context, q DBTX, jobID int64) ([]string, error) {
-	return userIDs(q.Query(ctx, `SELECT user_id FROM user_sync_requests WHERE job_id = $1 ORDER BY requested_at, user_id`, jobID))
+	return texts(q.Query(ctx, `SELECT user_id FROM user_sync_requests WHERE job_id = $1 ORDER BY requested_at, user_id`, jobID))
 }
 
 // UserSyncRequestFinish deletes the requests for job jobID, which has ended,
 // and returns the users who were waiting for it.
 func UserSyncRequestFinish(ctx context.Context, q DBTX, jobID int64) ([]string, error) {
-	return userIDs(q.Query(ctx, `DELETE FROM user_sync_requests WHERE job_id = $1 RETURNING user_id`, jobID))
-}
-
-func userIDs(rows pgx.Rows, err error) ([]string, error) {
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowTo[string])
+	return texts(q.Query(ctx, `DELETE FROM user_sync_requests WHERE job_id = $1 RETURNING user_id`, jobID))
 }
