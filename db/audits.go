@@ -9,7 +9,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -174,8 +173,7 @@ type AuditUpdate struct {
 // revision's score, if any. Call it late in the transaction that appended
 // the revision: it takes the events lock.
 func AuditEventInsert(ctx context.Context, q DBTX, t Task, a AuditRevision, before *float64) error {
-	quality := role.Quality
-	_, err := EventInsert(ctx, q, EventAuditUpdated, Audience{UserID: t.OperatorID, MinRole: &quality}, AuditUpdate{
+	_, err := EventInsert(ctx, q, EventAuditUpdated, t.audience(), AuditUpdate{
 		Task: t.Summary(), Revision: a.Revision, Source: a.Source, AuthorID: a.AuthorID, AuthorName: a.AuthorName,
 		ScorecardVersion: a.Result.ScorecardVersion, Score: a.Result.Score, Passed: a.Result.Passed, ScoreBefore: before,
 	})

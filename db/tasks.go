@@ -144,24 +144,30 @@ func TaskInsert(ctx context.Context, q DBTX, n NewTask) (Task, bool, error) {
 	return t, err == nil, err
 }
 
+// taskFrom is what taskColumns read from.
+const taskFrom = ` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id`
+
+// taskWhere returns the task that cond (over taskFrom, with arg as $1)
+// selects, or ErrNotFound.
+func taskWhere(ctx context.Context, q DBTX, cond string, arg any) (Task, error) {
+	return scanTask(q.QueryRow(ctx, `SELECT `+taskColumns+taskFrom+` WHERE `+cond, arg))
+}
+
 // TaskGetByUUID returns the task with id uuid, or ErrNotFound.
 func TaskGetByUUID(ctx context.Context, q DBTX, uuid string) (Task, error) {
-	return scanTask(q.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
-		WHERE t.uuid = $1`, uuid))
+	return taskWhere(ctx, q, `t.uuid = $1`, uuid)
 }
 
 // TaskLock returns the task with id uuid, locked for the rest of tx, or
 // ErrNotFound. Changes of its audit lock it first, so they happen one
 // after the other.
 func TaskLock(ctx context.Context, tx pgx.Tx, uuid string) (Task, error) {
-	return scanTask(tx.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
-		WHERE t.uuid = $1 FOR UPDATE OF t`, uuid))
+	return taskWhere(ctx, tx, `t.uuid = $1 FOR UPDATE OF t`, uuid)
 }
 
 // TaskGetBySHA256 returns the task whose file has the hex SHA-256 sum, or ErrNotFound.
 func TaskGetBySHA256(ctx context.Context, q DBTX, sum string) (Task, error) {
-	return scanTask(q.QueryRow(ctx, `SELECT `+taskColumns+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
-		WHERE t.sha256 = $1`, sum))
+	return taskWhere(ctx, q, `t.sha256 = $1`, sum)
 }
 
 // TaskChange is a change of a task's status.
@@ -221,11 +227,17 @@ func TaskSetDuration(ctx context.Context, q DBTX, uuid string, seconds float64) 
 }
 
 // TaskEventInsert writes an event of type typ carrying t's summary, seen by
-// the task's operator and by every user of the quality role or above.
+// the task's audience.
 func TaskEventInsert(ctx context.Context, q DBTX, typ string, t Task) error {
-	quality := role.Quality
-	_, err := EventInsert(ctx, q, typ, Audience{UserID: t.OperatorID, MinRole: &quality}, t.Summary())
+	_, err := EventInsert(ctx, q, typ, t.audience(), t.Summary())
 	return err
+}
+
+// audience is who may see events about t: its operator and every user of
+// the quality role or above.
+func (t Task) audience() Audience {
+	quality := role.Quality
+	return Audience{UserID: t.OperatorID, MinRole: &quality}
 }
 
 // TaskStateChange is one entry of a task's history.
@@ -380,9 +392,8 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 		where += fmt.Sprintf(" AND (%s, t.uuid) %s (%s, $%d::uuid)", sort.key, cmp, value, len(args))
 	}
 	args = append(args, p.Limit, p.Skip)
-	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT %s FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
-		WHERE %s ORDER BY %s %s, t.uuid %s LIMIT $%d OFFSET $%d`,
-		taskColumns, where, sort.key, dir, dir, len(args)-1, len(args)), args...)
+	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT %s%s WHERE %s ORDER BY %s %s, t.uuid %s LIMIT $%d OFFSET $%d`,
+		taskColumns, taskFrom, where, sort.key, dir, dir, len(args)-1, len(args)), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +405,7 @@ func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (int64, error) {
 	var args []any
 	where := f.where(&args)
 	var n int64
-	err := q.QueryRow(ctx, `SELECT count(*) FROM tasks t JOIN campaigns c ON c.id = t.campaign_id WHERE `+where, args...).Scan(&n)
+	err := q.QueryRow(ctx, `SELECT count(*)`+taskFrom+` WHERE `+where, args...).Scan(&n)
 	return n, err
 }
 
