@@ -123,11 +123,14 @@ func (f StatsFilter) where(args *[]any) string {
 func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashboard, error) {
 	d := Dashboard{ByStatus: map[string]int64{}}
 	g, ctx := errgroup.WithContext(ctx)
+	// query runs sql with {where} replaced by the filter's conditions and
+	// {arg} by the parameter of its first extra argument.
 	query := func(sql string, scan func(pgx.Rows) error, extra ...any) {
 		g.Go(func() error {
 			var args []any
 			where := f.where(&args)
-			rows, err := q.Query(ctx, strings.ReplaceAll(sql, "{where}", where), append(args, extra...)...)
+			stmt := strings.NewReplacer("{where}", where, "{arg}", "$"+strconv.Itoa(len(args)+1)).Replace(sql)
+			rows, err := q.Query(ctx, stmt, append(args, extra...)...)
 			if err != nil {
 				return err
 			}
@@ -148,11 +151,10 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 		return r.Scan(&d.Tasks, &d.Audited, &d.Passed, &d.Validated, &d.AudioMinutes, &d.AverageScore,
 			&d.ProcessingSeconds.P50, &d.ProcessingSeconds.P95)
 	})
-	// One pass for the counts by status, by day (in the zone; $tz follows
-	// the filter's arguments) and by score range.
+	// One pass for the counts by status, by day (in the zone) and by score range.
 	buckets := make([]int64, 10)
 	days := map[string]*Day{}
-	query(`SELECT to_char(date_trunc('day', t.created_at AT TIME ZONE $`+strconv.Itoa(f.argCount()+1)+`), 'YYYY-MM-DD'),
+	query(`SELECT to_char(date_trunc('day', t.created_at AT TIME ZONE {arg}), 'YYYY-MM-DD'),
 			t.status, CASE WHEN t.score IS NOT NULL THEN least(floor(t.score / 10)::int, 9) END, count(*),
 			count(*) FILTER (WHERE t.passed)
 		FROM tasks t WHERE {where} GROUP BY 1, 2, 3`, func(r pgx.Rows) error {
@@ -233,13 +235,6 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 		d.Operators.Top, d.Operators.Bottom = []OperatorAverage{}, []OperatorAverage{}
 	}
 	return d, nil
-}
-
-// argCount is how many arguments where adds.
-func (f StatsFilter) argCount() int {
-	var args []any
-	f.where(&args)
-	return len(args)
 }
 
 func jobStats(ctx context.Context, q *pgxpool.Pool, from, to time.Time) ([]QueueDepth, []KindCount, error) {
