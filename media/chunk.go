@@ -68,11 +68,11 @@ func silences(ctx context.Context, path string, d time.Duration) ([]Span, error)
 		}
 		switch key {
 		case "lavfi.silence_start":
-			spans = append(spans, Span{Start: secondsOrZero(value)})
+			spans = append(spans, Span{Start: seconds(value)})
 			open = true
 		case "lavfi.silence_end":
 			if open {
-				spans[len(spans)-1].End = secondsOrZero(value)
+				spans[len(spans)-1].End = seconds(value)
 				open = false
 			}
 		}
@@ -81,15 +81,6 @@ func silences(ctx context.Context, path string, d time.Duration) ([]Span, error)
 		spans[len(spans)-1].End = max(d, spans[len(spans)-1].Start)
 	}
 	return spans, nil
-}
-
-// secondsOrZero parses seconds that may be zero (seconds treats zero as unknown).
-func secondsOrZero(s string) time.Duration {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f < 0 {
-		return 0
-	}
-	return time.Duration(f * float64(time.Second))
 }
 
 // Chunks cuts the WAV file wav into pieces of at most maxLen, written to
