@@ -68,7 +68,7 @@ func (s *Store) Close() error { return s.bucket.Close() }
 
 // NewKey returns a fresh key for an upload made at now.
 func NewKey(now time.Time) string {
-	return uploadsPrefix + now.UTC().Format("2006/01/02/") + uuid.NewString()
+	return DayPrefix(now) + uuid.NewString()
 }
 
 // DayPrefix is the prefix of the keys NewKey makes on day's UTC date.
