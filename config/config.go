@@ -270,11 +270,8 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		c.MailFrom = "auditd@localhost"
 	}
 	c.ASREngine = e.str("ASR_ENGINE", "")
-	if c.ASREngine == "" {
-		c.ASREngine = "none"
-		if onPath(getenv("PATH"), "pocketsphinx_continuous") {
-			c.ASREngine = "pocketsphinx"
-		}
+	if c.ASREngine == "" && onPath(getenv("PATH"), "pocketsphinx_continuous") {
+		c.ASREngine = "pocketsphinx"
 	}
 	if c.ASREngine == "none" {
 		c.ASREngine = ""
@@ -323,7 +320,7 @@ func (c Config) validate() error {
 			return fmt.Errorf("METRICS_ADDR: %q is not host:port", c.MetricsAddr)
 		}
 	}
-	if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+	if !isHTTPURL(c.PublicURL) {
 		return fmt.Errorf("PUBLIC_URL: %q is not an http(s) URL", c.PublicURL)
 	}
 	switch c.LogLevel {
@@ -384,7 +381,7 @@ func (c Config) validateTranscription() error {
 		if c.ASRBaseURL == "" {
 			return errors.New("ASR_BASE_URL is required with ASR_ENGINE=openai (the server, such as https://api.openai.com)")
 		}
-		if u, err := url.Parse(c.ASRBaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		if !isHTTPURL(c.ASRBaseURL) {
 			return fmt.Errorf("ASR_BASE_URL: %q is not an http(s) URL", c.ASRBaseURL)
 		}
 		if c.ASRModel == "" {
@@ -418,7 +415,7 @@ func (c Config) validateAuditor() error {
 	if c.LLMBaseURL == "" {
 		return errors.New("LLM_BASE_URL is required with AUDITOR_ENGINE=llm (an OpenAI-compatible server, such as https://api.openai.com)")
 	}
-	if u, err := url.Parse(c.LLMBaseURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+	if !isHTTPURL(c.LLMBaseURL) {
 		return fmt.Errorf("LLM_BASE_URL: %q is not an http(s) URL", c.LLMBaseURL)
 	}
 	if c.LLMModel == "" {
@@ -467,7 +464,7 @@ func (c Config) validateDirectory() error {
 		}
 	}
 	for name, v := range map[string]string{"DIRECTORY_URL": c.DirectoryURL, "DIRECTORY_LOGIN_URL": c.DirectoryLoginURL} {
-		if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		if !isHTTPURL(v) {
 			return fmt.Errorf("%s: %q is not an http(s) URL", name, v)
 		}
 	}
@@ -489,7 +486,7 @@ func (c Config) ValidateAuth() error {
 		if c.OIDCIssuerURL == "" {
 			return errors.New("OIDC_ISSUER_URL is required (or set AUTH_DEV=true for local development)")
 		}
-		if u, err := url.Parse(c.OIDCIssuerURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		if !isHTTPURL(c.OIDCIssuerURL) {
 			return fmt.Errorf("OIDC_ISSUER_URL: %q is not an http(s) URL", c.OIDCIssuerURL)
 		}
 		if c.OIDCAudience == "" {
@@ -520,6 +517,12 @@ func (c Config) ValidateAuth() error {
 // It hangs off PublicURL, so every API process behind one address shares it.
 func (c Config) DevIssuerURL() string {
 	return c.PublicURL + "/dev-oidc"
+}
+
+// isHTTPURL reports whether s is an absolute http(s) URL with a host.
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != ""
 }
 
 func isLoopback(host string) bool {
@@ -598,13 +601,7 @@ func (e *env) bytes(name string, def int64) int64 {
 
 // durationOrZero reads a duration where 0 means "none".
 func (e *env) durationOrZero(name string, def time.Duration) time.Duration {
-	return parse(e, name, def, "a duration such as 10m, or 0 for none", func(v string) (time.Duration, error) {
-		d, err := time.ParseDuration(v)
-		if err == nil && d < 0 {
-			err = errors.New("negative")
-		}
-		return d, err
-	})
+	return parse(e, name, def, "a duration such as 10m, or 0 for none", durationFrom(0))
 }
 
 // addresses reads a comma-separated list of e-mail addresses ("Ana
@@ -620,12 +617,18 @@ func (e *env) addresses(name string) []string {
 	})
 }
 
+// duration reads a positive duration.
 func (e *env) duration(name string, def time.Duration) time.Duration {
-	return parse(e, name, def, "a positive duration such as 30s or 2m", func(v string) (time.Duration, error) {
+	return parse(e, name, def, "a positive duration such as 30s or 2m", durationFrom(1))
+}
+
+// durationFrom parses a duration of at least least.
+func durationFrom(least time.Duration) func(string) (time.Duration, error) {
+	return func(v string) (time.Duration, error) {
 		d, err := time.ParseDuration(v)
-		if err == nil && d <= 0 {
-			err = errors.New("not positive")
+		if err == nil && d < least {
+			err = fmt.Errorf("below %v", least)
 		}
 		return d, err
-	})
+	}
 }
