@@ -268,3 +268,25 @@ func jobStats(ctx context.Context, q *pgxpool.Pool, from, to time.Time) ([]Queue
 	})
 	return queues, kinds, err
 }
+
+// JobStateCount counts River's jobs of one queue in one state.
+type JobStateCount struct {
+	Queue string
+	State string
+	Count int64
+}
+
+// JobsUnfinished counts River's jobs that are not finalized, by queue and
+// state: the queue depth.
+func JobsUnfinished(ctx context.Context, q DBTX) ([]JobStateCount, error) {
+	rows, err := q.Query(ctx, `SELECT queue, state::text, count(*) FROM river_job
+		WHERE state IN ('available', 'pending', 'retryable', 'running', 'scheduled') GROUP BY queue, state`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (JobStateCount, error) {
+		var c JobStateCount
+		err := r.Scan(&c.Queue, &c.State, &c.Count)
+		return c, err
+	})
+}

@@ -17,6 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+
+	"github.com/auditd/auditd/db"
 )
 
 // Metrics holds one process's collectors.
@@ -130,20 +132,12 @@ func (q *queueCollector) Describe(ch chan<- *prometheus.Desc) { ch <- q.desc }
 func (q *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	rows, err := q.pool.Query(ctx, `SELECT queue, state::text, count(*) FROM river_job
-		WHERE state IN ('available', 'pending', 'retryable', 'running', 'scheduled') GROUP BY queue, state`)
+	counts, err := db.JobsUnfinished(ctx, q.pool)
 	if err != nil {
 		q.log.Warn("queue depth unavailable", "error", err)
 		return
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var queue, state string
-		var n int64
-		if err := rows.Scan(&queue, &state, &n); err != nil {
-			q.log.Warn("queue depth unavailable", "error", err)
-			return
-		}
-		ch <- prometheus.MustNewConstMetric(q.desc, prometheus.GaugeValue, float64(n), queue, state)
+	for _, c := range counts {
+		ch <- prometheus.MustNewConstMetric(q.desc, prometheus.GaugeValue, float64(c.Count), c.Queue, c.State)
 	}
 }
