@@ -44,6 +44,15 @@ func (b *taskBundle) newTask(content string) db.NewTask {
 	}
 }
 
+// insertTask inserts a new task of content.
+func (b *taskBundle) insertTask(t *testing.T, content string) db.NewTask {
+	t.Helper()
+	n := b.newTask(content)
+	_, _, err := db.TaskInsert(context.Background(), b.pool, n)
+	require.NoError(t, err)
+	return n
+}
+
 func TestDefaultCampaign(t *testing.T) {
 	t.Parallel()
 	b := setupTasks(t)
@@ -92,9 +101,7 @@ func TestTaskTransition(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setupTasks(t)
-	n := b.newTask("a")
-	_, _, err := db.TaskInsert(ctx, b.pool, n)
-	require.NoError(t, err)
+	n := b.insertTask(t, "a")
 
 	tx, err := b.pool.Begin(ctx)
 	require.NoError(t, err)
@@ -154,10 +161,8 @@ func TestTranscriptSaveReplaces(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setupTasks(t)
-	n := b.newTask("a")
-	_, _, err := db.TaskInsert(ctx, b.pool, n)
-	require.NoError(t, err)
-	_, err = db.TranscriptGet(ctx, b.pool, n.UUID)
+	n := b.insertTask(t, "a")
+	_, err := db.TranscriptGet(ctx, b.pool, n.UUID)
 	require.ErrorIs(t, err, db.ErrNotFound)
 
 	start := 1.5
@@ -190,9 +195,7 @@ func TestTaskBlobKeysAndSweepLock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := setupTasks(t)
-	n := b.newTask("a")
-	_, _, err := db.TaskInsert(ctx, b.pool, n)
-	require.NoError(t, err)
+	n := b.insertTask(t, "a")
 	ref, err := db.TaskBlobKeysReferenced(ctx, b.pool, []string{n.BlobKey, "uploads/other"})
 	require.NoError(t, err)
 	require.Equal(t, map[string]bool{n.BlobKey: true}, ref)
