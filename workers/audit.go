@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -278,7 +279,7 @@ func currentScorecard(ctx context.Context, q db.DBTX, task db.Task) (db.Campaign
 // auditLanguage is the language an engine explains itself in: the
 // transcript's, else the task's, else the campaign's.
 func auditLanguage(tr transcript.Transcript, task db.Task, campaign db.Campaign) string {
-	return firstNonEmpty(tr.Language, task.Language, campaign.Language)
+	return cmp.Or(tr.Language, task.Language, campaign.Language)
 }
 
 func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Result) error {
@@ -294,13 +295,4 @@ func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Resul
 		TaskUUID: &task.UUID,
 	})
 	return err
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

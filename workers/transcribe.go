@@ -208,12 +208,8 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 			return transcript.Transcript{}, err
 		}
 	}
-	language := task.Language
-	if language == "" {
-		language = campaign.Language
-	}
 	tr, err := asr.Transcribe(ctx, w.cfg.Engine, path, asr.Options{
-		Language:     language,
+		Language:     cmp.Or(task.Language, campaign.Language),
 		SplitStereo:  true,
 		AgentChannel: asr.Channel(campaign.AgentChannel),
 		MaxChunk:     w.cfg.MaxChunk,

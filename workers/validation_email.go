@@ -2,6 +2,7 @@ package workers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -176,7 +177,7 @@ func (w *SendValidationEmailWorker) message(ctx context.Context, v db.Validation
 		u, err := db.UserGet(ctx, w.pool, operator)
 		switch {
 		case err == nil:
-			operator = firstNonEmpty(u.Name, u.Username, u.ID)
+			operator = cmp.Or(u.Name, u.Username, u.ID)
 			if a, err := netmail.ParseAddress(u.Email); err == nil {
 				operator += " <" + a.Address + ">"
 			}
