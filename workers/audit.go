@@ -282,17 +282,13 @@ func auditLanguage(tr transcript.Transcript, task db.Task, campaign db.Campaign)
 	return cmp.Or(tr.Language, task.Language, campaign.Language)
 }
 
+// notifyAudited tells task's uploader how its audit came out.
 func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Result) error {
-	variant, verdict := "success", "passed"
+	variant := "success"
 	if !r.Passed {
-		variant, verdict = "warning", "did not pass"
+		variant = "warning"
 	}
-	_, err := db.NotificationCreate(ctx, tx, db.NotificationNew{
-		UserID:   task.UploadedBy,
-		Text:     fmt.Sprintf("%s was audited: %.2f, %s (passing score %.2f).", task.FileName, r.Score, verdict, r.PassingScore),
-		Variant:  variant,
-		Link:     "/tasks/" + task.UUID,
-		TaskUUID: &task.UUID,
-	})
+	_, err := db.NotificationCreate(ctx, tx, taskNote(task.UploadedBy, task, variant,
+		fmt.Sprintf("%s was audited: %s.", task.FileName, verdict(r))))
 	return err
 }

@@ -21,8 +21,7 @@ func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, from []stri
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: task.UploadedBy, Variant: "error",
-			Text: text, Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}); err != nil {
+		if _, err := db.NotificationCreate(ctx, tx, taskNote(task.UploadedBy, task, "error", text)); err != nil {
 			return err
 		}
 		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{From: from, To: db.TaskFailed, Error: reason, Attempt: attempt})
@@ -32,6 +31,11 @@ func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, from []stri
 		return fmt.Errorf("failing the task: %w", err)
 	}
 	return nil
+}
+
+// taskNote is a notification to user about task, linking to it.
+func taskNote(user string, task db.Task, variant, text string) db.NotificationNew {
+	return db.NotificationNew{UserID: user, Text: text, Variant: variant, Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}
 }
 
 // snoozes is how many times a job was snoozed, which River keeps in its

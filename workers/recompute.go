@@ -90,8 +90,7 @@ type auditEvent struct {
 
 // notify queues a notification to user about task.
 func (o *outbox) notify(user string, task db.Task, variant, text string) {
-	o.notes = append(o.notes, db.NotificationNew{UserID: user, Text: text, Variant: variant,
-		Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID})
+	o.notes = append(o.notes, taskNote(user, task, variant, text))
 }
 
 // flush writes the audit events, then the notifications (with theirs).
