@@ -153,17 +153,10 @@ func (w *RecomputeAuditWorker) Work(ctx context.Context, job *river.Job[jobs.Rec
 	if edit.Status != db.EditPending {
 		return nil
 	}
-	err = w.apply(ctx, edit)
-	if err == nil {
-		return nil
+	if err := w.apply(ctx, edit); err != nil {
+		return w.backoff.settle(job.JobRow, err, func() error { return w.fail(ctx, edit, err) })
 	}
-	if ErrPermanent(err) || job.Attempt >= job.MaxAttempts {
-		if ferr := w.fail(ctx, edit, err); ferr != nil {
-			return ferr
-		}
-		return river.JobCancel(err)
-	}
-	return w.backoff.retryLater(job.JobRow, err)
+	return nil
 }
 
 func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) error {
