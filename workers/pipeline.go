@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,4 +47,38 @@ func snoozes(job *rivertype.JobRow) int {
 	}
 	_ = json.Unmarshal(job.Metadata, &m) // River's own JSON; absent is zero
 	return m.Snoozes
+}
+
+// reportable is an error whose text may be shown to users: a directory's
+// or a speech server's own explanation, a tool's complaint, a rule of ours;
+// never SQL.
+type reportable struct{ err error }
+
+func (e *reportable) Error() string { return e.err.Error() }
+func (e *reportable) Unwrap() error { return e.err }
+
+// describe is what users are told about err, short enough for a notification.
+// Engines' permanent errors (a provider's refusal) are meant for users too.
+func describe(err error, jobID int64) string {
+	var r *reportable
+	shown := err
+	switch {
+	case errors.As(err, &r):
+		shown = r
+	case !ErrPermanent(err):
+		return fmt.Sprintf("an internal error (job %d; see the worker logs)", jobID)
+	}
+	// The notification ends the sentence itself.
+	return truncate(strings.TrimRight(shown.Error(), ". "), maxDescription)
+}
+
+// maxDescription keeps a notification under its 2000 characters.
+const maxDescription = 1500
+
+// truncate cuts s to n characters, marking the cut.
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

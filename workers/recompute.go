@@ -294,10 +294,7 @@ func (w *RecomputeAuditWorker) fail(ctx context.Context, e db.AuditEdit, cause e
 		if err != nil {
 			return err
 		}
-		reason := cause.Error()
-		if r := []rune(reason); len(r) > 1000 {
-			reason = string(r[:1000]) + "…"
-		}
+		reason := truncate(cause.Error(), 1000)
 		err = db.AuditEditResolve(ctx, tx, e.ID, db.EditFailed, 0, reason)
 		if errors.Is(err, db.ErrNotFound) {
 			return nil // resolved meanwhile

@@ -138,14 +138,6 @@ func isTemporary(err error) bool {
 	return !errors.Is(err, storage.ErrNotFound)
 }
 
-// truncate cuts s to n characters, marking the cut.
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}
-
 // messageID is the Message-ID of task uuid's validation e-mail: the same on
 // every attempt, from any worker.
 func (w *SendValidationEmailWorker) messageID(uuid string) string {
