@@ -200,11 +200,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 		if err != nil || len(pending) == 0 {
 			return err
 		}
-		campaign, err := db.CampaignGet(ctx, tx, task.CampaignID)
-		if err != nil {
-			return err
-		}
-		card, err := db.ScorecardCurrent(ctx, tx, task.CampaignID)
+		campaign, card, err := currentScorecard(ctx, tx, task)
 		if err != nil {
 			return err
 		}
