@@ -1,6 +1,7 @@
 package workers
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -131,7 +132,21 @@ func (b Backoff) retryLater(job *rivertype.JobRow, err error) error {
 	if d <= 0 {
 		d = b.engine(n)
 	}
-	return river.JobSnooze(min(d, time.Hour))
+	return river.JobSnooze(min(d, maxRetryAfter))
+}
+
+// settle returns what a job whose engine work failed with err returns to
+// River: when err is permanent or the job is on its last attempt, fail
+// records the failure and the job is cancelled; otherwise it runs again
+// later (retryLater).
+func (b Backoff) settle(job *rivertype.JobRow, err error, fail func() error) error {
+	if !ErrPermanent(err) && job.Attempt < job.MaxAttempts {
+		return b.retryLater(job, err)
+	}
+	if ferr := fail(); ferr != nil {
+		return ferr
+	}
+	return river.JobCancel(err)
 }
 
 // auditTimeout bounds an audit (or recompute_audit) job of auditor a: the
@@ -195,15 +210,11 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 
 	result, err := w.audit(ctx, task)
 	if err != nil {
-		if ErrPermanent(err) || job.Attempt >= job.MaxAttempts {
+		return w.backoff.settle(job.JobRow, err, func() error {
 			reason := describe(err, job.ID)
-			if ferr := failTask(ctx, w.pool, task, []string{task.Status}, fmt.Sprintf("The audit of %s failed: %s.", task.FileName, reason),
-				"audit: "+reason, job.Attempt); ferr != nil {
-				return ferr
-			}
-			return river.JobCancel(err)
-		}
-		return w.backoff.retryLater(job.JobRow, err)
+			return failTask(ctx, w.pool, task, []string{task.Status}, fmt.Sprintf("The audit of %s failed: %s.", task.FileName, reason),
+				"audit: "+reason, job.Attempt)
+		})
 	}
 	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Result: result,
@@ -278,29 +289,16 @@ func currentScorecard(ctx context.Context, q db.DBTX, task db.Task) (db.Campaign
 // auditLanguage is the language an engine explains itself in: the
 // transcript's, else the task's, else the campaign's.
 func auditLanguage(tr transcript.Transcript, task db.Task, campaign db.Campaign) string {
-	return firstNonEmpty(tr.Language, task.Language, campaign.Language)
+	return cmp.Or(tr.Language, task.Language, campaign.Language)
 }
 
+// notifyAudited tells task's uploader how its audit came out.
 func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Result) error {
-	variant, verdict := "success", "passed"
+	variant := "success"
 	if !r.Passed {
-		variant, verdict = "warning", "did not pass"
+		variant = "warning"
 	}
-	_, err := db.NotificationCreate(ctx, tx, db.NotificationNew{
-		UserID:   task.UploadedBy,
-		Text:     fmt.Sprintf("%s was audited: %.2f, %s (passing score %.2f).", task.FileName, r.Score, verdict, r.PassingScore),
-		Variant:  variant,
-		Link:     "/tasks/" + task.UUID,
-		TaskUUID: &task.UUID,
-	})
+	_, err := db.NotificationCreate(ctx, tx, taskNote(task.UploadedBy, task, variant,
+		fmt.Sprintf("%s was audited: %s.", task.FileName, verdict(r))))
 	return err
-}
-
-func firstNonEmpty(values ...string) string {
-	for _, v := range values {
-		if v != "" {
-			return v
-		}
-	}
-	return ""
 }

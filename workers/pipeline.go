@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,8 +22,7 @@ func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, from []stri
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: task.UploadedBy, Variant: "error",
-			Text: text, Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}); err != nil {
+		if _, err := db.NotificationCreate(ctx, tx, taskNote(task.UploadedBy, task, "error", text)); err != nil {
 			return err
 		}
 		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{From: from, To: db.TaskFailed, Error: reason, Attempt: attempt})
@@ -34,6 +34,11 @@ func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, from []stri
 	return nil
 }
 
+// taskNote is a notification to user about task, linking to it.
+func taskNote(user string, task db.Task, variant, text string) db.NotificationNew {
+	return db.NotificationNew{UserID: user, Text: text, Variant: variant, Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}
+}
+
 // snoozes is how many times a job was snoozed, which River keeps in its
 // metadata (snoozes use no attempt, so this bounds them).
 func snoozes(job *rivertype.JobRow) int {
@@ -42,4 +47,38 @@ func snoozes(job *rivertype.JobRow) int {
 	}
 	_ = json.Unmarshal(job.Metadata, &m) // River's own JSON; absent is zero
 	return m.Snoozes
+}
+
+// reportable is an error whose text may be shown to users: a directory's
+// or a speech server's own explanation, a tool's complaint, a rule of ours;
+// never SQL.
+type reportable struct{ err error }
+
+func (e *reportable) Error() string { return e.err.Error() }
+func (e *reportable) Unwrap() error { return e.err }
+
+// describe is what users are told about err, short enough for a notification.
+// Engines' permanent errors (a provider's refusal) are meant for users too.
+func describe(err error, jobID int64) string {
+	var r *reportable
+	shown := err
+	switch {
+	case errors.As(err, &r):
+		shown = r
+	case !ErrPermanent(err):
+		return fmt.Sprintf("an internal error (job %d; see the worker logs)", jobID)
+	}
+	// The notification ends the sentence itself.
+	return truncate(strings.TrimRight(shown.Error(), ". "), maxDescription)
+}
+
+// maxDescription keeps a notification under its 2000 characters.
+const maxDescription = 1500
+
+// truncate cuts s to n characters, marking the cut.
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

@@ -90,8 +90,7 @@ type auditEvent struct {
 
 // notify queues a notification to user about task.
 func (o *outbox) notify(user string, task db.Task, variant, text string) {
-	o.notes = append(o.notes, db.NotificationNew{UserID: user, Text: text, Variant: variant,
-		Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID})
+	o.notes = append(o.notes, taskNote(user, task, variant, text))
 }
 
 // flush writes the audit events, then the notifications (with theirs).
@@ -154,17 +153,10 @@ func (w *RecomputeAuditWorker) Work(ctx context.Context, job *river.Job[jobs.Rec
 	if edit.Status != db.EditPending {
 		return nil
 	}
-	err = w.apply(ctx, edit)
-	if err == nil {
-		return nil
+	if err := w.apply(ctx, edit); err != nil {
+		return w.backoff.settle(job.JobRow, err, func() error { return w.fail(ctx, edit, err) })
 	}
-	if ErrPermanent(err) || job.Attempt >= job.MaxAttempts {
-		if ferr := w.fail(ctx, edit, err); ferr != nil {
-			return ferr
-		}
-		return river.JobCancel(err)
-	}
-	return w.backoff.retryLater(job.JobRow, err)
+	return nil
 }
 
 func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) error {
@@ -208,11 +200,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 		if err != nil || len(pending) == 0 {
 			return err
 		}
-		campaign, err := db.CampaignGet(ctx, tx, task.CampaignID)
-		if err != nil {
-			return err
-		}
-		card, err := db.ScorecardCurrent(ctx, tx, task.CampaignID)
+		campaign, card, err := currentScorecard(ctx, tx, task)
 		if err != nil {
 			return err
 		}
@@ -302,10 +290,7 @@ func (w *RecomputeAuditWorker) fail(ctx context.Context, e db.AuditEdit, cause e
 		if err != nil {
 			return err
 		}
-		reason := cause.Error()
-		if r := []rune(reason); len(r) > 1000 {
-			reason = string(r[:1000]) + "…"
-		}
+		reason := truncate(cause.Error(), 1000)
 		err = db.AuditEditResolve(ctx, tx, e.ID, db.EditFailed, 0, reason)
 		if errors.Is(err, db.ErrNotFound) {
 			return nil // resolved meanwhile

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -52,14 +51,6 @@ type syncResult struct {
 	// Deactivated users were synced before and are no longer listed.
 	Deactivated int
 }
-
-// reportable is an error whose text may be shown to users: a directory's
-// or a speech server's own explanation, a tool's complaint, a rule of ours;
-// never SQL.
-type reportable struct{ err error }
-
-func (e *reportable) Error() string { return e.err.Error() }
-func (e *reportable) Unwrap() error { return e.err }
 
 // Work implements river.Worker. Every step is idempotent: a retried or
 // rescued sync lists and upserts again, and deactivates only after a
@@ -176,28 +167,6 @@ func (w *SyncUsersWorker) sync(ctx context.Context) (syncResult, error) {
 		}
 	}
 }
-
-// describe is what users are told about err, short enough for a notification.
-// Engines' permanent errors (a provider's refusal) are meant for users too.
-func describe(err error, jobID int64) string {
-	var r *reportable
-	shown := err
-	switch {
-	case errors.As(err, &r):
-		shown = r
-	case !ErrPermanent(err):
-		return fmt.Sprintf("an internal error (job %d; see the worker logs)", jobID)
-	}
-	// The notification ends the sentence itself.
-	s := []rune(strings.TrimRight(shown.Error(), ". "))
-	if len(s) > maxDescription {
-		return string(s[:maxDescription]) + "…"
-	}
-	return string(s)
-}
-
-// maxDescription keeps a notification under its 2000 characters.
-const maxDescription = 1500
 
 // started tells the admins waiting for job, who were not told yet, that it
 // started; RequestedBy is among them.

@@ -208,12 +208,8 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 			return transcript.Transcript{}, err
 		}
 	}
-	language := task.Language
-	if language == "" {
-		language = campaign.Language
-	}
 	tr, err := asr.Transcribe(ctx, w.cfg.Engine, path, asr.Options{
-		Language:     language,
+		Language:     cmp.Or(task.Language, campaign.Language),
 		SplitStereo:  true,
 		AgentChannel: asr.Channel(campaign.AgentChannel),
 		MaxChunk:     w.cfg.MaxChunk,
@@ -288,10 +284,9 @@ func (w *TranscribeWorker) waitForEngine(ctx context.Context, task db.Task) erro
 		return river.JobSnooze(noEngineSnooze)
 	}
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: task.UploadedBy, Variant: "warning",
-			Text: fmt.Sprintf("%s is waiting to be transcribed: no speech engine is configured (ASR_ENGINE=none). "+
-				"It will be once a worker has one.", task.FileName),
-			Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}); err != nil {
+		if _, err := db.NotificationCreate(ctx, tx, taskNote(task.UploadedBy, task, "warning", fmt.Sprintf(
+			"%s is waiting to be transcribed: no speech engine is configured (ASR_ENGINE=none). "+
+				"It will be once a worker has one.", task.FileName))); err != nil {
 			return err
 		}
 		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{

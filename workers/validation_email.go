@@ -2,6 +2,7 @@ package workers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"embed"
 	"errors"
@@ -98,23 +99,20 @@ func (w *SendValidationEmailWorker) record(ctx context.Context, job *river.Job[j
 		if err != nil {
 			return err
 		}
-		note := db.NotificationNew{UserID: v.ValidatorID, Link: "/tasks/" + task.UUID, TaskUUID: &task.UUID}
+		var variant, text string
 		switch {
 		case a.Status == db.EmailFailed && temporary:
-			note.Variant = "error"
-			note.Text = fmt.Sprintf("The validation e-mail for %s could not be delivered after %d attempts (%s). The validation stays recorded.",
+			variant, text = "error", fmt.Sprintf("The validation e-mail for %s could not be delivered after %d attempts (%s). The validation stays recorded.",
 				task.FileName, v.EmailAttempts, a.Error)
 		case a.Status == db.EmailFailed:
-			note.Variant = "error"
-			note.Text = fmt.Sprintf("The validation e-mail for %s was refused (%s). It will not be retried; the validation stays recorded.",
+			variant, text = "error", fmt.Sprintf("The validation e-mail for %s was refused (%s). It will not be retried; the validation stays recorded.",
 				task.FileName, a.Error)
 		case a.Status == db.EmailSent && v.EmailAttempts > 1:
-			note.Variant = "success"
-			note.Text = fmt.Sprintf("The validation e-mail for %s was delivered after %d attempts.", task.FileName, v.EmailAttempts)
+			variant, text = "success", fmt.Sprintf("The validation e-mail for %s was delivered after %d attempts.", task.FileName, v.EmailAttempts)
 		default:
 			return nil
 		}
-		_, err = db.NotificationCreate(ctx, tx, note)
+		_, err = db.NotificationCreate(ctx, tx, taskNote(v.ValidatorID, task, variant, text))
 		return err
 	})
 	switch {
@@ -138,14 +136,6 @@ func isTemporary(err error) bool {
 		return de.Temporary
 	}
 	return !errors.Is(err, storage.ErrNotFound)
-}
-
-// truncate cuts s to n characters, marking the cut.
-func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // messageID is the Message-ID of task uuid's validation e-mail: the same on
@@ -176,7 +166,7 @@ func (w *SendValidationEmailWorker) message(ctx context.Context, v db.Validation
 		u, err := db.UserGet(ctx, w.pool, operator)
 		switch {
 		case err == nil:
-			operator = firstNonEmpty(u.Name, u.Username, u.ID)
+			operator = cmp.Or(u.Name, u.Username, u.ID)
 			if a, err := netmail.ParseAddress(u.Email); err == nil {
 				operator += " <" + a.Address + ">"
 			}

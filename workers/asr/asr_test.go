@@ -16,6 +16,7 @@ import (
 	"github.com/auditd/auditd/media/mediatest"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers/asr"
+	"github.com/auditd/auditd/workers/asr/asrtest"
 )
 
 // maxWER is the word error rate PocketSphinx may reach on the LibriVox
@@ -37,7 +38,7 @@ func setup(t *testing.T) testBundle {
 }
 
 // openai returns an engine talking to the fake server.
-func (f *fakeServer) engine(t *testing.T) *asr.OpenAI {
+func (f fakeServer) engine(t *testing.T) *asr.OpenAI {
 	t.Helper()
 	e, err := asr.NewOpenAI(asr.OpenAIConfig{BaseURL: f.URL, APIKey: "sk-test", Model: "whisper-1"})
 	require.NoError(t, err)
@@ -244,17 +245,17 @@ func TestNoSpeech(t *testing.T) {
 				require.True(t, asr.Permanent(err))
 				require.Zero(t, tr)
 			}
-			require.Empty(t, server.uploads(), "silence is never sent to a server, whose model would make words up")
+			require.Empty(t, server.Uploads(), "silence is never sent to a server, whose model would make words up")
 		})
 	}
 
 	t.Run("EngineHearsNothing", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		server := newFakeServer(t, answer{status: 200, body: `{"text":"","segments":[{"start":0,"end":1,"text":"  "}]}`})
+		server := newFakeServer(t, asrtest.Answer{Status: 200, Body: `{"text":"","segments":[{"start":0,"end":1,"text":"  "}]}`})
 		_, err := asr.Transcribe(b.ctx, server.engine(t), mediatest.LibriVox(t)[1].Path, asr.Options{})
 		require.ErrorIs(t, err, asr.ErrNoSpeech)
-		require.Len(t, server.uploads(), 1)
+		require.Len(t, server.Uploads(), 1)
 	})
 }
 
@@ -269,7 +270,7 @@ func TestNotAudio(t *testing.T) {
 	require.ErrorContains(t, err, "not an audio file: ")
 	require.ErrorContains(t, err, "chat.mp3")
 	require.True(t, asr.Permanent(err))
-	require.Empty(t, server.uploads())
+	require.Empty(t, server.Uploads())
 
 	_, err = asr.Transcribe(b.ctx, server.engine(t), filepath.Join(b.dir, "gone.wav"), asr.Options{})
 	require.ErrorIs(t, err, os.ErrNotExist)
@@ -293,7 +294,7 @@ func TestOptions(t *testing.T) {
 		_, err := asr.Transcribe(b.ctx, server.engine(t), wav, tc.opts)
 		require.EqualError(t, err, tc.err)
 	}
-	require.Empty(t, server.uploads())
+	require.Empty(t, server.Uploads())
 }
 
 // tones is a recording of six 3-second "utterances", 1.5 s apart, each at
@@ -325,7 +326,7 @@ func TestStereoTones(t *testing.T) {
 		tr, err := asr.Transcribe(b.ctx, server.engine(t), stereo, asr.Options{SplitStereo: true})
 		require.NoError(t, err)
 		requireSpans(t, want, tr.Segments)
-		require.Len(t, server.uploads(), 1, "transcribed once, not once per channel")
+		require.Len(t, server.Uploads(), 1, "transcribed once, not once per channel")
 	})
 
 	t.Run("OneSideSilent", func(t *testing.T) {
@@ -339,7 +340,7 @@ func TestStereoTones(t *testing.T) {
 			want[i].Speaker = transcript.Agent
 		}
 		requireSpans(t, want, tr.Segments)
-		require.Len(t, server.uploads(), 1, "the silent side is not sent")
+		require.Len(t, server.Uploads(), 1, "the silent side is not sent")
 	})
 
 	t.Run("NotSplit", func(t *testing.T) {

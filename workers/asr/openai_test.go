@@ -18,6 +18,7 @@ import (
 	"github.com/auditd/auditd/media/mediatest"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers/asr"
+	"github.com/auditd/auditd/workers/asr/asrtest"
 )
 
 // verbose is a verbose_json answer as OpenAI gives it.
@@ -28,7 +29,7 @@ const verbose = `{"task":"transcribe","language":"english","duration":2.99,"text
 func TestOpenAIRequest(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	server := newFakeServer(t, answer{status: 200, body: verbose})
+	server := newFakeServer(t, asrtest.Answer{Status: 200, Body: verbose})
 	wav := mediatest.LibriVox(t)[1]
 
 	tr, err := server.engine(t).Transcribe(b.ctx, asr.Input{Path: wav.Path, Language: "en-GB", Duration: wav.Duration})
@@ -43,7 +44,7 @@ func TestOpenAIRequest(t *testing.T) {
 		Language: "en-GB",
 	}, tr)
 
-	uploads := server.uploads()
+	uploads := server.Uploads()
 	require.Len(t, uploads, 1)
 	u := uploads[0]
 	require.Equal(t, "/v1/audio/transcriptions", u.Path)
@@ -71,7 +72,7 @@ func TestOpenAIBaseURL(t *testing.T) {
 		require.Equal(t, "openai:Systran/faster-whisper-small", e.Name())
 		_, err = e.Transcribe(b.ctx, asr.Input{Path: wav})
 		require.NoError(t, err)
-		u := server.uploads()[0]
+		u := server.Uploads()[0]
 		require.Equal(t, "/v1/audio/transcriptions", u.Path, "base URL %q", suffix)
 		require.Empty(t, u.Auth, "no key, no Authorization header")
 		require.NotContains(t, u.Fields, "language", "unknown language is not sent")
@@ -98,30 +99,30 @@ func TestOpenAIRetryable(t *testing.T) {
 
 	for _, tc := range []struct {
 		name       string
-		first      answer
+		first      asrtest.Answer
 		status     int
 		retryAfter time.Duration
 		message    string
 	}{
-		{"429RetryAfterSeconds", answer{status: 429, header: map[string]string{"Retry-After": "7"}, body: rateLimited},
+		{"429RetryAfterSeconds", asrtest.Answer{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: rateLimited},
 			429, 7 * time.Second, "openai transcription: 429 Too Many Requests: Rate limit reached for whisper-1 (retry after 7s)"},
-		{"429RetryAfterMs", answer{status: 429, header: map[string]string{"Retry-After": "2", "Retry-After-Ms": "1500"}, body: rateLimited},
+		{"429RetryAfterMs", asrtest.Answer{Status: 429, Header: map[string]string{"Retry-After": "2", "Retry-After-Ms": "1500"}, Body: rateLimited},
 			429, 1500 * time.Millisecond, "Rate limit reached for whisper-1"},
-		{"503NoHint", answer{status: 503, body: "upstream connect error"},
+		{"503NoHint", asrtest.Answer{Status: 503, Body: "upstream connect error"},
 			503, 0, "openai transcription: 503 Service Unavailable: upstream connect error"},
-		{"408", answer{status: 408, body: `{"detail":"request took too long"}`},
+		{"408", asrtest.Answer{Status: 408, Body: `{"detail":"request took too long"}`},
 			408, 0, "408 Request Timeout: request took too long"},
-		{"500", answer{status: 500, body: ""},
+		{"500", asrtest.Answer{Status: 500, Body: ""},
 			500, 0, "500 Internal Server Error: 500 Internal Server Error"},
-		{"GarbageJSON", answer{status: 200, body: "<html><body>Welcome to nginx!</body></html>"},
+		{"GarbageJSON", asrtest.Answer{Status: 200, Body: "<html><body>Welcome to nginx!</body></html>"},
 			200, 0, "openai transcription: 200 OK: the answer is not a JSON transcript (invalid character '<' looking for beginning of value): <html><body>Welcome to nginx!</body></html>"},
-		{"TruncatedJSON", answer{status: 200, body: verbose[:120]},
+		{"TruncatedJSON", asrtest.Answer{Status: 200, Body: verbose[:120]},
 			200, 0, "the answer is not a JSON transcript (unexpected end of JSON input)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := setup(t)
-			server := newFakeServer(t, tc.first, answer{status: 200, body: verbose})
+			server := newFakeServer(t, tc.first, asrtest.Answer{Status: 200, Body: verbose})
 			engine := server.engine(t)
 
 			// As the worker will: try, and on a retryable error wait as told
@@ -144,7 +145,7 @@ func TestOpenAIRetryable(t *testing.T) {
 			}
 			require.Equal(t, []time.Duration{tc.retryAfter}, waits)
 			require.Len(t, tr.Segments, 2)
-			require.Len(t, server.uploads(), 2)
+			require.Len(t, server.Uploads(), 2)
 		})
 	}
 
@@ -152,7 +153,7 @@ func TestOpenAIRetryable(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		date := time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)
-		server := newFakeServer(t, answer{status: 503, header: map[string]string{"Retry-After": date}, body: "maintenance"})
+		server := newFakeServer(t, asrtest.Answer{Status: 503, Header: map[string]string{"Retry-After": date}, Body: "maintenance"})
 		_, err := server.engine(t).Transcribe(b.ctx, asr.Input{Path: wav})
 		re, ok := errors.AsType[*asr.RetryableError](err)
 		require.True(t, ok, "%v", err)
@@ -175,15 +176,14 @@ func TestOpenAIRetryable(t *testing.T) {
 	t.Run("ClientTimeout", func(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
-		arrived := make(chan struct{})
-		server := newFakeServer(t, answer{wait: arrived})
+		server := newFakeServer(t, asrtest.Answer{Hold: true})
 		engine, err := asr.NewOpenAI(asr.OpenAIConfig{BaseURL: server.URL, Model: "whisper-1", Timeout: 200 * time.Millisecond})
 		require.NoError(t, err)
 		_, err = engine.Transcribe(b.ctx, asr.Input{Path: wav})
 		re, ok := errors.AsType[*asr.RetryableError](err)
 		require.True(t, ok, "%v", err)
 		require.ErrorContains(t, re, "Client.Timeout exceeded")
-		<-arrived
+		server.Arrived(t)
 	})
 }
 
@@ -193,19 +193,19 @@ func TestOpenAIRejected(t *testing.T) {
 
 	for _, tc := range []struct {
 		name    string
-		answer  answer
+		answer  asrtest.Answer
 		status  int
 		message string
 	}{
-		{"OpenAIError", answer{status: 400, body: `{"error":{"message":"Invalid file format. Supported formats: ['flac', 'm4a', 'mp3', 'mp4', 'mpeg', 'mpga', 'oga', 'ogg', 'wav', 'webm']","type":"invalid_request_error","param":"file","code":null}}`},
+		{"OpenAIError", asrtest.Answer{Status: 400, Body: `{"error":{"message":"Invalid file format. Supported formats: ['flac', 'm4a', 'mp3', 'mp4', 'mpeg', 'mpga', 'oga', 'ogg', 'wav', 'webm']","type":"invalid_request_error","param":"file","code":null}}`},
 			400, "Invalid file format. Supported formats: ['flac', 'm4a', 'mp3', 'mp4', 'mpeg', 'mpga', 'oga', 'ogg', 'wav', 'webm']"},
-		{"BadKey", answer{status: 401, body: `{"error":{"message":"Incorrect API key provided: sk-test.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`},
+		{"BadKey", asrtest.Answer{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: sk-test.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`},
 			401, "Incorrect API key provided: sk-test."},
-		{"WhisperCpp", answer{status: 400, body: `{"error":"failed to read WAV file"}`}, 400, "failed to read WAV file"},
-		{"FastAPI", answer{status: 404, body: `{"detail":"Model 'whisper-9' is not installed locally."}`}, 404, "Model 'whisper-9' is not installed locally."},
-		{"FastAPIValidation", answer{status: 422, body: `{"detail":[{"loc":["body","file"],"msg":"field required","type":"value_error.missing"}]}`},
+		{"WhisperCpp", asrtest.Answer{Status: 400, Body: `{"error":"failed to read WAV file"}`}, 400, "failed to read WAV file"},
+		{"FastAPI", asrtest.Answer{Status: 404, Body: `{"detail":"Model 'whisper-9' is not installed locally."}`}, 404, "Model 'whisper-9' is not installed locally."},
+		{"FastAPIValidation", asrtest.Answer{Status: 422, Body: `{"detail":[{"loc":["body","file"],"msg":"field required","type":"value_error.missing"}]}`},
 			422, `[{"loc":["body","file"],"msg":"field required","type":"value_error.missing"}]`},
-		{"PlainText", answer{status: 413, body: "Request Entity Too Large\n"}, 413, "Request Entity Too Large"},
+		{"PlainText", asrtest.Answer{Status: 413, Body: "Request Entity Too Large\n"}, 413, "Request Entity Too Large"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -219,7 +219,7 @@ func TestOpenAIRejected(t *testing.T) {
 			require.Equal(t, tc.status, re.StatusCode)
 			require.Equal(t, tc.message, re.Message)
 			require.EqualError(t, err, "openai transcription: "+strconv.Itoa(tc.status)+" "+http.StatusText(tc.status)+": "+tc.message)
-			require.Len(t, server.uploads(), 1, "not retried")
+			require.Len(t, server.Uploads(), 1, "not retried")
 		})
 	}
 }
@@ -229,9 +229,9 @@ func TestOpenAITextOnly(t *testing.T) {
 	b := setup(t)
 	wav := mediatest.LibriVox(t)[1]
 	server := newFakeServer(t,
-		answer{status: 400, body: `{"error":{"message":"response_format 'verbose_json' is not compatible with model 'gpt-4o-transcribe'. Use 'json' or 'text' instead.","type":"invalid_request_error","param":"response_format","code":"unsupported_value"}}`},
-		answer{status: 200, body: `{"text":"He was not an ill-disposed young man.","usage":{"type":"tokens","input_tokens":14,"output_tokens":10,"total_tokens":24}}`},
-		answer{status: 200, body: `{"text":"Unless to be rather cold-hearted."}`},
+		asrtest.Answer{Status: 400, Body: `{"error":{"message":"response_format 'verbose_json' is not compatible with model 'gpt-4o-transcribe'. Use 'json' or 'text' instead.","type":"invalid_request_error","param":"response_format","code":"unsupported_value"}}`},
+		asrtest.Answer{Status: 200, Body: `{"text":"He was not an ill-disposed young man.","usage":{"type":"tokens","input_tokens":14,"output_tokens":10,"total_tokens":24}}`},
+		asrtest.Answer{Status: 200, Body: `{"text":"Unless to be rather cold-hearted."}`},
 	)
 	engine := server.engine(t)
 
@@ -245,7 +245,7 @@ func TestOpenAITextOnly(t *testing.T) {
 	require.Equal(t, "Unless to be rather cold-hearted.", tr.Text)
 
 	var formats []string
-	for _, u := range server.uploads() {
+	for _, u := range server.Uploads() {
 		formats = append(formats, u.Fields["response_format"])
 	}
 	require.Equal(t, []string{"verbose_json", "json", "json"}, formats)
@@ -254,14 +254,17 @@ func TestOpenAITextOnly(t *testing.T) {
 func TestOpenAICancelled(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	arrived := make(chan struct{})
-	server := newFakeServer(t, answer{wait: arrived})
+	server := newFakeServer(t, asrtest.Answer{Hold: true})
+	engine, wav := server.engine(t), mediatest.LibriVox(t)[1].Path
 	ctx, cancel := context.WithCancel(b.ctx)
+	done := make(chan error, 1)
 	go func() {
-		<-arrived
-		cancel()
+		_, err := engine.Transcribe(ctx, asr.Input{Path: wav})
+		done <- err
 	}()
-	_, err := server.engine(t).Transcribe(ctx, asr.Input{Path: mediatest.LibriVox(t)[1].Path})
+	server.Arrived(t)
+	cancel()
+	err := <-done
 	require.ErrorIs(t, err, context.Canceled)
 	require.False(t, asr.Permanent(err))
 }
@@ -293,7 +296,7 @@ func TestOpenAIChunks(t *testing.T) {
 			require.Equal(t, "es", tr.Language)
 			require.Equal(t, "openai:whisper-1", tr.Engine)
 
-			uploads := server.uploads()
+			uploads := server.Uploads()
 			require.Len(t, uploads, 3, "27.5 s in chunks of at most 10 s")
 			for _, u := range uploads {
 				require.LessOrEqual(t, len(u.File), media.WAVHeaderSize+10*media.BytesPerSecond)
@@ -323,6 +326,6 @@ func TestOpenAIChunks(t *testing.T) {
 		tr, err := asr.Transcribe(b.ctx, server.engine(t), path, asr.Options{SplitStereo: true, AgentChannel: asr.Right, MaxChunk: 6 * time.Second})
 		require.NoError(t, err)
 		requireSpans(t, want, tr.Segments)
-		require.Len(t, server.uploads(), 6, "each side of 14 s in three chunks")
+		require.Len(t, server.Uploads(), 6, "each side of 14 s in three chunks")
 	})
 }

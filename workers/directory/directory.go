@@ -115,8 +115,11 @@ func pageSize(n, def int) int {
 // of requests.
 const roleFetchConcurrency = 8
 
-// fillRoles sets the roles of each user of page with fetch, a few users at a time.
-func fillRoles(ctx context.Context, page []User, fetch func(ctx context.Context, subject string) ([]string, error)) error {
+// yieldPage sets the roles of each user of page with fetch, a few users at
+// a time, and then yields the users, or the error if a fetch failed. It
+// reports whether the listing goes on.
+func yieldPage(ctx context.Context, page []User, fetch func(ctx context.Context, subject string) ([]string, error),
+	yield func(User, error) bool) bool {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(roleFetchConcurrency)
 	for i := range page {
@@ -126,7 +129,16 @@ func fillRoles(ctx context.Context, page []User, fetch func(ctx context.Context,
 			return err
 		})
 	}
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		yield(User{}, err)
+		return false
+	}
+	for _, u := range page {
+		if !yield(u, nil) {
+			return false
+		}
+	}
+	return true
 }
 
 // normalize sorts roles and drops empty and repeated names, so the same

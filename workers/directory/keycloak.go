@@ -80,7 +80,7 @@ func (k *keycloak) Users(ctx context.Context) iter.Seq2[User, error] {
 				users = append(users, User{Subject: u.ID, Username: u.Username, Email: u.Email,
 					Name: strings.TrimSpace(u.FirstName + " " + u.LastName), Active: u.Enabled})
 			}
-			err = fillRoles(ctx, users, func(ctx context.Context, id string) ([]string, error) {
+			more := yieldPage(ctx, users, func(ctx context.Context, id string) ([]string, error) {
 				var roles []keycloakRole
 				err := k.c.get(ctx, "list roles of user "+id, k.base+"/users/"+url.PathEscape(id)+rolesPath, &roles)
 				names := make([]string, len(roles))
@@ -88,17 +88,8 @@ func (k *keycloak) Users(ctx context.Context) iter.Seq2[User, error] {
 					names[i] = r.Name
 				}
 				return names, err
-			})
-			if err != nil {
-				yield(User{}, err)
-				return
-			}
-			for _, u := range users {
-				if !yield(u, nil) {
-					return
-				}
-			}
-			if len(page) < k.pageSize {
+			}, yield)
+			if !more || len(page) < k.pageSize {
 				return
 			}
 		}

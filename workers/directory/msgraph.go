@@ -62,7 +62,7 @@ func (g *msgraph) Users(ctx context.Context) iter.Seq2[User, error] {
 			for i, u := range page.Value {
 				users[i] = User{Subject: u.ID, Username: u.UserPrincipalName, Email: u.Mail, Name: u.DisplayName, Active: u.AccountEnabled}
 			}
-			err := fillRoles(ctx, users, func(ctx context.Context, id string) ([]string, error) {
+			more := yieldPage(ctx, users, func(ctx context.Context, id string) ([]string, error) {
 				var roles []string
 				err := g.each(ctx, "list app roles of user "+id, g.base+"/users/"+url.PathEscape(id)+"/appRoleAssignments",
 					func(a graphAssignment) {
@@ -71,15 +71,9 @@ func (g *msgraph) Users(ctx context.Context) iter.Seq2[User, error] {
 						}
 					})
 				return roles, err
-			})
-			if err != nil {
-				yield(User{}, err)
+			}, yield)
+			if !more {
 				return
-			}
-			for _, u := range users {
-				if !yield(u, nil) {
-					return
-				}
 			}
 			if next, err = g.nextLink(page.NextLink); err != nil {
 				yield(User{}, err)

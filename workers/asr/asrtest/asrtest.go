@@ -1,11 +1,13 @@
 // Package asrtest is an OpenAI-compatible transcription server on loopback
-// for the tests of what drives the openai engine: it answers what a test
-// scripts, request by request, and then a fixed transcript.
+// for the tests of the openai engine and of what drives it: it answers what
+// a test scripts, request by request, and then a fixed transcript (or what
+// the test computes from each upload).
 package asrtest
 
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -28,21 +30,40 @@ type Answer struct {
 	Hold bool
 }
 
+// Upload is what the server received in one request.
+type Upload struct {
+	Path, Auth, ContentType string
+	ContentLength           int64
+	// Fields are the form's fields other than the file.
+	Fields             map[string]string
+	FileName, FileType string
+	File               []byte
+}
+
 // Server implements POST /v1/audio/transcriptions.
 type Server struct {
 	*httptest.Server
 	arrived chan int
+	// answer answers what the script does not cover.
+	answer func(Upload) Answer
 
 	mu       sync.Mutex
 	script   []Answer
-	received []map[string]string
+	received []Upload
 }
 
-// NewServer starts a server that answers script first; it is closed when
-// tb ends.
+// NewServer starts a server that answers script first, then Transcript; it
+// is closed when tb ends.
 func NewServer(tb testing.TB, script ...Answer) *Server {
 	tb.Helper()
-	s := &Server{script: script, arrived: make(chan int, 100)}
+	return NewServerFunc(tb, func(Upload) Answer { return Answer{Status: http.StatusOK, Body: Transcript} }, script...)
+}
+
+// NewServerFunc starts a server that answers script first, then what
+// answer makes of each upload; it is closed when tb ends.
+func NewServerFunc(tb testing.TB, answer func(Upload) Answer, script ...Answer) *Server {
+	tb.Helper()
+	s := &Server{script: script, answer: answer, arrived: make(chan int, 100)}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.Close)
 	return s
@@ -57,16 +78,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf(`{"error":{"message":%q}}`, err.Error()), http.StatusBadRequest)
 		return
 	}
-	fields := map[string]string{}
+	u := Upload{Path: r.URL.Path, Auth: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type"),
+		ContentLength: r.ContentLength, Fields: map[string]string{}}
 	for k, v := range r.MultipartForm.Value {
-		fields[k] = v[0]
+		u.Fields[k] = v[0]
 	}
 	if f, h, err := r.FormFile("file"); err == nil {
-		n, _ := io.Copy(io.Discard, f)
-		fields["file"] = fmt.Sprintf("%s (%s, %d bytes)", h.Filename, h.Header.Get("Content-Type"), n)
+		u.FileName, u.FileType = h.Filename, h.Header.Get("Content-Type")
+		u.File, _ = io.ReadAll(f)
 	}
 	s.mu.Lock()
-	s.received = append(s.received, fields)
+	s.received = append(s.received, u)
 	n := len(s.received)
 	var a *Answer
 	if len(s.script) > 0 {
@@ -75,20 +97,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	s.arrived <- n
+	if a == nil {
+		computed := s.answer(u)
+		a = &computed
+	}
 
 	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case a != nil && a.Hold:
+	if a.Hold {
 		<-r.Context().Done()
-	case a != nil:
-		for k, v := range a.Header {
-			w.Header().Set(k, v)
-		}
-		w.WriteHeader(a.Status)
-		_, _ = io.WriteString(w, a.Body)
-	default:
-		_, _ = io.WriteString(w, Transcript)
+		return
 	}
+	for k, v := range a.Header {
+		w.Header().Set(k, v)
+	}
+	w.WriteHeader(a.Status)
+	_, _ = io.WriteString(w, a.Body)
 }
 
 // Arrived waits for the next request to come in, before it is answered,
@@ -107,7 +130,20 @@ func (s *Server) Arrived(tb testing.TB) int {
 // Requests returns the form fields of every request so far; "file" is the
 // uploaded file's name, type and size.
 func (s *Server) Requests() []map[string]string {
+	var out []map[string]string
+	for _, u := range s.Uploads() {
+		fields := maps.Clone(u.Fields)
+		if u.FileName != "" || u.File != nil {
+			fields["file"] = fmt.Sprintf("%s (%s, %d bytes)", u.FileName, u.FileType, len(u.File))
+		}
+		out = append(out, fields)
+	}
+	return out
+}
+
+// Uploads returns every request so far.
+func (s *Server) Uploads() []Upload {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]map[string]string(nil), s.received...)
+	return append([]Upload(nil), s.received...)
 }
