@@ -58,6 +58,29 @@ export function Loading() {
   );
 }
 
+/**
+ * useLoad runs load when the screen opens, when one of deps changes and on
+ * reload(), aborting the load it replaces. data is the latest answer (kept
+ * while the next one loads or fails; setData edits it in place, such as
+ * when a live event arrives); error is the latest load's failure.
+ */
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [reloads, setReloads] = useState(0);
+  useEffect(() => {
+    const ctl = new AbortController();
+    setError(null);
+    load(ctl.signal)
+      .then((v) => setData(() => v))
+      .catch((err: unknown) => {
+        if (!ctl.signal.aborted) setError(err);
+      });
+    return () => ctl.abort();
+  }, [...deps, reloads]);
+  return { data, setData, error, reload: () => setReloads((r) => r + 1) };
+}
+
 /** useAction runs an async action from a button, reporting failures as error toasts and exposing when it is busy. */
 export function useAction() {
   const app = useApp();

@@ -2,30 +2,19 @@ import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { useApp } from '../state';
 import type { Campaign, Scorecard } from '../types';
-import { ErrorMessage, Loading, PageHeader } from '../ui';
+import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 
 /** CampaignsPage lists campaigns; one opens for editing its settings and publishing its scorecard. */
 export function CampaignsPage() {
   const app = useApp();
-  const [campaigns, setCampaigns] = useState<Campaign[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { data: campaigns, error, reload } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
   const [open, setOpen] = useState<string | null>(null);
-  const [reload, setReload] = useState(0);
-  useEffect(() => {
-    app.api
-      .get<Campaign[]>('/campaigns')
-      .then((c) => {
-        setCampaigns(c);
-        setError(null);
-      })
-      .catch(setError);
-  }, [reload]);
   const current = campaigns?.find((c) => c.id === open);
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t('camp.title')} />
       {error !== null ? (
-        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+        <ErrorMessage error={error} onRetry={reload} />
       ) : campaigns === null ? (
         <Loading />
       ) : (
@@ -64,7 +53,7 @@ export function CampaignsPage() {
           </table>
         </div>
       )}
-      {current && <CampaignEditor key={current.id} campaign={current} onSaved={() => setReload((r) => r + 1)} />}
+      {current && <CampaignEditor key={current.id} campaign={current} onSaved={reload} />}
     </section>
   );
 }
