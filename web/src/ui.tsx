@@ -50,6 +50,25 @@ export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () 
   );
 }
 
+/** Outcome is how a form's action ended: a success message or an error; null before it ends. */
+export type Outcome = { ok?: string; error?: unknown } | null;
+
+/** OutcomeMessage shows an Outcome: the success in a live region, or the error. */
+export function OutcomeMessage({ outcome }: { outcome: Outcome }) {
+  return (
+    <>
+      <div aria-live="polite">
+        {outcome?.ok && (
+          <p class="alert alert-success" role="status">
+            {outcome.ok}
+          </p>
+        )}
+      </div>
+      {outcome?.error !== undefined && <ErrorMessage error={outcome.error} />}
+    </>
+  );
+}
+
 export function Loading() {
   return (
     <p class="loading" role="status">

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { useApp } from '../state';
 import type { Campaign, Scorecard } from '../types';
-import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
+import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 
 /** CampaignsPage lists campaigns; one opens for editing its settings and publishing its scorecard. */
 export function CampaignsPage() {
@@ -63,9 +63,9 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
   const [passing, setPassing] = useState(String(campaign.passing_score));
   const [emails, setEmails] = useState(campaign.supervisor_emails.join(', '));
   const [language, setLanguage] = useState(campaign.language);
-  const [settings, setSettings] = useState<{ ok?: string; error?: unknown } | null>(null);
+  const [settings, setSettings] = useState<Outcome>(null);
   const [json, setJson] = useState<string | null>(null);
-  const [card, setCard] = useState<{ ok?: string; error?: unknown } | null>(null);
+  const [card, setCard] = useState<Outcome>(null);
 
   useEffect(() => {
     app.api
@@ -141,8 +141,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
         <button type="submit" class="button button-primary">
           {t('camp.save')}
         </button>
-        <div aria-live="polite">{settings?.ok && <p class="alert alert-success">{settings.ok}</p>}</div>
-        {settings?.error !== undefined && <ErrorMessage error={settings.error} />}
+        <OutcomeMessage outcome={settings} />
       </form>
       <form class="card" onSubmit={(e) => void publish(e)} aria-labelledby="camp-scorecard">
         <h2 id="camp-scorecard">{t('camp.scorecard', { version: campaign.scorecard_version })}</h2>
@@ -164,8 +163,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
         <button type="submit" class="button button-primary" disabled={json === null}>
           {t('camp.publish')}
         </button>
-        <div aria-live="polite">{card?.ok && <p class="alert alert-success">{card.ok}</p>}</div>
-        {card?.error !== undefined && <ErrorMessage error={card.error} />}
+        <OutcomeMessage outcome={card} />
       </form>
     </div>
   );

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { formatDateTime, roleName, t } from '../i18n';
 import { useApp } from '../state';
 import type { UserInfo } from '../types';
-import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
+import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 
 /** UsersPage lists the known users and starts a directory sync. */
 export function UsersPage() {
@@ -14,7 +14,7 @@ export function UsersPage() {
     error,
     reload,
   } = useLoad((signal) => app.api.get<{ items: UserInfo[]; total: number }>('/users', { q: applied, limit: 200 }, signal), [applied]);
-  const [sync, setSync] = useState<{ ok?: string; error?: unknown } | null>(null);
+  const [sync, setSync] = useState<Outcome>(null);
 
   const syncNow = async () => {
     setSync(null);
@@ -33,14 +33,7 @@ export function UsersPage() {
           {t('users.sync')}
         </button>
       </PageHeader>
-      <div aria-live="polite">
-        {sync?.ok && (
-          <p class="alert alert-success" role="status">
-            {sync.ok}
-          </p>
-        )}
-      </div>
-      {sync?.error !== undefined && <ErrorMessage error={sync.error} />}
+      <OutcomeMessage outcome={sync} />
       <form
         class="filters"
         role="search"
