@@ -41,16 +41,10 @@ func BenchmarkSSEFanout(b *testing.B) {
 	}
 
 	addr := proctest.FreeAddr(b)
-	env := []string{"DATABASE_URL=" + dbtest.URL(b), "AUTH_DEV=true", "LISTEN_ADDR=" + addr,
-		"LOG_LEVEL=warn", "HOME=" + b.TempDir(), "PATH=" + os.Getenv("PATH")} // serve needs ffprobe
+	env := proctest.Env(b, "DATABASE_URL="+dbtest.URL(b), "AUTH_DEV=true", "LISTEN_ADDR="+addr, "LOG_LEVEL=warn")
 	serve := proctest.Start(b, binary, env, "serve")
-	token := func(args ...string) string {
-		out, stderr, err := proctest.Run(b, binary, env, append([]string{"token"}, args...)...)
-		require.NoError(b, err, stderr)
-		return strings.TrimSpace(out)
-	}
-	admin := token("--user", "root", "--roles", "admin")
-	viewer := token("--user", "viewer", "--roles", "operator")
+	admin := proctest.Token(b, binary, env, "root", "admin")
+	viewer := proctest.Token(b, binary, env, "viewer", "operator")
 	ready := func() bool {
 		res, err := http.Get("http://" + addr + "/ready")
 		if err == nil {

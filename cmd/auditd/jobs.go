@@ -23,9 +23,7 @@ type jobRow struct {
 	Attempt     int    `json:"attempt"`
 	MaxAttempts int    `json:"max_attempts"`
 	Errors      []struct {
-		Attempt int       `json:"attempt"`
-		At      time.Time `json:"at"`
-		Error   string    `json:"error"`
+		Error string `json:"error"`
 	} `json:"errors"`
 	CreatedAt time.Time `json:"created_at"`
 }
@@ -54,13 +52,6 @@ func jobsCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return err
 	}
-	call := func(method, path string, out any) error {
-		req, err := http.NewRequestWithContext(ctx, method, c.server+path, nil)
-		if err != nil {
-			return err
-		}
-		return c.do(req, out)
-	}
 	switch verb {
 	case "list":
 		q := url.Values{"limit": {strconv.Itoa(*limit)}}
@@ -73,7 +64,7 @@ func jobsCommand(ctx context.Context, args []string, getenv func(string) string,
 			Items []jobRow `json:"items"`
 			Next  string   `json:"next"`
 		}
-		if err := call(http.MethodGet, "/admin/jobs?"+q.Encode(), &page); err != nil {
+		if err := c.call(ctx, http.MethodGet, "/admin/jobs?"+q.Encode(), &page); err != nil {
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
@@ -106,7 +97,7 @@ func jobsCommand(ctx context.Context, args []string, getenv func(string) string,
 			method, path = http.MethodGet, fmt.Sprintf("/admin/jobs/%d", id)
 		}
 		var job json.RawMessage
-		if err := call(method, path, &job); err != nil {
+		if err := c.call(ctx, method, path, &job); err != nil {
 			return err
 		}
 		out, err := json.MarshalIndent(job, "", "  ")

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -41,16 +40,11 @@ func postCanary(t *testing.T, addr, token string) (int, map[string]any) {
 func TestServeInsertsAndWorkCompletes(t *testing.T) {
 	t.Parallel()
 	addr := proctest.FreeAddr(t)
-	env := []string{
-		"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "PUBLIC_URL=http://" + addr,
-		"JOB_WAIT_TIMEOUT=2s", "SHUTDOWN_TIMEOUT=10s", "HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"),
-	}
+	env := proctest.Env(t, "DATABASE_URL="+dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR="+addr, "PUBLIC_URL=http://"+addr,
+		"JOB_WAIT_TIMEOUT=2s", "SHUTDOWN_TIMEOUT=10s")
 	serve := proctest.Start(t, binary, env, "serve")
 	serve.WaitLog(t, `"msg":"listening"`)
-
-	token, stderr, err := proctest.Run(t, binary, env, "token", "--user", "root", "--roles", "admin")
-	require.NoError(t, err, stderr)
-	token = strings.TrimSpace(token)
+	token := proctest.Token(t, binary, env, "root", "admin")
 
 	// serve inserts but never works jobs.
 	status, body := postCanary(t, addr, token)
@@ -99,8 +93,7 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 func TestAllMigratesAndServes(t *testing.T) {
 	t.Parallel()
 	addr := proctest.FreeAddr(t)
-	env := []string{"DATABASE_URL=" + dbtest.EmptyURL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "HOME=" + t.TempDir(),
-		"PATH=" + os.Getenv("PATH")} // ffprobe
+	env := proctest.Env(t, "DATABASE_URL="+dbtest.EmptyURL(t), "AUTH_DEV=true", "LISTEN_ADDR="+addr)
 	all := proctest.Start(t, binary, env, "all")
 	all.WaitLog(t, `"msg":"listening"`)
 	res, err := http.Get("http://" + addr + "/ready")
@@ -108,9 +101,7 @@ func TestAllMigratesAndServes(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
 
-	token, stderr, err := proctest.Run(t, binary, env, "token", "--user", "root", "--roles", "admin")
-	require.NoError(t, err, stderr)
-	status, body := postCanary(t, addr, strings.TrimSpace(token))
+	status, body := postCanary(t, addr, proctest.Token(t, binary, env, "root", "admin"))
 	require.Equal(t, http.StatusOK, status, body)
 
 	// The dashboard is served beside the API (built or not, "/" is a page),
@@ -188,13 +179,10 @@ func TestBadConfigurationNamesTheVariable(t *testing.T) {
 func TestJobsCommand(t *testing.T) {
 	t.Parallel()
 	addr := proctest.FreeAddr(t)
-	env := []string{"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + addr, "JOB_WAIT_TIMEOUT=1s",
-		"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	env := proctest.Env(t, "DATABASE_URL="+dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR="+addr, "JOB_WAIT_TIMEOUT=1s")
 	serve := proctest.Start(t, binary, env, "serve")
 	serve.WaitLog(t, `"msg":"listening"`)
-	token, stderr, err := proctest.Run(t, binary, env, "token", "--user", "root", "--roles", "admin")
-	require.NoError(t, err, stderr)
-	token = strings.TrimSpace(token)
+	token := proctest.Token(t, binary, env, "root", "admin")
 	// No worker runs: the canary stays behind, cancelled.
 	status, body := postCanary(t, addr, token)
 	require.Equal(t, http.StatusServiceUnavailable, status)

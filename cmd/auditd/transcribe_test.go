@@ -69,8 +69,8 @@ func TestWorkerKilledMidTranscription(t *testing.T) {
 	// The first worker's request is held until the worker is gone; the
 	// next one is answered.
 	server := asrtest.NewServer(t, asrtest.Answer{Hold: true})
-	env := []string{"DATABASE_URL=" + url, "BLOB_URL=file://" + blobs, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(),
-		"ASR_ENGINE=openai", "ASR_BASE_URL=" + server.URL, "ASR_MODEL=whisper-1"}
+	env := proctest.Env(t, "DATABASE_URL="+url, "BLOB_URL=file://"+blobs,
+		"ASR_ENGINE=openai", "ASR_BASE_URL="+server.URL, "ASR_MODEL=whisper-1")
 	first := proctest.Start(t, binary, env, "work")
 	first.WaitLog(t, `"msg":"workers started"`)
 	server.Arrived(t)

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,90 +11,20 @@ import (
 	"maps"
 	"mime/multipart"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
 )
 
-// apiClient calls the public API of an auditd server, as any other client
-// would.
-type apiClient struct {
-	server string
-	token  string
-	http   *http.Client
-}
-
-// clientFlags adds --server and --token to fs, defaulting to AUDITD_URL and
-// AUDITD_TOKEN.
-func clientFlags(fs *flag.FlagSet, getenv func(string) string) (server, token *string) {
-	server = fs.String("server", cmp.Or(getenv("AUDITD_URL"), "http://127.0.0.1:8080"), "the auditd API (default: $AUDITD_URL)")
-	token = fs.String("token", getenv("AUDITD_TOKEN"), "access token (default: $AUDITD_TOKEN)")
-	return server, token
-}
-
-func newAPIClient(server, token string) (*apiClient, error) {
-	if token == "" {
-		return nil, errors.New("an access token is needed: --token or AUDITD_TOKEN (with AUTH_DEV=true, `auditd token --roles quality` makes one)")
-	}
-	u, err := url.Parse(server)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("--server: %q is not an http(s) URL", server)
-	}
-	// No overall timeout: a large upload takes as long as it takes; the
-	// command's context cancels it.
-	return &apiClient{server: strings.TrimRight(server, "/"), token: token, http: &http.Client{}}, nil
-}
-
-// apiError is an error response of the API.
-type apiError struct {
-	Status  int
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *apiError) Error() string { return e.Code + ": " + e.Message }
-
-// do sends req and decodes the details of a success envelope into out.
-func (c *apiClient) do(req *http.Request, out any) error {
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Accept", "application/json")
-	res, err := c.http.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
-	if err != nil {
-		return err
-	}
-	if res.StatusCode >= 400 {
-		e := &apiError{Status: res.StatusCode}
-		if json.Unmarshal(body, e) != nil || e.Code == "" {
-			e.Code, e.Message = res.Status, strings.TrimSpace(string(body))
-		}
-		return e
-	}
-	var env struct {
-		Details json.RawMessage `json:"details"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return fmt.Errorf("unexpected response (%s): %w", res.Status, err)
-	}
-	return json.Unmarshal(env.Details, out)
-}
-
 // uploadedTask is one entry of an upload's response.
 type uploadedTask struct {
 	UUID      string `json:"uuid"`
-	FileName  string `json:"file_name"`
 	Kind      string `json:"kind"`
 	Status    string `json:"status"`
 	Duplicate bool   `json:"duplicate"`
@@ -187,6 +115,7 @@ func collectFiles(args []string) ([]localFile, error) {
 	return files, nil
 }
 
+// uploadCommand uploads files, a few at a time, with progress bars.
 func uploadCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("upload", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -418,78 +347,4 @@ func (d *display) redrawLocked(w io.Writer, line string) {
 	}
 	io.WriteString(d.out, b.String()) //nolint:errcheck // a terminal
 	d.drawn = len(d.lines)
-}
-
-// taskRow is a task as `auditd tasks` lists it.
-type taskRow struct {
-	UUID       string    `json:"uuid"`
-	Kind       string    `json:"kind"`
-	Status     string    `json:"status"`
-	FileName   string    `json:"file_name"`
-	Campaign   string    `json:"campaign"`
-	OperatorID string    `json:"operator_id"`
-	Error      string    `json:"error"`
-	CreatedAt  time.Time `json:"created_at"`
-}
-
-func tasksCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tasks", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	server, token := clientFlags(fs, getenv)
-	params := map[string]*string{
-		"status":   fs.String("status", "", "only this status: queued, transcribing, transcribed, auditing, audited, validated, failed"),
-		"kind":     fs.String("kind", "", "only call or chat"),
-		"campaign": fs.String("campaign", "", "only this campaign"),
-		"operator": fs.String("operator", "", "only this agent (user id or username)"),
-		"from":     fs.String("from", "", "created at or after (RFC 3339 or YYYY-MM-DD)"),
-		"to":       fs.String("to", "", "created before (RFC 3339 or YYYY-MM-DD)"),
-		"q":        fs.String("q", "", "file name contains"),
-		"sort":     fs.String("sort", "created_at", "created_at or file_name"),
-		"order":    fs.String("order", "desc", "asc or desc"),
-		"cursor":   fs.String("cursor", "", "continue after a previous page"),
-	}
-	limit := fs.Int("limit", 50, "tasks per page (1..500)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	c, err := newAPIClient(*server, *token)
-	if err != nil {
-		return err
-	}
-	q := url.Values{"limit": {fmt.Sprint(*limit)}}
-	for k, v := range params {
-		if *v != "" {
-			q.Set(k, *v)
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.server+"/tasks?"+q.Encode(), nil)
-	if err != nil {
-		return err
-	}
-	var page struct {
-		Tasks []taskRow `json:"tasks"`
-		Total int64     `json:"total"`
-		Next  string    `json:"next"`
-	}
-	if err := c.do(req, &page); err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "UUID\tKIND\tSTATUS\tCAMPAIGN\tOPERATOR\tCREATED\tFILE")
-	for _, t := range page.Tasks {
-		status := t.Status
-		if t.Error != "" {
-			status += " (" + t.Error + ")"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.UUID, t.Kind, status, t.Campaign,
-			cmp.Or(t.OperatorID, "-"), t.CreatedAt.Local().Format("2006-01-02 15:04"), t.FileName)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "%d of %d tasks\n", len(page.Tasks), page.Total)
-	if page.Next != "" {
-		fmt.Fprintf(stderr, "more: auditd tasks --cursor %s (with the same filters)\n", page.Next)
-	}
-	return nil
 }

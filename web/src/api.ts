@@ -70,6 +70,21 @@ function toDetails(raw: unknown): ErrorDetail[] {
   return raw.filter((d): d is ErrorDetail => typeof d === 'object' && d !== null && 'message' in d);
 }
 
+/** successOf is the success envelope of a response (status and parsed JSON body), or null for a failure. */
+export function successOf<T>(status: number, parsed: unknown): { code: string; details: T } | null {
+  const ok =
+    status >= 200 && status < 300 && typeof parsed === 'object' && parsed !== null && (parsed as { success?: unknown }).success === true;
+  return ok ? (parsed as { code: string; details: T }) : null;
+}
+
+/** failureOf is the ApiError of a failed response: the API's own error body, or one made up from the status. */
+export function failureOf(status: number, parsed: unknown, requestId: string | null): ApiError {
+  const e = parsed as Partial<ErrorBody> | undefined;
+  return e && typeof e.message === 'string' && typeof e.code === 'string'
+    ? new ApiError(e.message, e.code, status, toDetails(e.details), e.request_id)
+    : new ApiError(t('error.http', { status }), 'HTTP_ERROR', status, [], requestId ?? undefined);
+}
+
 /**
  * Api calls the auditd API on this page's origin. onUnauthorized is told
  * when the API refuses the session's token (expired or revoked), so the app
@@ -108,15 +123,9 @@ export class Api {
     } catch {
       parsed = undefined;
     }
-    if (res.ok && parsed && typeof parsed === 'object' && (parsed as { success?: unknown }).success === true) {
-      const ok = parsed as { code: string; details: T };
-      return { status: res.status, code: ok.code, details: ok.details };
-    }
-    const e = parsed as Partial<ErrorBody> | undefined;
-    const err =
-      e && typeof e.message === 'string' && typeof e.code === 'string'
-        ? new ApiError(e.message, e.code, res.status, toDetails(e.details), e.request_id)
-        : new ApiError(t('error.http', { status: res.status }), 'HTTP_ERROR', res.status, [], res.headers.get('X-Request-Id') ?? undefined);
+    const ok = successOf<T>(res.status, parsed);
+    if (ok) return { status: res.status, code: ok.code, details: ok.details };
+    const err = failureOf(res.status, parsed, res.headers.get('X-Request-Id'));
     if (res.status === 401 && opts.auth !== false) this.onUnauthorized(err);
     throw err;
   }

@@ -18,18 +18,8 @@ export interface ClientConfig {
   scopes: string;
 }
 
-/** Profile is GET /users/me. */
-export interface Profile {
-  id: string;
-  username: string;
-  email: string;
-  name: string;
-  roles: string[];
-  role: Role;
-  active: boolean;
-  created_at: string;
-  updated_at: string;
-  last_seen_at?: string;
+/** Profile is GET /users/me: the user as GET /users shows them, with their unread count. */
+export interface Profile extends UserInfo {
   unread_notifications: number;
 }
 
@@ -171,10 +161,13 @@ export interface AuditResult {
   items: AuditItem[];
 }
 
+/** AuditSource is what wrote an audit revision. */
+export type AuditSource = 'engine' | 'analyst' | 'recompute';
+
 /** Audit is the current revision of a task's audit. */
 export interface Audit extends AuditResult {
   revision: number;
-  source: 'engine' | 'analyst' | 'recompute';
+  source: AuditSource;
   engine?: string;
   updated_by?: string;
   updated_by_name?: string;
@@ -184,7 +177,7 @@ export interface Audit extends AuditResult {
 /** AuditRevisionInfo is one entry of a task's revision list. */
 export interface AuditRevisionInfo {
   revision: number;
-  source: 'engine' | 'analyst' | 'recompute';
+  source: AuditSource;
   engine?: string;
   author_id?: string;
   author_name?: string;
@@ -253,6 +246,8 @@ export interface UserInfo {
   roles: string[];
   role: Role;
   active: boolean;
+  created_at: string;
+  updated_at: string;
   last_seen_at?: string;
   synced_at?: string;
 }

@@ -50,12 +50,54 @@ export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () 
   );
 }
 
+/** Outcome is how a form's action ended: a success message or an error; null before it ends. */
+export type Outcome = { ok?: string; error?: unknown } | null;
+
+/** OutcomeMessage shows an Outcome: the success in a live region, or the error. */
+export function OutcomeMessage({ outcome }: { outcome: Outcome }) {
+  return (
+    <>
+      <div aria-live="polite">
+        {outcome?.ok && (
+          <p class="alert alert-success" role="status">
+            {outcome.ok}
+          </p>
+        )}
+      </div>
+      {outcome?.error !== undefined && <ErrorMessage error={outcome.error} />}
+    </>
+  );
+}
+
 export function Loading() {
   return (
     <p class="loading" role="status">
       {t('app.loading')}
     </p>
   );
+}
+
+/**
+ * useLoad runs load when the screen opens, when one of deps changes and on
+ * reload(), aborting the load it replaces. data is the latest answer (kept
+ * while the next one loads or fails; setData edits it in place, such as
+ * when a live event arrives); error is the latest load's failure.
+ */
+export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [reloads, setReloads] = useState(0);
+  useEffect(() => {
+    const ctl = new AbortController();
+    setError(null);
+    load(ctl.signal)
+      .then((v) => setData(() => v))
+      .catch((err: unknown) => {
+        if (!ctl.signal.aborted) setError(err);
+      });
+    return () => ctl.abort();
+  }, [...deps, reloads]);
+  return { data, setData, error, reload: () => setReloads((r) => r + 1) };
 }
 
 /** useAction runs an async action from a button, reporting failures as error toasts and exposing when it is busy. */

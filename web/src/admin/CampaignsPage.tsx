@@ -2,30 +2,19 @@ import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { useApp } from '../state';
 import type { Campaign, Scorecard } from '../types';
-import { ErrorMessage, Loading, PageHeader } from '../ui';
+import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 
 /** CampaignsPage lists campaigns; one opens for editing its settings and publishing its scorecard. */
 export function CampaignsPage() {
   const app = useApp();
-  const [campaigns, setCampaigns] = useState<Campaign[] | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { data: campaigns, error, reload } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
   const [open, setOpen] = useState<string | null>(null);
-  const [reload, setReload] = useState(0);
-  useEffect(() => {
-    app.api
-      .get<Campaign[]>('/campaigns')
-      .then((c) => {
-        setCampaigns(c);
-        setError(null);
-      })
-      .catch(setError);
-  }, [reload]);
   const current = campaigns?.find((c) => c.id === open);
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t('camp.title')} />
       {error !== null ? (
-        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+        <ErrorMessage error={error} onRetry={reload} />
       ) : campaigns === null ? (
         <Loading />
       ) : (
@@ -64,7 +53,7 @@ export function CampaignsPage() {
           </table>
         </div>
       )}
-      {current && <CampaignEditor key={current.id} campaign={current} onSaved={() => setReload((r) => r + 1)} />}
+      {current && <CampaignEditor key={current.id} campaign={current} onSaved={reload} />}
     </section>
   );
 }
@@ -74,9 +63,9 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
   const [passing, setPassing] = useState(String(campaign.passing_score));
   const [emails, setEmails] = useState(campaign.supervisor_emails.join(', '));
   const [language, setLanguage] = useState(campaign.language);
-  const [settings, setSettings] = useState<{ ok?: string; error?: unknown } | null>(null);
+  const [settings, setSettings] = useState<Outcome>(null);
   const [json, setJson] = useState<string | null>(null);
-  const [card, setCard] = useState<{ ok?: string; error?: unknown } | null>(null);
+  const [card, setCard] = useState<Outcome>(null);
 
   useEffect(() => {
     app.api
@@ -152,8 +141,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
         <button type="submit" class="button button-primary">
           {t('camp.save')}
         </button>
-        <div aria-live="polite">{settings?.ok && <p class="alert alert-success">{settings.ok}</p>}</div>
-        {settings?.error !== undefined && <ErrorMessage error={settings.error} />}
+        <OutcomeMessage outcome={settings} />
       </form>
       <form class="card" onSubmit={(e) => void publish(e)} aria-labelledby="camp-scorecard">
         <h2 id="camp-scorecard">{t('camp.scorecard', { version: campaign.scorecard_version })}</h2>
@@ -175,8 +163,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
         <button type="submit" class="button button-primary" disabled={json === null}>
           {t('camp.publish')}
         </button>
-        <div aria-live="polite">{card?.ok && <p class="alert alert-success">{card.ok}</p>}</div>
-        {card?.error !== undefined && <ErrorMessage error={card.error} />}
+        <OutcomeMessage outcome={card} />
       </form>
     </div>
   );

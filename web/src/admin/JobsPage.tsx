@@ -1,10 +1,10 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Query } from '../api';
 import { formatDateTime, formatRelative, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
 import { jobStates, type CanaryResult, type Job, type JobPage } from '../types';
-import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction } from '../ui';
+import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 
 const basePath = '/app/admin/jobs';
 const limits = ['25', '50', '100', '200'];
@@ -43,35 +43,18 @@ export function JobsPage() {
   const query = location.value.query;
   const applied = filtersOf(query);
   const key = query.toString();
-  const [jobs, setJobs] = useState<Job[] | null>(null);
-  const [next, setNext] = useState<string | undefined>();
-  const [error, setError] = useState<unknown>(null);
-  const [reload, setReload] = useState(0);
+  const { data, setData, error, reload } = useLoad((signal) => app.api.get<JobPage>('/admin/jobs', apiQuery(applied), signal), [key]);
+  const jobs = data?.items ?? null;
+  const next = data?.next;
   const { busy, run } = useAction();
-
-  useEffect(() => {
-    const ctl = new AbortController();
-    setError(null);
-    app.api
-      .get<JobPage>('/admin/jobs', apiQuery(applied), ctl.signal)
-      .then((page) => {
-        setJobs(page.items);
-        setNext(page.next);
-      })
-      .catch((err: unknown) => {
-        if (!ctl.signal.aborted) setError(err);
-      });
-    return () => ctl.abort();
-  }, [key, reload]);
 
   const loadMore = () =>
     run(async () => {
       const page = await app.api.get<JobPage>('/admin/jobs', apiQuery(applied, next));
-      setJobs([...(jobs ?? []), ...page.items]);
-      setNext(page.next);
+      setData({ items: [...(jobs ?? []), ...page.items], next: page.next });
     });
 
-  const replace = (j: Job) => setJobs((jobs ?? []).map((x) => (x.id === j.id ? j : x)));
+  const replace = (j: Job) => setData((p) => p && { ...p, items: p.items.map((x) => (x.id === j.id ? j : x)) });
   const act = (j: Job, action: 'retry' | 'cancel') =>
     run(
       async () => {
@@ -85,14 +68,14 @@ export function JobsPage() {
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t('jobs.title')}>
-        <button type="button" class="button" onClick={() => setReload(reload + 1)}>
+        <button type="button" class="button" onClick={reload}>
           {t('app.refresh')}
         </button>
       </PageHeader>
-      <Canary onDone={() => setReload((r) => r + 1)} />
+      <Canary onDone={reload} />
       <FilterForm key={key} initial={applied} />
       {error !== null ? (
-        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+        <ErrorMessage error={error} onRetry={reload} />
       ) : jobs === null ? (
         <Loading />
       ) : jobs.length === 0 ? (

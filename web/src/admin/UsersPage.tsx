@@ -1,30 +1,20 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { formatDateTime, roleName, t } from '../i18n';
 import { useApp } from '../state';
 import type { UserInfo } from '../types';
-import { ErrorMessage, Loading, PageHeader } from '../ui';
+import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 
 /** UsersPage lists the known users and starts a directory sync. */
 export function UsersPage() {
   const app = useApp();
   const [q, setQ] = useState('');
   const [applied, setApplied] = useState('');
-  const [users, setUsers] = useState<{ items: UserInfo[]; total: number } | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [reload, setReload] = useState(0);
-  const [sync, setSync] = useState<{ ok?: string; error?: unknown } | null>(null);
-
-  useEffect(() => {
-    const ctl = new AbortController();
-    setError(null);
-    app.api
-      .get<{ items: UserInfo[]; total: number }>('/users', { q: applied, limit: 200 }, ctl.signal)
-      .then(setUsers)
-      .catch((err: unknown) => {
-        if (!ctl.signal.aborted) setError(err);
-      });
-    return () => ctl.abort();
-  }, [applied, reload]);
+  const {
+    data: users,
+    error,
+    reload,
+  } = useLoad((signal) => app.api.get<{ items: UserInfo[]; total: number }>('/users', { q: applied, limit: 200 }, signal), [applied]);
+  const [sync, setSync] = useState<Outcome>(null);
 
   const syncNow = async () => {
     setSync(null);
@@ -43,14 +33,7 @@ export function UsersPage() {
           {t('users.sync')}
         </button>
       </PageHeader>
-      <div aria-live="polite">
-        {sync?.ok && (
-          <p class="alert alert-success" role="status">
-            {sync.ok}
-          </p>
-        )}
-      </div>
-      {sync?.error !== undefined && <ErrorMessage error={sync.error} />}
+      <OutcomeMessage outcome={sync} />
       <form
         class="filters"
         role="search"
@@ -73,7 +56,7 @@ export function UsersPage() {
         </div>
       </form>
       {error !== null ? (
-        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+        <ErrorMessage error={error} onRetry={reload} />
       ) : users === null ? (
         <Loading />
       ) : (

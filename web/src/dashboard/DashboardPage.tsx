@@ -4,7 +4,7 @@ import { t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
 import type { Dashboard } from '../types';
-import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters } from '../ui';
+import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useLoad } from '../ui';
 
 const basePath = '/app/dashboard';
 const fields = ['from', 'to', 'campaign', 'operator'] as const;
@@ -22,33 +22,19 @@ export function DashboardPage() {
   const query = location.value.query;
   const applied = filtersOf(query);
   const key = query.toString();
-  const [data, setData] = useState<Dashboard | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [reload, setReload] = useState(0);
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
-
-  useEffect(() => {
-    const ctl = new AbortController();
-    setError(null);
-    app.api
-      .get<Dashboard>('/stats/dashboard', { ...applied, tz }, ctl.signal)
-      .then(setData)
-      .catch((err: unknown) => {
-        if (!ctl.signal.aborted) setError(err);
-      });
-    return () => ctl.abort();
-  }, [key, reload]);
+  const { data, error, reload } = useLoad((signal) => app.api.get<Dashboard>('/stats/dashboard', { ...applied, tz }, signal), [key]);
 
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t('dash.title')}>
-        <button type="button" class="button" onClick={() => setReload(reload + 1)}>
+        <button type="button" class="button" onClick={reload}>
           {t('app.refresh')}
         </button>
       </PageHeader>
       <FilterForm key={key} initial={applied} />
       {error !== null ? (
-        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+        <ErrorMessage error={error} onRetry={reload} />
       ) : data === null ? (
         <Loading />
       ) : (

@@ -4,7 +4,7 @@ import { formatDateTime, t, type MessageKey } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
-import { ErrorMessage, Loading, PageHeader } from '../ui';
+import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 import { ScoreBadge, StatusBadge } from './badges';
 import { ValidateDialog } from './ValidateDialog';
 
@@ -26,37 +26,25 @@ function playingIndex(segments: Segment[], time: number): number {
 /** TaskView shows a task: its recording and transcript, its audit to edit, its revisions, and validation. */
 export function TaskView({ uuid }: { uuid: string }) {
   const app = useApp();
-  const [task, setTask] = useState<TaskDetail | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const [reload, setReload] = useState(0);
+  const {
+    data: task,
+    error,
+    reload,
+  } = useLoad((signal) => app.api.get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, signal), [uuid]);
 
   useEffect(() => {
     const offs = ['task.updated', 'audit.updated'].map((type) =>
       app.events.on(type, (ev) => {
         const d = ev.data as { uuid?: string; task?: { uuid: string } };
-        if ((d.task?.uuid ?? d.uuid) === uuid) setReload((r) => r + 1);
+        if ((d.task?.uuid ?? d.uuid) === uuid) reload();
       }),
     );
     return () => offs.forEach((off) => off());
   }, [uuid]);
 
-  useEffect(() => {
-    const ctl = new AbortController();
-    app.api
-      .get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, ctl.signal)
-      .then((x) => {
-        setTask(x);
-        setError(null);
-      })
-      .catch((err: unknown) => {
-        if (!ctl.signal.aborted) setError(err);
-      });
-    return () => ctl.abort();
-  }, [uuid, reload]);
-
-  if (error !== null && !task) return <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />;
+  if (error !== null && !task) return <ErrorMessage error={error} onRetry={reload} />;
   if (!task) return <Loading />;
-  return <TaskScreen task={task} onChanged={() => setReload((r) => r + 1)} />;
+  return <TaskScreen task={task} onChanged={reload} />;
 }
 
 function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => void }) {

@@ -5,7 +5,7 @@ import { Link, location } from '../router';
 import { useApp } from '../state';
 import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
-import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction } from '../ui';
+import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 import { ScoreBadge, StatusBadge } from './badges';
 import { applyTask, filtersOf, queryOf, type TaskFilters } from './state';
 import { Upload } from './Upload';
@@ -27,6 +27,13 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
   };
 }
 
+/** Listing is the list as the page shows it. */
+interface Listing {
+  tasks: TaskSummary[];
+  total: number;
+  next?: string;
+}
+
 /** summaryOf is the task summary an event carries (audit.updated wraps it in task). */
 function summaryOf(type: string, data: unknown): TaskSummary {
   return type === 'audit.updated' ? (data as { task: TaskSummary }).task : (data as TaskSummary);
@@ -38,13 +45,6 @@ export function TasksPage() {
   const query = location.value.query;
   const applied = filtersOf(query);
   const key = query.toString();
-  // The list and its total change together: an event adds or drops a task.
-  const [view, setView] = useState<{ tasks: TaskSummary[]; total: number } | null>(null);
-  const tasks = view?.tasks ?? null;
-  const total = view?.total ?? 0;
-  const [next, setNext] = useState<string | undefined>();
-  const [error, setError] = useState<unknown>(null);
-  const [reload, setReload] = useState(0);
   const [live, setLive] = useState(new Map<string, TaskSummary>());
   const { busy, run } = useAction();
   const filters = useRef(applied);
@@ -61,36 +61,38 @@ export function TasksPage() {
         setView((v) => {
           if (!v) return v;
           const list = applyTask(v.tasks, filters.current, s);
-          return { tasks: list, total: v.total + list.length - v.tasks.length };
+          return { ...v, tasks: list, total: v.total + list.length - v.tasks.length };
         });
       }),
     );
     return () => offs.forEach((off) => off());
   }, []);
 
-  useEffect(() => {
-    const ctl = new AbortController();
-    setError(null);
-    app.api
-      .get<TaskPage>('/tasks', apiQuery(applied), ctl.signal)
-      .then((page) => {
+  // The list, its total and the cursor after it change together: an event
+  // adds or drops a task.
+  const {
+    data: view,
+    setData: setView,
+    error,
+    reload,
+  } = useLoad<Listing>(
+    (signal) =>
+      app.api.get<TaskPage>('/tasks', apiQuery(applied), signal).then((page) => {
         let list = page.tasks;
         for (const s of live.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
-        setView({ tasks: list, total: page.total + list.length - page.tasks.length });
-        setNext(page.next);
-      })
-      .catch((err: unknown) => {
-        if (!ctl.signal.aborted) setError(err);
-      });
-    return () => ctl.abort();
-  }, [key, reload]);
+        return { tasks: list, total: page.total + list.length - page.tasks.length, next: page.next };
+      }),
+    [key],
+  );
+  const tasks = view?.tasks ?? null;
+  const total = view?.total ?? 0;
+  const next = view?.next;
 
   const loadMore = () =>
     run(async () => {
       const page = await app.api.get<TaskPage>('/tasks', apiQuery(applied, next));
       const known = new Set((tasks ?? []).map((x) => x.uuid));
-      setView({ tasks: [...(tasks ?? []), ...page.tasks.filter((x) => !known.has(x.uuid))], total: page.total });
-      setNext(page.next);
+      setView({ tasks: [...(tasks ?? []), ...page.tasks.filter((x) => !known.has(x.uuid))], total: page.total, next: page.next });
     });
 
   const sortBy = (sort: TaskFilters['sort']) => {
@@ -110,14 +112,14 @@ export function TasksPage() {
     <section aria-labelledby="page-title">
       <PageHeader title={t('tasks.title')}>
         <StreamStatus />
-        <button type="button" class="button" onClick={() => setReload(reload + 1)}>
+        <button type="button" class="button" onClick={reload}>
           {t('app.refresh')}
         </button>
       </PageHeader>
       {canUpload && <Upload live={live} />}
       <FilterForm key={key} initial={applied} />
       {error !== null ? (
-        <ErrorMessage error={error} onRetry={() => setReload(reload + 1)} />
+        <ErrorMessage error={error} onRetry={reload} />
       ) : tasks === null ? (
         <Loading />
       ) : tasks.length === 0 ? (

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"text/tabwriter"
+	"time"
+)
+
+// taskRow is a task as `auditd tasks` lists it.
+type taskRow struct {
+	UUID       string    `json:"uuid"`
+	Kind       string    `json:"kind"`
+	Status     string    `json:"status"`
+	FileName   string    `json:"file_name"`
+	Campaign   string    `json:"campaign"`
+	OperatorID string    `json:"operator_id"`
+	Error      string    `json:"error"`
+	CreatedAt  time.Time `json:"created_at"`
+}
+
+// tasksCommand lists tasks through the API as a table.
+func tasksCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tasks", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	server, token := clientFlags(fs, getenv)
+	params := map[string]*string{
+		"status":   fs.String("status", "", "only this status: queued, transcribing, transcribed, auditing, audited, validated, failed"),
+		"kind":     fs.String("kind", "", "only call or chat"),
+		"campaign": fs.String("campaign", "", "only this campaign"),
+		"operator": fs.String("operator", "", "only this agent (user id or username)"),
+		"from":     fs.String("from", "", "created at or after (RFC 3339 or YYYY-MM-DD)"),
+		"to":       fs.String("to", "", "created before (RFC 3339 or YYYY-MM-DD)"),
+		"q":        fs.String("q", "", "file name contains"),
+		"sort":     fs.String("sort", "created_at", "created_at or file_name"),
+		"order":    fs.String("order", "desc", "asc or desc"),
+		"cursor":   fs.String("cursor", "", "continue after a previous page"),
+	}
+	limit := fs.Int("limit", 50, "tasks per page (1..500)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c, err := newAPIClient(*server, *token)
+	if err != nil {
+		return err
+	}
+	q := url.Values{"limit": {fmt.Sprint(*limit)}}
+	for k, v := range params {
+		if *v != "" {
+			q.Set(k, *v)
+		}
+	}
+	var page struct {
+		Tasks []taskRow `json:"tasks"`
+		Total int64     `json:"total"`
+		Next  string    `json:"next"`
+	}
+	if err := c.call(ctx, http.MethodGet, "/tasks?"+q.Encode(), &page); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "UUID\tKIND\tSTATUS\tCAMPAIGN\tOPERATOR\tCREATED\tFILE")
+	for _, t := range page.Tasks {
+		status := t.Status
+		if t.Error != "" {
+			status += " (" + t.Error + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.UUID, t.Kind, status, t.Campaign,
+			cmp.Or(t.OperatorID, "-"), t.CreatedAt.Local().Format("2006-01-02 15:04"), t.FileName)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%d of %d tasks\n", len(page.Tasks), page.Total)
+	if page.Next != "" {
+		fmt.Fprintf(stderr, "more: auditd tasks --cursor %s (with the same filters)\n", page.Next)
+	}
+	return nil
+}
