@@ -168,7 +168,9 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 		return nil
 	})
 	if err != nil {
-		return nil, asAPIError(ctx, err)
+		// An *Error (editable's CONFLICT) passes through; the rest goes
+		// through internal(), as every handler error does.
+		return nil, err
 	}
 
 	_, err = waitForJob(ctx, a.river, jobID, a.wait)
@@ -204,15 +206,6 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 		TaskUUID: task.UUID, Result: rev.Result, Revision: rev.Revision,
 		UpdatedBy: rev.AuthorID, UpdatedByName: rev.AuthorName, UpdatedAt: rev.CreatedAt,
 	}).Body}, nil
-}
-
-// asAPIError passes errors of the error model through and translates the rest.
-func asAPIError(ctx context.Context, err error) error {
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return internal(ctx, err)
 }
 
 // editable checks that task's audit can be edited, based on revision base
