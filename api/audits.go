@@ -108,7 +108,7 @@ func basedOn(h string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
 		return 0, Errorf(CodeValidation, "the If-Match header must be the number of the audit revision the edit is based on").
-			WithDetails([]*huma.ErrorDetail{{Location: "header.If-Match", Message: "is not a revision number", Value: h}})
+			WithDetail("header.If-Match", "is not a revision number", h)
 	}
 	return n, nil
 }
@@ -122,7 +122,7 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 	task, err := db.TaskGetByUUID(ctx, a.pool, b.TaskUUID)
 	if errors.Is(err, db.ErrNotFound) {
 		return nil, Errorf(CodeNotFound, fmt.Sprintf("no task %s", b.TaskUUID)).
-			WithDetails([]*huma.ErrorDetail{{Location: "body.task_uuid", Message: "no such task", Value: b.TaskUUID}})
+			WithDetail("body.task_uuid", "no such task", b.TaskUUID)
 	}
 	if err != nil {
 		return nil, internal(ctx, err)

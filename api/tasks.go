@@ -124,7 +124,7 @@ func (c listCursor) encode() string {
 
 func invalidQuery(name, msg string, value any) *Error {
 	return Errorf(CodeValidation, fmt.Sprintf("the query parameter %q %s", name, msg)).
-		WithDetails([]*huma.ErrorDetail{{Location: "query." + name, Message: msg, Value: value}})
+		WithDetail("query."+name, msg, value)
 }
 
 // parseTime reads an RFC 3339 time or a date (its UTC midnight).

@@ -184,7 +184,7 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 	}
 	if len(u.files) == 0 {
 		return nil, Errorf(CodeMissingFields, `no file: send one or more file parts (field "files")`).
-			WithDetails([]*huma.ErrorDetail{{Location: "body.files", Message: "required"}})
+			WithDetail("body.files", "required", nil)
 	}
 	res, err := u.commit(ctx)
 	if err != nil {
@@ -309,7 +309,7 @@ func (u *intake) field(ctx context.Context, part *multipart.Part) error {
 	}
 	invalid := func(msg string) error {
 		return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
-			WithDetails([]*huma.ErrorDetail{{Location: "body." + name, Message: msg, Value: string(b)}})
+			WithDetail("body."+name, msg, string(b))
 	}
 	if len(b) > maxFieldBytes || !utf8.Valid(b) {
 		return invalid(fmt.Sprintf("must be UTF-8 text of at most %d bytes", maxFieldBytes))

@@ -403,7 +403,7 @@ func invalidBody(name, msg string, value any) *Error {
 		value = string([]rune(s)[:200]) + "…"
 	}
 	return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
-		WithDetails([]*huma.ErrorDetail{{Location: "body." + name, Message: msg, Value: value}})
+		WithDetail("body."+name, msg, value)
 }
 
 // validationRequest is the state of one POST /validate-audit.
