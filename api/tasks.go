@@ -127,11 +127,6 @@ func invalidQuery(name, msg string, value any) *Error {
 		WithDetail("query."+name, msg, value)
 }
 
-// parseTime reads an RFC 3339 time or a date (its UTC midnight).
-func parseTime(name, v string) (time.Time, error) {
-	return parseTimeIn(name, v, time.UTC)
-}
-
 // parseScore reads an optional score bound (nil when absent).
 func parseScore(name, v string) (*float64, error) {
 	if v == "" {
@@ -158,10 +153,11 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		passed := in.Passed == "true"
 		f.Passed = &passed
 	}
-	if f.From, err = parseTime("from", in.From); err != nil {
+	// A date is its UTC midnight.
+	if f.From, err = parseTimeIn("from", in.From, time.UTC); err != nil {
 		return nil, err
 	}
-	if f.To, err = parseTime("to", in.To); err != nil {
+	if f.To, err = parseTimeIn("to", in.To, time.UTC); err != nil {
 		return nil, err
 	}
 	if in.Operator != "" {
