@@ -23,6 +23,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
@@ -249,11 +250,14 @@ func discardBlobs(ctx context.Context, store *storage.Store, keys []string) {
 	}
 }
 
-// requireBlobsKept is called under the blob sweep lock by a request that
-// wrote keys since start and is about to refer to them. A slow request's
-// first blobs may have looked orphaned to the sweeper; it checks they are
-// still there.
-func requireBlobsKept(ctx context.Context, store *storage.Store, start time.Time, keys []string) error {
+// keepBlobs takes, in tx, the lock that keeps the blob sweeper out, for a
+// request that wrote keys since start and is about to refer to them. A
+// slow request's first blobs may have looked orphaned to the sweeper; it
+// checks they are still there.
+func keepBlobs(ctx context.Context, tx pgx.Tx, store *storage.Store, start time.Time, keys []string) error {
+	if err := db.BlobSweepLockShared(ctx, tx); err != nil {
+		return internal(ctx, err)
+	}
 	if time.Since(start) <= storage.OrphanAge/4 {
 		return nil
 	}
@@ -611,14 +615,11 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 		return UploadResult{}, internal(ctx, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	if err := db.BlobSweepLockShared(ctx, tx); err != nil {
-		return UploadResult{}, internal(ctx, err)
-	}
 	keys := make([]string, len(u.files))
 	for i, f := range u.files {
 		keys[i] = f.key
 	}
-	if err := requireBlobsKept(ctx, t.store, u.start, keys); err != nil {
+	if err := keepBlobs(ctx, tx, t.store, u.start, keys); err != nil {
 		return UploadResult{}, err
 	}
 	res := UploadResult{Tasks: make([]UploadedTask, 0, len(u.files))}

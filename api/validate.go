@@ -282,10 +282,7 @@ func (v *validationsResource) commit(ctx context.Context, q *validationRequest, 
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
 	if len(q.keys) > 0 {
-		if err := db.BlobSweepLockShared(ctx, tx); err != nil {
-			return db.Validation{}, internal(ctx, err)
-		}
-		if err := requireBlobsKept(ctx, v.store, q.start, q.keys); err != nil {
+		if err := keepBlobs(ctx, tx, v.store, q.start, q.keys); err != nil {
 			return db.Validation{}, err
 		}
 	}
