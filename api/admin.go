@@ -162,7 +162,7 @@ func (a *adminResource) listJobs(ctx context.Context, in *listJobsInput) (*Outpu
 		var cursor river.JobListCursor
 		if err := cursor.UnmarshalText([]byte(in.Cursor)); err != nil {
 			return nil, Errorf(CodeValidation, "cursor is not one this API returned").
-				WithDetails([]*huma.ErrorDetail{{Location: "query.cursor", Message: "malformed cursor", Value: in.Cursor}})
+				WithDetail("query.cursor", "malformed cursor", in.Cursor)
 		}
 		params = params.After(&cursor)
 	}

@@ -108,7 +108,7 @@ func basedOn(h string) (int, error) {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
 		return 0, Errorf(CodeValidation, "the If-Match header must be the number of the audit revision the edit is based on").
-			WithDetails([]*huma.ErrorDetail{{Location: "header.If-Match", Message: "is not a revision number", Value: h}})
+			WithDetail("header.If-Match", "is not a revision number", h)
 	}
 	return n, nil
 }
@@ -122,7 +122,7 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 	task, err := db.TaskGetByUUID(ctx, a.pool, b.TaskUUID)
 	if errors.Is(err, db.ErrNotFound) {
 		return nil, Errorf(CodeNotFound, fmt.Sprintf("no task %s", b.TaskUUID)).
-			WithDetails([]*huma.ErrorDetail{{Location: "body.task_uuid", Message: "no such task", Value: b.TaskUUID}})
+			WithDetail("body.task_uuid", "no such task", b.TaskUUID)
 	}
 	if err != nil {
 		return nil, internal(ctx, err)
@@ -168,7 +168,9 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 		return nil
 	})
 	if err != nil {
-		return nil, asAPIError(ctx, err)
+		// An *Error (editable's CONFLICT) passes through; the rest goes
+		// through internal(), as every handler error does.
+		return nil, err
 	}
 
 	_, err = waitForJob(ctx, a.river, jobID, a.wait)
@@ -204,15 +206,6 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 		TaskUUID: task.UUID, Result: rev.Result, Revision: rev.Revision,
 		UpdatedBy: rev.AuthorID, UpdatedByName: rev.AuthorName, UpdatedAt: rev.CreatedAt,
 	}).Body}, nil
-}
-
-// asAPIError passes errors of the error model through and translates the rest.
-func asAPIError(ctx context.Context, err error) error {
-	var e *Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return internal(ctx, err)
 }
 
 // editable checks that task's audit can be edited, based on revision base

@@ -31,10 +31,7 @@ func (b *testBundle) audited(t *testing.T, token string, chats ...part) []map[st
 // edit posts an edit of the audit.
 func (b *testBundle) edit(t *testing.T, token string, body any, headers ...string) response {
 	t.Helper()
-	raw, err := json.Marshal(body)
-	require.NoError(t, err)
-	return b.do(t, http.MethodPost, "/compute-audit-results", token, strings.NewReader(string(raw)),
-		append([]string{"Content-Type", "application/json"}, headers...)...)
+	return b.json(t, http.MethodPost, "/compute-audit-results", token, body, headers...)
 }
 
 // auditItem is the item of criterion id in an audit (or a result).

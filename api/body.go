@@ -1,9 +1,11 @@
 package api
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"strings"
@@ -40,6 +42,70 @@ func (t BodyTimeouts) withDefaults() BodyTimeouts {
 // blob writes for ever.
 func (in *streamedInput) body(limit int64, t BodyTimeouts) io.Reader {
 	return &deadlineReader{r: http.MaxBytesReader(in.w, in.req.Body, limit), w: in.w, t: t}
+}
+
+// form returns the request's multipart body (with boundary) as body
+// returns it, limit bytes per what the limit is per ("upload request").
+func (in *streamedInput) form(boundary string, limit int64, per string, t BodyTimeouts) *formReader {
+	// The multipart reader reads 4 KiB at a time: a large buffer beneath it
+	// saves a system call per 4 KiB.
+	body := bufio.NewReaderSize(in.body(limit, t), copyBufferSize)
+	return &formReader{mr: multipart.NewReader(body, boundary), limit: limit, per: per}
+}
+
+// formReader reads a streamed multipart body part by part, so that a bad
+// part ends the request before the rest is sent.
+type formReader struct {
+	mr    *multipart.Reader
+	limit int64
+	// per names what the limit is per, as messages say it.
+	per string
+}
+
+// each hands every part to handle in order, closing it after, until the
+// body ends or an error.
+func (f *formReader) each(handle func(*multipart.Part) error) error {
+	for {
+		part, err := f.mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return f.error(err, "")
+		}
+		err = handle(part)
+		part.Close()
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// error explains why the body could not be read while reading file (""
+// between files): PAYLOAD_TOO_LARGE beyond the limit, REQUEST_TIMEOUT when
+// it did not arrive in time, else VALIDATION_ERROR. An *Error (a blob
+// store's failure) passes through.
+func (f *formReader) error(err error, file string) error {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e
+	}
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the request is larger than the limit of %s per %s%s",
+			size(f.limit), f.per, whileReading(file))).
+			WithDetails(map[string]any{"file": file, "limit_bytes": f.limit})
+	}
+	if e, ok := timedOut(err, file); ok {
+		return e
+	}
+	return Errorf(CodeValidation, "the multipart body is malformed or ended early"+whileReading(file)).
+		WithDetails(map[string]any{"file": file, "reason": err.Error()})
+}
+
+func whileReading(file string) string {
+	if file == "" {
+		return ""
+	}
+	return fmt.Sprintf(" while reading file %q", file)
 }
 
 // deadlineReader moves the connection's read deadline (the mechanism of

@@ -100,6 +100,15 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt}, nil
 }
 
+// answer is the response showing camp.
+func (c *campaignsResource) answer(ctx context.Context, camp db.Campaign) (*Output[CampaignView], error) {
+	v, err := c.view(ctx, camp)
+	if err != nil {
+		return nil, err
+	}
+	return ok(v), nil
+}
+
 func nonNilStrings(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -138,11 +147,7 @@ func (c *campaignsResource) get(ctx context.Context, in *campaignInput) (*Output
 	if err != nil {
 		return nil, err
 	}
-	v, err := c.view(ctx, camp)
-	if err != nil {
-		return nil, err
-	}
-	return ok(v), nil
+	return c.answer(ctx, camp)
 }
 
 // CampaignFields are a campaign's editable settings.
@@ -187,11 +192,7 @@ func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput)
 	if err != nil {
 		return nil, err
 	}
-	v, err := c.view(ctx, camp)
-	if err != nil {
-		return nil, err
-	}
-	return ok(v), nil
+	return c.answer(ctx, camp)
 }
 
 func applyFields(s *db.CampaignSettings, f CampaignFields) {
@@ -239,11 +240,7 @@ func (c *campaignsResource) update(ctx context.Context, in *updateCampaignInput)
 	if err != nil {
 		return nil, err
 	}
-	v, err := c.view(ctx, camp)
-	if err != nil {
-		return nil, err
-	}
-	return ok(v), nil
+	return c.answer(ctx, camp)
 }
 
 func (c *campaignsResource) scorecard(ctx context.Context, in *campaignInput) (*Output[ScorecardView], error) {

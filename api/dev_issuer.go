@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/danielgtaylor/huma/v2"
 	"github.com/go-chi/chi/v5"
 	jose "github.com/go-jose/go-jose/v4"
 
@@ -205,25 +204,22 @@ func readDevTokenRequest(w http.ResponseWriter, r *http.Request) (devTokenReques
 		}
 		return req, Errorf(CodeValidation, "the body is not a sign-in request: "+err.Error())
 	}
-	detail := func(loc, msg string, v any) []*huma.ErrorDetail {
-		return []*huma.ErrorDetail{{Location: loc, Message: msg, Value: v}}
-	}
 	switch {
 	case req.Username == "":
 		return req, Errorf(CodeMissingFields, "username is required").
-			WithDetails(detail("body.username", "required", nil))
+			WithDetail("body.username", "required", nil)
 	case !devUsername.MatchString(req.Username):
 		return req, Errorf(CodeValidation, "username must be 1 to 64 letters, digits or . _ @ -").
-			WithDetails(detail("body.username", "not a username", req.Username))
+			WithDetail("body.username", "not a username", req.Username)
 	case req.ExpiresIn != 0 && (req.ExpiresIn < int(devTokenMinTTL/time.Second) || req.ExpiresIn > int(devTokenMaxTTL/time.Second)):
 		return req, Errorf(CodeValidation, fmt.Sprintf("expires_in must be between %d and %d seconds",
 			int(devTokenMinTTL/time.Second), int(devTokenMaxTTL/time.Second))).
-			WithDetails(detail("body.expires_in", "out of range", req.ExpiresIn))
+			WithDetail("body.expires_in", "out of range", req.ExpiresIn)
 	}
 	for i, name := range req.Roles {
 		if role.Highest([]string{name}) == role.None { // not one of the four roles
 			return req, Errorf(CodeValidation, fmt.Sprintf("%q is not a role: use admin, supervisor, quality or operator", name)).
-				WithDetails(detail(fmt.Sprintf("body.roles[%d]", i), "unknown role", name))
+				WithDetail(fmt.Sprintf("body.roles[%d]", i), "unknown role", name)
 		}
 	}
 	return req, nil

@@ -102,6 +102,13 @@ func (e *Error) WithDetails(details any) *Error {
 	return e
 }
 
+// WithDetail returns e with the one detail that locates its cause: where
+// (body.name, query.name, header.Name), what is wrong there, and the value
+// sent (nil for none), as Huma's own validation errors say it.
+func (e *Error) WithDetail(location, message string, value any) *Error {
+	return e.WithDetails([]*huma.ErrorDetail{{Location: location, Message: message, Value: value}})
+}
+
 func init() {
 	// Huma builds every error it reports (validation, body size, content
 	// type, handler errors) through these two hooks; the OpenAPI error

@@ -66,7 +66,7 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id < 0 {
 			return nil, Errorf(CodeValidation, "Last-Event-ID must be an event id (a non-negative integer)").
-				WithDetails([]*huma.ErrorDetail{{Location: "header.Last-Event-ID", Message: "not an event id", Value: v}})
+				WithDetail("header.Last-Event-ID", "not an event id", v)
 		}
 		after = id
 	}

@@ -118,12 +118,12 @@ func (n *notificationsResource) create(ctx context.Context, in *createNotificati
 	switch {
 	case b.IsGlobal && b.UserID != "":
 		return nil, Errorf(CodeValidation, "a global notification has no user_id; send one or the other").
-			WithDetails([]*huma.ErrorDetail{{Location: "body.user_id", Message: "must be empty when is_global is true", Value: b.UserID}})
+			WithDetail("body.user_id", "must be empty when is_global is true", b.UserID)
 	case b.IsGlobal && !p.Is(role.Admin):
 		return nil, Errorf(CodeForbidden, "only admins may create global notifications")
 	case !b.IsGlobal && b.UserID == "":
 		return nil, Errorf(CodeMissingFields, "user_id is required unless is_global is true").
-			WithDetails([]*huma.ErrorDetail{{Location: "body.user_id", Message: "required when is_global is not true"}})
+			WithDetail("body.user_id", "required when is_global is not true", nil)
 	}
 	if !b.IsGlobal {
 		if _, err := actingOn(ctx, b.UserID); err != nil {
@@ -135,7 +135,7 @@ func (n *notificationsResource) create(ctx context.Context, in *createNotificati
 		}
 		if !exists {
 			return nil, Errorf(CodeValidation, fmt.Sprintf("no user has id %q", b.UserID)).
-				WithDetails([]*huma.ErrorDetail{{Location: "body.user_id", Message: "no such user", Value: b.UserID}})
+				WithDetail("body.user_id", "no such user", b.UserID)
 		}
 	}
 	var created db.Notification
@@ -234,7 +234,7 @@ func (n *notificationsResource) deleteAll(ctx context.Context, in *deleteAllInpu
 	}
 	if userID == "" {
 		return nil, Errorf(CodeMissingFields, "user_id is required, in the query or a JSON body").
-			WithDetails([]*huma.ErrorDetail{{Location: "query.user_id", Message: "required"}})
+			WithDetail("query.user_id", "required", nil)
 	}
 	who, err := actingOn(ctx, userID)
 	if err != nil {

@@ -20,7 +20,8 @@ func (b *testBundle) users(t *testing.T) (alice, bob, root string) {
 	return alice, bob, root
 }
 
-func (b *testBundle) json(t *testing.T, method, path, token string, body any) response {
+// json sends body (none when nil) as JSON.
+func (b *testBundle) json(t *testing.T, method, path, token string, body any, headers ...string) response {
 	t.Helper()
 	var raw []byte
 	if body != nil {
@@ -28,7 +29,7 @@ func (b *testBundle) json(t *testing.T, method, path, token string, body any) re
 		raw, err = json.Marshal(body)
 		require.NoError(t, err)
 	}
-	return b.do(t, method, path, token, strings.NewReader(string(raw)), "Content-Type", "application/json")
+	return b.do(t, method, path, token, strings.NewReader(string(raw)), append([]string{"Content-Type", "application/json"}, headers...)...)
 }
 
 func (b *testBundle) notify(t *testing.T, token string, body map[string]any) string {

@@ -124,12 +124,7 @@ func (c listCursor) encode() string {
 
 func invalidQuery(name, msg string, value any) *Error {
 	return Errorf(CodeValidation, fmt.Sprintf("the query parameter %q %s", name, msg)).
-		WithDetails([]*huma.ErrorDetail{{Location: "query." + name, Message: msg, Value: value}})
-}
-
-// parseTime reads an RFC 3339 time or a date (its UTC midnight).
-func parseTime(name, v string) (time.Time, error) {
-	return parseTimeIn(name, v, time.UTC)
+		WithDetail("query."+name, msg, value)
 }
 
 // parseScore reads an optional score bound (nil when absent).
@@ -158,10 +153,11 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		passed := in.Passed == "true"
 		f.Passed = &passed
 	}
-	if f.From, err = parseTime("from", in.From); err != nil {
+	// A date is its UTC midnight.
+	if f.From, err = parseTimeIn("from", in.From, time.UTC); err != nil {
 		return nil, err
 	}
-	if f.To, err = parseTime("to", in.To); err != nil {
+	if f.To, err = parseTimeIn("to", in.To, time.UTC); err != nil {
 		return nil, err
 	}
 	if in.Operator != "" {

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
@@ -179,15 +179,13 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 		}
 		discardBlobs(ctx, t.store, unused)
 	}()
-	// The multipart reader reads 4 KiB at a time: a large buffer beneath it
-	// saves a system call per 4 KiB.
-	body := bufio.NewReaderSize(in.body(t.limits.MaxRequestBytes, t.timeouts), copyBufferSize)
-	if err := u.read(ctx, multipart.NewReader(body, params["boundary"])); err != nil {
+	u.form = in.form(params["boundary"], t.limits.MaxRequestBytes, "upload request", t.timeouts)
+	if err := u.form.each(func(part *multipart.Part) error { return u.part(ctx, part) }); err != nil {
 		return nil, err
 	}
 	if len(u.files) == 0 {
 		return nil, Errorf(CodeMissingFields, `no file: send one or more file parts (field "files")`).
-			WithDetails([]*huma.ErrorDetail{{Location: "body.files", Message: "required"}})
+			WithDetail("body.files", "required", nil)
 	}
 	res, err := u.commit(ctx)
 	if err != nil {
@@ -203,6 +201,7 @@ type intake struct {
 	caller Principal
 	start  time.Time
 	fields map[string]string
+	form   *formReader
 	// campaign is resolved when its field arrives.
 	campaign *db.Campaign
 	files    []*intakeFile
@@ -229,57 +228,14 @@ type intakeFile struct {
 	duplicate bool
 }
 
-// read consumes the multipart body: text fields are checked as they come,
-// files are stored and recognised one by one, so a bad file ends the
-// request before the rest is sent.
-func (u *intake) read(ctx context.Context, mr *multipart.Reader) error {
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return u.bodyError(err, "")
-		}
-		name := part.FileName()
-		if name == "" {
-			err = u.field(ctx, part)
-		} else {
-			err = u.file(ctx, part, displayName(name))
-		}
-		part.Close()
-		if err != nil {
-			return err
-		}
+// part reads one part: a text field, checked as it comes, or a file,
+// stored and recognised at once, so a bad file ends the request before the
+// rest is sent.
+func (u *intake) part(ctx context.Context, part *multipart.Part) error {
+	if name := part.FileName(); name != "" {
+		return u.file(ctx, part, displayName(name))
 	}
-}
-
-// bodyError explains why the body could not be read.
-func (u *intake) bodyError(err error, file string) error {
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the request is larger than the limit of %s per upload request%s",
-			size(u.t.limits.MaxRequestBytes), whileReading(file))).
-			WithDetails(map[string]any{"file": file, "limit_bytes": u.t.limits.MaxRequestBytes})
-	}
-	return malformedBody(err, file)
-}
-
-// malformedBody is the error for a multipart body that cannot be read
-// while reading file ("" between files): REQUEST_TIMEOUT when it did not
-// arrive in time, else VALIDATION_ERROR.
-func malformedBody(err error, file string) *Error {
-	if e, ok := timedOut(err, file); ok {
-		return e
-	}
-	return Errorf(CodeValidation, "the multipart body is malformed or ended early"+whileReading(file)).
-		WithDetails(map[string]any{"file": file, "reason": err.Error()})
-}
-
-func whileReading(file string) string {
-	if file == "" {
-		return ""
-	}
-	return fmt.Sprintf(" while reading file %q", file)
+	return u.field(ctx, part)
 }
 
 // discardBlobs deletes the blobs of a request that no row refers to, even
@@ -294,11 +250,14 @@ func discardBlobs(ctx context.Context, store *storage.Store, keys []string) {
 	}
 }
 
-// requireBlobsKept is called under the blob sweep lock by a request that
-// wrote keys since start and is about to refer to them. A slow request's
-// first blobs may have looked orphaned to the sweeper; it checks they are
-// still there.
-func requireBlobsKept(ctx context.Context, store *storage.Store, start time.Time, keys []string) error {
+// keepBlobs takes, in tx, the lock that keeps the blob sweeper out, for a
+// request that wrote keys since start and is about to refer to them. A
+// slow request's first blobs may have looked orphaned to the sweeper; it
+// checks they are still there.
+func keepBlobs(ctx context.Context, tx pgx.Tx, store *storage.Store, start time.Time, keys []string) error {
+	if err := db.BlobSweepLockShared(ctx, tx); err != nil {
+		return internal(ctx, err)
+	}
 	if time.Since(start) <= storage.OrphanAge/4 {
 		return nil
 	}
@@ -350,11 +309,11 @@ func (u *intake) field(ctx context.Context, part *multipart.Part) error {
 	}
 	b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
 	if err != nil {
-		return u.bodyError(err, "")
+		return u.form.error(err, "")
 	}
 	invalid := func(msg string) error {
 		return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
-			WithDetails([]*huma.ErrorDetail{{Location: "body." + name, Message: msg, Value: string(b)}})
+			WithDetail("body."+name, msg, string(b))
 	}
 	if len(b) > maxFieldBytes || !utf8.Valid(b) {
 		return invalid(fmt.Sprintf("must be UTF-8 text of at most %d bytes", maxFieldBytes))
@@ -405,34 +364,16 @@ func (u *intake) file(ctx context.Context, part *multipart.Part, name string) er
 	f := &intakeFile{name: name, key: storage.NewKey(u.start)}
 	// Registered before writing, so a failure deletes it too.
 	u.files = append(u.files, f)
-	wctx, abandon := context.WithCancel(ctx)
-	defer abandon()
-	w, err := u.t.store.Create(wctx, f.key)
-	if err != nil {
-		return internal(ctx, err)
-	}
-	hash := sha256.New()
 	var head []byte
-	f.size, head, err = u.copier.copy(w, hash, io.LimitReader(part, l.MaxFileBytes+1))
+	var err error
+	f.size, head, f.sum, err = u.copier.storePart(ctx, u.t.store, f.key, part, l.MaxFileBytes)
 	switch {
-	case errors.Is(err, errStore):
-		abandon()
-		_ = w.Close()
-		return internal(ctx, fmt.Errorf("store %s: %w", f.key, err))
-	case err != nil:
-		abandon()
-		_ = w.Close()
-		return u.bodyError(err, name)
-	case f.size > l.MaxFileBytes:
-		abandon()
-		_ = w.Close()
+	case errors.Is(err, errTooLarge):
 		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the file %q is larger than the limit of %s per file", name, size(l.MaxFileBytes))).
 			WithDetails(map[string]any{"file": name, "limit_bytes": l.MaxFileBytes})
+	case err != nil:
+		return u.form.error(err, name)
 	}
-	if err := w.Close(); err != nil {
-		return internal(ctx, fmt.Errorf("store %s: %w", f.key, err))
-	}
-	f.sum = hex.EncodeToString(hash.Sum(nil))
 	return u.recognise(ctx, f, head)
 }
 
@@ -440,10 +381,44 @@ func (u *intake) file(ctx context.Context, part *multipart.Part, name string) er
 // reading the request.
 var errStore = errors.New("blob store")
 
+// errTooLarge is a part longer than its limit.
+var errTooLarge = errors.New("part over its limit")
+
 // copier copies request parts to the blob store; its buffers are reused for
 // every part of a request.
 type copier struct {
 	bufs [][]byte
+}
+
+// storePart streams src into a new blob at key, hashing it on the way, and
+// keeps it only when src ends within limit bytes. It returns the bytes
+// read, the first media.HeadSize of them and their hex SHA-256. A blob
+// store's failure is an INTERNAL_ERROR (*Error); beyond limit, errTooLarge;
+// else the error reading src.
+func (c *copier) storePart(ctx context.Context, store *storage.Store, key string, src io.Reader, limit int64) (int64, []byte, string, error) {
+	wctx, abandon := context.WithCancel(ctx)
+	defer abandon()
+	w, err := store.Create(wctx, key)
+	if err != nil {
+		return 0, nil, "", internal(ctx, fmt.Errorf("store %s: %w", key, err))
+	}
+	hash := sha256.New()
+	n, head, err := c.copy(w, hash, io.LimitReader(src, limit+1))
+	if err == nil && n > limit {
+		err = errTooLarge
+	}
+	if err != nil {
+		abandon()
+		_ = w.Close()
+		if errors.Is(err, errStore) {
+			return n, head, "", internal(ctx, fmt.Errorf("store %s: %w", key, err))
+		}
+		return n, head, "", err
+	}
+	if err := w.Close(); err != nil {
+		return n, head, "", internal(ctx, fmt.Errorf("store %s: %w", key, err))
+	}
+	return n, head, hex.EncodeToString(hash.Sum(nil)), nil
 }
 
 // copy copies src to w and to hash in a pipeline: this goroutine reads,
@@ -640,14 +615,11 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 		return UploadResult{}, internal(ctx, err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	if err := db.BlobSweepLockShared(ctx, tx); err != nil {
-		return UploadResult{}, internal(ctx, err)
-	}
 	keys := make([]string, len(u.files))
 	for i, f := range u.files {
 		keys[i] = f.key
 	}
-	if err := requireBlobsKept(ctx, t.store, u.start, keys); err != nil {
+	if err := keepBlobs(ctx, tx, t.store, u.start, keys); err != nil {
 		return UploadResult{}, err
 	}
 	res := UploadResult{Tasks: make([]UploadedTask, 0, len(u.files))}

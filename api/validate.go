@@ -282,10 +282,7 @@ func (v *validationsResource) commit(ctx context.Context, q *validationRequest, 
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
 	if len(q.keys) > 0 {
-		if err := db.BlobSweepLockShared(ctx, tx); err != nil {
-			return db.Validation{}, internal(ctx, err)
-		}
-		if err := requireBlobsKept(ctx, v.store, q.start, q.keys); err != nil {
+		if err := keepBlobs(ctx, tx, v.store, q.start, q.keys); err != nil {
 			return db.Validation{}, err
 		}
 	}
@@ -403,7 +400,7 @@ func invalidBody(name, msg string, value any) *Error {
 		value = string([]rune(s)[:200]) + "…"
 	}
 	return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
-		WithDetails([]*huma.ErrorDetail{{Location: "body." + name, Message: msg, Value: value}})
+		WithDetail("body."+name, msg, value)
 }
 
 // validationRequest is the state of one POST /validate-audit.
@@ -415,7 +412,9 @@ type validationRequest struct {
 	taskUUID string
 	notes    string
 	isCall   *bool
-	files    []db.ValidationAttachment
+	// form is the multipart body, when the request is one.
+	form  *formReader
+	files []db.ValidationAttachment
 	// keys are every blob written, registered before writing.
 	keys  []string
 	total int64
@@ -438,9 +437,8 @@ func (q *validationRequest) read(ctx context.Context, in *streamedInput) error {
 		// Bounded in time as Huma bounds the other JSON bodies.
 		return q.readJSON(in.body(maxValidationJSON, BodyTimeouts{Idle: q.v.timeouts.Idle, Total: bodyReadTimeout}))
 	case err == nil && mt == "multipart/form-data" && params["boundary"] != "":
-		limit := q.v.opts.MaxAttachmentBytes + validationFormOverhead
-		body := bufio.NewReaderSize(in.body(limit, q.v.timeouts), copyBufferSize)
-		return q.readMultipart(ctx, multipart.NewReader(body, params["boundary"]))
+		q.form = in.form(params["boundary"], q.v.opts.MaxAttachmentBytes+validationFormOverhead, "validation", q.v.timeouts)
+		return q.form.each(func(part *multipart.Part) error { return q.part(ctx, part) })
 	}
 	return Errorf(CodeUnsupportedMediaType, "send the fields as application/json or multipart/form-data (with attachments)")
 }
@@ -577,23 +575,6 @@ func (q *validationRequest) hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (q *validationRequest) readMultipart(ctx context.Context, mr *multipart.Reader) error {
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return q.bodyError(err, "")
-		}
-		err = q.part(ctx, part)
-		part.Close()
-		if err != nil {
-			return err
-		}
-	}
-}
-
 // part reads one part: a field, or a file to attach.
 func (q *validationRequest) part(ctx context.Context, part *multipart.Part) error {
 	name := part.FormName()
@@ -615,7 +596,7 @@ func (q *validationRequest) part(ctx context.Context, part *multipart.Part) erro
 	q.seen[name] = true
 	b, err := io.ReadAll(io.LimitReader(part, maxValidationField+1))
 	if err != nil {
-		return q.bodyError(err, "")
+		return q.form.error(err, "")
 	}
 	if len(b) > maxValidationField {
 		return invalidBody(name, fmt.Sprintf("must be at most %d bytes", maxValidationField), nil)
@@ -642,36 +623,18 @@ func (q *validationRequest) attach(ctx context.Context, part *multipart.Part, fi
 	key := storage.NewKey(q.start)
 	// Registered before writing, so a failure deletes it too.
 	q.keys = append(q.keys, key)
-	wctx, abandon := context.WithCancel(ctx)
-	defer abandon()
-	w, err := q.v.store.Create(wctx, key)
-	if err != nil {
-		return internal(ctx, fmt.Errorf("store %s: %w", key, err))
-	}
-	hash := sha256.New()
 	remaining := o.MaxAttachmentBytes - q.total
-	n, _, err := q.copier.copy(w, hash, io.LimitReader(src, remaining+1))
+	n, _, sum, err := q.copier.storePart(ctx, q.v.store, key, src, remaining)
 	switch {
-	case errors.Is(err, errStore):
-		abandon()
-		_ = w.Close()
-		return internal(ctx, fmt.Errorf("store %s: %w", key, err))
-	case err != nil:
-		abandon()
-		_ = w.Close()
-		return q.bodyError(err, name)
-	case n > remaining:
-		abandon()
-		_ = w.Close()
+	case errors.Is(err, errTooLarge):
 		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the attachments are larger than the limit of %s per validation; %q goes over it",
 			size(o.MaxAttachmentBytes), name)).WithDetails(map[string]any{"file": name, "limit_bytes": o.MaxAttachmentBytes})
-	}
-	if err := w.Close(); err != nil {
-		return internal(ctx, fmt.Errorf("store %s: %w", key, err))
+	case err != nil:
+		return q.form.error(err, name)
 	}
 	q.total += n
 	q.files = append(q.files, db.ValidationAttachment{Name: name, ContentType: partContentType(part), Size: n,
-		SHA256: hex.EncodeToString(hash.Sum(nil)), BlobKey: key})
+		SHA256: sum, BlobKey: key})
 	return nil
 }
 
@@ -684,14 +647,4 @@ func partContentType(part *multipart.Part) string {
 		}
 	}
 	return "application/octet-stream"
-}
-
-// bodyError explains why the body could not be read.
-func (q *validationRequest) bodyError(err error, file string) error {
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		limit := q.v.opts.MaxAttachmentBytes + validationFormOverhead
-		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the request is larger than the limit of %s per validation%s", size(limit), whileReading(file))).
-			WithDetails(map[string]any{"file": file, "limit_bytes": limit})
-	}
-	return malformedBody(err, file)
 }
