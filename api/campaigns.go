@@ -13,11 +13,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/auditd/auditd/auditor/rules"
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
-	"github.com/auditd/auditd/workers/rules"
 )
 
 type campaignsResource struct {

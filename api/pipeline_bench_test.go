@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
+	"github.com/auditd/auditd/auditor"
 	"net/http"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ func BenchmarkChatPipeline(b *testing.B) {
 	ctx := context.Background()
 
 	ws := river.NewWorkers()
-	workers.Register(ws, workers.Deps{Pool: bundle.pool, Store: bundle.store, Auditor: &workers.RulesAuditor{}})
+	workers.Register(ws, workers.Deps{Pool: bundle.pool, Store: bundle.store, Auditor: &auditor.Rules{}})
 	client, err := river.NewClient(riverpgxv5.New(bundle.pool), &river.Config{
 		Workers: ws, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 16}},
 		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond,

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/auditd/auditd/auditor"
 	"net/http"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ func (b *testBundle) workerClient(t *testing.T, deps workers.Deps, configure fun
 	t.Helper()
 	deps.Pool, deps.Store = b.pool, b.store
 	if deps.Auditor == nil {
-		deps.Auditor = &workers.RulesAuditor{}
+		deps.Auditor = &auditor.Rules{}
 	}
 	if deps.Mailer == nil {
 		var err error

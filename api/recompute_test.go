@@ -14,10 +14,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/auditor/llm"
+	"github.com/auditd/auditd/auditor/llm/llmtest"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/workers"
-	"github.com/auditd/auditd/workers/llm"
-	"github.com/auditd/auditd/workers/llm/llmtest"
 )
 
 // modelServer is an OpenAI-compatible chat completions server on loopback

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"github.com/auditd/auditd/auditor"
 	"html"
 	"mime"
 	"net/http"
@@ -73,7 +74,7 @@ func runWorkerProcess() error {
 		return err
 	}
 	ws := river.NewWorkers()
-	workers.Register(ws, workers.Deps{Pool: pool, Store: store, Auditor: &workers.RulesAuditor{}, Mailer: mailer, PublicURL: testPublicURL})
+	workers.Register(ws, workers.Deps{Pool: pool, Store: store, Auditor: &auditor.Rules{}, Mailer: mailer, PublicURL: testPublicURL})
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Workers: ws, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
 		FetchCooldown: 10 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond,

@@ -31,7 +31,7 @@ type Criterion struct {
 	// AppliesTo is Call, Chat or Both.
 	AppliesTo string `json:"applies_to"`
 	// Rule is what the rules engine checks (syntax: package
-	// workers/rules). It stays raw here: its syntax belongs to that engine.
+	// auditor/rules). It stays raw here: its syntax belongs to that engine.
 	Rule json.RawMessage `json:"rule"`
 	// Guidance tells analysts (and the LLM engine) how to judge the criterion.
 	Guidance string `json:"guidance,omitempty"`

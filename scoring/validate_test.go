@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/scoring"
-	"github.com/auditd/auditd/workers/rules"
+	"github.com/auditd/auditd/auditor/rules"
 )
 
 func validCriterion(id, question string) scoring.Criterion {

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-10s}
 
 failed=()
-for pkg in ./transcript ./workers/rules ./api; do
+for pkg in ./transcript ./auditor/rules ./api; do
   for target in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz'); do
     echo "fuzz.sh: $pkg $target for $fuzztime"
     if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$fuzztime" "$pkg" >/tmp/fuzz-$$.log 2>&1; then

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,80 +12,12 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/rules"
 )
-
-// Auditor judges an interaction's transcript against a scorecard: one
-// verdict per applicable criterion.
-type Auditor interface {
-	// Name identifies the engine in stored audits.
-	Name() string
-	// Audit returns the verdicts. Errors for which ErrPermanent is true
-	// cannot succeed on retry.
-	Audit(ctx context.Context, card db.Scorecard, kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error)
-}
-
-// RulesAuditor is the phrase-rules engine (AUDITOR_ENGINE=rules). Compiling
-// a scorecard's rules costs milliseconds, so engines are kept per campaign,
-// scorecard version and set of criteria (a recomputation may ask for only
-// the criteria that lack a verdict).
-type RulesAuditor struct {
-	mu      sync.Mutex
-	engines map[scorecardKey]*rules.Engine
-}
-
-type scorecardKey struct {
-	campaign string
-	version  int
-	// criteria are the criterion ids, in order, NUL-separated.
-	criteria string
-}
-
-// maxCachedEngines bounds the cache; it is emptied when full (versions
-// change rarely, so this only matters after many publications).
-const maxCachedEngines = 256
-
-// Name implements Auditor.
-func (*RulesAuditor) Name() string { return "rules" }
-
-// Audit implements Auditor.
-func (r *RulesAuditor) Audit(_ context.Context, card db.Scorecard, kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error) {
-	engine, err := r.engine(card)
-	if err != nil {
-		return nil, permanent(err)
-	}
-	v, err := engine.Audit(kind, t, lang)
-	if err != nil {
-		return nil, permanent(err)
-	}
-	return v, nil
-}
-
-func (r *RulesAuditor) engine(card db.Scorecard) (*rules.Engine, error) {
-	ids := make([]string, len(card.Criteria))
-	for i, c := range card.Criteria {
-		ids[i] = c.ID
-	}
-	key := scorecardKey{card.CampaignID, card.Version, strings.Join(ids, "\x00")}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if e, ok := r.engines[key]; ok {
-		return e, nil
-	}
-	e, err := rules.New(card.Scorecard)
-	if err != nil {
-		return nil, err
-	}
-	if r.engines == nil || len(r.engines) >= maxCachedEngines {
-		r.engines = map[scorecardKey]*rules.Engine{}
-	}
-	r.engines[key] = e
-	return e, nil
-}
 
 // permanentError marks an error no retry can fix.
 type permanentError struct{ error }
@@ -99,7 +29,7 @@ func permanent(err error) error { return permanentError{&reportable{err}} }
 
 // ErrPermanent reports whether err cannot succeed on retry: an error this
 // package marked so, or one with a method Permanent() bool that says so
-// (how engines in their own packages, such as workers/llm, tell it).
+// (how engines in their own packages, such as auditor/llm, tell it).
 func ErrPermanent(err error) bool {
 	var p permanentError
 	if errors.As(err, &p) {
@@ -153,7 +83,7 @@ func (b Backoff) settle(job *rivertype.JobRow, err error, fail func() error) err
 // longest its engine may take (an LLM auditor's few requests, LLM_TIMEOUT
 // each), plus time for the database. A worker killed mid-audit has its job
 // run again only after this, so it is no longer than it must be.
-func auditTimeout(a Auditor) time.Duration {
+func auditTimeout(a auditor.Engine) time.Duration {
 	const margin = 30 * time.Second
 	if bounded, ok := a.(interface{ MaxDuration() time.Duration }); ok {
 		return bounded.MaxDuration() + margin
@@ -166,7 +96,7 @@ func auditTimeout(a Auditor) time.Duration {
 type AuditWorker struct {
 	river.WorkerDefaults[jobs.AuditArgs]
 	pool    *pgxpool.Pool
-	auditor Auditor
+	auditor auditor.Engine
 	backoff Backoff
 }
 
@@ -259,15 +189,9 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 	if err != nil {
 		return scoring.Result{}, err
 	}
-	verdicts, err := w.auditor.Audit(ctx, card, task.Kind, tr, auditLanguage(tr, task, campaign))
+	result, err := auditor.Judge(ctx, w.auditor, card.Scorecard, task.Kind, tr, auditLanguage(tr, task, campaign), campaign.PassingScore)
 	if err != nil {
 		return scoring.Result{}, engineError(ctx, err)
-	}
-	result, err := scoring.Score(card.Scorecard, task.Kind, verdicts, campaign.PassingScore)
-	if err != nil {
-		// The scorecard or the engine's answer cannot be scored: retrying
-		// gives the same.
-		return scoring.Result{}, permanent(err)
 	}
 	return result, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/auditd/auditd/auditor"
 	"slices"
 	"strings"
 	"time"
@@ -28,7 +29,7 @@ var errChangedMeanwhile = errors.New("the audit or the scorecard changed while i
 // the criteria the previous revision does not have) and returns its
 // verdicts by criterion id; nil when nothing is missing, so the common case
 // runs no engine at all.
-func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, auditor Auditor, task db.Task, campaign db.Campaign,
+func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, engine auditor.Engine, task db.Task, campaign db.Campaign,
 	card db.Scorecard, missing []string) (map[string]scoring.Verdict, error) {
 	if len(missing) == 0 {
 		return nil, nil
@@ -42,7 +43,7 @@ func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, auditor Auditor, ta
 	}
 	sub := card
 	sub.Scorecard = card.Subset(missing)
-	verdicts, err := auditor.Audit(ctx, sub, task.Kind, tr, auditLanguage(tr, task, campaign))
+	verdicts, err := engine.Audit(ctx, sub.Scorecard, task.Kind, tr, auditLanguage(tr, task, campaign))
 	if err != nil {
 		return nil, engineError(ctx, err)
 	}
@@ -122,7 +123,7 @@ func verdict(r scoring.Result) string {
 type RecomputeAuditWorker struct {
 	river.WorkerDefaults[jobs.RecomputeAuditArgs]
 	pool    *pgxpool.Pool
-	auditor Auditor
+	auditor auditor.Engine
 	backoff Backoff
 }
 

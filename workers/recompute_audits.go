@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/auditd/auditd/auditor"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -72,7 +73,7 @@ func (p RecomputeProgress) handled() int { return p.Rescored + p.Skipped + p.Fai
 type RecomputeAuditsWorker struct {
 	river.WorkerDefaults[jobs.RecomputeAuditsArgs]
 	pool        *pgxpool.Pool
-	auditor     Auditor
+	auditor     auditor.Engine
 	backoff     Backoff
 	batch       int
 	notifyEvery int

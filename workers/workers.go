@@ -5,6 +5,7 @@ package workers
 import (
 	"cmp"
 	"context"
+	"github.com/auditd/auditd/auditor"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -29,7 +30,7 @@ type Deps struct {
 	// Store holds the uploaded files.
 	Store *storage.Store
 	// Auditor judges transcripts against scorecards.
-	Auditor Auditor
+	Auditor auditor.Engine
 	// Transcribe configures the transcription of calls.
 	Transcribe TranscribeConfig
 	// RecomputeBatch is how many audits recompute_audits re-scores in one

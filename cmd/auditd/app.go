@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/auditd/auditd/auditor"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/auditd/auditd/api"
+	"github.com/auditd/auditd/auditor/llm"
 	"github.com/auditd/auditd/config"
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
@@ -29,7 +31,6 @@ import (
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/asr"
 	"github.com/auditd/auditd/workers/directory"
-	"github.com/auditd/auditd/workers/llm"
 	"github.com/auditd/auditd/workers/mail"
 )
 
@@ -111,7 +112,7 @@ func (m *Main) Open(ctx context.Context) error {
 			UserSyncInterval: m.Config.UserSyncInterval, PublicURL: m.Config.PublicURL,
 			Backoff:    workers.Backoff{Max: m.Config.JobRetryMaxDelay},
 			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}
-		if deps.Auditor, err = auditor(m.Config); err != nil {
+		if deps.Auditor, err = auditEngine(m.Config); err != nil {
 			return err
 		}
 		if deps.Transcribe.Engine, err = asrEngine(m.Config); err != nil {
@@ -273,12 +274,12 @@ func asrEngine(c config.Config) (asr.Engine, error) {
 }
 
 // auditor is the engine of automatic audits (AUDITOR_ENGINE).
-func auditor(c config.Config) (workers.Auditor, error) {
+func auditEngine(c config.Config) (auditor.Engine, error) {
 	if c.AuditorEngine == "llm" {
 		return llm.New(llm.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel,
 			ContextChars: c.LLMContextChars, Timeout: c.LLMTimeout})
 	}
-	return &workers.RulesAuditor{}, nil
+	return &auditor.Rules{}, nil
 }
 
 // directoryConfig is the directory users are synced from.

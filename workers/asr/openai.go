@@ -17,8 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/auditd/auditd/openai"
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/openai"
 )
 
 // maxAnswer bounds the answer read from a transcription server. A verbose

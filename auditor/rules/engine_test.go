@@ -7,9 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/auditor/rules"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/rules"
 )
 
 const (

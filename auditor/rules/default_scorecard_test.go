@@ -5,9 +5,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/auditor/rules"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/rules"
 )
 
 // defaultEngine compiles the default scorecard.

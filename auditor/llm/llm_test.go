@@ -17,12 +17,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/auditor/llm"
+	"github.com/auditd/auditd/auditor/llm/llmtest"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers"
-	"github.com/auditd/auditd/workers/llm"
-	"github.com/auditd/auditd/workers/llm/llmtest"
 )
 
 // reply is one scripted answer of the fake server.
@@ -121,7 +120,7 @@ Agente: Gracias a usted, que tenga un buen dia.
 `
 
 type testBundle struct {
-	card     db.Scorecard
+	card     scoring.Scorecard
 	ids      []string // the criteria that apply to a chat
 	chat     transcript.Transcript
 	fake     *fakeLLM
@@ -135,7 +134,7 @@ func setup(t *testing.T, config llm.Config, replies ...reply) *testBundle {
 	require.NoError(t, err)
 	tr, _, err := transcript.ParseChat([]byte(chat))
 	require.NoError(t, err)
-	b := &testBundle{card: db.Scorecard{CampaignID: "c1", Scorecard: card}, chat: tr,
+	b := &testBundle{card: card, chat: tr,
 		evidence: map[string]string{"greeting": "buenos días, gracias por contactar con Telecable, le atiende Marta"}}
 	for _, c := range card.Applicable(scoring.Chat) {
 		b.ids = append(b.ids, c.ID)
@@ -182,7 +181,7 @@ func TestValidAnswer(t *testing.T) {
 		require.Equal(t, "Cumple: "+v.CriterionID, v.Explanation)
 	}
 	require.Equal(t, b.evidence["greeting"], verdicts[0].Evidence, "a quote differing only in accents and case is found")
-	_, err = scoring.Score(b.card.Scorecard, scoring.Chat, verdicts, 85)
+	_, err = scoring.Score(b.card, scoring.Chat, verdicts, 85)
 	require.NoError(t, err, "the verdicts can be scored as they are")
 
 	reqs := b.fake.seen()
@@ -384,7 +383,7 @@ func TestUnreachableServerIsRetryable(t *testing.T) {
 	require.NoError(t, err)
 	card, err := scoring.DefaultScorecard()
 	require.NoError(t, err)
-	_, err = a.Audit(context.Background(), db.Scorecard{Scorecard: card}, scoring.Chat, transcript.Transcript{Text: "hola"}, "es")
+	_, err = a.Audit(context.Background(), card, scoring.Chat, transcript.Transcript{Text: "hola"}, "es")
 	var retry *llm.RetryableError
 	require.ErrorAs(t, err, &retry)
 	require.False(t, workers.ErrPermanent(err))
@@ -466,7 +465,7 @@ func TestContextEndsTheRequest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := a.Audit(ctx, db.Scorecard{Scorecard: card}, scoring.Chat, transcript.Transcript{Text: "hola"}, "es")
+		_, err := a.Audit(ctx, card, scoring.Chat, transcript.Transcript{Text: "hola"}, "es")
 		done <- err
 	}()
 	cancel()

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/auditd/auditd/auditor/rules"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/rules"
 )
 
 // wording is the prompt in one language.

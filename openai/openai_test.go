@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/auditd/auditd/workers/openai"
+	"github.com/auditd/auditd/openai"
 )
 
 func TestEndpoint(t *testing.T) {

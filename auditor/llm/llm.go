@@ -58,10 +58,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/openai"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/openai"
 )
 
 // Defaults of Config.
@@ -97,7 +96,7 @@ type Config struct {
 	Attempts int
 }
 
-// Auditor is the engine; it implements workers.Auditor. Create it with New.
+// Auditor is the engine; it implements auditor.Engine. Create it with New.
 type Auditor struct {
 	endpoint string
 	apiKey   string
@@ -139,15 +138,15 @@ func (a *Auditor) MaxDuration() time.Duration {
 	return time.Duration(a.attempts) * a.client.Timeout
 }
 
-// Name implements workers.Auditor: "llm:" and the model.
+// Name implements auditor.Engine: "llm:" and the model.
 func (a *Auditor) Name() string { return "llm:" + a.model }
 
-// Audit implements workers.Auditor: one verdict per criterion of card that
+// Audit implements auditor.Engine: one verdict per criterion of card that
 // applies to kind, explained in lang. Errors: *RetryableError,
 // *RejectedError, *InvalidAnswerError (see the package documentation), an
 // error when the scorecard alone does not fit the context budget, or
 // ctx's error.
-func (a *Auditor) Audit(ctx context.Context, card db.Scorecard, kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error) {
+func (a *Auditor) Audit(ctx context.Context, card scoring.Scorecard, kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error) {
 	criteria := card.Applicable(kind)
 	if len(criteria) == 0 {
 		return nil, nil

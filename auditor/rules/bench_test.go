@@ -6,9 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/auditor/rules"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/workers/rules"
 )
 
 // typicalChat is a 40-turn support chat in Spanish, about 450 words.

@@ -1,0 +1,110 @@
+// Package auditor is the automatic audit: the engines that judge a
+// transcript against a scorecard (package rules for phrase rules, package
+// llm for a language model, and Hybrid, which lets the rules decide what
+// they are sure of and asks the model about the rest) behind one Engine
+// interface, used by the audit jobs (package workers), by rule checking at
+// publish time (package api) and by the evaluation (package eval).
+package auditor
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/auditd/auditd/auditor/rules"
+	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/transcript"
+)
+
+// Engine judges an interaction's transcript against a scorecard: one
+// verdict per criterion that applies to kind (scoring.Call or scoring.Chat),
+// explained in lang.
+type Engine interface {
+	// Name identifies the engine in stored audits ("rules", "llm:<model>").
+	Name() string
+	// Audit returns the verdicts, in scorecard order. An error with a
+	// method Permanent() bool that says true cannot succeed on retry; one
+	// with a method RetryDelay() time.Duration asks to be retried after it.
+	Audit(ctx context.Context, card scoring.Scorecard, kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error)
+}
+
+// Judge audits t with e and scores the verdicts against card and the
+// passing score: the automatic audit of one interaction, as the audit job
+// and the evaluation run it. Errors are e's, or scoring.Score's when the
+// scorecard or the verdicts cannot be scored.
+func Judge(ctx context.Context, e Engine, card scoring.Scorecard, kind string, t transcript.Transcript, lang string,
+	passingScore float64) (scoring.Result, error) {
+	verdicts, err := e.Audit(ctx, card, kind, t, lang)
+	if err != nil {
+		return scoring.Result{}, err
+	}
+	res, err := scoring.Score(card, kind, verdicts, passingScore)
+	if err != nil {
+		return scoring.Result{}, Permanent(err)
+	}
+	return res, nil
+}
+
+// Rules is the phrase-rules engine (AUDITOR_ENGINE=rules). Compiling a
+// scorecard costs milliseconds, so compiled scorecards are kept, keyed by
+// their criteria (a recomputation may ask for only the criteria that lack a
+// verdict). The zero value is ready to use, and safe for concurrent use.
+type Rules struct {
+	mu    sync.Mutex
+	cache map[string]*rules.Engine
+}
+
+// maxCachedEngines bounds the cache; it is emptied when full (scorecards
+// change rarely, so this only matters after many publications).
+const maxCachedEngines = 256
+
+// Name implements Engine.
+func (*Rules) Name() string { return "rules" }
+
+// Audit implements Engine. Its errors are permanent: a scorecard whose
+// rules do not compile, or an unknown kind.
+func (r *Rules) Audit(_ context.Context, card scoring.Scorecard, kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error) {
+	e, err := r.Compile(card)
+	if err != nil {
+		return nil, Permanent(err)
+	}
+	v, err := e.Audit(kind, t, lang)
+	if err != nil {
+		return nil, Permanent(err)
+	}
+	return v, nil
+}
+
+// Compile returns card's compiled rules, from the cache when the same
+// criteria were compiled before. Errors are rules.New's.
+func (r *Rules) Compile(card scoring.Scorecard) (*rules.Engine, error) {
+	key, err := json.Marshal(card.Criteria)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.cache[string(key)]; ok {
+		return e, nil
+	}
+	e, err := rules.New(card)
+	if err != nil {
+		return nil, err
+	}
+	if r.cache == nil || len(r.cache) >= maxCachedEngines {
+		r.cache = map[string]*rules.Engine{}
+	}
+	r.cache[string(key)] = e
+	return e, nil
+}
+
+// permanentError marks an error no retry can fix.
+type permanentError struct{ error }
+
+func (p permanentError) Unwrap() error { return p.error }
+
+// Permanent implements the Engine error contract.
+func (permanentError) Permanent() bool { return true }
+
+// Permanent marks err as one that no retry can fix.
+func Permanent(err error) error { return permanentError{err} }
