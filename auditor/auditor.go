@@ -28,16 +28,18 @@ type Engine interface {
 	Audit(ctx context.Context, card scoring.Scorecard, kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error)
 }
 
-// Judge audits t with e and scores the verdicts against card and the
-// passing score: the automatic audit of one interaction, as the audit job
-// and the evaluation run it. Errors are e's, or scoring.Score's when the
-// scorecard or the verdicts cannot be scored.
+// Judge audits t with e, marks the verdicts whose confidence is below
+// review as needing an analyst's review, and scores them against card and
+// the passing score: the automatic audit of one interaction, as the audit
+// job and the evaluation run it. Errors are e's, or scoring.Score's when
+// the scorecard or the verdicts cannot be scored.
 func Judge(ctx context.Context, e Engine, card scoring.Scorecard, kind string, t transcript.Transcript, lang string,
-	passingScore float64) (scoring.Result, error) {
+	passingScore, review float64) (scoring.Result, error) {
 	verdicts, err := e.Audit(ctx, card, kind, t, lang)
 	if err != nil {
 		return scoring.Result{}, err
 	}
+	scoring.Review(verdicts, review)
 	res, err := scoring.Score(card, kind, verdicts, passingScore)
 	if err != nil {
 		return scoring.Result{}, Permanent(err)

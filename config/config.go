@@ -169,6 +169,10 @@ type Config struct {
 	// AuditorEngine judges transcripts against scorecards: rules or llm
 	// (AUDITOR_ENGINE). Defaults to rules.
 	AuditorEngine string
+	// ReviewConfidence is the confidence below which an automatic verdict
+	// is marked as needing an analyst's review (AUDIT_REVIEW_CONFIDENCE),
+	// from 0 to 1. Defaults to 0.8.
+	ReviewConfidence float64
 	// LLMBaseURL is the OpenAI-compatible server of the llm engine, with or
 	// without /v1 (LLM_BASE_URL). Required with AUDITOR_ENGINE=llm.
 	LLMBaseURL string
@@ -252,6 +256,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		UserSyncInterval:          e.duration("USER_SYNC_INTERVAL", time.Hour),
 
 		AuditorEngine:                e.str("AUDITOR_ENGINE", "rules"),
+		ReviewConfidence:             e.fraction("AUDIT_REVIEW_CONFIDENCE", 0.8),
 		LLMBaseURL:                   e.str("LLM_BASE_URL", ""),
 		LLMAPIKey:                    e.str("LLM_API_KEY", ""),
 		LLMModel:                     e.str("LLM_MODEL", ""),
@@ -568,6 +573,17 @@ func parse[T any](e *env, name string, def T, want string, conv func(string) (T,
 
 func (e *env) boolean(name string, def bool) bool {
 	return parse(e, name, def, "a boolean (true or false)", strconv.ParseBool)
+}
+
+// fraction reads a number from 0 to 1.
+func (e *env) fraction(name string, def float64) float64 {
+	return parse(e, name, def, "a number from 0 to 1, such as 0.8", func(v string) (float64, error) {
+		f, err := strconv.ParseFloat(v, 64)
+		if err == nil && !(f >= 0 && f <= 1) {
+			err = errors.New("out of range")
+		}
+		return f, err
+	})
 }
 
 func (e *env) integer(name string, def int) int {

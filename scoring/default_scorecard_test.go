@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/auditor/rules"
+	"github.com/auditd/auditd/scoring"
 )
 
 func TestDefaultScorecard(t *testing.T) {

@@ -6,7 +6,7 @@ func (r Result) Verdicts() map[string]Verdict {
 	out := make(map[string]Verdict, len(r.Items))
 	for _, it := range r.Items {
 		out[it.CriterionID] = Verdict{CriterionID: it.CriterionID, Complies: it.Complies,
-			Explanation: it.Explanation, Evidence: it.Evidence}
+			Explanation: it.Explanation, Evidence: it.Evidence, Assessment: it.Assessment}
 	}
 	return out
 }

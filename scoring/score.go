@@ -60,6 +60,7 @@ type Item struct {
 	Complies    bool    `json:"complies"`
 	Explanation string  `json:"explanation"`
 	Evidence    string  `json:"evidence,omitempty"`
+	Assessment
 }
 
 // VerdictError says how a set of verdicts fails to match the criteria that
@@ -154,7 +155,7 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 		res.Items = append(res.Items, Item{
 			CriterionID: c.ID, Category: c.Category, Question: c.Question,
 			Weight: c.Weight, Critical: c.Critical,
-			Complies: v.Complies, Explanation: v.Explanation, Evidence: v.Evidence,
+			Complies: v.Complies, Explanation: v.Explanation, Evidence: v.Evidence, Assessment: v.Assessment,
 		})
 	}
 	for _, name := range order {

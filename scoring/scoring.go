@@ -88,4 +88,39 @@ type Verdict struct {
 	// Evidence quotes the transcript (verbatim) where the judgement comes
 	// from; empty when there is nothing to quote.
 	Evidence string `json:"evidence,omitempty"`
+	Assessment
+}
+
+// How an engine reached a verdict (Assessment.Basis).
+const (
+	// BasisEvidence: something said decides it, quoted as the evidence.
+	BasisEvidence = "evidence"
+	// BasisAbsence: nothing the engine looks for was said.
+	BasisAbsence = "absence"
+	// BasisConflict: signals point both ways (a phrase said but negated, or
+	// said outside the place it must be, beside what decides it).
+	BasisConflict = "conflict"
+)
+
+// Assessment is how sure an engine is of a verdict. An analyst's verdict
+// has none (the zero value): a person decided it.
+type Assessment struct {
+	// Basis is BasisEvidence, BasisAbsence or BasisConflict; empty for an
+	// analyst's verdict.
+	Basis string `json:"basis,omitempty" enum:"evidence,absence,conflict"`
+	// Confidence is the engine's estimate, from 0 to 1, that an analyst
+	// would agree with the verdict.
+	Confidence float64 `json:"confidence,omitempty" minimum:"0" maximum:"1"`
+	// NeedsReview: the confidence is below the review threshold
+	// (AUDIT_REVIEW_CONFIDENCE), so an analyst should confirm the verdict.
+	NeedsReview bool `json:"needs_review,omitempty"`
+}
+
+// Review marks the verdicts whose confidence is below threshold as needing
+// review. Verdicts without a basis (an analyst's) never need it.
+func Review(verdicts []Verdict, threshold float64) {
+	for i := range verdicts {
+		v := &verdicts[i]
+		v.NeedsReview = v.Basis != "" && v.Confidence < threshold
+	}
 }

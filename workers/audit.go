@@ -97,6 +97,7 @@ type AuditWorker struct {
 	river.WorkerDefaults[jobs.AuditArgs]
 	pool    *pgxpool.Pool
 	auditor auditor.Engine
+	review  float64
 	backoff Backoff
 }
 
@@ -189,7 +190,7 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 	if err != nil {
 		return scoring.Result{}, err
 	}
-	result, err := auditor.Judge(ctx, w.auditor, card.Scorecard, task.Kind, tr, auditLanguage(tr, task, campaign), campaign.PassingScore)
+	result, err := auditor.Judge(ctx, w.auditor, card.Scorecard, task.Kind, tr, auditLanguage(tr, task, campaign), campaign.PassingScore, w.review)
 	if err != nil {
 		return scoring.Result{}, engineError(ctx, err)
 	}

@@ -31,6 +31,9 @@ type Deps struct {
 	Store *storage.Store
 	// Auditor judges transcripts against scorecards.
 	Auditor auditor.Engine
+	// ReviewConfidence is the confidence below which an automatic verdict
+	// needs an analyst's review (AUDIT_REVIEW_CONFIDENCE).
+	ReviewConfidence float64
 	// Transcribe configures the transcription of calls.
 	Transcribe TranscribeConfig
 	// RecomputeBatch is how many audits recompute_audits re-scores in one
@@ -54,7 +57,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &PruneEventsWorker{pool: d.Pool, retention: d.EventRetention})
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
-	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor, backoff: d.Backoff})
+	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff})
 	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe})
 	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor, backoff: d.Backoff})
 	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor, backoff: d.Backoff,

@@ -110,7 +110,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if m.Work {
 		deps := workers.Deps{Pool: pool, Store: m.store, EventRetention: m.Config.EventRetention,
 			UserSyncInterval: m.Config.UserSyncInterval, PublicURL: m.Config.PublicURL,
-			Backoff:    workers.Backoff{Max: m.Config.JobRetryMaxDelay},
+			Backoff: workers.Backoff{Max: m.Config.JobRetryMaxDelay}, ReviewConfidence: m.Config.ReviewConfidence,
 			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}
 		if deps.Auditor, err = auditEngine(m.Config); err != nil {
 			return err
