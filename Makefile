@@ -1,5 +1,5 @@
 # The two commands: `make run` and `make test`. See README.md.
-.PHONY: run test test-faults e2e fuzz web bench lint build fmt docs-assets stop-db
+.PHONY: run test test-faults e2e fuzz web bench eval lint build fmt docs-assets stop-db
 
 run:
 	scripts/run.sh
@@ -25,6 +25,12 @@ test-faults:
 # Every fuzz target for FUZZTIME (default 10s) each; make test runs it too.
 fuzz:
 	scripts/fuzz.sh
+
+# The auditor against the labelled evaluation set (eval/): agreement per
+# split, language, kind and criterion. SHOW=holdout|all|none lists other
+# disagreements than dev's.
+eval:
+	go run ./cmd/auditeval -show $${SHOW:-dev}
 
 # Benchmarks against a private Postgres; BENCH=regexp selects some.
 bench:

@@ -64,11 +64,12 @@ func CampaignList(ctx context.Context, q DBTX) ([]Campaign, error) {
 }
 
 // CampaignCreate inserts a campaign with version 1 of its scorecard:
-// criteria, or the default scorecard's when criteria is empty. It returns
+// criteria, or the default scorecard's (in the campaign's language) when
+// criteria is empty. It returns
 // a *pgconn.PgError with code 23505 when the name is taken.
 func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSettings, criteria []scoring.Criterion, by string) (Campaign, error) {
 	if len(criteria) == 0 {
-		card, err := scoring.DefaultScorecard()
+		card, err := scoring.DefaultScorecard(s.Language)
 		if err != nil {
 			return Campaign{}, err
 		}

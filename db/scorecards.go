@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -104,19 +105,68 @@ func (s Scorecard) Info() ScorecardInfo {
 }
 
 // scorecardSeedDefault gives every campaign without a scorecard the default
-// one as version 1 (the default campaign after the first migration).
+// one, in the campaign's language, as version 1 (the default campaign after
+// the first migration). Then it brings the default campaign's scorecard up
+// to the default of this build when nobody ever edited it: its only
+// version is the one the system seeded, and it differs from today's
+// default. That publishes version 2 by "system"; campaigns anyone
+// published a version of keep theirs. Audits keep the version they were
+// scored against (criterion ids are stable across defaults).
 func scorecardSeedDefault(ctx context.Context, q DBTX) error {
-	card, err := scoring.DefaultScorecard()
+	rows, err := q.Query(ctx, `
+		SELECT c.id, c.language, COALESCE(max(s.version), 0),
+		       COALESCE(bool_and(s.published_by = 'system'), false) AND c.name = 'default',
+		       (array_agg(s.criteria ORDER BY s.version DESC))[1]
+		FROM campaigns c LEFT JOIN scorecards s ON s.campaign_id = c.id
+		GROUP BY c.id`)
 	if err != nil {
 		return err
 	}
-	raw, err := json.Marshal(card.Criteria)
+	type seed struct {
+		id, lang    string
+		version     int
+		upgradeable bool
+		current     []byte
+	}
+	seeds, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (seed, error) {
+		var s seed
+		return s, row.Scan(&s.id, &s.lang, &s.version, &s.upgradeable, &s.current)
+	})
 	if err != nil {
 		return err
 	}
-	_, err = q.Exec(ctx, `
-		INSERT INTO scorecards (campaign_id, version, criteria, published_by)
-		SELECT c.id, 1, $1, 'system' FROM campaigns c
-		WHERE NOT EXISTS (SELECT 1 FROM scorecards s WHERE s.campaign_id = c.id)`, raw)
-	return err
+	for _, s := range seeds {
+		if s.version > 1 || s.version == 1 && !s.upgradeable {
+			continue
+		}
+		card, err := scoring.DefaultScorecard(s.lang)
+		if err != nil {
+			return err
+		}
+		raw, err := json.Marshal(card.Criteria)
+		if err != nil {
+			return err
+		}
+		if s.version == 1 {
+			// Compared as JSON values: jsonb does not keep the bytes.
+			var current, want any
+			if err := json.Unmarshal(s.current, &current); err != nil {
+				return err
+			}
+			if err := json.Unmarshal(raw, &want); err != nil {
+				return err
+			}
+			if reflect.DeepEqual(current, want) {
+				continue
+			}
+		}
+		// ON CONFLICT: a concurrent migration (they hold a lock) or a
+		// publication since the query leaves what it wrote.
+		if _, err := q.Exec(ctx, `
+			INSERT INTO scorecards (campaign_id, version, criteria, published_by)
+			VALUES ($1, $2, $3, 'system') ON CONFLICT DO NOTHING`, s.id, s.version+1, raw); err != nil {
+			return err
+		}
+	}
+	return nil
 }

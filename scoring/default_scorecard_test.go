@@ -11,7 +11,7 @@ import (
 
 func TestDefaultScorecard(t *testing.T) {
 	t.Parallel()
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)
 	require.NoError(t, scoring.Validate(card, rules.CheckRule))
 	require.Equal(t, 1, card.Version)
@@ -37,7 +37,7 @@ func TestDefaultScorecard(t *testing.T) {
 	require.Len(t, card.Applicable(scoring.Chat), 7)
 
 	// Each call gives an independent copy.
-	again, err := scoring.DefaultScorecard()
+	again, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)
 	card.Criteria[0].Weight = 99
 	require.Equal(t, 10.0, again.Criteria[0].Weight)

@@ -130,7 +130,7 @@ type testBundle struct {
 
 func setup(t *testing.T, config llm.Config, replies ...reply) *testBundle {
 	t.Helper()
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)
 	tr, _, err := transcript.ParseChat([]byte(chat))
 	require.NoError(t, err)
@@ -381,7 +381,7 @@ func TestUnreachableServerIsRetryable(t *testing.T) {
 	srv.Close()
 	a, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "m"})
 	require.NoError(t, err)
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)
 	_, err = a.Audit(context.Background(), card, scoring.Chat, transcript.Transcript{Text: "hola"}, "es")
 	var retry *llm.RetryableError
@@ -460,7 +460,7 @@ func TestContextEndsTheRequest(t *testing.T) {
 	t.Cleanup(func() { close(block); srv.Close() })
 	a, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "m"})
 	require.NoError(t, err)
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -87,7 +87,7 @@ func BenchmarkRulesAudit(b *testing.B) {
 // BenchmarkRulesCompile compiles the default scorecard, for a worker that
 // compiles per job instead of keeping engines.
 func BenchmarkRulesCompile(b *testing.B) {
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(b, err)
 	b.ReportAllocs()
 	for b.Loop() {

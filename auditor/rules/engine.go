@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
@@ -17,16 +19,40 @@ type Engine struct {
 	card     scoring.Scorecard
 	criteria []criterion // parallel to card.Criteria
 	words    wordIndex
-	// phrases are the distinct phrases of all rules, as word ids.
-	phrases [][]int32
+	// terms are the distinct terms of all phrases, compiled.
+	terms [][]citem
+	// exprs are the distinct phrases, as their terms' ids and operators.
+	exprs []cexpr
+	// slots: which slots some phrase uses (only those are recognised).
+	slots [numSlots]bool
+}
+
+// citem is a compiled item: the ids of its alternative words, or a slot.
+type citem struct {
+	ids  []int32
+	slot slot
+}
+
+// cexpr is a compiled phrase.
+type cexpr struct {
+	terms []int32
+	ops   []proximity
+	// negator: the phrase starts with a negation ("no es mi problema"), so
+	// a negation before it does not undo it.
+	negator bool
+	// plain: words only, one alternative each, no operator: what was said
+	// can be shown beside the phrase when they differ.
+	plain bool
 }
 
 // criterion is a compiled rule.
 type criterion struct {
-	rule rule
-	any  group   // nil when the rule has no "any"
-	all  []group // one per item of "all"
-	none group   // nil when the rule has no "none"
+	rule      rule
+	any       group   // nil when the rule has no "any"
+	all       []group // one per item of "all"
+	none      group   // nil when the rule has no "none"
+	hints     group
+	appliesIf group
 }
 
 // group is a list of alternative phrases.
@@ -44,63 +70,121 @@ func New(card scoring.Scorecard) (*Engine, error) {
 	if err := scoring.Validate(card, CheckRule); err != nil {
 		return nil, err
 	}
-	e := &Engine{card: card, criteria: make([]criterion, len(card.Criteria)), words: newWordIndex()}
-	wordIDs := map[string]int32{}
-	phraseIDs := map[string]int32{}
-	wordID := func(w string, exact bool) int32 {
-		runes := []rune(w)
-		edits := maxEdits(len(runes))
-		if exact {
-			edits = 0
+	c := compiler{e: &Engine{card: card, criteria: make([]criterion, len(card.Criteria)), words: newWordIndex()},
+		wordIDs: map[string]int32{}, termIDs: map[string]int32{}, exprIDs: map[string]int32{}}
+	for i, cr := range card.Criteria {
+		r, _ := parseRule(cr.Rule) // Validate accepted it
+		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints),
+			appliesIf: c.group(r.appliesIf)}
+		for _, alternatives := range r.all {
+			cc.all = append(cc.all, c.group(alternatives))
 		}
-		key := fmt.Sprintf("%s/%d", w, edits)
-		if id, ok := wordIDs[key]; ok {
-			return id
-		}
-		id := e.words.add(runes, edits)
-		wordIDs[key] = id
+		c.e.criteria[i] = cc
+	}
+	return c.e, nil
+}
+
+// compiler numbers the words, terms and phrases of a scorecard, each
+// distinct one once.
+type compiler struct {
+	e                         *Engine
+	wordIDs, termIDs, exprIDs map[string]int32
+}
+
+func (c *compiler) group(phrases []phrase) group {
+	if phrases == nil {
+		return nil
+	}
+	g := make(group, len(phrases))
+	for i, p := range phrases {
+		g[i] = phraseRef{id: c.expr(p.expr), text: p.text}
+	}
+	return g
+}
+
+func (c *compiler) expr(x expression) int32 {
+	ce := cexpr{ops: x.ops}
+	keys := make([]string, len(x.terms))
+	for i, t := range x.terms {
+		var id int32
+		id, keys[i] = c.term(t)
+		ce.terms = append(ce.terms, id)
+	}
+	key := fmt.Sprint(keys, x.ops)
+	if id, ok := c.exprIDs[key]; ok {
 		return id
 	}
-	compile := func(phrases []string, exact bool) group {
-		g := make(group, len(phrases))
-		for i, p := range phrases {
-			words := NormalWords(p)
-			key := fmt.Sprintf("%t/%s", exact, strings.Join(words, " "))
-			id, ok := phraseIDs[key]
-			if !ok {
-				ids := make([]int32, len(words))
-				for j, w := range words {
-					ids[j] = wordID(w, exact)
-				}
-				id = int32(len(e.phrases))
-				phraseIDs[key] = id
-				e.phrases = append(e.phrases, ids)
-			}
-			g[i] = phraseRef{id: id, text: p}
+	if first := x.terms[0][0]; len(first.words) > 0 {
+		ce.negator = true
+		for _, p := range first.words {
+			ce.negator = ce.negator && !p.prefix && negators[p.word]
 		}
-		return g
 	}
-	for i, c := range card.Criteria {
-		r, _ := parseRule(c.Rule) // Validate accepted it
-		cc := criterion{rule: r}
-		if r.any != nil {
-			cc.any = compile(r.any, r.exact)
-		}
-		for _, alternatives := range r.all {
-			cc.all = append(cc.all, compile(alternatives, r.exact))
-		}
-		if r.none != nil {
-			cc.none = compile(r.none, r.exact)
-		}
-		e.criteria[i] = cc
+	ce.plain = len(x.terms) == 1
+	for _, it := range x.terms[0] {
+		ce.plain = ce.plain && len(it.words) == 1 && !it.words[0].prefix
 	}
-	return e, nil
+	id := int32(len(c.e.exprs))
+	c.exprIDs[key] = id
+	c.e.exprs = append(c.e.exprs, ce)
+	return id
+}
+
+func (c *compiler) term(t term) (int32, string) {
+	items := make([]citem, len(t))
+	parts := make([]string, len(t))
+	for i, it := range t {
+		if it.slot != noSlot {
+			items[i] = citem{slot: it.slot}
+			c.e.slots[it.slot] = true
+			parts[i] = fmt.Sprintf("{%d}", it.slot)
+			continue
+		}
+		var alts []string
+		for _, p := range it.words {
+			items[i].ids = append(items[i].ids, c.word(p))
+			alts = append(alts, fmt.Sprint(p))
+		}
+		parts[i] = strings.Join(alts, "|")
+	}
+	key := strings.Join(parts, " ")
+	if id, ok := c.termIDs[key]; ok {
+		return id, key
+	}
+	id := int32(len(c.e.terms))
+	c.termIDs[key] = id
+	c.e.terms = append(c.e.terms, items)
+	return id, key
+}
+
+func (c *compiler) word(p pattern) int32 {
+	runes := []rune(p.word)
+	edits := maxEdits(len(runes))
+	if p.exact {
+		edits = 0
+	}
+	key := fmt.Sprintf("%s/%d", p.word, edits)
+	if p.prefix {
+		key = p.word + "*"
+	}
+	if id, ok := c.wordIDs[key]; ok {
+		return id
+	}
+	var id int32
+	if p.prefix {
+		id = c.e.words.addStem(p.word)
+	} else {
+		id = c.e.words.add(runes, edits)
+	}
+	c.wordIDs[key] = id
+	return id
 }
 
 // Audit judges every criterion of the engine's scorecard that applies to
 // kind (scoring.Call or scoring.Chat) against t, in scorecard order, with
-// explanations in lang ("es" for Spanish, anything else English). It returns
-// an error only for an unknown kind.
+// explanations in lang ("es" for Spanish, anything else English). Each
+// verdict says how it was reached and how confident the engine is
+// (scoring.Assessment). It returns an error only for an unknown kind.
 func (e *Engine) Audit(kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, error) {
 	if kind != scoring.Call && kind != scoring.Chat {
 		return nil, fmt.Errorf("unknown interaction kind %q: want %q or %q", kind, scoring.Call, scoring.Chat)
@@ -123,6 +207,12 @@ type audit struct {
 	segs []transcript.Segment
 	// speakers[i] is segs[i].Speaker, with anything unexpected as Unknown.
 	speakers []string
+	// own[i] numbers segment i among its speaker's segments, from 0;
+	// owned[speaker] is how many that speaker has.
+	own   []int
+	owned map[string]int
+	// customerBefore[i] is how many customer segments come before segment i.
+	customerBefore []int
 	// timed: positions are seconds (a call whose segments all have a start
 	// time); otherwise they are turns.
 	timed    bool
@@ -131,16 +221,38 @@ type audit struct {
 	words    []word
 	// runs[i] numbers the stretch of consecutive same-speaker segments word
 	// i belongs to: a phrase never spans two speakers.
-	runs  []int32
+	runs []int32
+	// clauses[i] numbers the clause word i is in (punctuation and "but"
+	// end one): a negation reaches no further.
+	clauses []int32
+	// negs[i]: word i is a negation ("no", "not", "can't").
+	negs  []bool
 	cands [][]int32 // cands[i]: ids of the phrase words word i matches
 	at    [][]int32 // at[v]: positions of the words that match phrase word v
-	found [][]span  // found[p]: occurrences of phrase p, once computed
-	done  []bool    // done[p]: found[p] is computed
+	// slotEnds[s][i] are the last words of the spans of slot s starting at
+	// word i; computed for the slots the scorecard uses.
+	slotEnds [numSlots][][]int32
+	terms    memo
+	exprs    memo
 }
+
+// memo holds occurrences computed once per audit.
+type memo struct {
+	found [][]span
+	done  []bool
+}
+
+func newMemo(n int) memo { return memo{found: make([][]span, n), done: make([]bool, n)} }
 
 // span is an occurrence of a phrase: its first and last word (inserted
 // words included).
 type span struct{ first, last int32 }
+
+// negators are the words that negate what follows them in their clause.
+var negators = set("no not never nunca jamas tampoco ni nor neither cant cannot dont doesnt didnt wont wouldnt couldnt shouldnt isnt arent wasnt werent aint unable")
+
+// clauseBreakers end a clause after them.
+var clauseBreakers = set("pero but aunque although sino however though")
 
 func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit {
 	segs := t.Segments
@@ -149,11 +261,14 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 	}
 	a := &audit{
 		e: e, w: w, segs: segs,
-		speakers: make([]string, len(segs)),
-		timed:    kind == scoring.Call && len(segs) > 0,
-		at:       make([][]int32, len(e.words.words)),
-		found:    make([][]span, len(e.phrases)),
-		done:     make([]bool, len(e.phrases)),
+		speakers:       make([]string, len(segs)),
+		own:            make([]int, len(segs)),
+		owned:          map[string]int{},
+		customerBefore: make([]int, len(segs)),
+		timed:          kind == scoring.Call && len(segs) > 0,
+		at:             make([][]int32, len(e.words.words)),
+		terms:          newMemo(len(e.terms)),
+		exprs:          newMemo(len(e.exprs)),
 	}
 	size := 0
 	for _, s := range segs {
@@ -163,12 +278,19 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 	a.words = make([]word, 0, size/5) // words average about 5 bytes with their separator
 	a.runs = make([]int32, 0, size/5)
 	run := int32(-1)
+	customers := 0
 	for i, s := range segs {
 		switch s.Speaker {
 		case transcript.Agent, transcript.Customer:
 			a.speakers[i] = s.Speaker
 		default:
 			a.speakers[i] = transcript.Unknown
+		}
+		a.own[i] = a.owned[a.speakers[i]]
+		a.owned[a.speakers[i]]++
+		a.customerBefore[i] = customers
+		if a.speakers[i] == transcript.Customer {
+			customers++
 		}
 		if i == 0 || a.speakers[i] != a.speakers[i-1] {
 			run++
@@ -190,9 +312,12 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 	}
 	a.norm = string(buf)
 	a.cands = make([][]int32, len(a.words))
+	a.negs = make([]bool, len(a.words))
+	a.clauses = make([]int32, len(a.words))
+	clause := int32(0)
 	memo := make(map[string][]int32, len(a.words)/2)
 	for i, wd := range a.words {
-		text := a.norm[wd.normFrom:wd.normTo]
+		text := a.text(i)
 		ids, ok := memo[text]
 		if !ok {
 			ids = e.words.lookup(text)
@@ -202,34 +327,158 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 		for _, v := range ids {
 			a.at[v] = append(a.at[v], int32(i))
 		}
+		a.negs[i] = negators[text]
+		if i > 0 && (wd.seg != a.words[i-1].seg || strings.ContainsAny(a.gap(i), ".,;:!?¡¿()—") ||
+			clauseBreakers[a.text(i-1)]) {
+			clause++
+		}
+		a.clauses[i] = clause
+	}
+	if slices.Contains(e.slots[:], true) {
+		tk := a.tokens()
+		names := agentNames(segs)
+		for s := range numSlots {
+			if e.slots[s] {
+				a.slotEnds[s] = tk.spans(s, names)
+			}
+		}
 	}
 	return a
 }
 
-// occurrences returns where phrase p was said, in transcript order. A
-// phrase is its words in order within one speaker's run, each possibly
-// preceded by one inserted word ("buenos eh días"); of the ways to match
-// from a first word, the shortest is kept.
-func (a *audit) occurrences(p int32) []span {
-	if a.done[p] {
-		return a.found[p]
+// text is word i's normalised form.
+func (a *audit) text(i int) string {
+	wd := a.words[i]
+	return a.norm[wd.normFrom:wd.normTo]
+}
+
+// gap is the text between words i-1 and i, "\n" across segments.
+func (a *audit) gap(i int) string {
+	if i == 0 || a.words[i].seg != a.words[i-1].seg {
+		return "\n"
 	}
-	a.done[p] = true
-	ids := a.e.phrases[p]
+	return a.segs[a.words[i].seg].Text[a.words[i-1].to:a.words[i].from]
+}
+
+func (a *audit) tokens() *tokens {
+	n := len(a.words)
+	tk := &tokens{norm: make([]string, n), gap: make([]string, n), after: make([]string, n),
+		upper: make([]bool, n), initial: make([]bool, n)}
+	for i, wd := range a.words {
+		tk.norm[i] = a.text(i)
+		tk.gap[i] = a.gap(i)
+		text := a.segs[wd.seg].Text
+		if i+1 < n && a.words[i+1].seg == wd.seg {
+			tk.after[i] = text[wd.to:a.words[i+1].from]
+		} else {
+			tk.after[i] = text[wd.to:]
+		}
+		r, _ := utf8.DecodeRuneInString(text[wd.from:])
+		tk.upper[i] = unicode.IsUpper(r)
+		tk.initial[i] = tk.gap[i] == "\n" || strings.ContainsAny(tk.gap[i], ".!?¡¿:")
+	}
+	return tk
+}
+
+// agentNames are the names in the agent's speaker labels ("Agente Lucía",
+// "Connor"), normalised, without the role words.
+func agentNames(segs []transcript.Segment) []string {
+	var names []string
+	for _, s := range segs {
+		if s.Speaker != transcript.Agent || s.Name == "" {
+			continue
+		}
+		for _, w := range NormalWords(s.Name) {
+			if len(w) > 1 && !isDigits(w) && transcript.SpeakerOf(w) == transcript.Unknown && !notNames[w] &&
+				!slices.Contains(names, w) {
+				names = append(names, w)
+			}
+		}
+	}
+	return names
+}
+
+// ends calls fn with the last word of each way item it matches from word pos.
+func (a *audit) ends(it *citem, pos int32, fn func(end int32)) {
+	if it.slot != noSlot {
+		for _, end := range a.slotEnds[it.slot][pos] {
+			fn(end)
+		}
+		return
+	}
+	for _, id := range it.ids {
+		if contains(a.cands[pos], id) {
+			fn(pos)
+			return
+		}
+	}
+}
+
+// starts returns the words from which item may match, in order.
+func (a *audit) starts(it *citem) []int32 {
+	if it.slot != noSlot {
+		var out []int32
+		for i, ends := range a.slotEnds[it.slot] {
+			if len(ends) > 0 {
+				out = append(out, int32(i))
+			}
+		}
+		return out
+	}
+	if len(it.ids) == 1 {
+		return a.at[it.ids[0]]
+	}
+	var out []int32
+	for _, id := range it.ids {
+		out = append(out, a.at[id]...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// termOccurrences returns where term t was said, in transcript order. A
+// term is its items in order within one speaker's run, each word possibly
+// preceded by one inserted word that is not a negation ("buenos eh días",
+// never "I don't understand" for "I understand"); a name follows its
+// predecessor directly. Of the ways to match from a first word, the
+// shortest is kept.
+func (a *audit) termOccurrences(t int32) []span {
+	if a.terms.done[t] {
+		return a.terms.found[t]
+	}
+	a.terms.done[t] = true
+	items := a.e.terms[t]
 	n := int32(len(a.words))
-	for _, first := range a.at[ids[0]] {
-		// ends holds the offsets from first at which the words so far
+	for _, first := range a.starts(&items[0]) {
+		// ends holds the offsets from first at which the items so far
 		// can end.
-		ends := uint64(1)
-		for _, v := range ids[1:] {
+		var ends uint64
+		a.ends(&items[0], first, func(end int32) {
+			if end-first < 64 {
+				ends |= 1 << (end - first)
+			}
+		})
+		for k := range items[1:] {
+			it := &items[k+1]
+			// No word may come between a name and what introduces it:
+			// "soy de Movistar" is not "soy {name}".
+			steps := int32(2)
+			if it.slot == slotName || it.slot == slotAgentName {
+				steps = 1
+			}
 			var next uint64
 			for rest := ends; rest != 0; rest &= rest - 1 {
 				off := int32(bits.TrailingZeros64(rest))
-				for step := int32(1); step <= 2; step++ {
+				for step := int32(1); step <= steps; step++ {
 					pos := first + off + step
-					if pos < n && a.runs[pos] == a.runs[first] && contains(a.cands[pos], v) {
-						next |= 1 << (off + step)
+					if pos >= n || a.runs[pos] != a.runs[first] || step == 2 && a.negs[pos-1] {
+						break
 					}
+					a.ends(it, pos, func(end int32) {
+						if end-first < 64 {
+							next |= 1 << (end - first)
+						}
+					})
 				}
 			}
 			if ends = next; ends == 0 {
@@ -237,19 +486,78 @@ func (a *audit) occurrences(p int32) []span {
 			}
 		}
 		if ends != 0 {
-			a.found[p] = append(a.found[p], span{first, first + int32(bits.TrailingZeros64(ends))})
+			a.terms.found[t] = append(a.terms.found[t], span{first, first + int32(bits.TrailingZeros64(ends))})
 		}
 	}
-	return a.found[p]
+	return a.terms.found[t]
 }
 
-// inScope reports whether segment seg is within r's speaker and window.
+// occurrences returns where phrase p was said: its first term's
+// occurrences, joined by each proximity operator with the next term's
+// within the same speaker's run.
+func (a *audit) occurrences(p int32) []span {
+	if a.exprs.done[p] {
+		return a.exprs.found[p]
+	}
+	a.exprs.done[p] = true
+	x := &a.e.exprs[p]
+	cur := a.termOccurrences(x.terms[0])
+	for i, op := range x.ops {
+		next := a.termOccurrences(x.terms[i+1])
+		var joined []span
+		for _, s1 := range cur {
+			for _, s2 := range next {
+				if a.runs[s1.first] != a.runs[s2.first] {
+					continue
+				}
+				switch {
+				case s2.first > s1.last && s2.first-s1.last-1 <= int32(op.within):
+				case !op.ordered && s1.first > s2.last && s1.first-s2.last-1 <= int32(op.within):
+				default:
+					continue
+				}
+				joined = append(joined, span{min(s1.first, s2.first), max(s1.last, s2.last)})
+			}
+		}
+		slices.SortFunc(joined, func(x, y span) int {
+			return cmp.Or(cmp.Compare(x.first, y.first), cmp.Compare(x.last, y.last))
+		})
+		cur = slices.CompactFunc(joined, func(x, y span) bool { return x.first == y.first })
+	}
+	a.exprs.found[p] = cur
+	return cur
+}
+
+// negationReach is how many words before a phrase a negation reaches:
+// "I can't help you with anything else" negates "anything else".
+const negationReach = 4
+
+// negated reports whether an occurrence of phrase p is in a negated
+// clause: a negation among the negationReach words before it, in its
+// clause.
+func (a *audit) negated(p int32, sp span) bool {
+	if a.e.exprs[p].negator {
+		return false
+	}
+	for k := sp.first - 1; k >= 0 && k >= sp.first-negationReach && a.clauses[k] == a.clauses[sp.first]; k-- {
+		if a.negs[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// inScope reports whether segment seg is within r's speaker and positions.
 // A segment of unknown speaker (a mono recording) is in every speaker's
 // scope. Windows in seconds apply when the audit is timed, windows in turns
 // otherwise; a segment is in the first N seconds when it starts by N, in the
 // last N when it ends at or after the end of the recording minus N.
 func (a *audit) inScope(r *rule, seg int32) bool {
-	if sp := a.speakers[seg]; r.speaker != anySpeaker && sp != transcript.Unknown && sp != r.speaker {
+	sp := a.speakers[seg]
+	if r.speaker != anySpeaker && sp != transcript.Unknown && sp != r.speaker {
+		return false
+	}
+	if a.customerBefore[seg] < r.afterCustomerTurns {
 		return false
 	}
 	if a.timed {
@@ -262,27 +570,53 @@ func (a *audit) inScope(r *rule, seg int32) bool {
 			(r.withinLast == 0 || end >= a.duration-r.withinLast)
 	}
 	return (r.withinFirstTurns == 0 || int(seg) < r.withinFirstTurns) &&
-		(r.withinLastTurns == 0 || int(seg) >= len(a.segs)-r.withinLastTurns)
+		(r.withinLastTurns == 0 || int(seg) >= len(a.segs)-r.withinLastTurns) &&
+		(r.withinFirstOwnTurns == 0 || a.own[seg] < r.withinFirstOwnTurns) &&
+		(r.withinLastOwnTurns == 0 || a.own[seg] >= a.owned[sp]-r.withinLastOwnTurns)
 }
 
 // hit is an occurrence of a phrase of a group.
 type hit struct {
 	phrase string // as the rule wrote it
+	id     int32
 	span   span
 }
 
-// first returns the earliest occurrence of any phrase of g, among those
-// in scope (inScope true) or out of it.
-func (a *audit) first(g group, r *rule, inScope bool) (hit, bool) {
+// Where an occurrence stands, for first.
+type place int
+
+const (
+	counted   place = iota // in scope, not negated: it counts
+	negatedIn              // in scope, but negated
+	outside                // out of scope, not negated
+)
+
+// first returns the earliest occurrence of any phrase of g at place.
+// Without a rule, every occurrence is in scope.
+func (a *audit) first(g group, r *rule, want place) (hit, bool) {
 	var best hit
 	ok := false
 	for _, ref := range g {
 		for _, sp := range a.occurrences(ref.id) {
-			if a.inScope(r, a.words[sp.first].seg) != inScope {
+			in := r == nil || a.inScope(r, a.words[sp.first].seg)
+			neg := (r == nil || r.negation) && a.negated(ref.id, sp)
+			var at place
+			switch {
+			case in && !neg:
+				at = counted
+			case in:
+				at = negatedIn
+			case !neg:
+				at = outside
+			default:
 				continue
 			}
-			if !ok || sp.first < best.span.first {
-				best, ok = hit{ref.text, sp}, true
+			if at != want {
+				continue
+			}
+			// The earliest; of those, the longest (the most specific).
+			if !ok || sp.first < best.span.first || sp.first == best.span.first && sp.last > best.span.last {
+				best, ok = hit{ref.text, ref.id, sp}, true
 			}
 			break // later occurrences of this phrase come later
 		}
@@ -293,43 +627,70 @@ func (a *audit) first(g group, r *rule, inScope bool) (hit, bool) {
 // judge applies criterion c (id) to the transcript.
 func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	r := &c.rule
-	sc := scope{speaker: r.speaker}
+	sc := scope{speaker: r.speaker, afterCustomer: r.afterCustomerTurns}
 	if a.timed {
 		sc.first, sc.last = r.withinFirst, r.withinLast
 	} else {
 		sc.firstTurns, sc.lastTurns = r.withinFirstTurns, r.withinLastTurns
+		sc.firstOwn, sc.lastOwn = r.withinFirstOwnTurns, r.withinLastOwnTurns
+	}
+	v := scoring.Verdict{CriterionID: id}
+	if c.appliesIf != nil {
+		if _, ok := a.first(c.appliesIf, nil, counted); !ok {
+			v.Complies = true
+			v.Explanation = a.w.notApplicable(phrasesOf(c.appliesIf))
+			v.Basis, v.Confidence = scoring.BasisAbsence, r.notApplicableConfidence
+			return v
+		}
 	}
 	var failures, findings []string
-	var cited []hit
+	var decisive, cited []hit
+	conflict := false
 	want := c.all
 	if c.any != nil {
 		want = append([]group{c.any}, want...)
 	}
+	positive := true
 	for _, g := range want {
-		if h, ok := a.first(g, r, true); ok {
+		if h, ok := a.first(g, r, counted); ok {
 			findings = append(findings, a.w.said(a.cite(h)))
 			cited = append(cited, h)
+			decisive = append(decisive, h)
 			continue
 		}
-		var outside *citation
-		if h, ok := a.first(g, r, false); ok {
-			ct := a.cite(h)
-			outside = &ct
+		positive = false
+		if h, ok := a.first(g, r, negatedIn); ok {
+			failures = append(failures, a.w.negated(a.cite(h)))
 			cited = append(cited, h)
+			conflict = true
+			continue
 		}
-		failures = append(failures, a.w.missing(phrasesOf(g), sc, outside))
+		var out *citation
+		if h, ok := a.first(g, r, outside); ok {
+			ct := a.cite(h)
+			out = &ct
+			cited = append(cited, h)
+			conflict = true
+		}
+		failures = append(failures, a.w.missing(phrasesOf(g), sc, out))
 	}
+	violation := false
 	if c.none != nil {
 		var said []hit
 		for _, ref := range c.none {
 			for _, sp := range a.occurrences(ref.id) {
-				if a.inScope(r, a.words[sp.first].seg) {
-					said = append(said, hit{ref.text, sp})
+				if a.inScope(r, a.words[sp.first].seg) && !(r.negation && a.negated(ref.id, sp)) {
+					said = append(said, hit{ref.text, ref.id, sp})
 				}
 			}
 		}
 		if len(said) == 0 {
 			findings = append(findings, a.w.clean(sc))
+			if h, ok := a.first(c.none, r, negatedIn); ok {
+				findings = append(findings, a.w.negated(a.cite(h)))
+				cited = append(cited, h)
+				conflict = true
+			}
 		} else {
 			slices.SortFunc(said, func(x, y hit) int { return cmp.Compare(x.span.first, y.span.first) })
 			// Overlapping phrases ("that's not my problem", "not my
@@ -343,14 +704,33 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 			}
 			failures = append(failures, a.w.forbidden(a.cite(said[0]), times))
 			cited = append(cited, said[0])
+			decisive = []hit{said[0]}
+			violation = true
 		}
 	}
-	return scoring.Verdict{
-		CriterionID: id,
-		Complies:    len(failures) == 0,
-		Explanation: strings.Join(append(failures, findings...), " "),
-		Evidence:    a.evidence(cited),
+	v.Complies = len(failures) == 0
+	switch {
+	case violation || positive && len(want) > 0:
+		v.Basis, v.Confidence = scoring.BasisEvidence, confidenceExact
+		for _, h := range decisive {
+			if a.loose(h) {
+				v.Confidence = confidenceLoose
+			}
+		}
+	case conflict:
+		v.Basis, v.Confidence = scoring.BasisConflict, confidenceConflict
+	default:
+		v.Basis, v.Confidence = scoring.BasisAbsence, r.absenceConfidence
+		if h, ok := a.first(c.hints, r, counted); ok {
+			v.Complies = !v.Complies
+			v.Basis, v.Confidence = scoring.BasisConflict, r.hintConfidence
+			failures = append(failures, a.w.hint(a.cite(h), v.Complies))
+			cited = append(cited, h)
+		}
 	}
+	v.Explanation = strings.Join(append(failures, findings...), " ")
+	v.Evidence = a.evidence(cited)
+	return v
 }
 
 func phrasesOf(g group) []string {
@@ -366,8 +746,8 @@ type citation struct {
 	phrase  string // as the rule wrote it
 	quote   string // the words as said
 	speaker string
-	// loose: the words said differ from the phrase (misspelt, or with an
-	// inserted word), so the explanation shows both.
+	// loose: the words said differ from a plain phrase's (misspelt, or
+	// with an inserted word), so the explanation shows both.
 	loose bool
 	timed bool
 	at    float64 // seconds from the start, when timed
@@ -391,15 +771,11 @@ func (a *audit) cite(h hit) citation {
 		}
 		quote.WriteString(strings.TrimSpace(text[from:to]))
 	}
-	said := make([]string, 0, h.span.last-h.span.first+1)
-	for _, w := range a.words[h.span.first : h.span.last+1] {
-		said = append(said, a.norm[w.normFrom:w.normTo])
-	}
 	c := citation{
 		phrase:  h.phrase,
 		quote:   quote.String(),
 		speaker: a.speakers[first.seg],
-		loose:   !slices.Equal(said, NormalWords(h.phrase)),
+		loose:   a.e.exprs[h.id].plain && a.loose(h),
 		timed:   a.timed,
 		turn:    int(first.seg) + 1,
 	}
@@ -407,6 +783,30 @@ func (a *audit) cite(h hit) citation {
 		c.at = *a.segs[first.seg].Start
 	}
 	return c
+}
+
+// loose reports whether a hit's words differ from its phrase's: a plain
+// phrase said with a misspelling or an inserted word. Phrases with
+// wildcards, alternatives, slots or proximity match other words by design.
+func (a *audit) loose(h hit) bool {
+	x := a.e.exprs[h.id]
+	if len(x.terms) > 1 {
+		return false
+	}
+	items := a.e.terms[x.terms[0]]
+	if int(h.span.last-h.span.first)+1 != len(items) {
+		return true
+	}
+	for k, it := range items {
+		if it.slot != noSlot || len(it.ids) != 1 {
+			continue
+		}
+		vw := a.e.words.words[it.ids[0]]
+		if vw.stem == "" && a.text(int(h.span.first)+k) != string(vw.runes) {
+			return true
+		}
+	}
+	return false
 }
 
 // evidence quotes, verbatim and once each, the segments the hits are in.

@@ -285,9 +285,9 @@ func TestAuditForbiddenPhraseFailsTheAudit(t *testing.T) {
 	vs, err := e.Audit(scoring.Call, call, "es")
 	require.NoError(t, err)
 	require.Equal(t, []scoring.Verdict{
-		{CriterionID: "greeting", Complies: true, Explanation: "El agente dijo «Buenos días» en 00:01.", Evidence: "Buenos días, le atiende Luis."},
-		{CriterionID: "respect", Complies: false, Explanation: "Frase prohibida: el agente dijo «no es mi problema» en 01:12.", Evidence: "Eso no es mi problema, señora."},
-		{CriterionID: "farewell", Complies: true, Explanation: "El agente dijo «Adiós» en 01:30.", Evidence: "Adiós."},
+		{CriterionID: "greeting", Complies: true, Explanation: "El agente dijo «Buenos días» en 00:01.", Evidence: "Buenos días, le atiende Luis.", Assessment: evidence},
+		{CriterionID: "respect", Complies: false, Explanation: "Frase prohibida: el agente dijo «no es mi problema» en 01:12.", Evidence: "Eso no es mi problema, señora.", Assessment: evidence},
+		{CriterionID: "farewell", Complies: true, Explanation: "El agente dijo «Adiós» en 01:30.", Evidence: "Adiós.", Assessment: evidence},
 	}, vs)
 	res, err := scoring.Score(card, scoring.Call, vs, 50)
 	require.NoError(t, err)
@@ -308,6 +308,7 @@ func TestAuditForbiddenPhraseFailsTheAudit(t *testing.T) {
 			CriterionID: "respect", Complies: false,
 			Explanation: `Forbidden phrase: the agent said "That's not my problem" in turn 2 (2 forbidden phrases said in all).`,
 			Evidence:    "That's not my problem.",
+			Assessment:  evidence,
 		}, vs[1])
 	})
 
@@ -316,7 +317,7 @@ func TestAuditForbiddenPhraseFailsTheAudit(t *testing.T) {
 		polite := segments(call.Segments[0], call.Segments[1], timed(agent, 72.4, 75, "Lo reviso ahora mismo, señora."), call.Segments[3])
 		vs, err := e.Audit(scoring.Call, polite, "es")
 		require.NoError(t, err)
-		require.Equal(t, scoring.Verdict{CriterionID: "respect", Complies: true, Explanation: "El agente no dijo ninguna frase prohibida."}, vs[1])
+		require.Equal(t, scoring.Verdict{CriterionID: "respect", Complies: true, Explanation: "El agente no dijo ninguna frase prohibida.", Assessment: absence}, vs[1])
 		res, err := scoring.Score(card, scoring.Call, vs, 50)
 		require.NoError(t, err)
 		require.Equal(t, 100.0, res.Score)
@@ -395,8 +396,8 @@ func TestAuditEdgeCases(t *testing.T) {
 		vs, err := e.Audit(scoring.Chat, transcript.Transcript{}, "es")
 		require.NoError(t, err)
 		require.Equal(t, []scoring.Verdict{
-			{CriterionID: "greet", Complies: false, Explanation: "Nadie dijo «hola»."},
-			{CriterionID: "clean", Complies: true, Explanation: "Nadie dijo ninguna frase prohibida."},
+			{CriterionID: "greet", Complies: false, Explanation: "Nadie dijo «hola».", Assessment: absence},
+			{CriterionID: "clean", Complies: true, Explanation: "Nadie dijo ninguna frase prohibida.", Assessment: absence},
 		}, vs)
 	})
 
@@ -405,9 +406,9 @@ func TestAuditEdgeCases(t *testing.T) {
 		vs, err := e.Audit(scoring.Call, transcript.Transcript{Text: "Hola. Esta llamada será grabada."}, "en")
 		require.NoError(t, err)
 		require.Equal(t, []scoring.Verdict{
-			{CriterionID: "greet", Complies: true, Explanation: `"Hola" was said in turn 1.`, Evidence: "Hola. Esta llamada será grabada."},
-			{CriterionID: "clean", Complies: true, Explanation: "No forbidden phrase was said."},
-			{CriterionID: "notice", Complies: true, Explanation: `"grabada" was said in turn 1.`, Evidence: "Hola. Esta llamada será grabada."},
+			{CriterionID: "greet", Complies: true, Explanation: `"Hola" was said in turn 1.`, Evidence: "Hola. Esta llamada será grabada.", Assessment: evidence},
+			{CriterionID: "clean", Complies: true, Explanation: "No forbidden phrase was said.", Assessment: absence},
+			{CriterionID: "notice", Complies: true, Explanation: `"grabada" was said in turn 1.`, Evidence: "Hola. Esta llamada será grabada.", Assessment: evidence},
 		}, vs)
 	})
 

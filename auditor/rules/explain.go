@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
 
@@ -20,6 +21,10 @@ type scope struct {
 	speaker               string
 	first, last           float64
 	firstTurns, lastTurns int
+	// firstOwn and lastOwn count the speaker's own turns.
+	firstOwn, lastOwn int
+	// afterCustomer: only after the customer's Nth turn.
+	afterCustomer int
 }
 
 // wording writes explanations in one language. Each method returns whole
@@ -34,13 +39,19 @@ type wording interface {
 	forbidden(c citation, times int) string
 	// clean: no phrase of "none" was said.
 	clean(s scope) string
+	// negated: a phrase was said in scope, but negated.
+	negated(c citation) string
+	// notApplicable: none of phrases, which make the criterion apply, was
+	// said.
+	notApplicable(phrases []string) string
+	// hint: nothing decisive was said, but c suggests the verdict complies.
+	hint(c citation, complies bool) string
 }
 
 // wordingFor picks the wording for a BCP 47 language tag: Spanish for "es"
 // and its regional variants, English otherwise.
 func wordingFor(lang string) wording {
-	base, _, _ := strings.Cut(strings.ReplaceAll(strings.ToLower(lang), "_", "-"), "-")
-	if base == "es" {
+	if scoring.IsSpanish(lang) {
 		return spanish{}
 	}
 	return english{}
@@ -112,6 +123,23 @@ func (english) window(s scope) string {
 	if s.lastTurns > 0 {
 		parts = append(parts, turns("last", s.lastTurns))
 	}
+	own := func(which string, n int) string {
+		if n == 1 {
+			return "in their " + which + " turn"
+		}
+		return fmt.Sprintf("in their %s %d turns", which, n)
+	}
+	if s.firstOwn > 0 {
+		parts = append(parts, own("first", s.firstOwn))
+	}
+	if s.lastOwn > 0 {
+		parts = append(parts, own("last", s.lastOwn))
+	}
+	if n := s.afterCustomer; n == 1 {
+		parts = append(parts, "after the customer's first turn")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("after the customer's first %d turns", n))
+	}
 	if len(parts) == 0 {
 		return ""
 	}
@@ -164,6 +192,21 @@ func (w english) clean(s scope) string {
 	}
 }
 
+func (w english) negated(c citation) string {
+	return capitalise(w.clause(c)) + ", but negated, so it does not count."
+}
+
+func (english) notApplicable(phrases []string) string {
+	return "It does not apply, so it is met: nothing was said of " + quoteList(phrases, `"`, `"`, " (and %d more)") + "."
+}
+
+func (w english) hint(c citation, complies bool) string {
+	if complies {
+		return "Nothing decisive was said, but " + w.clause(c) + ", which suggests it is met; an analyst should confirm."
+	}
+	return "Possibly not met: " + w.clause(c) + "; an analyst should confirm."
+}
+
 type spanish struct{}
 
 func (spanish) clause(c citation) string {
@@ -205,6 +248,21 @@ func (spanish) window(s scope) string {
 		parts = append(parts, "en el último turno")
 	} else if n > 1 {
 		parts = append(parts, fmt.Sprintf("en los últimos %d turnos", n))
+	}
+	if n := s.firstOwn; n == 1 {
+		parts = append(parts, "en su primera intervención")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("en sus primeras %d intervenciones", n))
+	}
+	if n := s.lastOwn; n == 1 {
+		parts = append(parts, "en su última intervención")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("en sus últimas %d intervenciones", n))
+	}
+	if n := s.afterCustomer; n == 1 {
+		parts = append(parts, "tras la primera intervención del cliente")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("tras las primeras %d intervenciones del cliente", n))
 	}
 	if len(parts) == 0 {
 		return ""
@@ -258,4 +316,19 @@ func (w spanish) clean(s scope) string {
 	default:
 		return "Nadie dijo ninguna frase prohibida" + w.window(s) + "."
 	}
+}
+
+func (w spanish) negated(c citation) string {
+	return capitalise(w.clause(c)) + ", pero en negativo, así que no cuenta."
+}
+
+func (spanish) notApplicable(phrases []string) string {
+	return "No aplica, así que se cumple: no se habló de " + quoteList(phrases, "«", "»", " (y %d más)") + "."
+}
+
+func (w spanish) hint(c citation, complies bool) string {
+	if complies {
+		return "No se dijo nada concluyente, pero " + w.clause(c) + ", lo que indica que se cumple; conviene que lo confirme un analista."
+	}
+	return "Posible incumplimiento: " + w.clause(c) + "; conviene que lo confirme un analista."
 }

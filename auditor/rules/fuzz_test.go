@@ -93,7 +93,7 @@ func FuzzAudit(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(f, err)
 	e, err := rules.New(card)
 	require.NoError(f, err)

@@ -1,5 +1,7 @@
 package rules
 
+import "strings"
+
 // maxEdits is how many typing or recognition errors a phrase word of n
 // runes tolerates: none up to 3 runes (short words differ by one letter from
 // too many others: "mal"/"más"), 1 from 4 to 7, 2 from 8 on.
@@ -109,6 +111,9 @@ func deletions(s []rune, k int, fn func(key uint64, deleted int)) {
 type vocabWord struct {
 	runes []rune
 	edits int
+	// stem: the word is a wildcard's stem, matching any word that starts
+	// with it (not indexed by deletions).
+	stem string
 }
 
 // filterWords sizes wordIndex.filter: 2^16 bits, 8 KiB, a few percent full
@@ -130,6 +135,8 @@ type wordIndex struct {
 	// lens[k] bounds the lengths in runes of the keys in space k (all
 	// zero when the space is empty): a key of another length is not there.
 	lens [maxDeletions + 1]struct{ min, max int }
+	// stems are the ids of the wildcards' stems.
+	stems []int32
 }
 
 func newWordIndex() wordIndex {
@@ -170,9 +177,27 @@ func (ix *wordIndex) add(runes []rune, edits int) int32 {
 	return id
 }
 
+// addStem indexes a wildcard's stem and returns its id.
+func (ix *wordIndex) addStem(stem string) int32 {
+	id := int32(len(ix.words))
+	ix.words = append(ix.words, vocabWord{stem: stem})
+	ix.stems = append(ix.stems, id)
+	return id
+}
+
 // lookup returns the ids of the words that text is within their tolerated
-// edits of.
+// edits of, and of the stems it starts with.
 func (ix *wordIndex) lookup(text string) []int32 {
+	out := ix.lookupWords(text)
+	for _, id := range ix.stems {
+		if strings.HasPrefix(text, ix.words[id].stem) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (ix *wordIndex) lookupWords(text string) []int32 {
 	var store [48]rune
 	runes := append(store[:0], []rune(text)...)
 	n := len(runes)

@@ -18,6 +18,13 @@ import (
 
 func at(v float64) *float64 { return &v }
 
+// The assessments of verdicts decided by words said as written, and by
+// nothing said (the default confidences).
+var (
+	evidence = scoring.Assessment{Basis: scoring.BasisEvidence, Confidence: 0.95}
+	absence  = scoring.Assessment{Basis: scoring.BasisAbsence, Confidence: 0.7}
+)
+
 // turn is an untimed chat turn.
 func turn(speaker, text string) transcript.Segment {
 	return transcript.Segment{Speaker: speaker, Text: text}

@@ -14,37 +14,79 @@ import (
 
 // Rule keys, as written in a criterion's JSON rule.
 const (
-	keyAny              = "any"
-	keyAll              = "all"
-	keyNone             = "none"
-	keySpeaker          = "speaker"
-	keyExact            = "exact"
-	keyWithinFirst      = "within_first"
-	keyWithinLast       = "within_last"
-	keyWithinFirstTurns = "within_first_turns"
-	keyWithinLastTurns  = "within_last_turns"
+	keyAny                     = "any"
+	keyAll                     = "all"
+	keyNone                    = "none"
+	keyHints                   = "hints"
+	keyAppliesIf               = "applies_if"
+	keySpeaker                 = "speaker"
+	keyExact                   = "exact"
+	keyNegation                = "negation"
+	keyWithinFirst             = "within_first"
+	keyWithinLast              = "within_last"
+	keyWithinFirstTurns        = "within_first_turns"
+	keyWithinLastTurns         = "within_last_turns"
+	keyWithinFirstOwnTurns     = "within_first_own_turns"
+	keyWithinLastOwnTurns      = "within_last_own_turns"
+	keyAfterCustomerTurns      = "after_customer_turns"
+	keyAbsenceConfidence       = "absence_confidence"
+	keyNotApplicableConfidence = "not_applicable_confidence"
+	keyHintConfidence          = "hint_confidence"
 )
+
+// ruleKeys lists every key, for the error that names an unknown one.
+var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keySpeaker, keyExact, keyNegation,
+	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
+	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence}
 
 // anySpeaker is the speaker scope that takes every segment.
 const anySpeaker = "any"
 
-// maxPhraseWords bounds a phrase's length: matching tracks the possible
-// ends of a phrase in a 64-bit set, and each word may be followed by one
+// maxPhraseWords bounds a term's length: matching tracks the possible
+// ends of a term in a 64-bit set, and each word may be followed by one
 // inserted word.
 const maxPhraseWords = 31
 
+// Default confidences of verdicts (see the package documentation).
+const (
+	confidenceExact      = 0.95 // decided by words said as written
+	confidenceLoose      = 0.85 // … by words said misspelt or with a word inserted
+	confidenceConflict   = 0.6  // a phrase said but negated, or said out of place
+	defaultAbsence       = 0.7
+	defaultNotApplicable = 0.7
+	defaultHint          = 0.6
+)
+
 // rule is a criterion's parsed rule; see the package documentation.
 type rule struct {
-	any  []string   // one group: at least one phrase must be said
-	all  [][]string // every group must have one of its phrases said
-	none []string   // none of these may be said
+	any       []phrase   // one group: at least one phrase must be said
+	all       [][]phrase // every group must have one of its phrases said
+	none      []phrase   // none of these may be said
+	hints     []phrase   // weak signals against the verdict absence gives
+	appliesIf []phrase   // when none is said, the criterion does not apply
 	// speaker is transcript.Agent, transcript.Customer or anySpeaker.
 	speaker string
 	// exact turns off tolerance for misspellings (not for case, accents or
 	// punctuation): for short forbidden words whose neighbours are innocent.
-	exact                             bool
+	exact bool
+	// negation: a phrase said in a negated clause ("no puedo ayudarle")
+	// does not count. On unless the rule says false.
+	negation                          bool
 	withinFirst, withinLast           float64 // seconds, 0 = unbounded
 	withinFirstTurns, withinLastTurns int     // turns, 0 = unbounded
+	// withinFirstOwnTurns and withinLastOwnTurns count only the speaker's
+	// own turns (the agent's first two), 0 = unbounded.
+	withinFirstOwnTurns, withinLastOwnTurns int
+	// afterCustomerTurns: only what comes after the customer's Nth turn
+	// (once the customer has said what the problem is), 0 = from the start.
+	afterCustomerTurns                                         int
+	absenceConfidence, notApplicableConfidence, hintConfidence float64
+}
+
+// phrase is a phrase as the rule wrote it, parsed.
+type phrase struct {
+	text string
+	expr expression
 }
 
 // CheckRule checks the syntax of a criterion's rule and returns every
@@ -58,7 +100,8 @@ func CheckRule(raw json.RawMessage) []scoring.Problem {
 
 // parseRule parses raw, reporting every problem rather than the first.
 func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
-	r := rule{speaker: anySpeaker}
+	r := rule{speaker: anySpeaker, negation: true, absenceConfidence: defaultAbsence,
+		notApplicableConfidence: defaultNotApplicable, hintConfidence: defaultHint}
 	var problems []scoring.Problem
 	add := func(field, format string, args ...any) {
 		problems = append(problems, scoring.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -67,6 +110,10 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		add("", `must be a JSON object such as {"any": ["good morning"], "speaker": "agent"}`)
 		return r, problems
+	}
+	// exact applies to every phrase, so it is read first.
+	if v, ok := fields[keyExact]; ok && json.Unmarshal(v, &r.exact) != nil {
+		add(keyExact, "must be true or false")
 	}
 	keys := make([]string, 0, len(fields))
 	for k := range fields {
@@ -77,11 +124,15 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 		v := fields[key]
 		switch key {
 		case keyAny:
-			r.any = parsePhrases(v, key, add)
+			r.any = parsePhrases(v, key, r.exact, add)
 		case keyNone:
-			r.none = parsePhrases(v, key, add)
+			r.none = parsePhrases(v, key, r.exact, add)
+		case keyHints:
+			r.hints = parsePhrases(v, key, r.exact, add)
+		case keyAppliesIf:
+			r.appliesIf = parsePhrases(v, key, r.exact, add)
 		case keyAll:
-			r.all = parseGroups(v, add)
+			r.all = parseGroups(v, r.exact, add)
 		case keySpeaker:
 			var s string
 			if json.Unmarshal(v, &s) != nil || s != transcript.Agent && s != transcript.Customer && s != anySpeaker {
@@ -90,7 +141,8 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 				r.speaker = s
 			}
 		case keyExact:
-			if json.Unmarshal(v, &r.exact) != nil {
+		case keyNegation:
+			if json.Unmarshal(v, &r.negation) != nil {
 				add(key, "must be true or false")
 			}
 		case keyWithinFirst:
@@ -101,9 +153,20 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 			r.withinFirstTurns = parseTurns(v, key, add)
 		case keyWithinLastTurns:
 			r.withinLastTurns = parseTurns(v, key, add)
+		case keyWithinFirstOwnTurns:
+			r.withinFirstOwnTurns = parseTurns(v, key, add)
+		case keyWithinLastOwnTurns:
+			r.withinLastOwnTurns = parseTurns(v, key, add)
+		case keyAfterCustomerTurns:
+			r.afterCustomerTurns = parseTurns(v, key, add)
+		case keyAbsenceConfidence:
+			r.absenceConfidence = parseConfidence(v, key, add)
+		case keyNotApplicableConfidence:
+			r.notApplicableConfidence = parseConfidence(v, key, add)
+		case keyHintConfidence:
+			r.hintConfidence = parseConfidence(v, key, add)
 		default:
-			add(key, "unknown key; a rule has %s", strings.Join([]string{keyAny, keyAll, keyNone, keySpeaker, keyExact,
-				keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns}, ", "))
+			add(key, "unknown key; a rule has %s", strings.Join(ruleKeys, ", "))
 		}
 	}
 	_, hasAny := fields[keyAny]
@@ -112,11 +175,20 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	if !hasAny && !hasAll && !hasNone {
 		add("", "needs at least one of %q, %q or %q to say what to look for", keyAny, keyAll, keyNone)
 	}
+	if _, ok := fields[keyNotApplicableConfidence]; ok && r.appliesIf == nil {
+		add(keyNotApplicableConfidence, "only means something with %q", keyAppliesIf)
+	}
+	if _, ok := fields[keyHintConfidence]; ok && r.hints == nil {
+		add(keyHintConfidence, "only means something with %q", keyHints)
+	}
+	if (r.withinFirstOwnTurns > 0 || r.withinLastOwnTurns > 0) && r.speaker == anySpeaker {
+		add(keySpeaker, "must be %q or %q when the rule counts the speaker's own turns", transcript.Agent, transcript.Customer)
+	}
 	return r, problems
 }
 
 // parsePhrases parses a non-empty list of phrases.
-func parsePhrases(v json.RawMessage, field string, add func(field, format string, args ...any)) []string {
+func parsePhrases(v json.RawMessage, field string, exact bool, add func(field, format string, args ...any)) []phrase {
 	var items []json.RawMessage
 	if json.Unmarshal(v, &items) != nil || items == nil {
 		add(field, "must be a list of phrases")
@@ -125,9 +197,9 @@ func parsePhrases(v json.RawMessage, field string, add func(field, format string
 	if len(items) == 0 {
 		add(field, "must list at least one phrase")
 	}
-	out := make([]string, 0, len(items))
+	out := make([]phrase, 0, len(items))
 	for i, item := range items {
-		if p, ok := parsePhrase(item, fmt.Sprintf("%s[%d]", field, i), add); ok {
+		if p, ok := parsePhrase(item, fmt.Sprintf("%s[%d]", field, i), exact, add); ok {
 			out = append(out, p)
 		}
 	}
@@ -136,7 +208,7 @@ func parsePhrases(v json.RawMessage, field string, add func(field, format string
 
 // parseGroups parses the "all" list, whose items are a phrase or a list of
 // alternative phrases.
-func parseGroups(v json.RawMessage, add func(field, format string, args ...any)) [][]string {
+func parseGroups(v json.RawMessage, exact bool, add func(field, format string, args ...any)) [][]phrase {
 	var items []json.RawMessage
 	if json.Unmarshal(v, &items) != nil || items == nil {
 		add(keyAll, "must be a list whose items are a phrase or a list of alternative phrases")
@@ -145,35 +217,41 @@ func parseGroups(v json.RawMessage, add func(field, format string, args ...any))
 	if len(items) == 0 {
 		add(keyAll, "must list at least one phrase")
 	}
-	out := make([][]string, 0, len(items))
+	out := make([][]phrase, 0, len(items))
 	for i, item := range items {
 		field := fmt.Sprintf("%s[%d]", keyAll, i)
 		if t := bytes.TrimSpace(item); len(t) > 0 && t[0] == '[' {
-			if g := parsePhrases(item, field, add); len(g) > 0 {
+			if g := parsePhrases(item, field, exact, add); len(g) > 0 {
 				out = append(out, g)
 			}
-		} else if p, ok := parsePhrase(item, field, add); ok {
-			out = append(out, []string{p})
+		} else if p, ok := parsePhrase(item, field, exact, add); ok {
+			out = append(out, []phrase{p})
 		}
 	}
 	return out
 }
 
-func parsePhrase(v json.RawMessage, field string, add func(field, format string, args ...any)) (string, bool) {
+func parsePhrase(v json.RawMessage, field string, exact bool, add func(field, format string, args ...any)) (phrase, bool) {
 	var p string
 	if json.Unmarshal(v, &p) != nil {
 		add(field, "must be a phrase (a string)")
-		return "", false
+		return phrase{}, false
 	}
-	switch n := len(NormalWords(p)); {
-	case n == 0:
-		add(field, "%q has no words to look for", p)
-		return "", false
-	case n > maxPhraseWords:
-		add(field, "has %d words; a phrase has at most %d", n, maxPhraseWords)
-		return "", false
+	x, err := parseExpression(p, exact)
+	if err != nil {
+		add(field, "%q %s", p, err)
+		return phrase{}, false
 	}
-	return p, true
+	return phrase{text: p, expr: x}, true
+}
+
+func parseConfidence(v json.RawMessage, field string, add func(field, format string, args ...any)) float64 {
+	var c float64
+	if json.Unmarshal(v, &c) != nil || !(c >= 0 && c <= 1) {
+		add(field, "must be a number from 0 to 1, such as 0.8")
+		return 0
+	}
+	return c
 }
 
 func parseSeconds(v json.RawMessage, field string, add func(field, format string, args ...any)) float64 {

@@ -165,7 +165,7 @@ func templateName() (string, error) {
 	}
 	fmt.Fprintf(h, "river:%d", len(river.AllVersions()))
 	// Migrate also seeds the default scorecard.
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,229 @@
+package rules_test
+
+import (
+	"github.com/auditd/auditd/auditor/rules"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/transcript"
+)
+
+// said is a chat of one agent turn.
+func said(text string) transcript.Transcript {
+	return segments(turn(agent, text))
+}
+
+func meets(t *testing.T, rule, text string) bool {
+	t.Helper()
+	return judge(t, rule, scoring.Chat, said(text), "en").Complies
+}
+
+func TestWildcards(t *testing.T) {
+	t.Parallel()
+	rule := `{"any": ["resuel*", "refund*"], "speaker": "agent"}`
+	for text, want := range map[string]bool{
+		"Ya está resuelto.":                 true,
+		"Queda resuelta la incidencia.":     true,
+		"The refund is on its way.":         true,
+		"I have refunded the full amount.":  true,
+		"Lo resolvemos mañana.":             false, // "resolv" is not "resuel"
+		"We can't give refunds here, sorry": false, // negated
+		"Re-fund? No.":                      false,
+	} {
+		require.Equal(t, want, meets(t, rule, text), text)
+	}
+}
+
+func TestAlternativesAndExactWords(t *testing.T) {
+	t.Parallel()
+	rule := `{"none": ["es|eres un =idiota", "=stupid"], "speaker": "agent"}`
+	for text, want := range map[string]bool{
+		"Usted es un idiota.":                          false,
+		"Eres un idiota.":                              false,
+		"Prefiere otro idioma, ¿es un idioma oficial?": true, // "idioma" is not "idiota"
+		"That was a stupid mistake of mine? No.":       false,
+		"That was a stupud thing":                      true, // exact: no tolerance
+	} {
+		require.Equal(t, want, meets(t, rule, text), text)
+	}
+}
+
+func TestSlots(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		rule, text string
+		want       bool
+	}{
+		{`{"any": ["referencia {ref}"]}`, "Le abro una incidencia con referencia INC-4432.", true},
+		{`{"any": ["reference {ref}"]}`, "Your refund reference is RF-2201.", true},
+		{`{"any": ["ticket {ref}"]}`, "Ticket #88231 is open.", true},
+		{`{"any": ["ticket {ref}"]}`, "Ticket 12 is open.", false},
+		{`{"any": ["case {ref}"]}`, "Your case 00451 is logged.", true},
+		{`{"any": ["código {ref}"]}`, "Su código AB12CD34 ya funciona.", true},
+		{`{"any": ["refund of {amount}"]}`, "I have issued a full refund of 49.99", true},
+		{`{"any": ["refund of {amount}"]}`, "A refund of £49.99 is due.", true},
+		{`{"any": ["reembolso de {amount}"]}`, "Le hago un reembolso de 49,99 € ahora.", true},
+		{`{"any": ["cargo de {amount}"]}`, "Hay un cargo de $1.250 MXN.", true},
+		{`{"any": ["cargo de {amount}"]}`, "Hay un cargo de 20 euros.", true},
+		{`{"any": ["cargo de {amount}"]}`, "Hay un cargo de 3 líneas.", false},
+		{`{"any": ["en {timeframe}"]}`, "Tendrá el reembolso en 48 horas.", true},
+		{`{"any": ["within {timeframe}"]}`, "It will reach your card within 3 to 5 working days.", true},
+		{`{"any": ["en {timeframe}"]}`, "Lo recibe en 3 a 5 días hábiles.", true},
+		{`{"any": ["llega {timeframe}"]}`, "El técnico llega mañana antes de las 12.", true},
+		{`{"any": ["by {timeframe}"]}`, "You'll have it by Friday.", true},
+		{`{"any": ["in {timeframe}"]}`, "Expect a call in a couple of days.", true},
+		{`{"any": ["en {timeframe}"]}`, "Le escribo en 24-48h.", true},
+		{`{"any": ["llamarán {timeframe}"]}`, "Ya le llamarán.", false},
+		{`{"any": ["vuelve por la {timeframe}"]}`, "Vuelve por la mañana.", false}, // a morning, not tomorrow
+		{`{"any": ["el {date}"]}`, "Se lo enviamos el 15 de marzo.", true},
+		{`{"any": ["on {date}"]}`, "Delivered on March 15th.", true},
+		{`{"any": ["on {date}"]}`, "Delivered on 15/03/2026.", true},
+		{`{"any": ["número {number}"]}`, "Es el número 7.", true},
+	} {
+		require.Equal(t, tt.want, meets(t, tt.rule, tt.text), "%s ~ %s", tt.rule, tt.text)
+	}
+}
+
+func TestNames(t *testing.T) {
+	t.Parallel()
+	rule := `{"all": [["hi", "hola", "morning", "buenos días"], ["i'm {name}", "{name} here", "le saluda {name}", "soy {name}"]], "speaker": "agent"}`
+	for text, want := range map[string]bool{
+		"Hi there, I'm Connor from Vista Mobile": true,
+		"Buenos días, le saluda Andrés":          true,
+		"Morning! Dave here":                     true,
+		"hola soy priya":                         true, // a known name, lower case (speech)
+		"Hi there, I'm sorry to hear that":       false,
+		"Hola, soy de atención al cliente":       false,
+		"Hi, I'm happy to help":                  false,
+	} {
+		require.Equal(t, want, meets(t, rule, text), text)
+	}
+
+	// The agent's name from the chat's labels.
+	chat, _, err := transcript.ParseChat([]byte("Agente Lucía: Hola, Lucía al habla.\nCliente: Hola"))
+	require.NoError(t, err)
+	require.True(t, judge(t, `{"any": ["{agent_name} al habla"], "speaker": "agent"}`, scoring.Chat, chat, "es").Complies)
+	chat, _, err = transcript.ParseChat([]byte("Agente: Hola, Lucía al habla.\nCliente: Hola"))
+	require.NoError(t, err)
+	require.False(t, judge(t, `{"any": ["{agent_name} al habla"], "speaker": "agent"}`, scoring.Chat, chat, "es").Complies,
+		"no label names the agent")
+}
+
+func TestProximity(t *testing.T) {
+	t.Parallel()
+	near := `{"any": ["refund|reembolso NEAR/5 {amount}"]}`
+	before := `{"any": ["call|llamada BEFORE/6 record*|grab*"]}`
+	for _, tt := range []struct {
+		rule, text string
+		want       bool
+	}{
+		{near, "A refund was issued today of 49.99", true},
+		{near, "49,99 € es el reembolso", true},
+		{near, "The refund, as discussed with my supervisor earlier this week, is 49.99", false},
+		{before, "This call may be recorded", true},
+		{before, "Esta llamada podrá ser grabada", true},
+		{before, "Recorded for training: this call", false},
+	} {
+		require.Equal(t, tt.want, meets(t, tt.rule, tt.text), "%s ~ %s", tt.rule, tt.text)
+	}
+}
+
+func TestNegation(t *testing.T) {
+	t.Parallel()
+	help := `{"any": ["puedo ayudarle", "i can help", "anything else"], "speaker": "agent"}`
+	for text, want := range map[string]bool{
+		"Claro, puedo ayudarle con eso.":         true,
+		"No puedo ayudarle con eso.":             false,
+		"I can help with that.":                  true,
+		"I can't help you, sorry.":               false,
+		"I can't help you with anything else.":   false,
+		"No, pero puedo ayudarle con otra cosa.": true, // "pero" ends the negation
+		"No worries. Is there anything else?":    true,
+		"There isn't anything else I can do.":    false,
+		"I don't understand":                     false,
+	} {
+		require.Equal(t, want, meets(t, help+"", text), text)
+	}
+	require.False(t, meets(t, `{"any": ["i understand"]}`, "I don't understand"), "a negation is never an inserted word")
+	v := judge(t, help, scoring.Chat, said("No puedo ayudarle con eso."), "es")
+	require.Equal(t, scoring.BasisConflict, v.Basis)
+	require.Contains(t, v.Explanation, "en negativo")
+
+	// A phrase that starts with its own negation keeps it; negation can be
+	// turned off.
+	require.False(t, meets(t, `{"none": ["no es mi problema"]}`, "Eso no es mi problema."))
+	require.True(t, meets(t, `{"any": ["puedo ayudarle"], "negation": false}`, "No puedo ayudarle."))
+}
+
+func TestPositions(t *testing.T) {
+	t.Parallel()
+	chat := segments(
+		turn(agent, "Hola."),
+		turn(customer, "Hola, mi factura está mal."),
+		turn(agent, "Soy Marta. ¿Algo más?"),
+		turn(customer, "Sí, otra cosa."),
+		turn(agent, "Le abro la incidencia INC-4432."),
+		turn(agent, "Lo revisamos."),
+		turn(customer, "Adiós."),
+		turn(customer, "Gracias."),
+	)
+	for _, tt := range []struct {
+		rule string
+		want bool
+	}{
+		{`{"any": ["soy"], "speaker": "agent", "within_first_own_turns": 2}`, true},
+		{`{"any": ["soy"], "speaker": "agent", "within_first_own_turns": 1}`, false},
+		{`{"any": ["soy"], "speaker": "agent", "within_first_turns": 2}`, false},
+		{`{"any": ["algo más"], "speaker": "agent", "within_last_own_turns": 2}`, false}, // asked mid-chat only
+		{`{"any": ["algo más"], "speaker": "agent", "within_last_own_turns": 3}`, true},
+		{`{"any": ["adiós"], "speaker": "agent"}`, false}, // only the customer says goodbye
+		{`{"any": ["incidencia"], "speaker": "agent", "after_customer_turns": 1}`, true},
+		{`{"any": ["hola"], "speaker": "agent", "after_customer_turns": 1}`, false},
+	} {
+		require.Equal(t, tt.want, judge(t, tt.rule, scoring.Chat, chat, "es").Complies, tt.rule)
+	}
+	v := judge(t, `{"any": ["algo más"], "speaker": "agent", "within_last_own_turns": 2}`, scoring.Chat, chat, "en")
+	require.Equal(t, `The agent did not say "algo más" in their last 2 turns. Outside that scope, the agent said "Algo más" in turn 3.`, v.Explanation)
+}
+
+func TestAssessment(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, rule, text string
+		complies         bool
+		basis            string
+		confidence       float64
+	}{
+		{"evidence", `{"any": ["thank you"]}`, "Thank you!", true, scoring.BasisEvidence, 0.95},
+		{"loose evidence", `{"any": ["thank you"]}`, "Thnk you!", true, scoring.BasisEvidence, 0.85},
+		{"absence", `{"any": ["thank you"], "absence_confidence": 0.9}`, "Bye.", false, scoring.BasisAbsence, 0.9},
+		{"negated", `{"any": ["thank you"]}`, "No thank you.", false, scoring.BasisConflict, 0.6},
+		{"hint", `{"none": ["shut up"], "hints": ["as i said"], "hint_confidence": 0.5}`, "As I said, no.", false, scoring.BasisConflict, 0.5},
+		{"not applicable", `{"any": ["date of birth"], "applies_if": ["my account"]}`, "What time do you open?", true, scoring.BasisAbsence, 0.7},
+		{"applicable", `{"any": ["date of birth"], "applies_if": ["my account"]}`, "My account is locked.", false, scoring.BasisAbsence, 0.7},
+	} {
+		v := judge(t, tt.rule, scoring.Chat, segments(turn(transcript.Unknown, tt.text)), "en")
+		require.Equal(t, []any{tt.complies, tt.basis, tt.confidence}, []any{v.Complies, v.Basis, v.Confidence}, tt.name)
+	}
+}
+
+func TestPhraseErrors(t *testing.T) {
+	t.Parallel()
+	for rule, want := range map[string]string{
+		`{"any": ["refund NEAR/x card"]}`:            `rule.any[0]: "refund NEAR/x card" at character 8: NEAR/ takes a number of words from 1 to 50, as in NEAR/5`,
+		`{"any": ["NEAR/3 card"]}`:                   `rule.any[0]: "NEAR/3 card" at character 1: NEAR/3 needs words before it, as in "refund NEAR/5 card"`,
+		`{"any": ["card BEFORE/3"]}`:                 `rule.any[0]: "card BEFORE/3" at character 14: BEFORE/3 needs words after it`,
+		`{"any": ["ref {code}"]}`:                    `rule.any[0]: "ref {code}" at character 5: "{code}" is not a slot; slots are {agent_name}, {amount}, {date}, {name}, {number}, {ref}, {timeframe}`,
+		`{"any": ["re* fund"]}`:                      `rule.any[0]: "re* fund" at character 1: "re*": a wildcard needs a stem of at least 3 letters`,
+		`{"any": ["a||b"]}`:                          `rule.any[0]: "a||b" at character 1: "a||b" has an empty alternative; write word|other, =word or stem*`,
+		`{"any": ["x"], "absence_confidence": 2}`:    `rule.absence_confidence: must be a number from 0 to 1, such as 0.8`,
+		`{"any": ["x"], "hint_confidence": 0.5}`:     `rule.hint_confidence: only means something with "hints"`,
+		`{"any": ["x"], "within_last_own_turns": 2}`: `rule.speaker: must be "agent" or "customer" when the rule counts the speaker's own turns`,
+	} {
+		err := scoring.Validate(scoring.Scorecard{Criteria: []scoring.Criterion{criterion("c", rule)}}, rules.CheckRule)
+		require.Error(t, err, rule)
+		require.Equal(t, "scorecard is not valid: criterion 0 (c): "+want, err.Error(), rule)
+	}
+}
