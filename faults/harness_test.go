@@ -29,11 +29,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/auditor/llm/llmtest"
 	"github.com/auditd/auditd/cmd/auditd/proctest"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/media/mediatest"
 	"github.com/auditd/auditd/workers/asr/asrtest"
-	"github.com/auditd/auditd/workers/llm/llmtest"
 )
 
 // bin is auditd, built once.

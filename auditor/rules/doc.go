@@ -1,9 +1,10 @@
 // Package rules is the "rules" auditor engine (AUDITOR_ENGINE=rules): each
 // criterion of a scorecard carries a phrase rule, and the engine judges a
 // transcript against it, explaining which words it found (or missed) and
-// where.
+// where, how it decided, and how sure it is. This documentation is the
+// reference of the rule language.
 //
-// # Rule syntax
+// # Rules
 //
 // A rule is a JSON object:
 //
@@ -13,29 +14,100 @@
 //	  "none": ["no es mi problema"],                   // none is said
 //	  "speaker": "agent",                              // agent | customer | any (default any)
 //	  "within_first": 30, "within_last": 60,           // seconds, for calls with timed segments
-//	  "within_first_turns": 3, "within_last_turns": 4, // turns, for chats (and untimed calls)
-//	  "exact": false                                   // true: no tolerance for misspellings
+//	  "within_first_turns": 3, "within_last_turns": 4, // turns of anyone, for chats (and untimed calls)
+//	  "within_first_own_turns": 2,                     // the speaker's own first turns (chats)
+//	  "within_last_own_turns": 3,                      // the speaker's own last turns (chats)
+//	  "after_customer_turns": 1,                       // only after the customer's first turn
+//	  "applies_if": ["my account", "mi pedido"],       // not applicable (met) when none is said
+//	  "hints": ["as i said"],                          // weak signals, see Confidence
+//	  "negation": true,                                // a negated phrase does not count (default)
+//	  "exact": false,                                  // true: no tolerance for misspellings
+//	  "absence_confidence": 0.8, "not_applicable_confidence": 0.7, "hint_confidence": 0.6
 //	}
 //
 // At least one of any, all and none is required; unknown keys, empty lists,
-// phrases without words and windows that are not positive are errors
-// (CheckRule reports them all). A criterion complies when every condition
-// given holds within the scope: segments of the speaker (segments whose
-// speaker is unknown, as in a mono recording, count for every speaker) and
-// inside the windows. Windows in seconds apply to calls whose segments all
-// have start times, windows in turns to everything else (chats, whose pace
-// is not comparable to speech); a rule may carry both so one criterion
-// serves calls and chats. Both bounds of a kind apply together.
+// phrases without words, bad phrase syntax, windows that are not positive
+// and confidences outside 0..1 are errors, each reported with its field
+// (rule.any[2]) and what is wrong (CheckRule reports them all, so a
+// scorecard is refused at publication with every problem listed). A
+// criterion is met when every condition given holds within the scope:
+// segments of the speaker (segments whose speaker is unknown, as in a mono
+// recording, count for every speaker) and inside the positions. Windows in
+// seconds apply to calls whose segments all have start times; windows in
+// turns (of anyone, or the speaker's own) to everything else (chats, whose
+// pace is not comparable to speech), so a rule may carry both and serve
+// calls and chats. after_customer_turns applies to both: "after the
+// customer states the problem".
+//
+// # Phrases
+//
+// A phrase is words said in order, by one speaker, within one stretch of
+// that speaker's consecutive turns:
+//
+//	thank you for calling      plain words
+//	refund*                    a wildcard: any word starting with "refund" (a stem of 3 letters or more)
+//	le|te atiende              alternatives for one word
+//	=idiota                    this word exactly: no tolerance for misspellings ("idioma" is not it)
+//	referencia {ref}           a slot: something of a kind rather than given words
+//	refund NEAR/5 {amount}     both, within 5 words of each other, in either order
+//	call BEFORE/6 record*      the first, then the second within 6 words
+//
+// Slots recognise, in the words as they were written:
+//
+//	{ref}         a reference code: INC-4432, RF/2201, AB12CD34, #88231, 00451 (five digits or more)
+//	{amount}      money: 49,99 €, $1,250, £49.99, 20 euros, USD 40, 49.99
+//	{timeframe}   when: en 48 horas, within 3 to 5 working days, an hour, 24-48h, mañana antes de
+//	              las 12, by Friday, el viernes, next week, esta tarde, end of the day, a date
+//	{date}        a calendar date: 15 de marzo, March 15th, 15/03/2026, 2026-03-15
+//	{name}        a given name: a known first name, or a capitalised word inside a sentence
+//	{agent_name}  the agent's name as the chat's speaker labels give it ("Agente Lucía", or a bare
+//	              "Connor" opposite "Customer"); nothing when no label names the agent
+//	{number}      a number in digits
+//
+// A term (the words between operators) has at most 31 items. Operators are
+// upper case, so "near" and "before" remain words; a chain such as
+// "a NEAR/3 b NEAR/3 c" joins each term to what came before.
 //
 // # Matching
 //
 // Transcript and phrases are compared as sequences of normalised words:
 // case folded, accents removed, punctuation ignored ("¿Algo más?" is "algo
-// mas"). A phrase word of 4 to 7 letters matches a word within 1 edit
-// (insertion, deletion, substitution or transposition of adjacent letters:
-// "gracais" is "gracias"), of 8 letters or more within 2; shorter words
-// must match exactly. A phrase matches its words in order inside one
-// speaker's stretch of consecutive segments, with at most one inserted word
-// before each ("buenos eh días"). The scorecard's phrases are indexed once
-// (New); an audit then costs time roughly linear in the transcript's length.
+// mas"), apostrophes joined ("don't" is "dont"). A phrase word of 4 to 7
+// letters matches a word within 1 edit (insertion, deletion, substitution
+// or transposition of adjacent letters: "gracais" is "gracias"), of 8
+// letters or more within 2; shorter words, =words and the words of an
+// "exact" rule must match exactly. One inserted word may stand before each
+// word of a phrase ("buenos eh días"), but never a negation ("I don't
+// understand" is not "I understand") and never before a name ("soy de
+// Movistar" is not "soy {name}").
+//
+// A negation ("no", "not", "never", "can't", "nunca", "tampoco"…) among the
+// four words before a phrase, in its clause, undoes it: "no puedo
+// ayudarle" is not an offer of help, "I can't help you with anything
+// else" is not one either, "there are no stupid questions" is not an
+// insult. Punctuation and "but"/"pero" end a clause. A phrase that starts
+// with a negation ("no es mi problema") is said as written.
+//
+// The scorecard's phrases are indexed once (New); an audit then costs time
+// roughly linear in the transcript's length.
+//
+// # Confidence
+//
+// Every verdict says how it was reached (scoring.Assessment):
+//
+//   - evidence: what decides it was said, and is quoted; confidence 0.95,
+//     or 0.85 when the words said differ from the phrase (a misspelling, an
+//     inserted word).
+//   - absence: nothing the rule looks for was said; confidence
+//     absence_confidence (default 0.7). A criterion found not applicable
+//     (applies_if) is met with not_applicable_confidence (default 0.7).
+//   - conflict: signals point both ways: a phrase said but negated, or said
+//     outside the positions where it counts (confidence 0.6); or, when
+//     nothing decisive was said, a hint, which turns the verdict absence
+//     would give (met for "none", not met for "any"/"all") with
+//     hint_confidence (default 0.6).
+//
+// Verdicts below the service's review threshold (AUDIT_REVIEW_CONFIDENCE)
+// are marked for an analyst's review, and the hybrid engine asks a
+// language model about them.
 package rules
