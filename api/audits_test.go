@@ -177,7 +177,7 @@ func TestComputeAuditResultsErrors(t *testing.T) {
 // scoringQuestion is the question of a criterion of the default scorecard.
 func scoringQuestion(t *testing.T, id string) string {
 	t.Helper()
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)
 	for _, c := range card.Criteria {
 		if c.ID == id {
@@ -443,7 +443,7 @@ func TestScoreFollowsANewScorecard(t *testing.T) {
 
 	// Version 2: the greeting weighs 40, the farewell is gone, and a new
 	// criterion the chats do not meet.
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)
 	var criteria []scoring.Criterion
 	for _, c := range card.Criteria {
@@ -541,7 +541,7 @@ func TestEditAcrossAScorecardChange(t *testing.T) {
 
 	// ...while version 2 drops the farewell and adds a criterion. Its
 	// recomputation is cancelled, so the audit stays on version 1.
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)
 	var criteria []scoring.Criterion
 	for _, c := range card.Criteria {

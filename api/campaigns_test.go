@@ -76,6 +76,22 @@ func TestCampaignsAndScorecards(t *testing.T) {
 	}
 	requireError(t, b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", alice, map[string]any{"criteria": card.Criteria}), http.StatusForbidden, CodeForbidden)
 
+	// Rule syntax errors say where and what a QA lead should write instead.
+	badRules := append([]scoring.Criterion(nil), card.Criteria...)
+	badRules[0].Rule = json.RawMessage(`{"any": ["refund NEAR/x {amount}", "ticket {code}", "re*"], "absence_confidence": 1.5}`)
+	r = b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", sup, map[string]any{"criteria": badRules})
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	for _, want := range []string{
+		`body.criteria[0].rule.any[0]`, `at character 8: NEAR/ takes a number of words from 1 to 50, as in NEAR/5`,
+		`body.criteria[0].rule.any[1]`, `\"{code}\" is not a slot; slots are {agent_name}, {amount}, {date}, {name}, {number}, {ref}, {timeframe}`,
+		`body.criteria[0].rule.any[2]`, `a wildcard needs a stem of at least 3 letters`,
+		`body.criteria[0].rule.absence_confidence`, `must be a number from 0 to 1, such as 0.8`,
+	} {
+		require.Contains(t, r.RawBody, want)
+	}
+	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM scorecards s JOIN campaigns c ON c.id = s.campaign_id WHERE c.name = 'default'`),
+		"nothing is published")
+
 	edited := append([]scoring.Criterion(nil), card.Criteria...)
 	edited[0].Weight = 25
 	r = b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", sup, map[string]any{"criteria": edited})

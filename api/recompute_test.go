@@ -97,7 +97,7 @@ func TestRecomputeAuditsResumesAfterBeingKilled(t *testing.T) {
 
 	// Version 2 adds a criterion the current audits have no verdict for:
 	// the recomputation asks the model for it, and only for it.
-	card, err := scoring.DefaultScorecard()
+	card, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)
 	criteria := append(card.Criteria, scoring.Criterion{ID: "callback", Category: "CLOSING", Question: "¿Ofreció devolver la llamada?",
 		Weight: 10, AppliesTo: scoring.Both, Rule: json.RawMessage(`{"any": ["le llamaremos"]}`)})

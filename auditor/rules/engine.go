@@ -553,10 +553,10 @@ func (a *audit) negated(p int32, sp span) bool {
 // otherwise; a segment is in the first N seconds when it starts by N, in the
 // last N when it ends at or after the end of the recording minus N.
 func (a *audit) inScope(r *rule, seg int32) bool {
-	sp := a.speakers[seg]
-	if r.speaker != anySpeaker && sp != transcript.Unknown && sp != r.speaker {
+	if !a.speaks(r, seg) {
 		return false
 	}
+	sp := a.speakers[seg]
 	if a.customerBefore[seg] < r.afterCustomerTurns {
 		return false
 	}
@@ -573,6 +573,12 @@ func (a *audit) inScope(r *rule, seg int32) bool {
 		(r.withinLastTurns == 0 || int(seg) >= len(a.segs)-r.withinLastTurns) &&
 		(r.withinFirstOwnTurns == 0 || a.own[seg] < r.withinFirstOwnTurns) &&
 		(r.withinLastOwnTurns == 0 || a.own[seg] >= a.owned[sp]-r.withinLastOwnTurns)
+}
+
+// speaks reports whether segment seg is of r's speaker.
+func (a *audit) speaks(r *rule, seg int32) bool {
+	sp := a.speakers[seg]
+	return r.speaker == anySpeaker || sp == transcript.Unknown || sp == r.speaker
 }
 
 // hit is an occurrence of a phrase of a group.
@@ -670,7 +676,9 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 			ct := a.cite(h)
 			out = &ct
 			cited = append(cited, h)
-			conflict = true
+			// Said by the speaker, out of place, points both ways; said by
+			// the other party, it does not.
+			conflict = conflict || a.speaks(r, a.words[h.span.first].seg)
 		}
 		failures = append(failures, a.w.missing(phrasesOf(g), sc, out))
 	}
