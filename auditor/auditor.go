@@ -7,8 +7,10 @@
 package auditor
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"hash/maphash"
+	"slices"
 	"sync"
 
 	"github.com/auditd/auditd/auditor/rules"
@@ -49,11 +51,20 @@ func Judge(ctx context.Context, e Engine, card scoring.Scorecard, kind string, t
 
 // Rules is the phrase-rules engine (AUDITOR_ENGINE=rules). Compiling a
 // scorecard costs milliseconds, so compiled scorecards are kept, keyed by
-// their criteria (a recomputation may ask for only the criteria that lack a
-// verdict). The zero value is ready to use, and safe for concurrent use.
+// what compiling reads of their criteria (a recomputation may ask for only
+// the criteria that lack a verdict). The zero value is ready to use, and
+// safe for concurrent use.
 type Rules struct {
 	mu    sync.Mutex
-	cache map[string]*rules.Engine
+	seed  maphash.Seed
+	cache map[uint64]compiled
+}
+
+// compiled is a cached engine with the criteria it was compiled from, to
+// tell apart scorecards whose keys collide.
+type compiled struct {
+	criteria []scoring.Criterion
+	engine   *rules.Engine
 }
 
 // maxCachedEngines bounds the cache; it is emptied when full (scorecards
@@ -80,24 +91,42 @@ func (r *Rules) Audit(_ context.Context, card scoring.Scorecard, kind string, t 
 // Compile returns card's compiled rules, from the cache when the same
 // criteria were compiled before. Errors are rules.New's.
 func (r *Rules) Compile(card scoring.Scorecard) (*rules.Engine, error) {
-	key, err := json.Marshal(card.Criteria)
-	if err != nil {
-		return nil, err
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if e, ok := r.cache[string(key)]; ok {
-		return e, nil
+	if r.cache == nil {
+		r.seed = maphash.MakeSeed()
+	}
+	var h maphash.Hash
+	h.SetSeed(r.seed)
+	for _, c := range card.Criteria {
+		for _, s := range []string{c.ID, c.AppliesTo, c.Question, c.Category} {
+			h.WriteString(s)
+			h.WriteByte(0)
+		}
+		h.Write(c.Rule)
+		h.WriteByte(0)
+	}
+	key := h.Sum64()
+	if hit, ok := r.cache[key]; ok && sameRules(hit.criteria, card.Criteria) {
+		return hit.engine, nil
 	}
 	e, err := rules.New(card)
 	if err != nil {
 		return nil, err
 	}
 	if r.cache == nil || len(r.cache) >= maxCachedEngines {
-		r.cache = map[string]*rules.Engine{}
+		r.cache = map[uint64]compiled{}
 	}
-	r.cache[string(key)] = e
+	r.cache[key] = compiled{criteria: slices.Clone(card.Criteria), engine: e}
 	return e, nil
+}
+
+// sameRules reports whether a and b compile to the same engine.
+func sameRules(a, b []scoring.Criterion) bool {
+	return slices.EqualFunc(a, b, func(x, y scoring.Criterion) bool {
+		return x.ID == y.ID && x.AppliesTo == y.AppliesTo && x.Question == y.Question && x.Category == y.Category &&
+			bytes.Equal(x.Rule, y.Rule)
+	})
 }
 
 // permanentError marks an error no retry can fix.
