@@ -43,7 +43,8 @@ func (s *statsResource) register(api huma.API) {
 		http.StatusBadRequest)
 	op.Description += " Over the tasks created in [from, to): counts by status, tasks per day (in `tz`), audio minutes, " +
 		"average score and its distribution, approval rate, validations, the criteria failed most, agents by average " +
-		"score, upload-to-audited time, queue depth and failed jobs. Operators see only their own figures."
+		"score, the share of the engine's verdicts confirmed automatically (not marked for review), upload-to-audited " +
+		"time, queue depth and failed jobs. Operators see only their own figures."
 	op.Tags = []string{"stats"}
 	huma.Register(api, op, s.dashboard)
 }

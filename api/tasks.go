@@ -80,21 +80,22 @@ func (t *tasksResource) register(api huma.API) {
 }
 
 type listTasksInput struct {
-	Status   string `query:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed" doc:"Only tasks in this status"`
-	Kind     string `query:"kind" enum:"call,chat" doc:"Only calls or only chats"`
-	Campaign string `query:"campaign" maxLength:"200" doc:"Only tasks of the campaign with this name"`
-	Operator string `query:"operator" maxLength:"200" doc:"Only tasks of this agent (user id or username)"`
-	From     string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
-	To       string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
-	Q        string `query:"q" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
-	Passed   string `query:"passed" enum:"true,false" doc:"Only audited tasks that passed (true) or did not (false)"`
-	MinScore string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
-	MaxScore string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
-	Sort     string `query:"sort" enum:"created_at,file_name,score" default:"created_at" doc:"Sort key (tasks not audited yet sort below every score)"`
-	Order    string `query:"order" enum:"asc,desc" default:"desc" doc:"Sort direction"`
-	Cursor   string `query:"cursor" maxLength:"2000" doc:"The next value of the previous page, to continue after it"`
-	Skip     int    `query:"skip" minimum:"0" default:"0" doc:"Tasks to skip (after the cursor, if any)"`
-	Limit    int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Page size"`
+	Status      string `query:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed" doc:"Only tasks in this status"`
+	Kind        string `query:"kind" enum:"call,chat" doc:"Only calls or only chats"`
+	Campaign    string `query:"campaign" maxLength:"200" doc:"Only tasks of the campaign with this name"`
+	Operator    string `query:"operator" maxLength:"200" doc:"Only tasks of this agent (user id or username)"`
+	From        string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
+	To          string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
+	Q           string `query:"q" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
+	Passed      string `query:"passed" enum:"true,false" doc:"Only audited tasks that passed (true) or did not (false)"`
+	NeedsReview string `query:"needs_review" enum:"true,false" doc:"Only audited tasks whose current audit has items that need an analyst's review (true: automatic verdicts below AUDIT_REVIEW_CONFIDENCE), or has none (false)"`
+	MinScore    string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
+	MaxScore    string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
+	Sort        string `query:"sort" enum:"created_at,file_name,score" default:"created_at" doc:"Sort key (tasks not audited yet sort below every score)"`
+	Order       string `query:"order" enum:"asc,desc" default:"desc" doc:"Sort direction"`
+	Cursor      string `query:"cursor" maxLength:"2000" doc:"The next value of the previous page, to continue after it"`
+	Skip        int    `query:"skip" minimum:"0" default:"0" doc:"Tasks to skip (after the cursor, if any)"`
+	Limit       int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Page size"`
 }
 
 // TaskList is a page of tasks.
@@ -152,6 +153,10 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	if in.Passed != "" {
 		passed := in.Passed == "true"
 		f.Passed = &passed
+	}
+	if in.NeedsReview != "" {
+		review := in.NeedsReview == "true"
+		f.NeedsReview = &review
 	}
 	// A date is its UTC midnight.
 	if f.From, err = parseTimeIn("from", in.From, time.UTC); err != nil {
@@ -230,6 +235,7 @@ type TaskDetail struct {
 	DurationSeconds *float64   `json:"duration_seconds,omitempty"`
 	Error           string     `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
 	Attempts        int        `json:"attempts"`
+	ReviewItems     *int       `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
 	AudioURL        string     `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
@@ -284,7 +290,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		SizeBytes: task.SizeBytes, SHA256: task.SHA256, Campaign: task.CampaignName, OperatorID: task.OperatorID,
 		Language: task.Language, Direction: task.Direction, StartedAt: task.StartedAt, ExternalID: task.ExternalID,
 		UploadedBy: task.UploadedBy, DurationSeconds: task.DurationSeconds, Error: task.Error, Attempts: task.Attempts,
-		CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
+		ReviewItems: task.ReviewItems, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
 	}
 	if task.Kind == db.TaskCall {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -55,14 +56,17 @@ func scanAudit(row pgx.Row) (AuditRevision, error) {
 }
 
 // AuditAppend stores a as the next revision of its task's audit and makes it
-// the current one (the task's score and passed follow it). When basedOn is
-// not zero it must be the current revision, else the error wraps
-// ErrAuditRevision: two edits made from the same revision cannot both
-// land. Call it in a transaction; it locks the task row. It returns the
-// stored revision, or ErrNotFound for an unknown task.
+// the current one (the task's score, passed and review items follow it, and
+// the engine's verdicts it adds are counted). When basedOn is not zero it
+// must be the current revision, else the error wraps ErrAuditRevision: two
+// edits made from the same revision cannot both land. Call it in a
+// transaction; it locks the task row. It returns the stored revision, or
+// ErrNotFound for an unknown task.
 func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (AuditRevision, error) {
 	var current *int
-	if err := tx.QueryRow(ctx, `SELECT audit_revision FROM tasks WHERE uuid = $1 FOR UPDATE`, a.TaskUUID).Scan(&current); err != nil {
+	var previous []string
+	if err := tx.QueryRow(ctx, `SELECT audit_revision, judged_criteria FROM tasks WHERE uuid = $1 FOR UPDATE`,
+		a.TaskUUID).Scan(&current, &previous); err != nil {
 		return AuditRevision{}, one(err)
 	}
 	cur := 0
@@ -97,11 +101,46 @@ func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (
 			failed = append(failed, it.CriterionID)
 		}
 	}
+	c := countReview(a.Result.Items, previous)
 	_, err = tx.Exec(ctx, `UPDATE tasks SET audit_revision = $2, score = $3, passed = $4,
-		judged_criteria = $5, failed_criteria = $6, audited_at = COALESCE(audited_at, now()), updated_at = now()
+		judged_criteria = $5, failed_criteria = $6, review_items = $7, engine_verdicts = engine_verdicts + $8,
+		engine_confident = engine_confident + $9, audited_at = COALESCE(audited_at, now()), updated_at = now()
 		WHERE uuid = $1`,
-		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed, judged, failed)
+		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed, judged, failed, c.review, c.engine, c.confident)
 	return stored, err
+}
+
+// reviewCounts are what a revision changes in its task's review figures.
+type reviewCounts struct {
+	// review counts the items that need review.
+	review int
+	// engine counts the engine's verdicts the revision adds, confident
+	// those of them that need no review.
+	engine, confident int
+}
+
+// countReview counts the review figures of a revision's items; previous
+// lists the criteria its previous revision judged (none for revision 1).
+// The engine's verdicts a revision adds are its items with a basis (an
+// analyst's have none) for criteria the previous revision did not judge:
+// the engine judges only what neither an edit nor the previous revision
+// has a verdict for, and a verdict kept from the previous revision was
+// counted when it was made. Migration 00010 counts stored audits the same
+// way.
+func countReview(items []scoring.Item, previous []string) reviewCounts {
+	var c reviewCounts
+	for _, it := range items {
+		if it.NeedsReview {
+			c.review++
+		}
+		if it.Basis != "" && !slices.Contains(previous, it.CriterionID) {
+			c.engine++
+			if !it.NeedsReview {
+				c.confident++
+			}
+		}
+	}
+	return c
 }
 
 // AuditCurrent returns the current revision of a task's audit, or

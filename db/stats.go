@@ -35,10 +35,21 @@ type Dashboard struct {
 	ScoreDistribution []Bucket           `json:"score_distribution" doc:"Audited tasks in ten score ranges: [0,10), …, [90,100]"`
 	PerDay            []Day              `json:"per_day" doc:"Tasks by day of creation, in the requested time zone"`
 	CriteriaFailed    []CriterionFailure `json:"criteria_failed" doc:"The ten criteria failed most"`
+	Automatic         Automatic          `json:"automatic" doc:"The engine's verdicts and how many it was confident of"`
 	Operators         OperatorRanking    `json:"operators"`
 	ProcessingSeconds Percentiles        `json:"processing_seconds" doc:"Upload to audited"`
 	Queue             []QueueDepth       `json:"queue" doc:"Jobs waiting or running, by queue"`
 	FailedJobs        []KindCount        `json:"failed_jobs" doc:"Jobs discarded in the period, and jobs waiting to be retried, by kind"`
+}
+
+// Automatic is how much of the audits the engine settled alone: of the
+// verdicts it made (each audit's first revision, and the criteria
+// recomputations or edits asked it about later), those it was confident of,
+// which no analyst needs to review.
+type Automatic struct {
+	Verdicts  int64    `json:"verdicts" doc:"Verdicts made by the audit engine"`
+	Confident int64    `json:"confident" doc:"Of them, those not marked for review (their confidence reached AUDIT_REVIEW_CONFIDENCE): confirmed automatically"`
+	Share     *float64 `json:"share" doc:"confident / verdicts (null when there are no verdicts)"`
 }
 
 // Bucket is one score range.
@@ -146,10 +157,11 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 	query(`SELECT count(*), count(t.score), count(*) FILTER (WHERE t.passed), count(*) FILTER (WHERE t.status = 'validated'),
 			COALESCE(sum(t.duration_seconds) FILTER (WHERE t.kind = 'call'), 0) / 60, avg(t.score)::float8,
 			percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM t.audited_at - t.created_at)),
-			percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM t.audited_at - t.created_at))
+			percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM t.audited_at - t.created_at)),
+			COALESCE(sum(t.engine_verdicts), 0), COALESCE(sum(t.engine_confident), 0)
 		FROM tasks t WHERE {where}`, func(r pgx.Rows) error {
 		return r.Scan(&d.Tasks, &d.Audited, &d.Passed, &d.Validated, &d.AudioMinutes, &d.AverageScore,
-			&d.ProcessingSeconds.P50, &d.ProcessingSeconds.P95)
+			&d.ProcessingSeconds.P50, &d.ProcessingSeconds.P95, &d.Automatic.Verdicts, &d.Automatic.Confident)
 	})
 	// One pass for the counts by status, by day (in the zone) and by score range.
 	buckets := make([]int64, 10)
@@ -217,6 +229,10 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 	if d.Audited > 0 {
 		rate := float64(d.Passed) / float64(d.Audited)
 		d.ApprovalRate = &rate
+	}
+	if d.Automatic.Verdicts > 0 {
+		share := float64(d.Automatic.Confident) / float64(d.Automatic.Verdicts)
+		d.Automatic.Share = &share
 	}
 	d.Operators.Top = operators[:min(operatorsListed, len(operators))]
 	bottom := operators[max(0, len(operators)-operatorsListed):]

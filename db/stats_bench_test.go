@@ -14,7 +14,9 @@ import (
 )
 
 // seedTasks inserts n audited-looking tasks spread over the last year, with
-// 200 agents and the default scorecard's criteria.
+// 200 agents and the default scorecard's criteria; a quarter of the audits
+// have an item to review, and the engine made seven verdicts in each, of
+// which it was confident of five to seven.
 func seedTasks(t testing.TB, n int) *pgxpool.Pool {
 	pool := dbtest.Pool(t)
 	ctx := context.Background()
@@ -23,7 +25,7 @@ func seedTasks(t testing.TB, n int) *pgxpool.Pool {
 	_, err = pool.Exec(ctx, `
 		INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
 			operator_id, language, uploaded_by, duration_seconds, created_at, updated_at, score, passed, audited_at,
-			audit_revision, judged_criteria, failed_criteria)
+			audit_revision, judged_criteria, failed_criteria, review_items, engine_verdicts, engine_confident)
 		SELECT gen_random_uuid(), k.kind, CASE WHEN s.score IS NULL THEN 'queued' WHEN i % 7 = 0 THEN 'validated' ELSE 'audited' END,
 			'seed-' || i || '.wav', 'audio/wav', 1000, encode(sha256(i::text::bytea), 'hex'), 'seed/' || i,
 			(SELECT id FROM campaigns WHERE name = 'default'), 'agent-' || (i % 200), 'es', 'seed',
@@ -32,7 +34,10 @@ func seedTasks(t testing.TB, n int) *pgxpool.Pool {
 			CASE WHEN s.score IS NOT NULL THEN 1 END,
 			CASE WHEN s.score IS NOT NULL THEN ARRAY['greeting', 'verification', 'no_forbidden_phrases', 'empathy',
 				'resolution', 'further_help', 'farewell'] END,
-			CASE WHEN s.score IS NOT NULL THEN (ARRAY['greeting', 'verification', 'empathy'])[1:(i % 4)] END
+			CASE WHEN s.score IS NOT NULL THEN (ARRAY['greeting', 'verification', 'empathy'])[1:(i % 4)] END,
+			CASE WHEN s.score IS NOT NULL THEN (i % 4 = 1)::int END,
+			CASE WHEN s.score IS NOT NULL THEN 7 ELSE 0 END,
+			CASE WHEN s.score IS NOT NULL THEN 7 - i % 3 ELSE 0 END
 		FROM generate_series(1, $1) i,
 			LATERAL (SELECT now() - (i % 365) * interval '1 day' - (i % 86400) * interval '1 second' AS at) c,
 			LATERAL (SELECT CASE WHEN i % 5 = 0 THEN NULL ELSE (i * 37 % 10001) / 100.0 END AS score) s,
@@ -54,6 +59,7 @@ func BenchmarkDashboard1M(b *testing.B) {
 		d, err := db.StatsDashboard(ctx, pool, f)
 		require.NoError(b, err)
 		require.Positive(b, d.Tasks)
+		require.NotNil(b, d.Automatic.Share)
 	}, "created_at >= $1 AND created_at < $2", f.From, f.To)
 }
 

@@ -53,6 +53,9 @@ type Task struct {
 	// Score and Passed are the current audit's, once audited.
 	Score  *float64
 	Passed *bool
+	// ReviewItems counts the current audit's items that need an analyst's
+	// review, once audited.
+	ReviewItems *int
 	// AuditRevision is the current revision of the audit (nil before any).
 	AuditRevision *int
 	CreatedAt     time.Time
@@ -61,24 +64,26 @@ type Task struct {
 
 // TaskSummary is what lists and events show of a task.
 type TaskSummary struct {
-	UUID       string    `json:"uuid" format:"uuid"`
-	Kind       string    `json:"kind" enum:"call,chat"`
-	Status     string    `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
-	FileName   string    `json:"file_name"`
-	Campaign   string    `json:"campaign" doc:"The campaign's name"`
-	OperatorID string    `json:"operator_id,omitempty" doc:"The audited agent's user id"`
-	Error      string    `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
-	Score      *float64  `json:"score,omitempty" doc:"The current audit's score (0..100), once audited"`
-	Passed     *bool     `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score"`
-	CreatedAt  time.Time `json:"created_at"`
-	UpdatedAt  time.Time `json:"updated_at"`
+	UUID        string    `json:"uuid" format:"uuid"`
+	Kind        string    `json:"kind" enum:"call,chat"`
+	Status      string    `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
+	FileName    string    `json:"file_name"`
+	Campaign    string    `json:"campaign" doc:"The campaign's name"`
+	OperatorID  string    `json:"operator_id,omitempty" doc:"The audited agent's user id"`
+	Error       string    `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
+	Score       *float64  `json:"score,omitempty" doc:"The current audit's score (0..100), once audited"`
+	Passed      *bool     `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score"`
+	ReviewItems *int      `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (automatic verdicts below AUDIT_REVIEW_CONFIDENCE), once audited"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
 }
 
 // Summary returns the summary of t.
 func (t Task) Summary() TaskSummary {
 	return TaskSummary{
 		UUID: t.UUID, Kind: t.Kind, Status: t.Status, FileName: t.FileName, Campaign: t.CampaignName,
-		OperatorID: t.OperatorID, Error: t.Error, Score: t.Score, Passed: t.Passed, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		OperatorID: t.OperatorID, Error: t.Error, Score: t.Score, Passed: t.Passed, ReviewItems: t.ReviewItems,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 	}
 }
 
@@ -107,14 +112,14 @@ type NewTask struct {
 const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.size_bytes, t.sha256, t.blob_key,
 	t.campaign_id, c.name, COALESCE(t.operator_id, ''), t.language, COALESCE(t.direction, ''), t.started_at,
 	COALESCE(t.external_id, ''), t.uploaded_by, t.duration_seconds, COALESCE(t.error, ''), t.attempts,
-	t.score::float8, t.passed, t.audit_revision, t.created_at, t.updated_at`
+	t.score::float8, t.passed, t.review_items, t.audit_revision, t.created_at, t.updated_at`
 
 func scanTask(row pgx.Row) (Task, error) {
 	var t Task
 	err := row.Scan(&t.UUID, &t.Kind, &t.Status, &t.FileName, &t.ContentType, &t.SizeBytes, &t.SHA256, &t.BlobKey,
 		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
 		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
-		&t.Score, &t.Passed, &t.AuditRevision, &t.CreatedAt, &t.UpdatedAt)
+		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.CreatedAt, &t.UpdatedAt)
 	return t, one(err)
 }
 
@@ -277,6 +282,9 @@ type TaskFilter struct {
 	FileName string
 	// Passed, when set, keeps audited tasks that passed (or did not).
 	Passed *bool
+	// NeedsReview, when set, keeps audited tasks whose current audit has
+	// items that need review (or has none).
+	NeedsReview *bool
 	// MinScore and MaxScore, when set, bound the current audit's score.
 	MinScore, MaxScore *float64
 }
@@ -360,6 +368,15 @@ func (f TaskFilter) where(args *[]any) string {
 	}
 	if f.Passed != nil {
 		add("t.passed = $?", *f.Passed)
+	}
+	if f.NeedsReview != nil {
+		// A literal, not a parameter, so that the planner can prove
+		// that the partial index of the tasks to review holds them all.
+		cond := "t.review_items = 0"
+		if *f.NeedsReview {
+			cond = "t.review_items > 0"
+		}
+		conds = append(conds, cond)
 	}
 	if f.MinScore != nil {
 		add("t.score >= $?", *f.MinScore)

@@ -26,3 +26,21 @@ func BenchmarkTaskList1M(b *testing.B) {
 		require.EqualValues(b, 1_000_000, total)
 	}, "true")
 }
+
+// BenchmarkTaskListNeedsReview1M reads the first page of the million tasks'
+// audits with items to review (GET /tasks?needs_review=true: a quarter of
+// the audited ones) with its total, next to Postgres counting them.
+func BenchmarkTaskListNeedsReview1M(b *testing.B) {
+	pool := seedTasks(b, 1_000_000)
+	needsReview := true
+	f := db.TaskFilter{NeedsReview: &needsReview}
+	page := db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 101}
+	benchAgainstCount(b, pool, func(ctx context.Context) {
+		tasks, err := db.TaskList(ctx, pool, f, page)
+		require.NoError(b, err)
+		require.Len(b, tasks, 101)
+		total, err := db.TaskCount(ctx, pool, f)
+		require.NoError(b, err)
+		require.EqualValues(b, 200_000, total)
+	}, "review_items > 0")
+}

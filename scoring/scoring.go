@@ -107,13 +107,13 @@ const (
 type Assessment struct {
 	// Basis is BasisEvidence, BasisAbsence or BasisConflict; empty for an
 	// analyst's verdict.
-	Basis string `json:"basis,omitempty" enum:"evidence,absence,conflict"`
+	Basis string `json:"basis,omitempty" enum:"evidence,absence,conflict" doc:"How the engine reached the verdict: evidence (something said decides it, quoted as the evidence), absence (nothing it looks for was said) or conflict (signals point both ways); absent for an analyst's verdict"`
 	// Confidence is the engine's estimate, from 0 to 1, that an analyst
 	// would agree with the verdict.
-	Confidence float64 `json:"confidence,omitempty" minimum:"0" maximum:"1"`
+	Confidence float64 `json:"confidence,omitempty" minimum:"0" maximum:"1" doc:"The engine's estimate, from 0 to 1, that an analyst would agree with the verdict; absent for an analyst's verdict"`
 	// NeedsReview: the confidence is below the review threshold
 	// (AUDIT_REVIEW_CONFIDENCE), so an analyst should confirm the verdict.
-	NeedsReview bool `json:"needs_review,omitempty"`
+	NeedsReview bool `json:"needs_review,omitempty" doc:"true when the confidence is below AUDIT_REVIEW_CONFIDENCE: an analyst should confirm the verdict (editing the item makes it the analyst's, which needs none); absent otherwise"`
 }
 
 // Review marks the verdicts whose confidence is below threshold as needing

@@ -27,9 +27,11 @@ var errChangedMeanwhile = errors.New("the audit or the scorecard changed while i
 // engineVerdicts runs the auditor on task for the criteria of card listed
 // in missing (those no revision or edit judges: after a scorecard change,
 // the criteria the previous revision does not have) and returns its
-// verdicts by criterion id; nil when nothing is missing, so the common case
-// runs no engine at all.
-func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, engine auditor.Engine, task db.Task, campaign db.Campaign,
+// verdicts by criterion id, those whose confidence is below review marked
+// as needing an analyst's review, as the automatic audit marks its own;
+// nil when nothing is missing, so the common case runs no engine at all.
+// The verdicts kept from earlier revisions keep the marks they were given.
+func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, engine auditor.Engine, review float64, task db.Task, campaign db.Campaign,
 	card db.Scorecard, missing []string) (map[string]scoring.Verdict, error) {
 	if len(missing) == 0 {
 		return nil, nil
@@ -47,6 +49,7 @@ func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, engine auditor.Engi
 	if err != nil {
 		return nil, engineError(ctx, err)
 	}
+	scoring.Review(verdicts, review)
 	out := make(map[string]scoring.Verdict, len(verdicts))
 	for _, v := range verdicts {
 		out[v.CriterionID] = v
@@ -124,6 +127,7 @@ type RecomputeAuditWorker struct {
 	river.WorkerDefaults[jobs.RecomputeAuditArgs]
 	pool    *pgxpool.Pool
 	auditor auditor.Engine
+	review  float64
 	backoff Backoff
 }
 
@@ -188,7 +192,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 		missing = append(missing, m...)
 	}
 	slices.Sort(missing)
-	engine, err := engineVerdicts(ctx, w.pool, w.auditor, task, campaign, card, slices.Compact(missing))
+	engine, err := engineVerdicts(ctx, w.pool, w.auditor, w.review, task, campaign, card, slices.Compact(missing))
 	if err != nil {
 		return err
 	}
@@ -271,6 +275,8 @@ func rejection(task db.Task, card db.Scorecard, current db.AuditRevision, e db.A
 // editVerdicts are e's verdicts by criterion id. An analyst sends no
 // evidence: a verdict that keeps the current one's judgement keeps its
 // quote, one that reverses it has none (the quote supported the opposite).
+// It has no assessment either, whatever the engine's was: a person decided
+// it, so it no longer needs review.
 func editVerdicts(e db.AuditEdit, current db.AuditRevision) map[string]scoring.Verdict {
 	prev := current.Result.Verdicts()
 	out := make(map[string]scoring.Verdict, len(e.Verdicts))

@@ -74,6 +74,7 @@ type RecomputeAuditsWorker struct {
 	river.WorkerDefaults[jobs.RecomputeAuditsArgs]
 	pool        *pgxpool.Pool
 	auditor     auditor.Engine
+	review      float64
 	backoff     Backoff
 	batch       int
 	notifyEvery int
@@ -179,7 +180,7 @@ func (w *RecomputeAuditsWorker) batchOf(ctx context.Context, client *river.Clien
 			return err
 		}
 		_, missing := scoring.Merge(card.Scorecard, task.Kind, current.Result.Verdicts())
-		v, err := engineVerdicts(ctx, w.pool, w.auditor, task, campaign, card, missing)
+		v, err := engineVerdicts(ctx, w.pool, w.auditor, w.review, task, campaign, card, missing)
 		if ErrPermanent(err) {
 			next.fail(id, err)
 			failed[id] = true

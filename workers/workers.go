@@ -59,8 +59,8 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
 	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff})
 	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe})
-	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor, backoff: d.Backoff})
-	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor, backoff: d.Backoff,
+	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff})
+	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff,
 		batch:       cmp.Or(d.RecomputeBatch, defaultRecomputeBatch),
 		notifyEvery: cmp.Or(d.RecomputeNotifyEvery, defaultRecomputeNotifyEvery)})
 	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, publicURL: d.PublicURL})

@@ -606,6 +606,101 @@ test('dashboard: figures and charts of the period, filters in the URL', async ({
   await visible(figures.locator('div').filter({ hasText: 'Tasks' }).getByText('0', { exact: true }));
 });
 
+test('review: items to review first, the Needs review filter, the share confirmed automatically', async ({ page, browser, base }) => {
+  // A campaign whose rules give chosen confidences: the greeting and the
+  // politeness are sure (0.95, 0.9), a callback not offered is not (0.5,
+  // below AUDIT_REVIEW_CONFIDENCE, 0.8).
+  const sup = await devToken(base, 'rita', ['supervisor']);
+  const quality = await devToken(base, 'rex', ['quality']);
+  const criterion = (id, category, question, rule) => ({ id, category, question, weight: 10, critical: false, applies_to: 'both', rule });
+  await api(base, sup, 'POST', '/campaigns', {
+    name: 'e2e-review',
+    language: 'en',
+    criteria: [
+      criterion('greeting', 'OPENING', 'Did the agent greet the customer?', { any: ['good morning'], absence_confidence: 0.6 }),
+      criterion('polite', 'COMPLIANCE', 'Did the agent avoid insults?', { none: ['idiot'], absence_confidence: 0.9 }),
+      criterion('callback', 'CLOSING', 'Did the agent offer to call back?', { any: ['we will call you back'], absence_confidence: 0.5 }),
+    ],
+  });
+  const upload = async (name, body) => {
+    const form = new FormData();
+    form.set('campaign', 'e2e-review');
+    form.append('files', new Blob([body], { type: 'application/json' }), name);
+    const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
+    const { uuid } = (await res.json()).details.tasks[0];
+    await eventually(async () => check((await api(base, quality, 'GET', `/tasks/${uuid}`)).status === 'audited', 'not audited'), 20_000);
+    return uuid;
+  };
+  // Agent Nora: content no other test uploads (the same file would be that test's task).
+  const unsure = await upload('e2e-review-1.json', chat('Nora'));
+  await upload('e2e-review-2.json', chat('Nora').replace('goodbye', 'we will call you back tomorrow, goodbye'));
+
+  // The tasks list: the filter lives in the URL and reaches the API.
+  await page.goto(base + '/app/tasks');
+  await signIn(page, { username: 'rex', name: 'Rex Analyst', roles: ['quality'] });
+  await page.getByLabel('File name contains').fill('e2e-review');
+  await page.getByLabel('Review', { exact: true }).selectOption('true');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?q=e2e-review&needs_review=true', page.url()));
+  const rows = page.locator('tbody tr');
+  await visible(rows.filter({ hasText: 'e2e-review-1.json' }).getByText('1 to review'));
+  await eventually(async () => check((await rows.count()) === 1, `${await rows.count()} rows`));
+  await shot(page, 'tasks-review-filter');
+  await page.getByLabel('Review', { exact: true }).selectOption('false');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await visible(rows.filter({ hasText: 'e2e-review-2.json' }));
+  await eventually(async () => check((await rows.count()) === 1, `${await rows.count()} rows`));
+
+  // The task: the item to review comes first, with its badge, basis and confidence.
+  await page.goto(`${base}/app/tasks/${unsure}`);
+  await visible(page.getByRole('heading', { name: 'e2e-review-1.json' }));
+  const group = page.getByRole('group', { name: 'Needs review (1)' });
+  await visible(group);
+  const first = page.locator('[data-criterion]').first();
+  check((await first.getAttribute('data-criterion')) === 'callback', `first: ${await first.getAttribute('data-criterion')}`);
+  await visible(first.getByText('Needs review', { exact: true }));
+  await visible(first.getByText('Automatic: absence (nothing found), 50 % confidence'));
+  await visible(page.locator('[data-criterion="greeting"]').getByText('Automatic: evidence (quoted), 95 % confidence'));
+  await visible(page.getByTestId('task-review').getByText('1 to review'));
+  await shot(page, 'task-review');
+
+  // The dashboard: 5 of the engine's 6 verdicts were sure.
+  await page.goto(base + '/app/dashboard?campaign=e2e-review');
+  const automatic = page.getByTestId('dash-automatic');
+  await visible(automatic.getByText('83.3 %'));
+  await visible(automatic.getByText('(5 of 6 automatic verdicts)'));
+  await shot(page, 'dashboard-review');
+
+  // In Spanish; the analyst confirms the verdict, which then needs no review.
+  const es = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 800 } });
+  try {
+    const p = await es.newPage();
+    await p.goto(`${base}/app/tasks/${unsure}`);
+    await visible(p.getByLabel('Usuario', { exact: true }));
+    await p.getByLabel('Usuario', { exact: true }).fill('rex');
+    await p.getByRole('checkbox', { name: 'quality', exact: true }).check();
+    await p.getByRole('button', { name: 'Iniciar sesión' }).click();
+    await visible(p.getByRole('group', { name: 'Revisar (1)' }));
+    const item = p.locator('[data-criterion="callback"]');
+    await visible(item.getByText('Revisar', { exact: true }));
+    await visible(item.getByText('Automático: ausencia (no se encontró nada), confianza del 50 %'));
+    await shot(p, 'task-review-es');
+    await item.getByRole('button', { name: /^Confirmar veredicto/ }).click();
+    await p.getByRole('button', { name: 'Guardar y recalcular (1 cambios)' }).click();
+    await visible(p.getByText(/^Guardado como revisión 2/));
+    await hidden(p.getByRole('group', { name: 'Revisar (1)' }));
+    await visible(p.getByTestId('task-review').getByText('Nada que revisar'));
+    check((await p.locator('[data-criterion="callback"] [data-testid="assessment"]').count()) === 0, 'an analyst verdict shows a basis');
+    await p.goto(base + '/app/dashboard?campaign=e2e-review');
+    await visible(p.getByTestId('dash-automatic').getByText('(5 de 6 veredictos automáticos)'));
+    await shot(p, 'dashboard-es');
+  } finally {
+    await es.close();
+  }
+  const left = await api(base, quality, 'GET', '/tasks?campaign=e2e-review&needs_review=true');
+  check(left.total === 0, `${left.total} tasks still to review`);
+});
+
 test('admin: users and sync (409 shown), campaign settings and scorecard publication', async ({ page, base }) => {
   await page.goto(base + '/');
   await signIn(page, { username: 'root', name: 'Rosa Admin', roles: ['admin'] });

@@ -95,6 +95,8 @@ export interface TaskSummary {
   error?: string;
   score?: number;
   passed?: boolean;
+  /** review_items counts the current audit's items that need an analyst's review; absent before the audit. */
+  review_items?: number;
   created_at: string;
   updated_at: string;
 }
@@ -139,7 +141,10 @@ export interface Segment {
   text: string;
 }
 
-/** AuditItem is one criterion's verdict in an audit. */
+/** Basis is how the engine reached a verdict. */
+export type Basis = 'evidence' | 'absence' | 'conflict';
+
+/** AuditItem is one criterion's verdict in an audit; an analyst's has no basis, confidence or needs_review. */
 export interface AuditItem {
   criterion_id: string;
   category: string;
@@ -149,6 +154,9 @@ export interface AuditItem {
   complies: boolean;
   explanation: string;
   evidence?: string;
+  basis?: Basis;
+  confidence?: number;
+  needs_review?: boolean;
 }
 
 /** AuditResult is a scored audit: its score breakdown and items. */
@@ -231,6 +239,7 @@ export interface Dashboard {
   score_distribution: { from: number; to: number; count: number }[];
   per_day: { day: string; tasks: number; audited: number; passed: number }[];
   criteria_failed: { criterion_id: string; question: string; failed: number; judged: number; rate: number }[];
+  automatic: { verdicts: number; confident: number; share: number | null };
   operators: {
     top: { operator_id: string; audited: number; average_score: number }[];
     bottom: { operator_id: string; audited: number; average_score: number }[];

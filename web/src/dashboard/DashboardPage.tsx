@@ -64,6 +64,15 @@ export function DashboardPage() {
               <dt>{t('dash.minutes')}</dt>
               <dd>{data.audio_minutes.toFixed(1)}</dd>
             </div>
+            <div data-testid="dash-automatic">
+              <dt>{t('dash.automatic')}</dt>
+              <dd>
+                {percent(data.automatic.share)}{' '}
+                <span class="muted small">
+                  {t('dash.automaticOf', { confident: data.automatic.confident, verdicts: data.automatic.verdicts })}
+                </span>
+              </dd>
+            </div>
           </dl>
           <div class="charts">
             <ChartCard

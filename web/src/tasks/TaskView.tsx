@@ -5,7 +5,7 @@ import { Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
-import { ScoreBadge, StatusBadge } from './badges';
+import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { ValidateDialog } from './ValidateDialog';
 
 /** Draft is an analyst's pending change to one criterion. */
@@ -85,6 +85,12 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
             <ScoreBadge score={task.audit?.score} passed={task.audit?.passed} />
           </dd>
         </div>
+        {task.review_items !== undefined && (
+          <div>
+            <dt>{t('tasks.review')}</dt>
+            <dd data-testid="task-review">{task.review_items > 0 ? <ReviewBadge count={task.review_items} /> : t('tasks.reviewNone')}</dd>
+          </div>
+        )}
         <div>
           <dt>{t('tasks.kind')}</dt>
           <dd>{t(task.kind === 'call' ? 'tasks.call' : 'tasks.chat')}</dd>
@@ -220,11 +226,16 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
     setBase(null);
   };
   const current = (it: AuditItem) => drafts[it.criterion_id] ?? { complies: it.complies, explanation: it.explanation };
+  // A draft of an item to review is a change even when it keeps the
+  // engine's verdict: the analyst confirms it, and it becomes theirs.
   const changed = audit.items.filter((it) => {
     const d = drafts[it.criterion_id];
-    return d && (d.complies !== it.complies || d.explanation !== it.explanation);
+    return d && (it.needs_review || d.complies !== it.complies || d.explanation !== it.explanation);
   });
-  const categories = [...new Set(audit.items.map((it) => it.category))];
+  // The items to review come first, in a group of their own.
+  const toReview = audit.items.filter((it) => it.needs_review);
+  const others = audit.items.filter((it) => !it.needs_review);
+  const categories = [...new Set(others.map((it) => it.category))];
   const set = (it: AuditItem, patch: Partial<Drafts[string]>) => {
     if (base === null) setBase(audit.revision);
     setDrafts({ ...drafts, [it.criterion_id]: { ...current(it), ...patch } });
@@ -279,43 +290,34 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
           who: audit.updated_by_name || audit.engine || audit.source,
         })}
       </p>
+      {toReview.length > 0 && (
+        <fieldset class="criteria criteria-review">
+          <legend>{t('review.group', { count: toReview.length })}</legend>
+          {toReview.map((it) => (
+            <Criterion
+              key={it.criterion_id}
+              item={it}
+              draft={drafts[it.criterion_id]}
+              canEdit={canEdit}
+              onChange={(patch) => set(it, patch)}
+            />
+          ))}
+        </fieldset>
+      )}
       {categories.map((cat) => (
         <fieldset key={cat} class="criteria">
           <legend>{cat}</legend>
-          {audit.items
+          {others
             .filter((it) => it.category === cat)
-            .map((it) => {
-              const d = current(it);
-              const id = `crit-${it.criterion_id}`;
-              return (
-                <div key={it.criterion_id} class={d.complies ? 'criterion' : 'criterion criterion-fail'} data-criterion={it.criterion_id}>
-                  <label class="check" for={id}>
-                    <input
-                      id={id}
-                      type="checkbox"
-                      checked={d.complies}
-                      disabled={!canEdit}
-                      onChange={(e) => set(it, { complies: e.currentTarget.checked })}
-                    />
-                    <span>
-                      {it.question}
-                      {it.critical && <span class="badge task-fail"> {t('audit.critical')}</span>}
-                    </span>
-                  </label>
-                  <label class="sr-only" for={`${id}-why`}>
-                    {t('audit.explanation', { question: it.question })}
-                  </label>
-                  <textarea
-                    id={`${id}-why`}
-                    rows={2}
-                    value={d.explanation}
-                    readOnly={!canEdit}
-                    onInput={(e) => set(it, { explanation: e.currentTarget.value })}
-                  />
-                  {it.evidence && <p class="small muted">“{it.evidence}”</p>}
-                </div>
-              );
-            })}
+            .map((it) => (
+              <Criterion
+                key={it.criterion_id}
+                item={it}
+                draft={drafts[it.criterion_id]}
+                canEdit={canEdit}
+                onChange={(patch) => set(it, patch)}
+              />
+            ))}
         </fieldset>
       ))}
       {canEdit && (
@@ -342,6 +344,84 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
         />
       )}
     </form>
+  );
+}
+
+/** percent shows a confidence from 0 to 1 as a whole percentage. */
+const percent = (x: number) => `${Math.round(x * 100)} %`;
+
+/**
+ * Criterion is one item of the audit: its verdict and explanation (editable
+ * by analysts), the quote it rests on and, for the engine's verdicts, how
+ * it reached them and how sure it is. An item to review shows its category
+ * (it is listed apart from it) and can be confirmed as it is.
+ */
+function Criterion({
+  item: it,
+  draft,
+  canEdit,
+  onChange,
+}: {
+  item: AuditItem;
+  draft?: Drafts[string];
+  canEdit: boolean;
+  onChange: (patch: Partial<Drafts[string]>) => void;
+}) {
+  const d = draft ?? { complies: it.complies, explanation: it.explanation };
+  const id = `crit-${it.criterion_id}`;
+  return (
+    <div class={d.complies ? 'criterion' : 'criterion criterion-fail'} data-criterion={it.criterion_id}>
+      <label class="check" for={id}>
+        <input
+          id={id}
+          type="checkbox"
+          checked={d.complies}
+          disabled={!canEdit}
+          onChange={(e) => onChange({ complies: e.currentTarget.checked })}
+        />
+        <span>
+          {it.needs_review && <span class="criterion-category">{it.category} · </span>}
+          {it.question}
+          {it.critical && <span class="badge task-fail"> {t('audit.critical')}</span>}
+          {it.needs_review && (
+            <>
+              {' '}
+              <span class="badge badge-review">{t('review.badge')}</span>
+            </>
+          )}
+        </span>
+      </label>
+      <label class="sr-only" for={`${id}-why`}>
+        {t('audit.explanation', { question: it.question })}
+      </label>
+      <textarea
+        id={`${id}-why`}
+        rows={2}
+        value={d.explanation}
+        readOnly={!canEdit}
+        onInput={(e) => onChange({ explanation: e.currentTarget.value })}
+      />
+      {it.evidence && <p class="small muted">“{it.evidence}”</p>}
+      {it.basis && (
+        <p class="small muted" data-testid="assessment">
+          {t('review.automatic', { basis: t(`basis.${it.basis}`), confidence: percent(it.confidence ?? 0) })}
+        </p>
+      )}
+      {canEdit &&
+        it.needs_review &&
+        (draft ? (
+          <p class="small">{t('review.yours')}</p>
+        ) : (
+          <button
+            type="button"
+            class="button button-small"
+            aria-label={`${t('review.confirm')}: ${it.question}`}
+            onClick={() => onChange({})}
+          >
+            {t('review.confirm')}
+          </button>
+        ))}
+    </div>
   );
 }
 

@@ -6,7 +6,7 @@ import { useApp } from '../state';
 import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
 import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
-import { ScoreBadge, StatusBadge } from './badges';
+import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { applyTask, filtersOf, queryOf, type TaskFilters } from './state';
 import { Upload } from './Upload';
 
@@ -20,6 +20,7 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     kind: f.kind,
     campaign: f.campaign.trim(),
     q: f.q.trim(),
+    needs_review: f.needs_review,
     sort: f.sort,
     order: f.order,
     limit: pageSize,
@@ -157,7 +158,7 @@ export function TasksPage() {
                     <td>{x.campaign}</td>
                     <td>{x.operator_id ?? '—'}</td>
                     <td>
-                      <ScoreBadge score={x.score} passed={x.passed} />
+                      <ScoreBadge score={x.score} passed={x.passed} /> <ReviewBadge count={x.review_items} />
                     </td>
                     <td>
                       <time dateTime={x.created_at} title={formatDateTime(x.created_at)}>
@@ -210,6 +211,18 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
             <option value="">{t('tasks.any')}</option>
             <option value="call">{t('tasks.call')}</option>
             <option value="chat">{t('tasks.chat')}</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="tasks-review">{t('tasks.review')}</label>
+          <select
+            id="tasks-review"
+            value={f.needs_review}
+            onChange={(e) => setF({ ...f, needs_review: e.currentTarget.value as TaskFilters['needs_review'] })}
+          >
+            <option value="">{t('tasks.any')}</option>
+            <option value="true">{t('tasks.reviewNeeded')}</option>
+            <option value="false">{t('tasks.reviewNone')}</option>
           </select>
         </div>
         <div class="field">

@@ -16,3 +16,9 @@ export function ScoreBadge({ score, passed }: { score?: number; passed?: boolean
     </span>
   );
 }
+
+/** ReviewBadge says how many items of an audit need an analyst's review; nothing when none do (or before the audit). */
+export function ReviewBadge({ count }: { count?: number }) {
+  if (!count) return null;
+  return <span class="badge badge-review">{t('review.count', { count })}</span>;
+}

@@ -45,12 +45,30 @@ describe('applyTask', () => {
     ]);
     expect(applyTask(list, { ...defaultFilters, q: 'call' }, task('y'))).toBe(list);
   });
+
+  it('keeps the review filter: a task whose last item to review was settled leaves it', () => {
+    const f = { ...defaultFilters, needs_review: 'true' as const };
+    const list = [task('a', { status: 'audited', review_items: 2 }), task('b', { status: 'audited', review_items: 1 })];
+    const settled = task('b', { status: 'audited', review_items: 0, updated_at: '2026-01-02T00:00:00Z' });
+    expect(applyTask(list, f, settled).map((t) => t.uuid)).toEqual(['a']);
+    expect(applyTask([], { ...defaultFilters, needs_review: 'false' }, settled).map((t) => t.uuid)).toEqual(['b']);
+    expect(applyTask([], { ...defaultFilters, needs_review: 'false' }, task('n'))).toEqual([]);
+  });
 });
 
 describe('filters in the URL', () => {
   it('round-trips and leaves defaults out', () => {
     expect(queryOf(defaultFilters).toString()).toBe('');
-    const f = { ...defaultFilters, status: 'audited', q: 'x', sort: 'score' as const, order: 'asc' as const };
+    const f = {
+      ...defaultFilters,
+      status: 'audited',
+      q: 'x',
+      needs_review: 'true' as const,
+      sort: 'score' as const,
+      order: 'asc' as const,
+    };
     expect(filtersOf(queryOf(f))).toEqual(f);
+    expect(queryOf(f).get('needs_review')).toBe('true');
+    expect(filtersOf(new URLSearchParams('needs_review=maybe')).needs_review).toBe('');
   });
 });

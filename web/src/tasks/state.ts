@@ -9,20 +9,32 @@ export interface TaskFilters {
   kind: string;
   campaign: string;
   q: string;
+  /** needs_review: 'true' keeps audits with items to review, 'false' those with none, '' any task. */
+  needs_review: '' | 'true' | 'false';
   sort: 'created_at' | 'file_name' | 'score';
   order: 'asc' | 'desc';
 }
 
-export const defaultFilters: TaskFilters = { status: '', kind: '', campaign: '', q: '', sort: 'created_at', order: 'desc' };
+export const defaultFilters: TaskFilters = {
+  status: '',
+  kind: '',
+  campaign: '',
+  q: '',
+  needs_review: '',
+  sort: 'created_at',
+  order: 'desc',
+};
 
 /** filtersOf reads the filters from a page's query string. */
 export function filtersOf(q: URLSearchParams): TaskFilters {
   const sort = q.get('sort');
+  const review = q.get('needs_review');
   return {
     status: q.get('status') ?? '',
     kind: q.get('kind') ?? '',
     campaign: q.get('campaign') ?? '',
     q: q.get('q') ?? '',
+    needs_review: review === 'true' || review === 'false' ? review : '',
     sort: sort === 'file_name' || sort === 'score' ? sort : 'created_at',
     order: q.get('order') === 'asc' ? 'asc' : 'desc',
   };
@@ -31,7 +43,7 @@ export function filtersOf(q: URLSearchParams): TaskFilters {
 /** queryOf is the page's query string for f, defaults left out. */
 export function queryOf(f: TaskFilters): URLSearchParams {
   const q = new URLSearchParams();
-  for (const k of ['status', 'kind', 'campaign', 'q'] as const) if (f[k].trim()) q.set(k, f[k].trim());
+  for (const k of ['status', 'kind', 'campaign', 'q', 'needs_review'] as const) if (f[k].trim()) q.set(k, f[k].trim());
   if (f.sort !== defaultFilters.sort) q.set('sort', f.sort);
   if (f.order !== defaultFilters.order) q.set('order', f.order);
   return q;
@@ -43,6 +55,7 @@ export function matches(f: TaskFilters, t: TaskSummary): boolean {
   if (f.kind && t.kind !== f.kind) return false;
   if (f.campaign.trim() && t.campaign !== f.campaign.trim()) return false;
   if (f.q.trim() && !t.file_name.toLowerCase().includes(f.q.trim().toLowerCase())) return false;
+  if (f.needs_review && (t.review_items === undefined || t.review_items > 0 !== (f.needs_review === 'true'))) return false;
   return true;
 }
 
