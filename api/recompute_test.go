@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/auditor/llm"
 	"github.com/auditd/auditd/auditor/llm/llmtest"
 	"github.com/auditd/auditd/scoring"
@@ -234,4 +236,36 @@ func TestLLMAuditorInThePipeline(t *testing.T) {
 		}
 		require.True(t, strings.HasPrefix(told[0], "The audit of good.txt failed: llm: 400"), told)
 	})
+}
+
+// TestHybridAuditorInThePipeline: a chat audited through the API and the
+// workers by the rules, with only the criteria they are unsure of sent to
+// a model on loopback.
+func TestHybridAuditorInThePipeline(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, _, _ := b.users(t)
+	model := newModelServer(t, func(context.Context, int) int { return 0 })
+	b.startWorkers(t, workers.Deps{Auditor: auditor.NewHybrid(model.auditor(t), 0.8), ReviewConfidence: 0.8})
+	chat := "Agente: Hola, soy Marta.\nCliente: ¿A qué hora abren el sábado?\nAgente: Abrimos a las nueve.\nCliente: Gracias, adiós.\n"
+	task := b.audited(t, alice, file("horario.txt", []byte(chat)))[0]
+	audit := task["audit"].(map[string]any)
+	require.Equal(t, "hybrid:fake-judge", audit["engine"])
+
+	asked, answered := model.counts()
+	require.Len(t, asked, 1, "one request for the whole audit")
+	require.Equal(t, 1, answered)
+	items := audit["items"].([]any)
+	require.Less(t, len(asked[0]), len(items), "the criteria the rules were sure of were not sent")
+	for _, raw := range items {
+		it := raw.(map[string]any)
+		id := it["criterion_id"].(string)
+		if slices.Contains(asked[0], id) {
+			require.Equal(t, "No consta en la conversación.", it["explanation"], id)
+			require.Equal(t, llm.ConfidenceAbsence, it["confidence"], id)
+			continue
+		}
+		require.GreaterOrEqual(t, it["confidence"], 0.8, "%s was the rules' to decide", id)
+		require.NotEqual(t, true, it["needs_review"], id)
+	}
 }

@@ -1,7 +1,7 @@
 // Package auditor is the automatic audit: the engines that judge a
-// transcript against a scorecard (package rules for phrase rules, package
-// llm for a language model, and Hybrid, which lets the rules decide what
-// they are sure of and asks the model about the rest) behind one Engine
+// transcript against a scorecard (Rules, over package rules' phrase rules;
+// package llm's language model; and Hybrid, which lets the rules decide
+// what they are sure of and asks the model about the rest) behind one Engine
 // interface, used by the audit jobs (package workers), by rule checking at
 // publish time (package api) and by the evaluation (package eval).
 package auditor

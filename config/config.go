@@ -166,7 +166,8 @@ type Config struct {
 	// (DATABASE_TIMEOUT); past it a request answers 503
 	// SERVICE_UNAVAILABLE. Defaults to 5s.
 	DatabaseTimeout time.Duration
-	// AuditorEngine judges transcripts against scorecards: rules or llm
+	// AuditorEngine judges transcripts against scorecards: rules, llm, or
+	// hybrid (the rules, and the model for what they are unsure of)
 	// (AUDITOR_ENGINE). Defaults to rules.
 	AuditorEngine string
 	// ReviewConfidence is the confidence below which an automatic verdict
@@ -413,18 +414,18 @@ func (c Config) validateAuditor() error {
 	switch c.AuditorEngine {
 	case "rules":
 		return nil
-	case "llm":
+	case "llm", "hybrid":
 	default:
-		return fmt.Errorf("AUDITOR_ENGINE: %q is not one of rules, llm", c.AuditorEngine)
+		return fmt.Errorf("AUDITOR_ENGINE: %q is not one of rules, llm, hybrid", c.AuditorEngine)
 	}
 	if c.LLMBaseURL == "" {
-		return errors.New("LLM_BASE_URL is required with AUDITOR_ENGINE=llm (an OpenAI-compatible server, such as https://api.openai.com)")
+		return fmt.Errorf("LLM_BASE_URL is required with AUDITOR_ENGINE=%s (an OpenAI-compatible server, such as https://api.openai.com)", c.AuditorEngine)
 	}
 	if !isHTTPURL(c.LLMBaseURL) {
 		return fmt.Errorf("LLM_BASE_URL: %q is not an http(s) URL", c.LLMBaseURL)
 	}
 	if c.LLMModel == "" {
-		return errors.New("LLM_MODEL is required with AUDITOR_ENGINE=llm (the model to ask, such as gpt-4o-mini)")
+		return fmt.Errorf("LLM_MODEL is required with AUDITOR_ENGINE=%s (the model to ask, such as gpt-4o-mini)", c.AuditorEngine)
 	}
 	if c.LLMContextChars < 4000 {
 		return fmt.Errorf("LLM_CONTEXT_CHARS: %d is below 4000, too little for a scorecard and a transcript", c.LLMContextChars)

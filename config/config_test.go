@@ -269,6 +269,11 @@ func TestAuditorEngine(t *testing.T) {
 	require.Equal(t, "sk-x", c.LLMAPIKey)
 	require.Equal(t, 20000, c.LLMContextChars)
 	require.Equal(t, 90*time.Second, c.LLMTimeout)
+	require.Equal(t, 0.8, c.ReviewConfidence)
+	c, err = FromEnv(getenv(llm(map[string]string{"AUDITOR_ENGINE": "hybrid", "AUDIT_REVIEW_CONFIDENCE": "0.9"})))
+	require.NoError(t, err)
+	require.Equal(t, "hybrid", c.AuditorEngine)
+	require.Equal(t, 0.9, c.ReviewConfidence)
 
 	for _, tc := range []struct {
 		vars map[string]string
@@ -281,6 +286,10 @@ func TestAuditorEngine(t *testing.T) {
 		{llm(map[string]string{"LLM_CONTEXT_CHARS": "1000"}), "LLM_CONTEXT_CHARS"},
 		{llm(map[string]string{"LLM_CONTEXT_CHARS": "lots"}), "LLM_CONTEXT_CHARS"},
 		{llm(map[string]string{"LLM_TIMEOUT": "0s"}), "LLM_TIMEOUT"},
+		{llm(map[string]string{"AUDITOR_ENGINE": "hybrid", "LLM_MODEL": ""}), "LLM_MODEL is required with AUDITOR_ENGINE=hybrid"},
+		{llm(map[string]string{"AUDITOR_ENGINE": "hybrid", "LLM_BASE_URL": ""}), "LLM_BASE_URL is required with AUDITOR_ENGINE=hybrid"},
+		{llm(map[string]string{"AUDIT_REVIEW_CONFIDENCE": "1.5"}), "AUDIT_REVIEW_CONFIDENCE"},
+		{llm(map[string]string{"AUDIT_REVIEW_CONFIDENCE": "high"}), "AUDIT_REVIEW_CONFIDENCE"},
 	} {
 		_, err := FromEnv(getenv(tc.vars))
 		require.ErrorContains(t, err, tc.want, "%v", tc.vars)

@@ -391,8 +391,21 @@ func verdictOf(c scoring.Criterion, raw json.RawMessage, quotes quoteIndex) (sco
 	if v.Evidence != "" && !quotes.contains(v.Evidence) {
 		problems = append(problems, fmt.Sprintf("the evidence of %q is not in the transcript: %q; quote the transcript word for word, from one turn, or leave it empty", c.ID, v.Evidence))
 	}
+	v.Basis, v.Confidence = scoring.BasisAbsence, ConfidenceAbsence
+	if v.Evidence != "" {
+		v.Basis, v.Confidence = scoring.BasisEvidence, ConfidenceEvidence
+	}
 	return v, problems
 }
+
+// The confidence of a validated verdict of the model: with a quote found in
+// the transcript (evidence), or resting on something not being said
+// (absence). Both are above the default review threshold: the model is what
+// an uncertain verdict is sent to.
+const (
+	ConfidenceEvidence = 0.9
+	ConfidenceAbsence  = 0.85
+)
 
 func snippet(s string) string { return openai.Snippet([]byte(s)) }
 

@@ -275,11 +275,18 @@ func asrEngine(c config.Config) (asr.Engine, error) {
 
 // auditor is the engine of automatic audits (AUDITOR_ENGINE).
 func auditEngine(c config.Config) (auditor.Engine, error) {
-	if c.AuditorEngine == "llm" {
-		return llm.New(llm.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel,
-			ContextChars: c.LLMContextChars, Timeout: c.LLMTimeout})
+	if c.AuditorEngine == "rules" {
+		return &auditor.Rules{}, nil
 	}
-	return &auditor.Rules{}, nil
+	model, err := llm.New(llm.Config{BaseURL: c.LLMBaseURL, APIKey: c.LLMAPIKey, Model: c.LLMModel,
+		ContextChars: c.LLMContextChars, Timeout: c.LLMTimeout})
+	if err != nil {
+		return nil, err
+	}
+	if c.AuditorEngine == "llm" {
+		return model, nil
+	}
+	return auditor.NewHybrid(model, c.ReviewConfidence), nil
 }
 
 // directoryConfig is the directory users are synced from.
