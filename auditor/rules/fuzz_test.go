@@ -59,6 +59,10 @@ func FuzzRule(f *testing.F) {
 		{`{"any":["adios"],"within_last":60,"within_last_turns":4,"speaker":"customer"}`, "a\nadiós"},
 		{`{"any":[]}`, ""}, {`{"bogus":1}`, "x"}, {`[]`, ""}, {`null`, ""}, {`{"any":["¿?"]}`, "¿?"},
 		{`{"any":["a b c d e f g h i j k l m n o p q r s t u v w x y z a b c d e f g"]}`, "a b c"},
+		{`{"any":["refund* NEAR/5 {amount}","ref {ref} BEFORE/3 {timeframe}"],"speaker":"agent"}`, "refund of 49,99 € ref INC-4432 in 48 hours"},
+		{`{"any":["le|te atiende {name}","{agent_name}"],"within_first_own_turns":2,"speaker":"agent"}`, "Agente Ana: Hola, le atiende Ana"},
+		{`{"none":["=idiota"],"hints":["como le dije"],"applies_if":["mi cuenta"],"after_customer_turns":1}`, "no, como le dije el 15/03"},
+		{`{"any":["x NEAR/0 y"]}`, "x y"}, {`{"any":["{nope}"]}`, "x"},
 	} {
 		f.Add(seed.rule, seed.text)
 	}
