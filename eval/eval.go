@@ -66,6 +66,9 @@ func Load(fsys fs.FS, splits ...string) ([]Case, error) {
 	for _, split := range splits {
 		dir := path.Join("cases", split)
 		entries, err := fs.ReadDir(fsys, dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // a split not written yet
+		}
 		if err != nil {
 			return nil, err
 		}

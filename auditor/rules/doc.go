@@ -72,10 +72,10 @@
 //
 // Transcript and phrases are compared as sequences of normalised words:
 // case folded, accents removed, punctuation ignored ("¿Algo más?" is "algo
-// mas"), apostrophes joined ("don't" is "dont"). A phrase word of 4 to 7
+// mas"), apostrophes joined ("don't" is "dont"). A phrase word of 6 to 8
 // letters matches a word within 1 edit (insertion, deletion, substitution
-// or transposition of adjacent letters: "gracais" is "gracias"), of 8
-// letters or more within 2; shorter words, =words and the words of an
+// or transposition of adjacent letters: "gracais" is "gracias"), of 9
+// letters or more within 2; shorter words ("diga" is not "día"), =words and the words of an
 // "exact" rule must match exactly. One inserted word may stand before each
 // word of a phrase ("buenos eh días"), but never a negation ("I don't
 // understand" is not "I understand") and never before a name ("soy de

@@ -363,7 +363,7 @@ func (a *audit) gap(i int) string {
 func (a *audit) tokens() *tokens {
 	n := len(a.words)
 	tk := &tokens{norm: make([]string, n), gap: make([]string, n), after: make([]string, n),
-		upper: make([]bool, n), initial: make([]bool, n)}
+		upper: make([]bool, n), initial: make([]bool, n), caseless: make([]bool, n)}
 	for i, wd := range a.words {
 		tk.norm[i] = a.text(i)
 		tk.gap[i] = a.gap(i)
@@ -376,6 +376,7 @@ func (a *audit) tokens() *tokens {
 		r, _ := utf8.DecodeRuneInString(text[wd.from:])
 		tk.upper[i] = unicode.IsUpper(r)
 		tk.initial[i] = tk.gap[i] == "\n" || strings.ContainsAny(tk.gap[i], ".!?¡¿:")
+		tk.caseless[i] = strings.ToLower(text) == text
 	}
 	return tk
 }
@@ -598,14 +599,15 @@ const (
 )
 
 // first returns the earliest occurrence of any phrase of g at place.
-// Without a rule, every occurrence is in scope.
+// Without a rule, every occurrence counts, negated or not (what an
+// interaction is about: "I don't recognise a charge on my account").
 func (a *audit) first(g group, r *rule, want place) (hit, bool) {
 	var best hit
 	ok := false
 	for _, ref := range g {
 		for _, sp := range a.occurrences(ref.id) {
 			in := r == nil || a.inScope(r, a.words[sp.first].seg)
-			neg := (r == nil || r.negation) && a.negated(ref.id, sp)
+			neg := r != nil && r.negation && a.negated(ref.id, sp)
 			var at place
 			switch {
 			case in && !neg:

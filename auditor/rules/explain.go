@@ -68,12 +68,13 @@ func capitalise(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// quoteList quotes up to listed phrases with open and close.
+// quoteList quotes up to listed phrases with open and close, each as
+// shown (its first alternatives).
 func quoteList(phrases []string, open, close, more string) string {
 	shown := phrases[:min(len(phrases), listed)]
 	q := make([]string, len(shown))
 	for i, p := range shown {
-		q[i] = open + p + close
+		q[i] = open + shown1(p) + close
 	}
 	out := strings.Join(q, ", ")
 	if n := len(phrases) - len(shown); n > 0 {
@@ -331,4 +332,20 @@ func (w spanish) hint(c citation, complies bool) string {
 		return "No se dijo nada concluyente, pero " + w.clause(c) + ", lo que indica que se cumple; conviene que lo confirme un analista."
 	}
 	return "Posible incumplimiento: " + w.clause(c) + "; conviene que lo confirme un analista."
+}
+
+// shown1 is how an explanation shows a phrase: alternatives by their first
+// ("le|te atiende {name}" is "le atiende {name}"), exact marks dropped, and
+// proximity as an ellipsis ("refund* NEAR/5 {amount}" is "refund* … {amount}").
+func shown1(p string) string {
+	words := strings.Fields(p)
+	for i, w := range words {
+		if strings.HasPrefix(w, opNear) || strings.HasPrefix(w, opBefore) {
+			words[i] = "…"
+			continue
+		}
+		first, _, _ := strings.Cut(w, "|")
+		words[i] = strings.TrimPrefix(first, "=")
+	}
+	return strings.Join(words, " ")
 }

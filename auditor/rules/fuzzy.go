@@ -3,13 +3,14 @@ package rules
 import "strings"
 
 // maxEdits is how many typing or recognition errors a phrase word of n
-// runes tolerates: none up to 3 runes (short words differ by one letter from
-// too many others: "mal"/"más"), 1 from 4 to 7, 2 from 8 on.
+// runes tolerates: none up to 5 runes (short words differ by one letter from
+// too many others: "mal"/"más", "diga"/"día", "read"/"ready"), 1 from 6 to
+// 8, 2 from 9 on.
 func maxEdits(n int) int {
 	switch {
-	case n <= 3:
+	case n <= 5:
 		return 0
-	case n <= 7:
+	case n <= 8:
 		return 1
 	default:
 		return 2

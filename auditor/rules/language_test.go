@@ -94,6 +94,8 @@ func TestNames(t *testing.T) {
 		"Buenos días, le saluda Andrés":          true,
 		"Morning! Dave here":                     true,
 		"hola soy priya":                         true, // a known name, lower case (speech)
+		"hola soy dana":                          true, // any word, in a transcript without capitals
+		"hi im sorry i didnt catch that":         false,
 		"Hi there, I'm sorry to hear that":       false,
 		"Hola, soy de atención al cliente":       false,
 		"Hi, I'm happy to help":                  false,
@@ -197,7 +199,8 @@ func TestAssessment(t *testing.T) {
 		confidence       float64
 	}{
 		{"evidence", `{"any": ["thank you"]}`, "Thank you!", true, scoring.BasisEvidence, 0.95},
-		{"loose evidence", `{"any": ["thank you"]}`, "Thnk you!", true, scoring.BasisEvidence, 0.85},
+		{"plain evidence", `{"any": ["thank you"]}`, "Thank you so much!", true, scoring.BasisEvidence, 0.95},
+		{"misspelt evidence", `{"any": ["gracias"]}`, "Gracais!", true, scoring.BasisEvidence, 0.85},
 		{"absence", `{"any": ["thank you"], "absence_confidence": 0.9}`, "Bye.", false, scoring.BasisAbsence, 0.9},
 		{"negated", `{"any": ["thank you"]}`, "No thank you.", false, scoring.BasisConflict, 0.6},
 		{"hint", `{"none": ["shut up"], "hints": ["as i said"], "hint_confidence": 0.5}`, "As I said, no.", false, scoring.BasisConflict, 0.5},

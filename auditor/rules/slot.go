@@ -53,6 +53,9 @@ type tokens struct {
 	upper []bool
 	// initial[i]: word i starts a sentence or a segment.
 	initial []bool
+	// caseless[i]: word i's segment has no capital at all (speech
+	// recognition's lower case), so capitals say nothing of names.
+	caseless []bool
 }
 
 // spans returns, for every word, the last word of each span of kind s
@@ -391,12 +394,17 @@ var firstNames = set(namesText)
 
 // notNames are capitalised words that often follow "soy", "I'm" or "this
 // is" without being a name.
-var notNames = set("sorry here happy glad afraid calling sure just not the el la los las su tu un una de del con en from with your our customer cliente service servicio support soporte team equipo i yo usted")
+var notNames = set("sorry here happy glad afraid calling sure just not the el la los las su tu un una de del con en from with your our customer cliente service servicio support soporte team equipo i yo usted " +
+	"a an at in on of to for about and or but so very really going gonna trying calling ringing back good great fine ok okay yes yeah no well " +
+	"that this it is was be been being have has had what who how why when where there they them he she we you me my mine " +
+	"aqui aca alli muy bien que quien como donde cuando porque pero por para al lo le les se nos mi mis tus sus es esta estoy " +
+	"encantado encantada nuevo nueva responsable encargado encargada agente asesor asesora operador operadora")
 
 // name recognises a person's given name: one of agentNames (the agent's,
-// from the chat's labels) when given, else a known first name or a
-// capitalised word inside a sentence ({agent_name} matches nothing when
-// the labels name no agent).
+// from the chat's labels) when given, else a known first name, a
+// capitalised word inside a sentence, or, in a segment without capitals
+// (speech recognition), any word of 3 letters or more that is not a
+// common one ({agent_name} matches nothing when the labels name no agent).
 func (tk *tokens) name(i int, agentNames []string) []int32 {
 	w := tk.norm[i]
 	if len(agentNames) > 0 {
@@ -408,7 +416,9 @@ func (tk *tokens) name(i int, agentNames []string) []int32 {
 	if notNames[w] || weekdays[w] || months[w] || isDigits(w) {
 		return nil
 	}
-	if firstNames[w] || tk.upper[i] && !tk.initial[i] && isLetters(w) {
+	switch {
+	case firstNames[w], tk.upper[i] && !tk.initial[i] && isLetters(w),
+		tk.caseless[i] && isLetters(w) && utf8.RuneCountInString(w) >= 3:
 		return one(i)
 	}
 	return nil
