@@ -20,10 +20,10 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 98.9 %, confident 99.3 %, 0 of 8 critical failures passed.
+	// Measured: 99.2 %, confident 99.5 %, 0 of 14 critical failures passed.
 	eval.Dev: {agreement: 0.95, groupAgreement: 0.9, confident: 0.97, criticalFalse: 0.1},
-	// Measured: 87.9 % (es 87.9, en 87.9, chats 88.1, calls 87.5),
-	// confident 94.4 %, 3 of 6 critical failures passed.
+	// Measured: 88.8 % (es 89.7, en 87.9, chats 89.3, calls 87.5),
+	// confident 94.1 %, 3 of 6 critical failures passed.
 	eval.Holdout: {agreement: 0.85, groupAgreement: 0.8, confident: 0.92, criticalFalse: 0.5},
 }
 

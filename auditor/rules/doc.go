@@ -15,10 +15,11 @@
 //	  "speaker": "agent",                              // agent | customer | any (default any)
 //	  "within_first": 30, "within_last": 60,           // seconds, for calls with timed segments
 //	  "within_first_turns": 3, "within_last_turns": 4, // turns of anyone, for chats (and untimed calls)
-//	  "within_first_own_turns": 2,                     // the speaker's own first turns (chats)
-//	  "within_last_own_turns": 3,                      // the speaker's own last turns (chats)
+//	  "within_first_own_turns": 2,                     // the speaker's own first turns (chats and calls)
+//	  "within_last_own_turns": 3,                      // the speaker's own last turns (chats and calls)
 //	  "after_customer_turns": 1,                       // only after the customer's first turn
-//	  "applies_if": ["my account", "mi pedido"],       // not applicable (met) when none is said
+//	  "applies_if": ["my account", "mi pedido"],       // not applicable (met) when none is said,
+//	  "applies_if_speaker": "customer",                // … by this speaker (default any), negated or not
 //	  "hints": ["as i said"],                          // weak signals, see Confidence
 //	  "negation": true,                                // a negated phrase does not count (default)
 //	  "exact": false,                                  // true: no tolerance for misspellings
@@ -34,10 +35,11 @@
 // segments of the speaker (segments whose speaker is unknown, as in a mono
 // recording, count for every speaker) and inside the positions. Windows in
 // seconds apply to calls whose segments all have start times; windows in
-// turns (of anyone, or the speaker's own) to everything else (chats, whose
-// pace is not comparable to speech), so a rule may carry both and serve
-// calls and chats. after_customer_turns applies to both: "after the
-// customer states the problem".
+// anyone's turns to everything else (chats, whose pace is not comparable
+// to speech), so a rule may carry both and serve calls and chats. Windows
+// in the speaker's own turns apply to both (in a 40-second call, the last
+// 60 seconds are the whole call; the agent's last two turns are not), and
+// so does after_customer_turns: "after the customer states the problem".
 //
 // # Phrases
 //

@@ -550,7 +550,8 @@ func (a *audit) negated(p int32, sp span) bool {
 
 // inScope reports whether segment seg is within r's speaker and positions.
 // A segment of unknown speaker (a mono recording) is in every speaker's
-// scope. Windows in seconds apply when the audit is timed, windows in turns
+// scope. Windows in the speaker's own turns always apply; windows in
+// seconds apply when the audit is timed, windows in anyone's turns
 // otherwise; a segment is in the first N seconds when it starts by N, in the
 // last N when it ends at or after the end of the recording minus N.
 func (a *audit) inScope(r *rule, seg int32) bool {
@@ -559,6 +560,10 @@ func (a *audit) inScope(r *rule, seg int32) bool {
 	}
 	sp := a.speakers[seg]
 	if a.customerBefore[seg] < r.afterCustomerTurns {
+		return false
+	}
+	if (r.withinFirstOwnTurns > 0 && a.own[seg] >= r.withinFirstOwnTurns) ||
+		(r.withinLastOwnTurns > 0 && a.own[seg] < a.owned[sp]-r.withinLastOwnTurns) {
 		return false
 	}
 	if a.timed {
@@ -571,9 +576,7 @@ func (a *audit) inScope(r *rule, seg int32) bool {
 			(r.withinLast == 0 || end >= a.duration-r.withinLast)
 	}
 	return (r.withinFirstTurns == 0 || int(seg) < r.withinFirstTurns) &&
-		(r.withinLastTurns == 0 || int(seg) >= len(a.segs)-r.withinLastTurns) &&
-		(r.withinFirstOwnTurns == 0 || a.own[seg] < r.withinFirstOwnTurns) &&
-		(r.withinLastOwnTurns == 0 || a.own[seg] >= a.owned[sp]-r.withinLastOwnTurns)
+		(r.withinLastTurns == 0 || int(seg) >= len(a.segs)-r.withinLastTurns)
 }
 
 // speaks reports whether segment seg is of r's speaker.
@@ -598,16 +601,15 @@ const (
 	outside                // out of scope, not negated
 )
 
-// first returns the earliest occurrence of any phrase of g at place.
-// Without a rule, every occurrence counts, negated or not (what an
-// interaction is about: "I don't recognise a charge on my account").
+// first returns the earliest occurrence of any phrase of g at place, as
+// rule r scopes it.
 func (a *audit) first(g group, r *rule, want place) (hit, bool) {
 	var best hit
 	ok := false
 	for _, ref := range g {
 		for _, sp := range a.occurrences(ref.id) {
-			in := r == nil || a.inScope(r, a.words[sp.first].seg)
-			neg := r != nil && r.negation && a.negated(ref.id, sp)
+			in := a.inScope(r, a.words[sp.first].seg)
+			neg := r.negation && a.negated(ref.id, sp)
 			var at place
 			switch {
 			case in && !neg:
@@ -640,11 +642,11 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		sc.first, sc.last = r.withinFirst, r.withinLast
 	} else {
 		sc.firstTurns, sc.lastTurns = r.withinFirstTurns, r.withinLastTurns
-		sc.firstOwn, sc.lastOwn = r.withinFirstOwnTurns, r.withinLastOwnTurns
 	}
+	sc.firstOwn, sc.lastOwn = r.withinFirstOwnTurns, r.withinLastOwnTurns
 	v := scoring.Verdict{CriterionID: id}
 	if c.appliesIf != nil {
-		if _, ok := a.first(c.appliesIf, nil, counted); !ok {
+		if _, ok := a.first(c.appliesIf, &rule{speaker: r.appliesIfSpeaker}, counted); !ok {
 			v.Complies = true
 			v.Explanation = a.w.notApplicable(phrasesOf(c.appliesIf))
 			v.Basis, v.Confidence = scoring.BasisAbsence, r.notApplicableConfidence

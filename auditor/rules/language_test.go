@@ -76,6 +76,8 @@ func TestSlots(t *testing.T) {
 		{`{"any": ["in {timeframe}"]}`, "Expect a call in a couple of days.", true},
 		{`{"any": ["en {timeframe}"]}`, "Le escribo en 24-48h.", true},
 		{`{"any": ["llamarán {timeframe}"]}`, "Ya le llamarán.", false},
+		{`{"any": ["enviamos {timeframe}"]}`, "Se la enviamos hace dos meses.", false},
+		{`{"any": ["sent NEAR/3 {timeframe}"]}`, "We sent it two weeks ago.", false},
 		{`{"any": ["vuelve por la {timeframe}"]}`, "Vuelve por la mañana.", false}, // a morning, not tomorrow
 		{`{"any": ["el {date}"]}`, "Se lo enviamos el 15 de marzo.", true},
 		{`{"any": ["on {date}"]}`, "Delivered on March 15th.", true},

@@ -19,6 +19,7 @@ const (
 	keyNone                    = "none"
 	keyHints                   = "hints"
 	keyAppliesIf               = "applies_if"
+	keyAppliesIfSpeaker        = "applies_if_speaker"
 	keySpeaker                 = "speaker"
 	keyExact                   = "exact"
 	keyNegation                = "negation"
@@ -35,7 +36,7 @@ const (
 )
 
 // ruleKeys lists every key, for the error that names an unknown one.
-var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keySpeaker, keyExact, keyNegation,
+var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keySpeaker, keyExact, keyNegation,
 	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
 	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence}
 
@@ -64,6 +65,10 @@ type rule struct {
 	none      []phrase   // none of these may be said
 	hints     []phrase   // weak signals against the verdict absence gives
 	appliesIf []phrase   // when none is said, the criterion does not apply
+	// appliesIfSpeaker is whose turns applies_if looks at: what the
+	// interaction is about ("I don't recognise a charge on my account"),
+	// negated or not.
+	appliesIfSpeaker string
 	// speaker is transcript.Agent, transcript.Customer or anySpeaker.
 	speaker string
 	// exact turns off tolerance for misspellings (not for case, accents or
@@ -100,7 +105,7 @@ func CheckRule(raw json.RawMessage) []scoring.Problem {
 
 // parseRule parses raw, reporting every problem rather than the first.
 func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
-	r := rule{speaker: anySpeaker, negation: true, absenceConfidence: defaultAbsence,
+	r := rule{speaker: anySpeaker, appliesIfSpeaker: anySpeaker, negation: true, absenceConfidence: defaultAbsence,
 		notApplicableConfidence: defaultNotApplicable, hintConfidence: defaultHint}
 	var problems []scoring.Problem
 	add := func(field, format string, args ...any) {
@@ -134,12 +139,9 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 		case keyAll:
 			r.all = parseGroups(v, r.exact, add)
 		case keySpeaker:
-			var s string
-			if json.Unmarshal(v, &s) != nil || s != transcript.Agent && s != transcript.Customer && s != anySpeaker {
-				add(key, "must be %q, %q or %q", transcript.Agent, transcript.Customer, anySpeaker)
-			} else {
-				r.speaker = s
-			}
+			r.speaker = parseSpeaker(v, key, add)
+		case keyAppliesIfSpeaker:
+			r.appliesIfSpeaker = parseSpeaker(v, key, add)
 		case keyExact:
 		case keyNegation:
 			if json.Unmarshal(v, &r.negation) != nil {
@@ -177,6 +179,9 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	}
 	if _, ok := fields[keyNotApplicableConfidence]; ok && r.appliesIf == nil {
 		add(keyNotApplicableConfidence, "only means something with %q", keyAppliesIf)
+	}
+	if _, ok := fields[keyAppliesIfSpeaker]; ok && r.appliesIf == nil {
+		add(keyAppliesIfSpeaker, "only means something with %q", keyAppliesIf)
 	}
 	if _, ok := fields[keyHintConfidence]; ok && r.hints == nil {
 		add(keyHintConfidence, "only means something with %q", keyHints)
@@ -243,6 +248,15 @@ func parsePhrase(v json.RawMessage, field string, exact bool, add func(field, fo
 		return phrase{}, false
 	}
 	return phrase{text: p, expr: x}, true
+}
+
+func parseSpeaker(v json.RawMessage, field string, add func(field, format string, args ...any)) string {
+	var s string
+	if json.Unmarshal(v, &s) != nil || s != transcript.Agent && s != transcript.Customer && s != anySpeaker {
+		add(field, "must be %q, %q or %q", transcript.Agent, transcript.Customer, anySpeaker)
+		return anySpeaker
+	}
+	return s
 }
 
 func parseConfidence(v json.RawMessage, field string, add func(field, format string, args ...any)) float64 {

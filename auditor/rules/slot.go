@@ -286,6 +286,10 @@ func (tk *tokens) timeframe(i int) []int32 {
 		return one(i)
 	}
 	if j := tk.quantity(i); j >= 0 {
+		// "hace dos meses", "two months ago": when it was, not when it will be.
+		if i > 0 && tk.norm[i-1] == "hace" || at(j+2) == "ago" || at(j+3) == "ago" {
+			return nil
+		}
 		k := j + 1
 		if qualBefore[at(k)] {
 			k++
