@@ -96,6 +96,7 @@ func New(opts Options) *Server {
 	cfg.Info.Description = "Audits recordings of calls and transcripts of chats against a campaign's scorecard. " +
 		"Every endpoint except /health, /ready, /client-config and the docs needs `Authorization: Bearer <access token>`. " +
 		"Errors are `{success: false, code, message, details, request_id}`."
+	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	cfg.OpenAPIPath = "/openapi"
 	cfg.DocsPath = ""
 	cfg.CreateHooks = nil

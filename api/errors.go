@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/validation"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/auditd/auditd/db"
@@ -110,6 +111,9 @@ func (e *Error) WithDetail(location, message string, value any) *Error {
 }
 
 func init() {
+	// A key differing only in case from a property is an unknown key: what
+	// Huma validates is then exactly what the decoder reads (strictjson.go).
+	huma.ValidateStrictCasing = true
 	// Huma builds every error it reports (validation, body size, content
 	// type, handler errors) through these two hooks; the OpenAPI error
 	// schema is derived from NewError too, so they are set before any
@@ -143,23 +147,26 @@ func fromHuma(ctx context.Context, status int, msg string, errs []error) *Error 
 		return internal(ctx, errors.Join(append([]error{errors.New(msg)}, errs...)...))
 	}
 	var details []*huma.ErrorDetail
-	missing := false
+	// A key that is not a property (often a property in another case) is
+	// the cause when both it and a missing property are reported.
+	missing, unexpected := false, false
 	for _, err := range errs {
 		var d huma.ErrorDetailer
 		if errors.As(err, &d) {
-			detail := d.ErrorDetail()
+			detail := scrub(d.ErrorDetail())
 			if name, ok := missingProperty(detail.Message); ok {
 				detail.Location += "." + name
 				detail.Value = nil
 			}
 			details = append(details, detail)
 			missing = missing || isMissing(detail.Message)
+			unexpected = unexpected || detail.Message == validation.MsgUnexpectedProperty
 		}
 	}
 	var e *Error
 	switch code, known := statusCode[status]; {
 	case status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
-		if missing || msg == "request body is required" {
+		if missing && !unexpected || msg == "request body is required" {
 			e = Errorf(CodeMissingFields, "required fields are missing")
 		} else {
 			e = Errorf(CodeValidation, "the request is not valid")
@@ -178,6 +185,32 @@ func fromHuma(ctx context.Context, status int, msg string, errs []error) *Error 
 	}
 	return e
 }
+
+// scrub keeps a detail's value only when it is a short scalar the client
+// sent: Huma puts the whole object (or the whole body) in the value of some
+// errors, and a response never echoes a request back. A body that could
+// not be decoded is located where strictUnmarshal found the problem.
+func scrub(d *huma.ErrorDetail) *huma.ErrorDetail {
+	if d.Location == "body" {
+		if at, msg, ok := strings.Cut(d.Message, ": "); ok && strings.HasPrefix(at, "body") {
+			d.Location, d.Message = at, msg
+		}
+		d.Value = nil
+	}
+	switch v := d.Value.(type) {
+	case string:
+		if len(v) > maxEchoedValue {
+			d.Value = nil
+		}
+	case nil, bool, float64, int, int64, json.Number:
+	default:
+		d.Value = nil
+	}
+	return d
+}
+
+// maxEchoedValue is the longest text value an error repeats back.
+const maxEchoedValue = 200
 
 // internal translates an unexpected error: a database that cannot be
 // reached is SERVICE_UNAVAILABLE, a missing row NOT_FOUND, anything else is

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/validation"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -444,25 +446,23 @@ func (q *validationRequest) read(ctx context.Context, in *streamedInput) error {
 }
 
 func (q *validationRequest) readJSON(body io.Reader) error {
-	dec := json.NewDecoder(body)
-	var raw map[string]json.RawMessage
-	if err := dec.Decode(&raw); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
+	data, err := io.ReadAll(body)
+	if err != nil {
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			return Errorf(CodePayloadTooLarge, fmt.Sprintf("the JSON body is larger than the limit of %s", size(maxValidationJSON)))
 		}
 		if e, ok := timedOut(err, ""); ok {
 			return e
 		}
-		return Errorf(CodeValidation, "the body is not a JSON object: "+err.Error())
+		return Errorf(CodeValidation, "the request body could not be read in full; send it again")
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if e, ok := timedOut(err, ""); ok {
-			return e
-		}
-		return Errorf(CodeValidation, "the body holds something after its JSON object")
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	var raw map[string]json.RawMessage
+	if err := strictUnmarshal(data, &raw); err != nil {
+		je, _ := errors.AsType[*jsonError](err)
+		return Errorf(CodeValidation, "the body is not a JSON object of the validation's fields").WithDetail(je.at, je.msg, nil)
 	}
 	names := make([]string, 0, len(raw))
 	for name := range raw {
@@ -472,7 +472,8 @@ func (q *validationRequest) readJSON(body io.Reader) error {
 	for _, name := range names {
 		value := raw[name]
 		if !slices.Contains(validationFields, name) {
-			return Errorf(CodeValidation, fmt.Sprintf("unknown field %q; the fields are %s", name, strings.Join(validationFields, ", ")))
+			return Errorf(CodeValidation, fmt.Sprintf("unknown field %q; the fields are %s", name, strings.Join(validationFields, ", "))).
+				WithDetail("body."+name, validation.MsgUnexpectedProperty, nil)
 		}
 		if string(value) == "null" {
 			continue

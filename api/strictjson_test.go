@@ -1,0 +1,111 @@
+package api
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestStrictUnmarshal(t *testing.T) {
+	t.Parallel()
+	type inner struct {
+		Weight int `json:"weight"`
+	}
+	var into struct {
+		Language string  `json:"language"`
+		Criteria []inner `json:"criteria"`
+	}
+	for body, want := range map[string]string{
+		`{"language":"es","Language":"../../etc"}`:                 `body.Language: the key "language" is given twice, as "language" and "Language"; keys are case-sensitive, give it once`,
+		`{"language":"es","language":"en"}`:                        `body.language: the key "language" is given twice; give it once`,
+		`{"criteria":[{"weight":1},{"weight":2,"WEIGHT":3}]}`:      `body.criteria[1].WEIGHT: the key "weight" is given twice, as "weight" and "WEIGHT"; keys are case-sensitive, give it once`,
+		`{"language":"e\u0000s"}`:                                  `body.language: the text holds a NUL character (\u0000), which is not allowed`,
+		`{"criteria":[{"weight":1},{"we\u0000ight":2}]}`:           `body.criteria[1]: a key holds a NUL character`,
+		"{\"language\":\"\xff\"}":                                  `body: the body is not valid UTF-8 text`,
+		`{"criteria":[{"weight":1e999}]}`:                          `body.criteria.weight: the number 1e999 is out of range or not of the kind expected here`,
+		`{"criteria":[{"weight":"heavy"}]}`:                        `body.criteria.weight: expected a value of another type here, not a string`,
+		`{"criteria":[{"weight":1},`:                               `body: the body is not valid JSON: it ends early`,
+		`{"language" "es"}`:                                        `body.language: the body is not valid JSON here`,
+		`{"language":"es"} {"language":"en"}`:                      `body: the body is not valid JSON`,
+		`{"criteria":[{"weight":1}],"nested":{"a":{"b":1,"B":2}}}`: `body.nested.a.B: the key "b" is given twice, as "b" and "B"; keys are case-sensitive, give it once`,
+	} {
+		err := strictUnmarshal([]byte(body), &into)
+		require.EqualError(t, err, want, body)
+		require.NotContains(t, err.Error(), "Go value", body)
+	}
+	require.NoError(t, strictUnmarshal([]byte(`{"language":"es","criteria":[{"weight":1},{"weight":2}],"x":{"language":1}}`), &into),
+		"the same key in different objects is no duplicate")
+	require.Equal(t, []inner{{1}, {2}}, into.Criteria)
+}
+
+// TestEveryJSONBodyIsStrict walks every operation of the OpenAPI document
+// that reads a JSON body: a key given twice (exactly or in another case), a
+// key in another case alone and a NUL in a value are each a 400
+// VALIDATION_ERROR naming the key, before anything is stored.
+func TestEveryJSONBodyIsStrict(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	root := b.issuer.token(t, "strict-root", "admin")
+	o := objects{task: "00000000-0000-4000-8000-000000000001", notification: "00000000-0000-4000-8000-000000000002", campaign: "1"}
+	reg := b.server.OpenAPI().Components.Schemas
+	stored := func() (n int) {
+		require.NoError(t, b.pool.QueryRow(t.Context(), `SELECT (SELECT count(*) FROM campaigns) + (SELECT count(*) FROM scorecards)
+			+ (SELECT count(*) FROM tasks) + (SELECT count(*) FROM notifications)`).Scan(&n))
+		return n
+	}
+	before := stored()
+	swept := 0
+	for _, rt := range routes(t, b.server) {
+		if rt.op.RequestBody == nil || rt.op.RequestBody.Content["application/json"] == nil {
+			continue
+		}
+		s := rt.op.RequestBody.Content["application/json"].Schema
+		if s.Ref != "" {
+			s = reg.SchemaFromRef(s.Ref)
+		}
+		names := slices.Sorted(func(yield func(string) bool) {
+			for n := range s.Properties {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		require.NotEmpty(t, names, "%s reads a JSON object", rt)
+		swept++
+		key := names[0]
+		other := strings.ToUpper(key[:1]) + key[1:]
+		for body, named := range map[string]string{
+			`{"` + key + `": null, "` + other + `": null}`: other,
+			`{"` + key + `": null, "` + key + `": null}`:   key,
+			`{"` + other + `": null}`:                      other,
+			`{"` + key + `": "a\u0000b"}`:                  key,
+		} {
+			r := b.do(t, rt.method, o.fill(rt.path), root, strings.NewReader(body), "Content-Type", "application/json")
+			requireError(t, r, http.StatusBadRequest, CodeValidation)
+			require.Contains(t, r.RawBody, `body.`+named, "%s %s: the error names the key", rt, body)
+			require.NotContains(t, r.RawBody, "Go value", rt.String())
+			requireNoEcho(t, r)
+		}
+	}
+	require.GreaterOrEqual(t, swept, 8, "the operations with JSON bodies were swept")
+	require.Equal(t, before, stored(), "nothing was stored")
+}
+
+// requireNoEcho checks that an error's details repeat no object or body
+// back, only short scalar values.
+func requireNoEcho(t *testing.T, r response) {
+	t.Helper()
+	details, _ := r.Body["details"].([]any)
+	for _, d := range details {
+		switch v := d.(map[string]any)["value"].(type) {
+		case nil, bool, float64:
+		case string:
+			require.LessOrEqual(t, len(v), maxEchoedValue, r.RawBody)
+		default:
+			require.Failf(t, "an error echoes the request", "%s", r.RawBody)
+		}
+	}
+}
