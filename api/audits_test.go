@@ -278,6 +278,7 @@ func TestEditFlipsACriticalItemAndBack(t *testing.T) {
 	require.Equal(t, "engine", details(r)["source"])
 	requireError(t, b.do(t, http.MethodGet, "/tasks/"+id+"/audit/revisions/9", alice, nil), http.StatusNotFound, CodeNotFound)
 	requireError(t, b.do(t, http.MethodGet, "/tasks/"+id+"/audit/revisions/0", alice, nil), http.StatusBadRequest, CodeValidation)
+	requireError(t, b.do(t, http.MethodGet, "/tasks/"+id+"/audit/revisions/2147483648", alice, nil), http.StatusBadRequest, CodeValidation)
 	requireError(t, b.do(t, http.MethodGet, "/tasks/"+id+"/audit/revisions/2", carla, nil), http.StatusNotFound, CodeNotFound)
 
 	// The editor was told of each revision, and the changes are events.

@@ -12,8 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -123,6 +125,26 @@ func (c listCursor) encode() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// valid reports whether c holds a position its ordering could have given:
+// a UUID as the service writes it and a value of the ordering's kind. A
+// cursor is opaque but not secret; one forged with those is only a place
+// in the list.
+func (c listCursor) valid() bool {
+	if u, err := uuid.Parse(c.UUID); err != nil || u.String() != c.UUID {
+		return false
+	}
+	var err error
+	switch c.Sort {
+	case db.TaskSortFileName:
+		return utf8.ValidString(c.Value) && !strings.ContainsRune(c.Value, 0)
+	case db.TaskSortScore:
+		_, err = strconv.ParseFloat(c.Value, 64)
+	default:
+		_, err = time.Parse(time.RFC3339Nano, c.Value)
+	}
+	return err == nil
+}
+
 func invalidQuery(name, msg string, value any) *Error {
 	return Errorf(CodeValidation, fmt.Sprintf("the query parameter %q %s", name, msg)).
 		WithDetail("query."+name, msg, value)
@@ -177,7 +199,7 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		if err == nil {
 			err = json.Unmarshal(b, &c)
 		}
-		if err != nil || c.UUID == "" {
+		if err != nil || !c.valid() {
 			return nil, invalidQuery("cursor", "is not a cursor this service returned", in.Cursor)
 		}
 		if c.Sort != in.Sort || c.Order != in.Order {
@@ -335,7 +357,7 @@ type AuditRevisionDetail struct {
 
 type revisionInput struct {
 	UUID string `path:"uuid" format:"uuid" doc:"The task's id"`
-	N    int    `path:"n" minimum:"1" doc:"The revision number"`
+	N    int    `path:"n" minimum:"1" maximum:"2147483647" doc:"The revision number"`
 }
 
 func (t *tasksResource) revision(ctx context.Context, in *revisionInput) (*Output[AuditRevisionDetail], error) {

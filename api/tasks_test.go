@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -532,12 +533,19 @@ func TestListTasks(t *testing.T) {
 		"cursor=" + url.QueryEscape(cursor),                           // another ordering
 		"sort=file_name&order=desc&cursor=" + url.QueryEscape(cursor), // another direction
 		"cursor=garbage",
+		"cursor=" + forged(`{"s":"created_at","o":"desc","v":"yesterday","u":"00000000-0000-4000-8000-000000000000"}`),
+		"cursor=" + forged(`{"s":"created_at","o":"desc","v":"2026-01-02T03:04:05Z","u":"urn:uuid:00000000-0000-4000-8000-000000000000"}`),
+		"sort=file_name&order=asc&cursor=" + forged(`{"s":"file_name","o":"asc","v":"a\u0000","u":"00000000-0000-4000-8000-000000000000"}`),
+		"sort=score&order=asc&cursor=" + forged(`{"s":"score","o":"asc","v":"1e999","u":"00000000-0000-4000-8000-000000000000"}`),
 		"limit=0", "limit=501", "skip=-1", "status=lost", "sort=rank", "from=yesterday", "min_score=101", "max_score=x", "passed=maybe",
 	} {
 		requireError(t, b.do(t, http.MethodGet, "/tasks?"+bad, quality, nil), http.StatusBadRequest, CodeValidation)
 	}
 	require.NotEmpty(t, call)
 }
+
+// forged is a cursor written by hand rather than returned by the service.
+func forged(c string) string { return base64.RawURLEncoding.EncodeToString([]byte(c)) }
 
 func TestTaskAudioRanges(t *testing.T) {
 	t.Parallel()
