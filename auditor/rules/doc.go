@@ -87,8 +87,10 @@
 // four words before a phrase, in its clause, undoes it: "no puedo
 // ayudarle" is not an offer of help, "I can't help you with anything
 // else" is not one either, "there are no stupid questions" is not an
-// insult. Punctuation and "but"/"pero" end a clause. A phrase that starts
-// with a negation ("no es mi problema") is said as written.
+// insult. Punctuation and "but"/"pero" end a clause, and so does a phrase
+// that starts with a first-person subject ("not good, I'm sorry" is an
+// apology even unpunctuated). A phrase that starts with a negation ("no es
+// mi problema") is said as written.
 //
 // The scorecard's phrases are indexed once (New); an audit then costs time
 // roughly linear in the transcript's length.

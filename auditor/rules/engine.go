@@ -40,6 +40,10 @@ type cexpr struct {
 	// negator: the phrase starts with a negation ("no es mi problema"), so
 	// a negation before it does not undo it.
 	negator bool
+	// subject: the phrase starts with a first-person subject ("I'm sorry",
+	// "we apologise"), so it starts its own clause and a negation before it
+	// belongs to the clause before ("oh, that's not good, I'm sorry").
+	subject bool
 	// plain: words only, one alternative each, no operator: what was said
 	// can be shown beside the phrase when they differ.
 	plain bool
@@ -116,8 +120,10 @@ func (c *compiler) expr(x expression) int32 {
 	}
 	if first := x.terms[0][0]; len(first.words) > 0 {
 		ce.negator = true
+		ce.subject = true
 		for _, p := range first.words {
 			ce.negator = ce.negator && !p.prefix && negators[p.word]
+			ce.subject = ce.subject && !p.prefix && subjects[p.word]
 		}
 	}
 	ce.plain = len(x.terms) == 1
@@ -248,6 +254,9 @@ func newMemo(n int) memo { return memo{found: make([][]span, n), done: make([]bo
 // words included).
 type span struct{ first, last int32 }
 
+// subjects are the first-person subjects that start a clause of their own.
+var subjects = set("i im ive ill id we weve yo")
+
 // negators are the words that negate what follows them in their clause.
 var negators = set("no not never nunca jamas tampoco ni nor neither cant cannot dont doesnt didnt wont wouldnt couldnt shouldnt isnt arent wasnt werent aint unable")
 
@@ -373,8 +382,8 @@ func (a *audit) tokens() *tokens {
 		} else {
 			tk.after[i] = text[wd.to:]
 		}
-		r, _ := utf8.DecodeRuneInString(text[wd.from:])
-		tk.upper[i] = unicode.IsUpper(r)
+		r, size := utf8.DecodeRuneInString(text[wd.from:])
+		tk.upper[i] = unicode.IsUpper(r) && !strings.ContainsFunc(text[int(wd.from)+size:wd.to], unicode.IsUpper)
 		tk.initial[i] = tk.gap[i] == "\n" || strings.ContainsAny(tk.gap[i], ".!?¡¿:")
 		tk.caseless[i] = strings.ToLower(text) == text
 	}
@@ -537,7 +546,7 @@ const negationReach = 4
 // clause: a negation among the negationReach words before it, in its
 // clause.
 func (a *audit) negated(p int32, sp span) bool {
-	if a.e.exprs[p].negator {
+	if e := a.e.exprs[p]; e.negator || e.subject {
 		return false
 	}
 	for k := sp.first - 1; k >= 0 && k >= sp.first-negationReach && a.clauses[k] == a.clauses[sp.first]; k-- {

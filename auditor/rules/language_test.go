@@ -90,7 +90,7 @@ func TestSlots(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	t.Parallel()
-	rule := `{"all": [["hi", "hola", "morning", "buenos días"], ["i'm {name}", "{name} here", "le saluda {name}", "soy {name}"]], "speaker": "agent"}`
+	rule := `{"all": [["hi", "hello", "hola", "morning", "buenos días"], ["i'm {name}", "{name} here", "le saluda {name}", "soy {name}", "soy de {name}", "through to {name}"]], "speaker": "agent"}`
 	for text, want := range map[string]bool{
 		"Hi there, I'm Connor from Vista Mobile": true,
 		"Buenos días, le saluda Andrés":          true,
@@ -101,6 +101,8 @@ func TestNames(t *testing.T) {
 		"Hi there, I'm sorry to hear that":       false,
 		"Hola, soy de atención al cliente":       false,
 		"Hi, I'm happy to help":                  false,
+		"Hello, you're through to CloudNest":     false, // a brand, not a person
+		"Hola, soy de ViajaPerú":                 false,
 	} {
 		require.Equal(t, want, meets(t, rule, text), text)
 	}
@@ -159,6 +161,13 @@ func TestNegation(t *testing.T) {
 	// turned off.
 	require.False(t, meets(t, `{"none": ["no es mi problema"]}`, "Eso no es mi problema."))
 	require.True(t, meets(t, `{"any": ["puedo ayudarle"], "negation": false}`, "No puedo ayudarle."))
+
+	// A phrase starting with a first-person subject starts its own clause,
+	// punctuated or not; without one the negation still reaches it.
+	sorry := `{"any": ["i'm|im sorry", "yo lo siento", "lo siento"]}`
+	require.True(t, meets(t, sorry, "oh that is not good im sorry"))
+	require.True(t, meets(t, sorry, "no es justo yo lo siento mucho"))
+	require.False(t, meets(t, sorry, "no lo siento"))
 }
 
 func TestPositions(t *testing.T) {

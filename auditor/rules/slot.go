@@ -50,6 +50,8 @@ type tokens struct {
 	// after[i] is the text after word i up to the next word or the end of
 	// its segment.
 	after []string
+	// upper[i]: word i is capitalised, and only its first letter ("Marta",
+	// not "CloudNest" or "IBM", which are brands).
 	upper []bool
 	// initial[i]: word i starts a sentence or a segment.
 	initial []bool
