@@ -20,16 +20,17 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 99.4 %, confident 99.6 %, 0 of 20 critical failures passed.
-	eval.Dev: {agreement: 0.95, groupAgreement: 0.9, confident: 0.97, criticalFalse: 0.1},
-	// Measured: 91.1 % (es 92.1, en 90.2, chats 89.8, calls 94.6; lowest
-	// group English chats, 87.1), confident 94.8 %, 5 of 9 critical
+	// Measured: 98.9 % (lowest group English chats, 98.0), confident
+	// 99.3 %, 0 of 48 critical failures passed.
+	eval.Dev: {agreement: 0.96, groupAgreement: 0.95, confident: 0.97, criticalFalse: 0.05},
+	// Measured: 92.9 % (es 91.8, en 94.0, chats 91.5, calls 97.4; lowest
+	// group Spanish chats, 90.6), confident 95.8 %, 6 of 30 critical
 	// failures passed.
-	eval.Holdout: {agreement: 0.88, groupAgreement: 0.82, confident: 0.92, criticalFalse: 0.6},
+	eval.Holdout: {agreement: 0.9, groupAgreement: 0.88, confident: 0.94, criticalFalse: 0.25},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
-const minCases = 40
+const minCases = 200
 
 // TestAuditorAgreesWithTheAnalysts audits the evaluation set as the audit
 // job does and holds every split present, and each language and kind in

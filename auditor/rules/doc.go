@@ -21,6 +21,8 @@
 //	  "applies_if": ["my account", "mi pedido"],       // not applicable (met) when none is said,
 //	  "applies_if_speaker": "customer",                // … by this speaker (default any), negated or not
 //	  "hints": ["as i said"],                          // weak signals, see Confidence
+//	  "cues": ["well", "honestly", "people"],          // weaker: cues_together of them in one turn are a hint
+//	  "cues_together": 2,                              // 2 to 10 (default 2)
 //	  "negation": true,                                // a negated phrase does not count (default)
 //	  "exact": false,                                  // true: no tolerance for misspellings
 //	  "absence_confidence": 0.8, "not_applicable_confidence": 0.7, "hint_confidence": 0.6
@@ -109,7 +111,9 @@
 //     outside the positions where it counts (confidence 0.6); or, when
 //     nothing decisive was said, a hint, which turns the verdict absence
 //     would give (met for "none", not met for "any"/"all") with
-//     hint_confidence (default 0.6).
+//     hint_confidence (default 0.6). Cues are weaker signs of tone, none
+//     telling on its own: cues_together different cues said in one turn
+//     ("well", "honestly" and "people" in one reply) act as one hint.
 //
 // Verdicts below the service's review threshold (AUDIT_REVIEW_CONFIDENCE)
 // are marked for an analyst's review, and the hybrid engine asks a

@@ -56,6 +56,7 @@ type criterion struct {
 	all       []group // one per item of "all"
 	none      group   // nil when the rule has no "none"
 	hints     group
+	cues      group
 	appliesIf group
 }
 
@@ -78,7 +79,7 @@ func New(card scoring.Scorecard) (*Engine, error) {
 		wordIDs: map[string]int32{}, termIDs: map[string]int32{}, exprIDs: map[string]int32{}}
 	for i, cr := range card.Criteria {
 		r, _ := parseRule(cr.Rule) // Validate accepted it
-		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints),
+		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints), cues: c.group(r.cues),
 			appliesIf: c.group(r.appliesIf)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
@@ -643,6 +644,36 @@ func (a *audit) first(g group, r *rule, want place) (hit, bool) {
 	return best, ok
 }
 
+// together returns the cues of the earliest turn in r's scope where
+// r.cuesTogether different cues of g are said, not negated; nil when no
+// turn has that many.
+func (a *audit) together(g group, r *rule) []hit {
+	if len(g) == 0 {
+		return nil
+	}
+	bySeg := map[int32][]hit{}
+	for _, ref := range g {
+		seen := map[int32]bool{}
+		for _, sp := range a.occurrences(ref.id) {
+			seg := a.words[sp.first].seg
+			if seen[seg] || !a.inScope(r, seg) || r.negation && a.negated(ref.id, sp) {
+				continue
+			}
+			seen[seg] = true
+			bySeg[seg] = append(bySeg[seg], hit{ref.text, ref.id, sp})
+		}
+	}
+	var best []hit
+	bestSeg := int32(-1)
+	for seg, hs := range bySeg {
+		if len(hs) >= r.cuesTogether && (bestSeg < 0 || seg < bestSeg) {
+			best, bestSeg = hs, seg
+		}
+	}
+	slices.SortFunc(best, func(x, y hit) int { return cmp.Compare(x.span.first, y.span.first) })
+	return best
+}
+
 // judge applies criterion c (id) to the transcript.
 func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	r := &c.rule
@@ -747,6 +778,15 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 			v.Basis, v.Confidence = scoring.BasisConflict, r.hintConfidence
 			failures = append(failures, a.w.hint(a.cite(h), v.Complies))
 			cited = append(cited, h)
+		} else if hs := a.together(c.cues, r); hs != nil {
+			v.Complies = !v.Complies
+			v.Basis, v.Confidence = scoring.BasisConflict, r.hintConfidence
+			cs := make([]citation, len(hs))
+			for i, h := range hs {
+				cs[i] = a.cite(h)
+			}
+			failures = append(failures, a.w.cues(cs, v.Complies))
+			cited = append(cited, hs...)
 		}
 	}
 	v.Explanation = strings.Join(append(failures, findings...), " ")

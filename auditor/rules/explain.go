@@ -46,6 +46,9 @@ type wording interface {
 	notApplicable(phrases []string) string
 	// hint: nothing decisive was said, but c suggests the verdict complies.
 	hint(c citation, complies bool) string
+	// cues: nothing decisive was said, but the cues cs, said in one turn,
+	// together suggest the verdict complies.
+	cues(cs []citation, complies bool) string
 }
 
 // wordingFor picks the wording for a BCP 47 language tag: Spanish for "es"
@@ -208,6 +211,17 @@ func (w english) hint(c citation, complies bool) string {
 	return "Possibly not met: " + w.clause(c) + "; an analyst should confirm."
 }
 
+func (w english) cues(cs []citation, complies bool) string {
+	said := make([]string, len(cs))
+	for i, c := range cs {
+		said[i] = w.clause(c)
+	}
+	if complies {
+		return "Nothing decisive was said, but " + strings.Join(said, " and ") + ", which together suggest it is met; an analyst should confirm."
+	}
+	return "Possibly not met: " + strings.Join(said, " and ") + ", which together suggest it; an analyst should confirm."
+}
+
 type spanish struct{}
 
 func (spanish) clause(c citation) string {
@@ -332,6 +346,17 @@ func (w spanish) hint(c citation, complies bool) string {
 		return "No se dijo nada concluyente, pero " + w.clause(c) + ", lo que indica que se cumple; conviene que lo confirme un analista."
 	}
 	return "Posible incumplimiento: " + w.clause(c) + "; conviene que lo confirme un analista."
+}
+
+func (w spanish) cues(cs []citation, complies bool) string {
+	said := make([]string, len(cs))
+	for i, c := range cs {
+		said[i] = w.clause(c)
+	}
+	if complies {
+		return "No se dijo nada concluyente, pero " + strings.Join(said, " y ") + ", lo que en conjunto indica que se cumple; conviene que lo confirme un analista."
+	}
+	return "Posible incumplimiento: " + strings.Join(said, " y ") + ", lo que en conjunto lo sugiere; conviene que lo confirme un analista."
 }
 
 // shown1 is how an explanation shows a phrase: alternatives by their first

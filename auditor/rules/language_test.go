@@ -201,6 +201,45 @@ func TestPositions(t *testing.T) {
 	require.Equal(t, `The agent did not say "algo más" in their last 2 turns. Outside that scope, the agent said "Algo más" in turn 3.`, v.Explanation)
 }
 
+// TestCues: different cues said together in one agent turn act as a hint;
+// one alone, the same one twice, cues spread over turns, negated ones and
+// the customer's do not.
+func TestCues(t *testing.T) {
+	t.Parallel()
+	rule := `{"none": ["=idiot", "=idiota"], "speaker": "agent", "cues": ["well", "honestly", "people", "pues", "la gente", "de verdad"]}`
+	for _, tt := range []struct {
+		text     string
+		lang     string
+		complies bool
+	}{
+		{"Agent: Well, people usually read the email first.\nCustomer: ok", "en", false},
+		{"Agent: Honestly, I've refunded it.\nCustomer: ok", "en", true},
+		{"Agent: Well, well. Let me check.\nCustomer: ok", "en", true},
+		{"Agent: Well, let me check.\nCustomer: ok\nAgent: Honestly it's done.", "en", true},
+		{"Agent: Well, it's not that people forget.\nCustomer: ok", "en", true},
+		{"Customer: well honestly people are slow\nAgent: Sorry about that.", "en", true},
+		{"Agente: Pues la gente no lee, de verdad.\nCliente: vale", "es", false},
+		{"Agente: Pues ya está hecho.\nCliente: vale", "es", true},
+	} {
+		chat, _, err := transcript.ParseChat([]byte(tt.text))
+		require.NoError(t, err)
+		v := judge(t, rule, scoring.Chat, chat, tt.lang)
+		require.Equal(t, tt.complies, v.Complies, tt.text)
+		if !tt.complies {
+			require.Equal(t, scoring.BasisConflict, v.Basis)
+			require.InDelta(t, 0.6, v.Confidence, 1e-9)
+		}
+	}
+	chat, _, err := transcript.ParseChat([]byte("Agent: Well, people usually read the email first.\nCustomer: ok"))
+	require.NoError(t, err)
+	require.Equal(t, `Possibly not met: the agent said "Well" in turn 1 and the agent said "people" in turn 1, which together suggest it; an analyst should confirm. The agent said no forbidden phrase.`,
+		judge(t, rule, scoring.Chat, chat, "en").Explanation)
+	chat, _, err = transcript.ParseChat([]byte("Agente: Well, people usually read the email first.\nCustomer: ok"))
+	require.NoError(t, err)
+	require.False(t, judge(t, `{"none": ["=idiot"], "speaker": "agent", "cues": ["well", "people", "email"], "cues_together": 3}`, scoring.Chat, chat, "en").Complies)
+	require.True(t, judge(t, `{"none": ["=idiot"], "speaker": "agent", "cues": ["well", "people", "refund"], "cues_together": 3}`, scoring.Chat, chat, "en").Complies)
+}
+
 func TestAssessment(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -226,15 +265,17 @@ func TestAssessment(t *testing.T) {
 func TestPhraseErrors(t *testing.T) {
 	t.Parallel()
 	for rule, want := range map[string]string{
-		`{"any": ["refund NEAR/x card"]}`:            `rule.any[0]: "refund NEAR/x card" at character 8: NEAR/ takes a number of words from 1 to 50, as in NEAR/5`,
-		`{"any": ["NEAR/3 card"]}`:                   `rule.any[0]: "NEAR/3 card" at character 1: NEAR/3 needs words before it, as in "refund NEAR/5 card"`,
-		`{"any": ["card BEFORE/3"]}`:                 `rule.any[0]: "card BEFORE/3" at character 14: BEFORE/3 needs words after it`,
-		`{"any": ["ref {code}"]}`:                    `rule.any[0]: "ref {code}" at character 5: "{code}" is not a slot; slots are {agent_name}, {amount}, {date}, {name}, {number}, {ref}, {timeframe}`,
-		`{"any": ["re* fund"]}`:                      `rule.any[0]: "re* fund" at character 1: "re*": a wildcard needs a stem of at least 3 letters`,
-		`{"any": ["a||b"]}`:                          `rule.any[0]: "a||b" at character 1: "a||b" has an empty alternative; write word|other, =word or stem*`,
-		`{"any": ["x"], "absence_confidence": 2}`:    `rule.absence_confidence: must be a number from 0 to 1, such as 0.8`,
-		`{"any": ["x"], "hint_confidence": 0.5}`:     `rule.hint_confidence: only means something with "hints"`,
-		`{"any": ["x"], "within_last_own_turns": 2}`: `rule.speaker: must be "agent" or "customer" when the rule counts the speaker's own turns`,
+		`{"any": ["refund NEAR/x card"]}`:                       `rule.any[0]: "refund NEAR/x card" at character 8: NEAR/ takes a number of words from 1 to 50, as in NEAR/5`,
+		`{"any": ["NEAR/3 card"]}`:                              `rule.any[0]: "NEAR/3 card" at character 1: NEAR/3 needs words before it, as in "refund NEAR/5 card"`,
+		`{"any": ["card BEFORE/3"]}`:                            `rule.any[0]: "card BEFORE/3" at character 14: BEFORE/3 needs words after it`,
+		`{"any": ["ref {code}"]}`:                               `rule.any[0]: "ref {code}" at character 5: "{code}" is not a slot; slots are {agent_name}, {amount}, {date}, {name}, {number}, {ref}, {timeframe}`,
+		`{"any": ["re* fund"]}`:                                 `rule.any[0]: "re* fund" at character 1: "re*": a wildcard needs a stem of at least 3 letters`,
+		`{"any": ["a||b"]}`:                                     `rule.any[0]: "a||b" at character 1: "a||b" has an empty alternative; write word|other, =word or stem*`,
+		`{"any": ["x"], "absence_confidence": 2}`:               `rule.absence_confidence: must be a number from 0 to 1, such as 0.8`,
+		`{"any": ["x"], "hint_confidence": 0.5}`:                `rule.hint_confidence: only means something with "hints" or "cues"`,
+		`{"none": ["x"], "cues_together": 3}`:                   `rule.cues_together: only means something with "cues"`,
+		`{"none": ["x"], "cues": ["well"], "cues_together": 1}`: `rule.cues_together: must be a whole number from 2 to 10: how many different cues in one turn count as a hint`,
+		`{"any": ["x"], "within_last_own_turns": 2}`:            `rule.speaker: must be "agent" or "customer" when the rule counts the speaker's own turns`,
 	} {
 		err := scoring.Validate(scoring.Scorecard{Criteria: []scoring.Criterion{criterion("c", rule)}}, rules.CheckRule)
 		require.Error(t, err, rule)

@@ -33,12 +33,15 @@ const (
 	keyAbsenceConfidence       = "absence_confidence"
 	keyNotApplicableConfidence = "not_applicable_confidence"
 	keyHintConfidence          = "hint_confidence"
+	keyCues                    = "cues"
+	keyCuesTogether            = "cues_together"
 )
 
 // ruleKeys lists every key, for the error that names an unknown one.
 var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keySpeaker, keyExact, keyNegation,
 	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
-	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence}
+	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence,
+	keyCues, keyCuesTogether}
 
 // anySpeaker is the speaker scope that takes every segment.
 const anySpeaker = "any"
@@ -56,15 +59,21 @@ const (
 	defaultAbsence       = 0.7
 	defaultNotApplicable = 0.7
 	defaultHint          = 0.6
+	defaultCuesTogether  = 2
+	maxCuesTogether      = 10
 )
 
 // rule is a criterion's parsed rule; see the package documentation.
 type rule struct {
-	any       []phrase   // one group: at least one phrase must be said
-	all       [][]phrase // every group must have one of its phrases said
-	none      []phrase   // none of these may be said
-	hints     []phrase   // weak signals against the verdict absence gives
-	appliesIf []phrase   // when none is said, the criterion does not apply
+	any   []phrase   // one group: at least one phrase must be said
+	all   [][]phrase // every group must have one of its phrases said
+	none  []phrase   // none of these may be said
+	hints []phrase   // weak signals against the verdict absence gives
+	// cues are weaker still: cuesTogether of them in one turn count as a
+	// hint ("well" and "honestly" and "people" in one reply).
+	cues         []phrase
+	cuesTogether int
+	appliesIf    []phrase // when none is said, the criterion does not apply
 	// appliesIfSpeaker is whose turns applies_if looks at: what the
 	// interaction is about ("I don't recognise a charge on my account"),
 	// negated or not.
@@ -106,7 +115,7 @@ func CheckRule(raw json.RawMessage) []scoring.Problem {
 // parseRule parses raw, reporting every problem rather than the first.
 func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	r := rule{speaker: anySpeaker, appliesIfSpeaker: anySpeaker, negation: true, absenceConfidence: defaultAbsence,
-		notApplicableConfidence: defaultNotApplicable, hintConfidence: defaultHint}
+		notApplicableConfidence: defaultNotApplicable, hintConfidence: defaultHint, cuesTogether: defaultCuesTogether}
 	var problems []scoring.Problem
 	add := func(field, format string, args ...any) {
 		problems = append(problems, scoring.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -167,6 +176,12 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 			r.notApplicableConfidence = parseConfidence(v, key, add)
 		case keyHintConfidence:
 			r.hintConfidence = parseConfidence(v, key, add)
+		case keyCues:
+			r.cues = parsePhrases(v, key, r.exact, add)
+		case keyCuesTogether:
+			if json.Unmarshal(v, &r.cuesTogether) != nil || r.cuesTogether < 2 || r.cuesTogether > maxCuesTogether {
+				add(key, "must be a whole number from 2 to %d: how many different cues in one turn count as a hint", maxCuesTogether)
+			}
 		default:
 			add(key, "unknown key; a rule has %s", strings.Join(ruleKeys, ", "))
 		}
@@ -183,8 +198,11 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	if _, ok := fields[keyAppliesIfSpeaker]; ok && r.appliesIf == nil {
 		add(keyAppliesIfSpeaker, "only means something with %q", keyAppliesIf)
 	}
-	if _, ok := fields[keyHintConfidence]; ok && r.hints == nil {
-		add(keyHintConfidence, "only means something with %q", keyHints)
+	if _, ok := fields[keyHintConfidence]; ok && r.hints == nil && r.cues == nil {
+		add(keyHintConfidence, "only means something with %q or %q", keyHints, keyCues)
+	}
+	if _, ok := fields[keyCuesTogether]; ok && r.cues == nil {
+		add(keyCuesTogether, "only means something with %q", keyCues)
 	}
 	if (r.withinFirstOwnTurns > 0 || r.withinLastOwnTurns > 0) && r.speaker == anySpeaker {
 		add(keySpeaker, "must be %q or %q when the rule counts the speaker's own turns", transcript.Agent, transcript.Customer)
