@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -59,8 +60,9 @@ type Label struct {
 }
 
 // Load reads every case of the splits under dir of fsys (cases/dev,
-// cases/holdout), sorted by split and id. A case that cannot be read, or
-// whose id is not its file name, is an error naming the file.
+// cases/holdout), sorted by split and id. A case that cannot be read,
+// whose id is not its file name or with a label without its reason, is an
+// error naming the file.
 func Load(fsys fs.FS, splits ...string) ([]Case, error) {
 	var out []Case
 	for _, split := range splits {
@@ -87,6 +89,11 @@ func Load(fsys fs.FS, splits ...string) ([]Case, error) {
 			}
 			if c.ID != strings.TrimSuffix(e.Name(), ".json") {
 				return nil, fmt.Errorf("%s: id %q is not the file's name", name, c.ID)
+			}
+			for _, id := range slices.Sorted(maps.Keys(c.Labels)) {
+				if strings.TrimSpace(c.Labels[id].Why) == "" {
+					return nil, fmt.Errorf("%s: the label of %s says nothing in why; every label needs its one-line reason", name, id)
+				}
 			}
 			c.Split = split
 			out = append(out, c)

@@ -41,8 +41,9 @@ func TestTally(t *testing.T) {
 func TestLoadRefusesABadSet(t *testing.T) {
 	t.Parallel()
 	for name, file := range map[string]string{
-		"id is not the file name": `{"id": "other", "labels": {}}`,
-		"not JSON":                `{"id": `,
+		"id is not the file name":  `{"id": "other", "labels": {}}`,
+		"not JSON":                 `{"id": `,
+		"a label without a reason": `{"id": "a", "labels": {"greeting": {"complies": true, "why": " "}}}`,
 	} {
 		_, err := eval.Load(fstest.MapFS{"cases/dev/a.json": {Data: []byte(file)}}, eval.Dev)
 		require.Error(t, err, name)
