@@ -212,14 +212,20 @@ func (w english) hint(c citation, complies bool) string {
 }
 
 func (w english) cues(cs []citation, complies bool) string {
+	said := joinClauses(cs, w.clause, " and ")
+	if complies {
+		return "Nothing decisive was said, but " + said + ", which together suggest it is met; an analyst should confirm."
+	}
+	return "Possibly not met: " + said + ", which together suggest it; an analyst should confirm."
+}
+
+// joinClauses says every citation of cs with clause, joined by and.
+func joinClauses(cs []citation, clause func(citation) string, and string) string {
 	said := make([]string, len(cs))
 	for i, c := range cs {
-		said[i] = w.clause(c)
+		said[i] = clause(c)
 	}
-	if complies {
-		return "Nothing decisive was said, but " + strings.Join(said, " and ") + ", which together suggest it is met; an analyst should confirm."
-	}
-	return "Possibly not met: " + strings.Join(said, " and ") + ", which together suggest it; an analyst should confirm."
+	return strings.Join(said, and)
 }
 
 type spanish struct{}
@@ -349,14 +355,11 @@ func (w spanish) hint(c citation, complies bool) string {
 }
 
 func (w spanish) cues(cs []citation, complies bool) string {
-	said := make([]string, len(cs))
-	for i, c := range cs {
-		said[i] = w.clause(c)
-	}
+	said := joinClauses(cs, w.clause, " y ")
 	if complies {
-		return "No se dijo nada concluyente, pero " + strings.Join(said, " y ") + ", lo que en conjunto indica que se cumple; conviene que lo confirme un analista."
+		return "No se dijo nada concluyente, pero " + said + ", lo que en conjunto indica que se cumple; conviene que lo confirme un analista."
 	}
-	return "Posible incumplimiento: " + strings.Join(said, " y ") + ", lo que en conjunto lo sugiere; conviene que lo confirme un analista."
+	return "Posible incumplimiento: " + said + ", lo que en conjunto lo sugiere; conviene que lo confirme un analista."
 }
 
 // shown1 is how an explanation shows a phrase: alternatives by their first
