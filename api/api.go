@@ -84,7 +84,7 @@ func New(opts Options) *Server {
 		opts.JobWaitTimeout = 10 * time.Second
 	}
 	mux := chi.NewMux()
-	mux.Use(withRequest(opts.Logger, opts.Metrics))
+	mux.Use(withRequest(opts.Logger, opts.Metrics), strictURL)
 	mux.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, Errorf(CodeNotFound, "no such route: "+r.Method+" "+r.URL.Path))
 	})

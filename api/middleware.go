@@ -4,11 +4,18 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
+	"net/url"
 	"regexp"
 	"runtime/debug"
+	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -89,6 +96,40 @@ func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.
 			next.ServeHTTP(ww, r)
 		})
 	}
+}
+
+// strictURL refuses a request whose path, query parameter names or values
+// hold a NUL, another control character or invalid UTF-8 once decoded, or
+// whose query is not URL-encoded: no parameter of the API takes one, and
+// Postgres cannot store a NUL. The error names the parameter.
+func strictURL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if badText(r.URL.Path) {
+			writeError(w, r, Errorf(CodeValidation, "the path holds a NUL, a control character or invalid UTF-8").
+				WithDetail("path", "invalid character", nil))
+			return
+		}
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			writeError(w, r, Errorf(CodeValidation, "the query string is not URL-encoded name=value pairs joined by &").
+				WithDetail("query", "malformed query string", nil))
+			return
+		}
+		for _, name := range slices.Sorted(maps.Keys(q)) {
+			if badText(name) || slices.ContainsFunc(q[name], badText) {
+				writeError(w, r, Errorf(CodeValidation, fmt.Sprintf("the query parameter %q holds a NUL, a control character or invalid UTF-8", name)).
+					WithDetail("query."+name, "invalid character", nil))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// badText reports whether s is not text a parameter may hold: invalid
+// UTF-8, or a control character.
+func badText(s string) bool {
+	return !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl)
 }
 
 func levelFor(status int) slog.Level {

@@ -109,3 +109,35 @@ func requireNoEcho(t *testing.T, r response) {
 		}
 	}
 }
+
+// TestEveryQueryParameterRefusesBadText walks every query parameter of the
+// OpenAPI document: a NUL, a control character or invalid UTF-8 in it is a
+// 400 VALIDATION_ERROR naming the parameter, never a 500.
+func TestEveryQueryParameterRefusesBadText(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	root := b.issuer.token(t, "strict-root", "admin")
+	o := objects{task: "00000000-0000-4000-8000-000000000001", notification: "00000000-0000-4000-8000-000000000002", campaign: "00000000-0000-4000-8000-000000000003"}
+	swept := 0
+	for _, rt := range routes(t, b.server) {
+		if rt.path == "/notifications/events" {
+			continue // a stream; its parameters are checked the same way below
+		}
+		for _, p := range rt.op.Parameters {
+			if p.In != "query" {
+				continue
+			}
+			swept++
+			for _, bad := range []string{"a%00b", "%ff", "a%0Ab"} {
+				r := b.do(t, rt.method, o.fill(rt.path)+"?"+p.Name+"="+bad, root, nil)
+				requireError(t, r, http.StatusBadRequest, CodeValidation)
+				require.Contains(t, r.RawBody, `"query.`+p.Name+`"`, "%s ?%s=%s", rt, p.Name, bad)
+			}
+		}
+	}
+	require.GreaterOrEqual(t, swept, 10, "the query parameters were swept")
+	r := b.do(t, http.MethodGet, "/notifications/events?last_event_id=%00", root, nil)
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	requireError(t, b.do(t, http.MethodGet, "/tasks?q=%zz", root, nil), http.StatusBadRequest, CodeValidation)
+	requireError(t, b.do(t, http.MethodGet, "/tasks/a%00b", root, nil), http.StatusBadRequest, CodeValidation)
+}
