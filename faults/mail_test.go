@@ -21,7 +21,10 @@ func TestMailServerDown(t *testing.T) {
 	t.Parallel()
 	mailServer := smtptest.New(t)
 	mailServer.Stop()
-	s := newStack(t, dbtest.URL(t), time.Minute, "SMTP_URL="+mailServer.URL, "JOB_RETRY_MAX_DELAY=1s", "MAIL_TIMEOUT=5s")
+	// The answers below are those of the first delivery attempt: the wait
+	// for it is long enough for a worker busy with the other e-mails.
+	s := newStack(t, dbtest.URL(t), time.Minute, "SMTP_URL="+mailServer.URL, "JOB_RETRY_MAX_DELAY=1s", "MAIL_TIMEOUT=5s",
+		"JOB_WAIT_TIMEOUT=30s")
 	s.start("serve")
 	s.start("work")
 	files := newContent(t)
