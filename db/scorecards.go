@@ -107,10 +107,11 @@ func (s Scorecard) Info() ScorecardInfo {
 // scorecardSeedDefault gives every campaign without a scorecard the default
 // one, in the campaign's language, as version 1 (the default campaign after
 // the first migration). Then it brings the default campaign's scorecard up
-// to the default of this build when nobody ever edited it: its only
-// version is the one the system seeded, and it differs from today's
-// default. That publishes version 2 by "system"; campaigns anyone
-// published a version of keep theirs. Audits keep the version they were
+// to the default of this build when nobody ever edited it: every version
+// is one the system published, and the latest differs from today's
+// default. That publishes the next version by "system" (each build with a
+// new default adds one); campaigns anyone published a version of keep
+// theirs. Audits keep the version they were
 // scored against (criterion ids are stable across defaults).
 func scorecardSeedDefault(ctx context.Context, q DBTX) error {
 	rows, err := q.Query(ctx, `
@@ -136,7 +137,7 @@ func scorecardSeedDefault(ctx context.Context, q DBTX) error {
 		return err
 	}
 	for _, s := range seeds {
-		if s.version > 1 || s.version == 1 && !s.upgradeable {
+		if s.version > 0 && !s.upgradeable {
 			continue
 		}
 		card, err := scoring.DefaultScorecard(s.lang)
@@ -147,7 +148,7 @@ func scorecardSeedDefault(ctx context.Context, q DBTX) error {
 		if err != nil {
 			return err
 		}
-		if s.version == 1 {
+		if s.version > 0 {
 			// Compared as JSON values: jsonb does not keep the bytes.
 			var current, want any
 			if err := json.Unmarshal(s.current, &current); err != nil {

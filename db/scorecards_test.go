@@ -67,4 +67,14 @@ func TestMigrateUpgradesTheUneditedDefaultScorecard(t *testing.T) {
 
 	require.Len(t, versions(fresh), 1)
 	require.Equal(t, english.Criteria[0].Question, current(fresh).Criteria[0].Question)
+
+	// A later build with another default upgrades a scorecard the system
+	// upgraded before, again as a new version.
+	_, err = pool.Exec(ctx, `UPDATE scorecards SET criteria = $1 WHERE campaign_id = $2 AND version = 2`, raw, def)
+	require.NoError(t, err)
+	require.NoError(t, db.Migrate(ctx, pool))
+	require.Len(t, versions(def), 3)
+	require.Equal(t, "system", current(def).PublishedBy)
+	require.Equal(t, spanish.Criteria[0].Question, current(def).Criteria[0].Question)
+	require.Len(t, versions(edited), 2)
 }
