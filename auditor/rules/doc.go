@@ -23,6 +23,8 @@
 //	  "hints": ["as i said"],                          // weak signals, see Confidence
 //	  "cues": ["well", "honestly", "people"],          // weaker: cues_together of them in one turn are a hint
 //	  "cues_together": 2,                              // 2 to 10 (default 2)
+//	  "replies": ["how rude"],                         // the other party's reply to a turn: a hint about it
+//	  "reply_cues": ["unbelievable"],                  // … a cue of the turn it answers
 //	  "negation": true,                                // a negated phrase does not count (default)
 //	  "exact": false,                                  // true: no tolerance for misspellings
 //	  "absence_confidence": 0.8, "not_applicable_confidence": 0.7, "hint_confidence": 0.6
@@ -114,6 +116,12 @@
 //     hint_confidence (default 0.6). Cues are weaker signs of tone, none
 //     telling on its own: cues_together different cues said in one turn
 //     ("well", "honestly" and "people" in one reply) act as one hint.
+//     What the other party says back tells on a turn too: a reply ("how
+//     rude", "no me hable así") said in the turn right after a turn in
+//     scope is a hint about it, and a reply cue ("unbelievable",
+//     "increíble") counts as one of the cues of the turn it answers (at
+//     most one per turn: "Well, that's how it works." answered
+//     "Unbelievable." is two cues). Rules with replies name their speaker.
 //
 // Verdicts below the service's review threshold (AUDIT_REVIEW_CONFIDENCE)
 // are marked for an analyst's review, and the hybrid engine asks a

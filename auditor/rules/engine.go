@@ -57,6 +57,8 @@ type criterion struct {
 	none      group   // nil when the rule has no "none"
 	hints     group
 	cues      group
+	replies   group
+	replyCues group
 	appliesIf group
 }
 
@@ -80,7 +82,7 @@ func New(card scoring.Scorecard) (*Engine, error) {
 	for i, cr := range card.Criteria {
 		r, _ := parseRule(cr.Rule) // Validate accepted it
 		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints), cues: c.group(r.cues),
-			appliesIf: c.group(r.appliesIf)}
+			replies: c.group(r.replies), replyCues: c.group(r.replyCues), appliesIf: c.group(r.appliesIf)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
 		}
@@ -645,10 +647,11 @@ func (a *audit) first(g group, r *rule, want place) (hit, bool) {
 }
 
 // together returns the cues of the earliest turn in r's scope where
-// r.cuesTogether different cues of g are said, not negated; nil when no
-// turn has that many.
-func (a *audit) together(g group, r *rule) []hit {
-	if len(g) == 0 {
+// r.cuesTogether different cues are said, not negated: cues of g said in
+// the turn, and at most one reply cue of replies said back to it; nil when
+// no turn has that many.
+func (a *audit) together(g, replies group, r *rule) []hit {
+	if len(g) == 0 && len(replies) == 0 {
 		return nil
 	}
 	bySeg := map[int32][]hit{}
@@ -663,6 +666,15 @@ func (a *audit) together(g group, r *rule) []hit {
 			bySeg[seg] = append(bySeg[seg], hit{ref.text, ref.id, sp})
 		}
 	}
+	answered := map[int32]bool{}
+	for _, ref := range replies {
+		for _, sp := range a.occurrences(ref.id) {
+			if turn, ok := a.answers(r, ref.id, sp); ok && !answered[turn] {
+				answered[turn] = true
+				bySeg[turn] = append(bySeg[turn], hit{ref.text, ref.id, sp})
+			}
+		}
+	}
 	var best []hit
 	bestSeg := int32(-1)
 	for seg, hs := range bySeg {
@@ -672,6 +684,36 @@ func (a *audit) together(g group, r *rule) []hit {
 	}
 	slices.SortFunc(best, func(x, y hit) int { return cmp.Compare(x.span.first, y.span.first) })
 	return best
+}
+
+// answers returns the turn that the occurrence sp of phrase p replies to:
+// the turn right before it, when that is a turn in r's scope and sp is
+// said, not negated, by the other party.
+func (a *audit) answers(r *rule, p int32, sp span) (int32, bool) {
+	seg := a.words[sp.first].seg
+	if seg == 0 || a.speakers[seg] == r.speaker || a.speakers[seg] == transcript.Unknown ||
+		a.speakers[seg-1] != r.speaker || !a.inScope(r, seg-1) || r.negation && a.negated(p, sp) {
+		return 0, false
+	}
+	return seg - 1, true
+}
+
+// firstReply returns the earliest reply of g said back to a turn in r's
+// scope.
+func (a *audit) firstReply(g group, r *rule) (hit, bool) {
+	var best hit
+	ok := false
+	for _, ref := range g {
+		for _, sp := range a.occurrences(ref.id) {
+			if _, yes := a.answers(r, ref.id, sp); yes {
+				if !ok || sp.first < best.span.first {
+					best, ok = hit{ref.text, ref.id, sp}, true
+				}
+				break
+			}
+		}
+	}
+	return best, ok
 }
 
 // judge applies criterion c (id) to the transcript.
@@ -773,12 +815,16 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		v.Basis, v.Confidence = scoring.BasisConflict, confidenceConflict
 	default:
 		v.Basis, v.Confidence = scoring.BasisAbsence, r.absenceConfidence
-		if h, ok := a.first(c.hints, r, counted); ok {
+		h, ok := a.first(c.hints, r, counted)
+		if !ok {
+			h, ok = a.firstReply(c.replies, r)
+		}
+		if ok {
 			v.Complies = !v.Complies
 			v.Basis, v.Confidence = scoring.BasisConflict, r.hintConfidence
 			failures = append(failures, a.w.hint(a.cite(h), v.Complies))
 			cited = append(cited, h)
-		} else if hs := a.together(c.cues, r); hs != nil {
+		} else if hs := a.together(c.cues, c.replyCues, r); hs != nil {
 			v.Complies = !v.Complies
 			v.Basis, v.Confidence = scoring.BasisConflict, r.hintConfidence
 			cs := make([]citation, len(hs))

@@ -240,6 +240,49 @@ func TestCues(t *testing.T) {
 	require.True(t, judge(t, `{"none": ["=idiot"], "speaker": "agent", "cues": ["well", "people", "refund"], "cues_together": 3}`, scoring.Chat, chat, "en").Complies)
 }
 
+// What the customer says back to an agent's turn tells on it: a reply is a
+// hint about the turn it answers, a reply cue one of its cues. Only the
+// turn right before counts, only the other party's words, never negated.
+func TestReplies(t *testing.T) {
+	t.Parallel()
+	rule := `{"none": ["=idiot", "=idiota"], "speaker": "agent", "cues": ["well", "people", "pues", "la gente"],
+		"replies": ["how rude", "excuse me", "no me hable así", "qué maleducado"], "reply_cues": ["unbelievable", "wow", "increíble"]}`
+	for _, tt := range []struct {
+		text     string
+		lang     string
+		complies bool
+	}{
+		{"Agent: I'm guessing you didn't read the terms.\nCustomer: excuse me?", "en", false},
+		{"Agente: Eso lo sabe cualquiera.\nCliente: oiga, no me hable así", "es", false},
+		{"Agent: Well, people manage it.\nCustomer: ok", "en", false},
+		{"Agent: Well, that's how it works.\nCustomer: unbelievable", "en", false},
+		{"Agente: Pues es lo que hay.\nCliente: increíble", "es", false},
+		{"Agent: Your flight is cancelled, I'm sorry.\nCustomer: unbelievable", "en", true},
+		{"Agent: I've rebooked you.\nCustomer: wow, unbelievable, thank you", "en", true},
+		{"Agente: Su vuelo sale mañana.\nCliente: increíble, ¡por fin!", "es", true},
+		{"Agent: Sorry, I'll check.\nCustomer: I'm not saying you're rude\nAgent: Thanks.", "en", true},
+		{"Customer: how rude was your colleague yesterday\nAgent: I'm sorry to hear that.", "en", true},
+		{"Agent: Let me check.\nCustomer: ok\nCustomer: excuse me, are you there?", "en", true},
+		{"Agent: Hi, I'm Ana.\nCustomer: excuse me, not you: the last agent, how rude he was", "en", false},
+	} {
+		chat, _, err := transcript.ParseChat([]byte(tt.text))
+		require.NoError(t, err)
+		v := judge(t, rule, scoring.Chat, chat, tt.lang)
+		require.Equal(t, tt.complies, v.Complies, tt.text)
+		if !tt.complies {
+			require.Equal(t, scoring.BasisConflict, v.Basis, tt.text)
+		}
+	}
+	chat, _, err := transcript.ParseChat([]byte("Agent: Well, that's how it works.\nCustomer: Unbelievable."))
+	require.NoError(t, err)
+	require.Equal(t, `Possibly not met: the agent said "Well" in turn 1 and the customer said "Unbelievable" in turn 2, which together suggest it; an analyst should confirm. The agent said no forbidden phrase.`,
+		judge(t, rule, scoring.Chat, chat, "en").Explanation)
+	chat, _, err = transcript.ParseChat([]byte("Agente: Eso lo sabe cualquiera.\nCliente: No me hable así."))
+	require.NoError(t, err)
+	require.Equal(t, `Posible incumplimiento: el cliente dijo «No me hable así» en el turno 2; conviene que lo confirme un analista. El agente no dijo ninguna frase prohibida.`,
+		judge(t, rule, scoring.Chat, chat, "es").Explanation)
+}
+
 func TestAssessment(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -272,8 +315,10 @@ func TestPhraseErrors(t *testing.T) {
 		`{"any": ["re* fund"]}`:                                 `rule.any[0]: "re* fund" at character 1: "re*": a wildcard needs a stem of at least 3 letters`,
 		`{"any": ["a||b"]}`:                                     `rule.any[0]: "a||b" at character 1: "a||b" has an empty alternative; write word|other, =word or stem*`,
 		`{"any": ["x"], "absence_confidence": 2}`:               `rule.absence_confidence: must be a number from 0 to 1, such as 0.8`,
-		`{"any": ["x"], "hint_confidence": 0.5}`:                `rule.hint_confidence: only means something with "hints" or "cues"`,
-		`{"none": ["x"], "cues_together": 3}`:                   `rule.cues_together: only means something with "cues"`,
+		`{"any": ["x"], "hint_confidence": 0.5}`:                `rule.hint_confidence: only means something with "hints", "cues", "replies" or "reply_cues"`,
+		`{"none": ["x"], "cues_together": 3}`:                   `rule.cues_together: only means something with "cues" or "reply_cues"`,
+		`{"none": ["x"], "replies": ["how rude"]}`:              `rule.speaker: must be "agent" or "customer" when the rule has "replies" or "reply_cues": a reply comes from the other party`,
+		`{"none": ["x"], "speaker": "agent", "reply_cues": []}`: `rule.reply_cues: must list at least one phrase`,
 		`{"none": ["x"], "cues": ["well"], "cues_together": 1}`: `rule.cues_together: must be a whole number from 2 to 10: how many different cues in one turn count as a hint`,
 		`{"any": ["x"], "within_last_own_turns": 2}`:            `rule.speaker: must be "agent" or "customer" when the rule counts the speaker's own turns`,
 	} {
