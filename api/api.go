@@ -143,6 +143,7 @@ func New(opts Options) *Server {
 		timeouts: timeouts}).register(hapi)
 	(&validationsResource{pool: opts.Pool, river: opts.River, store: opts.Store, wait: opts.JobWaitTimeout,
 		opts: opts.Validation.withDefaults(), timeouts: timeouts}).register(hapi)
+	canonicalUUIDs(hapi.OpenAPI())
 	return s
 }
 

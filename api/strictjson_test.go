@@ -141,3 +141,43 @@ func TestEveryQueryParameterRefusesBadText(t *testing.T) {
 	requireError(t, b.do(t, http.MethodGet, "/tasks?q=%zz", root, nil), http.StatusBadRequest, CodeValidation)
 	requireError(t, b.do(t, http.MethodGet, "/tasks/a%00b", root, nil), http.StatusBadRequest, CodeValidation)
 }
+
+// An id is written one way: the other notations Huma's uuid format takes
+// (urn:uuid:…, braces, bare hexadecimal) are a 400 naming the field, in
+// every path and query parameter and in bodies, never a 500 or a second
+// name for the same object.
+func TestEveryIDTakesOneNotation(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	root := b.issuer.token(t, "uuid-root", "admin")
+	const id = "00000000-0000-4000-8000-000000000001"
+	notations := []string{"urn:uuid:" + id, "%7B" + id + "%7D", strings.ReplaceAll(id, "-", "")}
+	swept := 0
+	for _, rt := range routes(t, b.server) {
+		for _, p := range rt.op.Parameters {
+			if p.Schema == nil || p.Schema.Format != "uuid" {
+				continue
+			}
+			swept++
+			for _, bad := range notations {
+				path, query := rt.path, ""
+				if p.In == "path" {
+					path = strings.ReplaceAll(path, "{"+p.Name+"}", bad)
+				} else {
+					query = "?" + p.Name + "=" + bad
+				}
+				r := b.do(t, rt.method, objects{task: id, notification: id, campaign: id}.fill(path)+query, root, strings.NewReader("{}"))
+				// MISSING_FIELDS where the empty body lacks what the operation needs.
+				require.Equal(t, http.StatusBadRequest, r.Status, "%s %s=%s: %s", rt, p.Name, bad, r.RawBody)
+				require.Contains(t, r.RawBody, `"`+p.In+`.`+p.Name+`"`, "%s %s=%s", rt, p.Name, bad)
+				require.Contains(t, r.RawBody, "8-4-4-4-12", "%s %s=%s", rt, p.Name, bad)
+			}
+		}
+	}
+	require.GreaterOrEqual(t, swept, 5, "the id parameters were swept")
+	for path, body := range map[string]string{"/compute-audit-results": `, "answers": []`, "/validate-audit": ""} {
+		r := b.do(t, http.MethodPost, path, root, strings.NewReader(`{"task_uuid": "urn:uuid:`+id+`"`+body+`}`), "Content-Type", "application/json")
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Contains(t, r.RawBody, `"body.task_uuid"`, path)
+	}
+}
