@@ -287,6 +287,8 @@ func TestAuthenticationFailures(t *testing.T) {
 		{"wrong audience", "Bearer " + with("aud", "api://someone-else"), CodeUnauthorized},
 		{"alg none", "Bearer " + b64(`{"alg":"none","typ":"JWT"}`) + "." + b64(string(claimsJSON)) + ".", CodeUnauthorized},
 		{"HS256 with the public key", "Bearer " + signWith(pubPEM, jose.HS256, "k1", b.issuer.claims("mallory")), CodeUnauthorized},
+		{"NUL in the subject", "Bearer " + with("sub", "mal\x00lory"), CodeUnauthorized},
+		{"NUL in the username", "Bearer " + with("preferred_username", "mal\x00lory"), CodeUnauthorized},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -306,6 +308,17 @@ func TestAuthenticationFailures(t *testing.T) {
 
 	// The valid token is accepted, so the rejections above were for their reason.
 	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", b.issuer.token(t, "mallory"), nil).Status)
+
+	// A name or an e-mail with a NUL is display text: cleaned, and the
+	// user's requests keep working.
+	for range 2 {
+		r := b.do(t, http.MethodGet, "/users/me", "", nil, "Authorization", "Bearer "+with("name", "Mal\x00lory\nSmith"))
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		require.Equal(t, "Mal lory Smith", r.Body["details"].(map[string]any)["name"], r.RawBody)
+	}
+	r := b.do(t, http.MethodGet, "/users/me", "", nil, "Authorization", "Bearer "+with("email", "m\x00@x.test"))
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.NotContains(t, r.RawBody, `\u0000`)
 }
 
 func must[T any](v T, err error) T {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/danielgtaylor/huma/v2"
@@ -122,8 +123,18 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 		ID:       claimString(claims, a.cfg.SubjectClaim),
 		Username: claimString(claims, a.cfg.UsernameClaim),
 		Email:    claimString(claims, "email"),
-		Name:     claimString(claims, "name"),
+		Name:     strings.Join(strings.FieldsFunc(claimString(claims, "name"), unicode.IsControl), " "),
 		Roles:    claimStrings(claims, a.cfg.RolesClaim),
+	}
+	// What identifies the user must be text; what is only shown is cleaned
+	// (a name loses its control characters, a broken e-mail is ignored).
+	for claim, v := range map[string]string{a.cfg.SubjectClaim: profile.ID, a.cfg.UsernameClaim: profile.Username} {
+		if badText(v) {
+			return Principal{}, Errorf(CodeUnauthorized, fmt.Sprintf("the access token's %q claim holds a NUL or another control character", claim))
+		}
+	}
+	if badText(profile.Email) {
+		profile.Email = ""
 	}
 	if profile.ID == "" {
 		return Principal{}, Errorf(CodeUnauthorized, fmt.Sprintf("the access token has no %q claim identifying the user", a.cfg.SubjectClaim))

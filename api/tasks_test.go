@@ -249,6 +249,10 @@ func TestUploadRejects(t *testing.T) {
 		{"unknown field", []part{field("campain", "default"), file("a.wav", wav)}, 400, CodeValidation, `"campain"`},
 		{"field twice", []part{field("operator", "a"), field("operator", "b"), file("a.wav", wav)}, 400, CodeValidation, "twice"},
 		{"files without file name", []part{field("files", "x")}, 400, CodeValidation, "no file name"},
+		{"NUL in the campaign", []part{field("campaign", "def\x00ault"), file("a.wav", wav)}, 400, CodeValidation, "control characters"},
+		{"NUL in the operator", []part{file("a.wav", wav), field("operator", "ana\x00")}, 400, CodeValidation, "control characters"},
+		{"newline in the external id", []part{file("a.wav", wav), field("external_id", "a\nb")}, 400, CodeValidation, "one line"},
+		{"invalid UTF-8 in the operator", []part{file("a.wav", wav), field("operator", "ana\xff")}, 400, CodeValidation, "UTF-8"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

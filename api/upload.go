@@ -319,6 +319,9 @@ func (u *intake) field(ctx context.Context, part *multipart.Part) error {
 		return invalid(fmt.Sprintf("must be UTF-8 text of at most %d bytes", maxFieldBytes))
 	}
 	v := strings.TrimSpace(string(b))
+	if badText(v) {
+		return invalid("must be one line of text, without NUL or other control characters")
+	}
 	u.fields[name] = v
 	if v == "" {
 		return nil

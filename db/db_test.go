@@ -71,12 +71,18 @@ func TestUserSeen(t *testing.T) {
 	require.Equal(t, []string{"admin"}, changed.Roles)
 	require.True(t, changed.UpdatedAt.After(u.UpdatedAt))
 
-	// Seeing a deactivated user never reactivates it.
+	// Seeing a deactivated user never reactivates it, nor changes it.
 	_, err = pool.Exec(ctx, "UPDATE users SET active = false WHERE id = 'u1'")
 	require.NoError(t, err)
-	off, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "u1", Username: "ana2", Roles: []string{"admin"}}, now.Add(3*time.Minute))
+	before, err := db.UserGet(ctx, pool, "u1")
+	require.NoError(t, err)
+	off, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "u1", Username: "ana2", Name: "Mallory", Roles: []string{"quality", "admin"}}, now.Add(time.Hour))
 	require.NoError(t, err)
 	require.False(t, off.Active)
+	require.Equal(t, before, off)
+	after, err := db.UserGet(ctx, pool, "u1")
+	require.NoError(t, err)
+	require.Equal(t, before, after, "the token wrote nothing")
 }
 
 func TestDevSigningKeyEnsureConcurrent(t *testing.T) {

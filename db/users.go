@@ -53,18 +53,21 @@ func UserGet(ctx context.Context, q DBTX, id string) (User, error) {
 // UserSeen records that the user of profile p made a request: it creates the
 // user just in time, updates the profile when the token's claims changed (an
 // empty e-mail or name keeps what a directory sync stored) and refreshes
-// last_seen_at at most every few minutes. It never reactivates a deactivated
-// user. It returns the stored user.
+// last_seen_at at most every few minutes. A deactivated user is neither
+// reactivated nor updated: roles, name and last_seen_at stay as they were.
+// It returns the stored user.
 func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, error) {
 	u, err := UserGet(ctx, q, p.ID)
 	switch {
 	case errors.Is(err, ErrNotFound):
 	case err != nil:
 		return User{}, err
+	case !u.Active:
+		return u, nil // a deactivated user is never updated from a token
 	case u.matches(p) && u.LastSeenAt != nil && now.Sub(*u.LastSeenAt) < lastSeenResolution:
 		return u, nil
 	}
-	return scanUser(q.QueryRow(ctx, `
+	seen, err := scanUser(q.QueryRow(ctx, `
 		INSERT INTO users (id, username, email, name, roles, last_seen_at)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (id) DO UPDATE SET
@@ -77,8 +80,14 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 				 COALESCE(NULLIF(excluded.name, ''), users.name), excluded.roles)
 				THEN $6 ELSE users.updated_at END,
 			last_seen_at = $6
+		WHERE users.active
 		RETURNING `+userColumns,
 		p.ID, p.Username, p.Email, p.Name, nonNil(p.Roles), now))
+	if errors.Is(err, ErrNotFound) {
+		// Deactivated since it was read: left as it is.
+		return UserGet(ctx, q, p.ID)
+	}
+	return seen, err
 }
 
 func (u User) matches(p UserProfile) bool {
