@@ -448,3 +448,56 @@ func BlobSweepLockShared(ctx context.Context, tx DBTX) error {
 func TaskBlobKeysReferenced(ctx context.Context, q DBTX, keys []string) (map[string]bool, error) {
 	return keySet(q.Query(ctx, `SELECT blob_key FROM tasks WHERE blob_key = ANY($1)`, keys))
 }
+
+// AbandonedTask is a task no job will move on: its last transcribe or
+// audit job ended discarded or cancelled while the task was still under
+// way, and no other job of it is waiting or running.
+type AbandonedTask struct {
+	Task    Task
+	JobID   int64
+	JobKind string
+	// JobState is discarded (attempts used up, or discarded by an
+	// administrator) or cancelled.
+	JobState string
+	Attempt  int
+}
+
+// TasksAbandoned lists the tasks left under way by a job that ended
+// without moving them on (an error on the last attempt no worker turned
+// into a failure, a cancellation from River UI, a job rescued too often).
+func TasksAbandoned(ctx context.Context, q DBTX) ([]AbandonedTask, error) {
+	rows, err := q.Query(ctx, `
+		SELECT DISTINCT ON (j.args->>'task_uuid') j.args->>'task_uuid', j.id, j.kind, j.state::text, j.attempt
+		FROM river_job j
+		JOIN tasks t ON t.uuid = (j.args->>'task_uuid')::uuid
+		WHERE j.kind IN ('transcribe', 'audit') AND j.state IN ('discarded', 'cancelled')
+		  AND t.status IN ('queued', 'transcribing', 'transcribed', 'auditing')
+		  AND NOT EXISTS (SELECT 1 FROM river_job l
+		                  WHERE l.kind IN ('transcribe', 'audit') AND l.args->>'task_uuid' = j.args->>'task_uuid'
+		                    AND l.state NOT IN ('completed', 'discarded', 'cancelled'))
+		ORDER BY j.args->>'task_uuid', j.finalized_at DESC, j.id DESC`)
+	if err != nil {
+		return nil, err
+	}
+	type ended struct {
+		uuid, kind, state string
+		id                int64
+		attempt           int
+	}
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ended, error) {
+		var e ended
+		return e, row.Scan(&e.uuid, &e.id, &e.kind, &e.state, &e.attempt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []AbandonedTask
+	for _, e := range jobs {
+		t, err := TaskGetByUUID(ctx, q, e.uuid)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, AbandonedTask{Task: t, JobID: e.id, JobKind: e.kind, JobState: e.state, Attempt: e.attempt})
+	}
+	return out, nil
+}

@@ -1,0 +1,46 @@
+package workers
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
+)
+
+// SettleTasksWorker fails every task a job abandoned (db.TasksAbandoned)
+// and notifies its uploader, so that no task stays under way with nothing
+// left to move it: the workers fail a task themselves on the failures they
+// know, and this catches the rest (an error on the last attempt outside
+// the engine, a job cancelled or discarded from River UI).
+type SettleTasksWorker struct {
+	river.WorkerDefaults[jobs.SettleTasksArgs]
+	pool *pgxpool.Pool
+}
+
+// Work implements river.Worker. Failing a task is a guarded transition,
+// so a retry or a concurrent run fails each task once.
+func (w *SettleTasksWorker) Work(ctx context.Context, job *river.Job[jobs.SettleTasksArgs]) error {
+	abandoned, err := db.TasksAbandoned(ctx, w.pool)
+	if err != nil {
+		return err
+	}
+	for _, a := range abandoned {
+		step := "transcription"
+		if a.JobKind == "audit" {
+			step = "audit"
+		}
+		why := fmt.Sprintf("its %s job (%d) was cancelled", step, a.JobID)
+		if a.JobState == "discarded" {
+			why = fmt.Sprintf("its %s job (%d) gave up after %d attempts; see the worker logs or River UI", step, a.JobID, a.Attempt)
+		}
+		text := fmt.Sprintf("The %s of %s stopped: %s. An administrator can retry it.", step, a.Task.FileName, why)
+		if err := failTask(ctx, w.pool, a.Task, []string{a.Task.Status}, text, step+": "+why, a.Attempt); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package workers
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertest"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/jobs"
+)
+
+// A task whose job ended cancelled or discarded, with nothing else to move
+// it on, is failed with the reason and its uploader hears of it; a task
+// with a job still to run, and one a worker already failed, are left as
+// they are.
+func TestSettleTasksFailsWhatJobsAbandoned(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	_, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "qa", Username: "qa"}, time.Now())
+	require.NoError(t, err)
+	campaign, err := db.CampaignGetByName(ctx, pool, db.DefaultCampaign)
+	require.NoError(t, err)
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	require.NoError(t, err)
+
+	// newTask inserts a task in status with its job, as the upload does.
+	newTask := func(name, status string, args river.JobArgs) (db.Task, int64) {
+		id := uuid.NewString()
+		sum := sha256.Sum256([]byte(id))
+		var task db.Task
+		var jobID int64
+		require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			var err error
+			task, _, err = db.TaskInsert(ctx, tx, db.NewTask{UUID: id, Kind: db.TaskChat, Status: status, FileName: name,
+				ContentType: "text/plain", SizeBytes: 1, SHA256: hex.EncodeToString(sum[:]), BlobKey: "uploads/test/" + id, CampaignID: campaign.ID,
+				Language: "en", UploadedBy: "qa"})
+			if err != nil {
+				return err
+			}
+			switch a := args.(type) {
+			case jobs.AuditArgs:
+				a.TaskUUID = id
+				args = a
+			case jobs.TranscribeArgs:
+				a.TaskUUID = id
+				args = a
+			}
+			res, err := client.InsertTx(ctx, tx, args, nil)
+			if err != nil {
+				return err
+			}
+			jobID = res.Job.ID
+			return nil
+		}))
+		return task, jobID
+	}
+	cancelled, cancelledJob := newTask("cancelled.txt", db.TaskTranscribed, jobs.AuditArgs{})
+	_, err = client.JobCancel(ctx, cancelledJob) // as River UI's cancel does
+	require.NoError(t, err)
+	discarded, discardedJob := newTask("discarded.wav", db.TaskTranscribing, jobs.TranscribeArgs{})
+	// As River leaves a job whose last attempt failed.
+	_, err = pool.Exec(ctx, `UPDATE river_job SET state = 'discarded', attempt = 5, finalized_at = now() WHERE id = $1`, discardedJob)
+	require.NoError(t, err)
+	waiting, _ := newTask("waiting.txt", db.TaskTranscribed, jobs.AuditArgs{})
+	// A retry after a cancellation: the old job ended, the new one waits.
+	retried, retriedJob := newTask("retried.txt", db.TaskTranscribed, jobs.AuditArgs{})
+	_, err = client.JobCancel(ctx, retriedJob)
+	require.NoError(t, err)
+	_, err = client.Insert(ctx, jobs.AuditArgs{TaskUUID: retried.UUID}, nil)
+	require.NoError(t, err)
+
+	w := rivertest.NewWorker(t, riverpgxv5.New(pool), &river.Config{}, &SettleTasksWorker{pool: pool})
+	for range 2 { // the second run changes nothing
+		tx, err := pool.Begin(ctx)
+		require.NoError(t, err)
+		res, err := w.Work(ctx, t, tx, jobs.SettleTasksArgs{}, nil)
+		require.NoError(t, err)
+		require.Equal(t, river.EventKindJobCompleted, res.EventKind)
+		require.NoError(t, tx.Commit(ctx))
+	}
+
+	get := func(id string) db.Task {
+		task, err := db.TaskGetByUUID(ctx, pool, id)
+		require.NoError(t, err)
+		return task
+	}
+	require.Equal(t, db.TaskFailed, get(cancelled.UUID).Status)
+	require.Contains(t, get(cancelled.UUID).Error, "audit job")
+	require.Contains(t, get(cancelled.UUID).Error, "was cancelled")
+	require.Equal(t, db.TaskFailed, get(discarded.UUID).Status)
+	require.Contains(t, get(discarded.UUID).Error, "transcription job")
+	require.Contains(t, get(discarded.UUID).Error, "after 5 attempts")
+	require.Equal(t, db.TaskTranscribed, get(waiting.UUID).Status)
+	require.Equal(t, db.TaskTranscribed, get(retried.UUID).Status)
+
+	notes, _, _, err := db.NotificationList(ctx, pool, db.NotificationFilter{UserID: "qa", Limit: 10})
+	require.NoError(t, err)
+	require.Len(t, notes, 2, "one notification per failed task")
+	for _, n := range notes {
+		require.Equal(t, "error", n.Variant)
+		require.Contains(t, n.Text, "An administrator can retry it.")
+	}
+}
