@@ -89,6 +89,17 @@ func TestCampaignsAndScorecards(t *testing.T) {
 	} {
 		require.Contains(t, r.RawBody, want)
 	}
+	// A scorecard whose audits could not be stored is refused at publish.
+	var many []scoring.Criterion
+	for i := range 150 {
+		c := card.Criteria[0]
+		c.ID, c.Question = fmt.Sprintf("criterion_%03d", i), fmt.Sprintf("Question %d?", i)
+		many = append(many, c)
+	}
+	r = b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", sup, map[string]any{"criteria": many})
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.RawBody, `"location":"body.criteria"`)
+	require.Contains(t, r.RawBody, "use shorter ids or fewer criteria")
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM scorecards s JOIN campaigns c ON c.id = s.campaign_id WHERE c.name = 'default'`),
 		"nothing is published")
 

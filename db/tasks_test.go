@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
 
@@ -215,4 +219,36 @@ func TestTaskBlobKeysAndSweepLock(t *testing.T) {
 	_, err = sweep.Exec(ctx, "SET LOCAL lock_timeout = '100ms'")
 	require.NoError(t, err)
 	require.ErrorContains(t, db.BlobSweepLock(ctx, sweep), "lock timeout", "held by uploads")
+}
+
+// A scorecard at scoring.MaxIDBytes can be audited: the ids of every
+// criterion, judged and not met, fit the dashboard's index with a
+// 200-character operator id, whatever the ids' lengths (random, so
+// nothing compresses).
+func TestCriteriaAtTheLimitFitTheStatsIndex(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	ctx := context.Background()
+	for _, length := range []int{1, 4, 16, 64} {
+		var criteria []scoring.Criterion
+		for {
+			id := make([]byte, length)
+			for i := range id {
+				id[i] = "abcdefghijklmnopqrstuvwxyz0123456789_-"[rand.IntN(38)]
+			}
+			next := append(criteria, scoring.Criterion{ID: string(id)})
+			if scoring.IDBytes(next) > scoring.MaxIDBytes {
+				break
+			}
+			criteria = next
+		}
+		ids := make([]string, len(criteria))
+		for i, c := range criteria {
+			ids[i] = c.ID
+		}
+		task := b.insertTask(t, fmt.Sprintf("limit-%d", length))
+		_, err := b.pool.Exec(ctx, `UPDATE tasks SET judged_criteria = $2, failed_criteria = $2, operator_id = $3 WHERE uuid = $1`,
+			task.UUID, ids, strings.Repeat("o", 200))
+		require.NoError(t, err, "%d ids of %d characters", len(ids), length)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 // Problem is one reason a scorecard cannot be published, located precisely
@@ -86,6 +87,15 @@ func Validate(card Scorecard, checkRule RuleCheck) error {
 		if strings.TrimSpace(c.Category) == "" {
 			add("category", "is required")
 		}
+		for _, text := range []struct {
+			field, s string
+			max      int
+		}{{"id", c.ID, maxIDLength}, {"category", c.Category, maxCategoryLength}, {"question", c.Question, maxQuestionLength},
+			{"guidance", c.Guidance, maxGuidanceLength}} {
+			if n := utf8.RuneCountInString(text.s); n > text.max {
+				add(text.field, "must be at most %d characters (it has %d)", text.max, n)
+			}
+		}
 		if key := questionKey(c.Question); key == "" {
 			add("question", "is required")
 		} else if j, dup := questions[key]; dup {
@@ -113,8 +123,38 @@ func Validate(card Scorecard, checkRule RuleCheck) error {
 			}
 		}
 	}
+	if n := IDBytes(card.Criteria); n > MaxIDBytes {
+		problems = append(problems, Problem{Index: -1, Field: "criteria", Message: fmt.Sprintf(
+			"the %d criteria's ids take %d bytes together, more than the %d an audit can keep for statistics: use shorter ids or fewer criteria",
+			len(card.Criteria), n, MaxIDBytes)})
+	}
 	if len(problems) > 0 {
 		return &ValidationError{Problems: problems}
 	}
 	return nil
+}
+
+// Lengths of a criterion's texts, in characters.
+const (
+	maxIDLength       = 64
+	maxCategoryLength = 100
+	maxQuestionLength = 500
+	maxGuidanceLength = 4000
+)
+
+// MaxIDBytes bounds IDBytes of a scorecard: an audit keeps the ids of the
+// criteria it judged and of those not met on its task, in the index the
+// dashboard reads, and Postgres caps an index row at 2704 bytes (with
+// room left for the row's other columns, a 200-character operator id
+// among them).
+const MaxIDBytes = 1100
+
+// IDBytes is what the ids of criteria take in one of those lists: each id
+// with its 4-byte length, padded to 4 bytes.
+func IDBytes(criteria []Criterion) int {
+	n := 0
+	for _, c := range criteria {
+		n += (4 + len(c.ID) + 3) / 4 * 4
+	}
+	return n
 }

@@ -2,7 +2,9 @@ package scoring_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -35,6 +37,19 @@ func TestValidate(t *testing.T) {
 			validCriterion("greeting", "Did the agent greet?"),
 			validCriterion("farewell", "Did the agent say goodbye?"),
 		}}
+		require.NoError(t, scoring.Validate(card, rules.CheckRule))
+	})
+
+	t.Run("ids too long together to audit", func(t *testing.T) {
+		t.Parallel()
+		var card scoring.Scorecard
+		for i := range 140 { // 140 ids of 4 to 8 bytes: 8 bytes each with their length
+			card.Criteria = append(card.Criteria, validCriterion(fmt.Sprintf("c%03d", i), fmt.Sprintf("Question %d?", i)))
+		}
+		require.Equal(t, []scoring.Problem{{Index: -1, Field: "criteria",
+			Message: "the 140 criteria's ids take 1120 bytes together, more than the 1100 an audit can keep for statistics: use shorter ids or fewer criteria"}},
+			problems(t, card))
+		card.Criteria = card.Criteria[:137]
 		require.NoError(t, scoring.Validate(card, rules.CheckRule))
 	})
 
@@ -175,6 +190,19 @@ func TestValidate(t *testing.T) {
 				{Index: 1, ID: "b", Field: "rule.all", Message: "must be a list whose items are a phrase or a list of alternative phrases"},
 				{Index: 1, ID: "b", Field: "rule.any", Message: "must be a list of phrases"},
 				{Index: 1, ID: "b", Field: "rule.none[0]", Message: "must be a phrase (a string)"},
+			},
+		},
+		{
+			name: "texts too long",
+			change: func(c *scoring.Criterion) {
+				c.ID, c.Category = strings.Repeat("x", 65), strings.Repeat("ñ", 101)
+				c.Question, c.Guidance = strings.Repeat("¿", 501), strings.Repeat("g", 4001)
+			},
+			want: []scoring.Problem{
+				{Index: 1, ID: strings.Repeat("x", 65), Field: "id", Message: "must be at most 64 characters (it has 65)"},
+				{Index: 1, ID: strings.Repeat("x", 65), Field: "category", Message: "must be at most 100 characters (it has 101)"},
+				{Index: 1, ID: strings.Repeat("x", 65), Field: "question", Message: "must be at most 500 characters (it has 501)"},
+				{Index: 1, ID: strings.Repeat("x", 65), Field: "guidance", Message: "must be at most 4000 characters (it has 4001)"},
 			},
 		},
 		{
