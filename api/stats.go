@@ -87,7 +87,7 @@ func (s *statsResource) dashboard(ctx context.Context, in *dashboardInput) (*Out
 	case !p.Is(role.Quality):
 		f.OperatorID = p.User.ID
 	case in.Operator != "":
-		if f.OperatorID, err = db.UserResolve(ctx, s.pool, in.Operator); err != nil {
+		if f.OperatorID, err = resolveOperator(ctx, s.pool, in.Operator, "query.operator"); err != nil {
 			return nil, err
 		}
 	}

@@ -188,8 +188,8 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		return nil, err
 	}
 	if in.Operator != "" {
-		if f.OperatorID, err = db.UserResolve(ctx, t.pool, in.Operator); err != nil {
-			return nil, internal(ctx, err)
+		if f.OperatorID, err = resolveOperator(ctx, t.pool, in.Operator, "query.operator"); err != nil {
+			return nil, err
 		}
 	}
 	page := db.TaskPage{Sort: in.Sort, Desc: in.Order == "desc", Skip: in.Skip, Limit: in.Limit}

@@ -710,3 +710,28 @@ func TestUploadedContentIsNeverRendered(t *testing.T) {
 		requireError(t, r, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType)
 	}
 }
+
+// An operator named by a username that several users share when case is
+// ignored is a 400 listing their ids, in listings, the dashboard and
+// uploads (which then store nothing); the exact username still names one.
+func TestAmbiguousOperator(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	for id, username := range map[string]string{"sub-ana": "ana", "sub-ANA": "ANA"} {
+		c := b.issuer.claims(id)
+		c["preferred_username"] = username
+		require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, c), nil).Status)
+	}
+	for _, path := range []string{"/tasks?operator=Ana", "/stats/dashboard?operator=Ana"} {
+		r := b.do(t, http.MethodGet, path, quality, nil)
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Contains(t, r.Body["message"], "sub-ANA, sub-ana", path)
+		require.Contains(t, r.RawBody, `"location":"query.operator"`, path)
+	}
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/tasks?operator=ANA", quality, nil).Status)
+	r := b.upload(t, quality, field("operator", "Ana"), file("chat.txt", []byte("Agent: Hi, I'm Ana.\nCustomer: hello\n")))
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.RawBody, `"location":"body.operator"`)
+	b.requireNothingStored(t)
+}

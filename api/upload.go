@@ -602,8 +602,8 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 	operator := u.fields["operator"]
 	if operator != "" {
 		var err error
-		if operator, err = db.UserResolve(ctx, t.pool, operator); err != nil {
-			return UploadResult{}, internal(ctx, err)
+		if operator, err = resolveOperator(ctx, t.pool, operator, "body.operator"); err != nil {
+			return UploadResult{}, err
 		}
 	}
 	language := cmp.Or(u.fields["language"], campaign.Language)

@@ -2,7 +2,10 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -60,4 +63,20 @@ func (u *usersResource) me(ctx context.Context, _ *struct{}) (*Output[Profile], 
 		return nil, err
 	}
 	return ok(Profile{UserInfo: userInfo(p.User), UnreadNotifications: unread}), nil
+}
+
+// resolveOperator resolves ref, the operator field at location (such as
+// query.operator), with db.UserResolve: a username several users share
+// when case is ignored is a 400 listing their ids.
+func resolveOperator(ctx context.Context, pool *pgxpool.Pool, ref, location string) (string, error) {
+	id, err := db.UserResolve(ctx, pool, ref)
+	if amb, ok := errors.AsType[*db.AmbiguousUserError](err); ok {
+		msg := fmt.Sprintf("%q is the username of several users when case is ignored; give the user's id: one of %s",
+			ref, strings.Join(amb.IDs, ", "))
+		return "", Errorf(CodeValidation, msg).WithDetail(location, msg, ref)
+	}
+	if err != nil {
+		return "", internal(ctx, err)
+	}
+	return id, nil
 }

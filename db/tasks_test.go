@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -193,6 +194,19 @@ func TestUserResolve(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, want, got, ref)
 	}
+	// Another user whose username differs only in case: an exact username
+	// still names one user, any other spelling names both.
+	_, err = db.UserSeen(ctx, b.pool, db.UserProfile{ID: "sub-2", Username: "ANA"}, time.Now())
+	require.NoError(t, err)
+	for ref, want := range map[string]string{"Ana": "sub-1", "ANA": "sub-2", "ana": "ana"} {
+		got, err := db.UserResolve(ctx, b.pool, ref)
+		require.NoError(t, err)
+		require.Equal(t, want, got, ref)
+	}
+	_, err = db.UserResolve(ctx, b.pool, "aNa")
+	amb, ok := errors.AsType[*db.AmbiguousUserError](err)
+	require.True(t, ok, "%v", err)
+	require.Equal(t, []string{"sub-1", "sub-2"}, amb.IDs)
 }
 
 func TestTaskBlobKeysAndSweepLock(t *testing.T) {

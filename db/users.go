@@ -3,7 +3,9 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -229,18 +231,55 @@ func UserList(ctx context.Context, q DBTX, f UserFilter) (items []User, total in
 	return items, total, err
 }
 
+// AmbiguousUserError is UserResolve's answer when a reference matches the
+// usernames of several users only when case is ignored ("ana" and "ANA").
+type AmbiguousUserError struct {
+	Ref string
+	IDs []string // the candidates' ids, sorted
+}
+
+func (e *AmbiguousUserError) Error() string {
+	return fmt.Sprintf("%q names several users when case is ignored: %s", e.Ref, strings.Join(e.IDs, ", "))
+}
+
 // UserResolve returns the id of the user that ref names: the user whose id
-// is ref, else the user whose username is ref (ignoring case; the active,
-// most recently seen one if several), else ref itself, for agents who have
-// no user yet.
+// is ref, else the user whose username is exactly ref, else the one user
+// whose username is ref ignoring case, else ref itself, for agents who
+// have no user yet. Several users matching the same way are an
+// *AmbiguousUserError listing them.
 func UserResolve(ctx context.Context, q DBTX, ref string) (string, error) {
-	var id string
-	err := q.QueryRow(ctx, `
-		SELECT id FROM users WHERE id = $1 OR lower(username) = lower($1)
-		ORDER BY id = $1 DESC, active DESC, last_seen_at DESC NULLS LAST, id
-		LIMIT 1`, ref).Scan(&id)
-	if errors.Is(one(err), ErrNotFound) {
-		return ref, nil
+	rows, err := q.Query(ctx, `
+		SELECT id, username FROM users WHERE id = $1 OR lower(username) = lower($1)
+		ORDER BY id LIMIT 21`, ref)
+	if err != nil {
+		return "", err
 	}
-	return id, err
+	type candidate struct{ id, username string }
+	found, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (candidate, error) {
+		var c candidate
+		return c, row.Scan(&c.id, &c.username)
+	})
+	if err != nil {
+		return "", err
+	}
+	var exact, folded []string
+	for _, c := range found {
+		if c.id == ref {
+			return c.id, nil
+		}
+		if c.username == ref {
+			exact = append(exact, c.id)
+		}
+		folded = append(folded, c.id)
+	}
+	for _, ids := range [][]string{exact, folded} {
+		switch len(ids) {
+		case 0:
+		case 1:
+			return ids[0], nil
+		default:
+			return "", &AmbiguousUserError{Ref: ref, IDs: ids}
+		}
+	}
+	return ref, nil
 }
