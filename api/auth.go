@@ -128,9 +128,9 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 	}
 	// What identifies the user must be text; what is only shown is cleaned
 	// (a name loses its control characters, a broken e-mail is ignored).
-	for claim, v := range map[string]string{a.cfg.SubjectClaim: profile.ID, a.cfg.UsernameClaim: profile.Username} {
-		if badText(v) {
-			return Principal{}, Errorf(CodeUnauthorized, fmt.Sprintf("the access token's %q claim holds a NUL or another control character", claim))
+	for _, c := range [][2]string{{a.cfg.SubjectClaim, profile.ID}, {a.cfg.UsernameClaim, profile.Username}} {
+		if badText(c[1]) {
+			return Principal{}, Errorf(CodeUnauthorized, fmt.Sprintf("the access token's %q claim holds a NUL or another control character", c[0]))
 		}
 	}
 	if badText(profile.Email) {

@@ -1,12 +1,20 @@
 package api
 
-import "github.com/danielgtaylor/huma/v2"
+import (
+	"regexp"
+
+	"github.com/danielgtaylor/huma/v2"
+)
 
 // canonicalUUID is the one notation of an id the API accepts. Huma's uuid
 // format also takes "urn:uuid:…", "{…}" and 32 bare hexadecimal digits,
 // which Postgres does not all read (urn:uuid is a 500 there) and which
 // would name one object in several ways.
 const canonicalUUID = `^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`
+
+// canonicalUUIDRe checks canonicalUUID where Huma does not (a cursor, a
+// multipart field).
+var canonicalUUIDRe = regexp.MustCompile(canonicalUUID)
 
 // canonicalUUIDs gives every uuid-formatted parameter and property of the
 // registered operations the canonical pattern, so that any other notation

@@ -23,7 +23,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/validation"
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -508,11 +507,10 @@ func (q *validationRequest) set(name, value string) error {
 		if v == "" {
 			return nil
 		}
-		id, err := uuid.Parse(v)
-		if err != nil || len(v) != 36 {
+		if !canonicalUUIDRe.MatchString(v) {
 			return invalidBody(name, "must be a UUID such as 6f1c2b5e-8d44-4a57-9b8a-2f0d5c3e1a90", value)
 		}
-		q.taskUUID = id.String()
+		q.taskUUID = strings.ToLower(v)
 	case "notes":
 		notes := cleanNotes(v)
 		if n := utf8.RuneCountInString(notes); n > maxNotes {

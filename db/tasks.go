@@ -467,37 +467,29 @@ type AbandonedTask struct {
 // into a failure, a cancellation from River UI, a job rescued too often).
 func TasksAbandoned(ctx context.Context, q DBTX) ([]AbandonedTask, error) {
 	rows, err := q.Query(ctx, `
-		SELECT DISTINCT ON (j.args->>'task_uuid') j.args->>'task_uuid', j.id, j.kind, j.state::text, j.attempt
-		FROM river_job j
-		JOIN tasks t ON t.uuid = (j.args->>'task_uuid')::uuid
+		SELECT DISTINCT ON (t.uuid) `+taskColumns+`, j.id, j.kind, j.state::text, j.attempt`+taskFrom+`
+		JOIN river_job j ON t.uuid = (j.args->>'task_uuid')::uuid
 		WHERE j.kind IN ('transcribe', 'audit') AND j.state IN ('discarded', 'cancelled')
 		  AND t.status IN ('queued', 'transcribing', 'transcribed', 'auditing')
 		  AND NOT EXISTS (SELECT 1 FROM river_job l
 		                  WHERE l.kind IN ('transcribe', 'audit') AND l.args->>'task_uuid' = j.args->>'task_uuid'
 		                    AND l.state NOT IN ('completed', 'discarded', 'cancelled'))
-		ORDER BY j.args->>'task_uuid', j.finalized_at DESC, j.id DESC`)
+		ORDER BY t.uuid, j.finalized_at DESC, j.id DESC`)
 	if err != nil {
 		return nil, err
 	}
-	type ended struct {
-		uuid, kind, state string
-		id                int64
-		attempt           int
-	}
-	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ended, error) {
-		var e ended
-		return e, row.Scan(&e.uuid, &e.id, &e.kind, &e.state, &e.attempt)
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (AbandonedTask, error) {
+		var a AbandonedTask
+		var err error
+		a.Task, err = scanTask(scanAlso{row, []any{&a.JobID, &a.JobKind, &a.JobState, &a.Attempt}})
+		return a, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	var out []AbandonedTask
-	for _, e := range jobs {
-		t, err := TaskGetByUUID(ctx, q, e.uuid)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, AbandonedTask{Task: t, JobID: e.id, JobKind: e.kind, JobState: e.state, Attempt: e.attempt})
-	}
-	return out, nil
 }
+
+// scanAlso scans a row of taskColumns followed by more columns into them.
+type scanAlso struct {
+	pgx.Row
+	more []any
+}
+
+func (s scanAlso) Scan(dest ...any) error { return s.Row.Scan(append(dest, s.more...)...) }

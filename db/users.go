@@ -250,7 +250,7 @@ func (e *AmbiguousUserError) Error() string {
 func UserResolve(ctx context.Context, q DBTX, ref string) (string, error) {
 	rows, err := q.Query(ctx, `
 		SELECT id, username FROM users WHERE id = $1 OR lower(username) = lower($1)
-		ORDER BY id LIMIT 21`, ref)
+		ORDER BY id LIMIT 21`, ref) // enough to list the candidates
 	if err != nil {
 		return "", err
 	}

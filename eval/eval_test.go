@@ -20,11 +20,11 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 98.9 % (lowest group English chats, 98.0), confident
-	// 99.3 %, 0 of 48 critical failures passed.
+	// Measured: 98.7 % (lowest group English chats, 97.6), confident
+	// 99.0 %, 0 of 61 critical failures passed.
 	eval.Dev: {agreement: 0.96, groupAgreement: 0.95, confident: 0.97, criticalFalse: 0.05},
-	// Measured: 92.9 % (es 91.8, en 94.0, chats 91.5, calls 97.4; lowest
-	// group Spanish chats, 90.6), confident 95.8 %, 6 of 30 critical
+	// Measured: 93.5 % (es 92.7, en 94.3, chats 92.3, calls 97.4; lowest
+	// group Spanish chats, 91.8), confident 95.8 %, 6 of 30 critical
 	// failures passed.
 	eval.Holdout: {agreement: 0.9, groupAgreement: 0.88, confident: 0.94, criticalFalse: 0.25},
 }

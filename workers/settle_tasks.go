@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
@@ -30,11 +31,11 @@ func (w *SettleTasksWorker) Work(ctx context.Context, job *river.Job[jobs.Settle
 	}
 	for _, a := range abandoned {
 		step := "transcription"
-		if a.JobKind == "audit" {
+		if a.JobKind == (jobs.AuditArgs{}).Kind() {
 			step = "audit"
 		}
 		why := fmt.Sprintf("its %s job (%d) was cancelled", step, a.JobID)
-		if a.JobState == "discarded" {
+		if a.JobState == string(rivertype.JobStateDiscarded) {
 			why = fmt.Sprintf("its %s job (%d) gave up after %d attempts; see the worker logs or River UI", step, a.JobID, a.Attempt)
 		}
 		text := fmt.Sprintf("The %s of %s stopped: %s. An administrator can retry it.", step, a.Task.FileName, why)

@@ -34,8 +34,9 @@ func TestSettleTasksFailsWhatJobsAbandoned(t *testing.T) {
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	require.NoError(t, err)
 
-	// newTask inserts a task in status with its job, as the upload does.
-	newTask := func(name, status string, args river.JobArgs) (db.Task, int64) {
+	// newTask inserts a task in status with its job (args of its id), as
+	// the upload does.
+	newTask := func(name, status string, args func(id string) river.JobArgs) (db.Task, int64) {
 		id := uuid.NewString()
 		sum := sha256.Sum256([]byte(id))
 		var task db.Task
@@ -48,15 +49,7 @@ func TestSettleTasksFailsWhatJobsAbandoned(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			switch a := args.(type) {
-			case jobs.AuditArgs:
-				a.TaskUUID = id
-				args = a
-			case jobs.TranscribeArgs:
-				a.TaskUUID = id
-				args = a
-			}
-			res, err := client.InsertTx(ctx, tx, args, nil)
+			res, err := client.InsertTx(ctx, tx, args(id), nil)
 			if err != nil {
 				return err
 			}
@@ -65,16 +58,18 @@ func TestSettleTasksFailsWhatJobsAbandoned(t *testing.T) {
 		}))
 		return task, jobID
 	}
-	cancelled, cancelledJob := newTask("cancelled.txt", db.TaskTranscribed, jobs.AuditArgs{})
+	audit := func(id string) river.JobArgs { return jobs.AuditArgs{TaskUUID: id} }
+	cancelled, cancelledJob := newTask("cancelled.txt", db.TaskTranscribed, audit)
 	_, err = client.JobCancel(ctx, cancelledJob) // as River UI's cancel does
 	require.NoError(t, err)
-	discarded, discardedJob := newTask("discarded.wav", db.TaskTranscribing, jobs.TranscribeArgs{})
+	discarded, discardedJob := newTask("discarded.wav", db.TaskTranscribing,
+		func(id string) river.JobArgs { return jobs.TranscribeArgs{TaskUUID: id} })
 	// As River leaves a job whose last attempt failed.
 	_, err = pool.Exec(ctx, `UPDATE river_job SET state = 'discarded', attempt = 5, finalized_at = now() WHERE id = $1`, discardedJob)
 	require.NoError(t, err)
-	waiting, _ := newTask("waiting.txt", db.TaskTranscribed, jobs.AuditArgs{})
+	waiting, _ := newTask("waiting.txt", db.TaskTranscribed, audit)
 	// A retry after a cancellation: the old job ended, the new one waits.
-	retried, retriedJob := newTask("retried.txt", db.TaskTranscribed, jobs.AuditArgs{})
+	retried, retriedJob := newTask("retried.txt", db.TaskTranscribed, audit)
 	_, err = client.JobCancel(ctx, retriedJob)
 	require.NoError(t, err)
 	_, err = client.Insert(ctx, jobs.AuditArgs{TaskUUID: retried.UUID}, nil)

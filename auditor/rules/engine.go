@@ -815,24 +815,28 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		v.Basis, v.Confidence = scoring.BasisConflict, confidenceConflict
 	default:
 		v.Basis, v.Confidence = scoring.BasisAbsence, r.absenceConfidence
-		h, ok := a.first(c.hints, r, counted)
-		if !ok {
-			h, ok = a.firstReply(c.replies, r)
+		// A hint, else a reply, else cues together turn the verdict.
+		var signs []hit
+		if h, ok := a.first(c.hints, r, counted); ok {
+			signs = []hit{h}
+		} else if h, ok := a.firstReply(c.replies, r); ok {
+			signs = []hit{h}
+		} else {
+			signs = a.together(c.cues, c.replyCues, r)
 		}
-		if ok {
+		if signs != nil {
 			v.Complies = !v.Complies
 			v.Basis, v.Confidence = scoring.BasisConflict, r.hintConfidence
-			failures = append(failures, a.w.hint(a.cite(h), v.Complies))
-			cited = append(cited, h)
-		} else if hs := a.together(c.cues, c.replyCues, r); hs != nil {
-			v.Complies = !v.Complies
-			v.Basis, v.Confidence = scoring.BasisConflict, r.hintConfidence
-			cs := make([]citation, len(hs))
-			for i, h := range hs {
+			cs := make([]citation, len(signs))
+			for i, h := range signs {
 				cs[i] = a.cite(h)
 			}
-			failures = append(failures, a.w.cues(cs, v.Complies))
-			cited = append(cited, hs...)
+			if len(cs) == 1 { // cues come at least two together
+				failures = append(failures, a.w.hint(cs[0], v.Complies))
+			} else {
+				failures = append(failures, a.w.cues(cs, v.Complies))
+			}
+			cited = append(cited, signs...)
 		}
 	}
 	v.Explanation = strings.Join(append(failures, findings...), " ")
