@@ -111,7 +111,7 @@ func New(opts Options) *Server {
 	})
 	hapi := humachi.New(mux, cfg)
 	s := &Server{opts: opts, api: hapi, mux: mux}
-	hapi.UseMiddleware(opts.Auth.middleware(hapi), newLimiter(opts.RateLimit).middleware)
+	hapi.UseMiddleware(noStore, opts.Auth.middleware(hapi), newLimiter(opts.RateLimit).middleware)
 
 	docsRoutes(mux)
 	mux.Get("/metrics", metricsHandler(opts))

@@ -59,14 +59,17 @@ func (e *eventsResource) register(api huma.API) {
 
 func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.StreamResponse, error) {
 	after := int64(-1) // no resume: live events only
-	for _, v := range []string{in.LastEventID, in.LastID} {
-		if v == "" {
+	for _, v := range []struct{ value, name, location string }{
+		{in.LastEventID, "Last-Event-ID", "header.Last-Event-ID"},
+		{in.LastID, "last_event_id", "query.last_event_id"},
+	} {
+		if v.value == "" {
 			continue
 		}
-		id, err := strconv.ParseInt(v, 10, 64)
+		id, err := strconv.ParseInt(v.value, 10, 64)
 		if err != nil || id < 0 {
-			return nil, Errorf(CodeValidation, "Last-Event-ID must be an event id (a non-negative integer)").
-				WithDetail("header.Last-Event-ID", "not an event id", v)
+			return nil, Errorf(CodeValidation, v.name+" must be an event id (a non-negative integer)").
+				WithDetail(v.location, "not an event id", v.value)
 		}
 		after = id
 	}
@@ -121,7 +124,8 @@ func (e *eventsResource) replay(ctx context.Context, s *sseWriter, p Principal, 
 }
 
 // live relays the hub's events until the client leaves, the token expires,
-// the client falls too far behind or the server shuts down.
+// the user is deactivated, the client falls too far behind or the server
+// shuts down.
 func (e *eventsResource) live(ctx context.Context, s *sseWriter, sub *subscriber, sent int64, expiry time.Time) {
 	heartbeat := time.NewTicker(heartbeatEvery)
 	defer heartbeat.Stop()
@@ -145,7 +149,8 @@ func (e *eventsResource) live(ctx context.Context, s *sseWriter, sub *subscriber
 		case ev, open := <-sub.ch:
 			if !open {
 				// Too slow, or the server is stopping: the client reconnects
-				// with Last-Event-ID and loses nothing.
+				// with Last-Event-ID and loses nothing. Or the user was
+				// deactivated: the reconnection is refused.
 				return
 			}
 			if ev.ID <= sent {

@@ -161,7 +161,12 @@ func TestStreamRefusals(t *testing.T) {
 	requireError(t, b.do(t, http.MethodGet, "/notifications/events?access_token=garbage", "", nil), http.StatusUnauthorized, CodeUnauthorized)
 	// The query token is accepted only on the stream.
 	requireError(t, b.do(t, http.MethodGet, "/users/me?access_token="+alice, "", nil), http.StatusUnauthorized, CodeMissingAuthHeader)
-	requireError(t, b.do(t, http.MethodGet, "/notifications/events", alice, nil, "Last-Event-ID", "yesterday"), http.StatusBadRequest, CodeValidation)
+	r := b.do(t, http.MethodGet, "/notifications/events", alice, nil, "Last-Event-ID", "yesterday")
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.RawBody, `"header.Last-Event-ID"`)
+	r = b.do(t, http.MethodGet, "/notifications/events?last_event_id=-4", alice, nil)
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.RawBody, `"query.last_event_id"`)
 }
 
 func TestStreamEndsWhenTokenExpires(t *testing.T) {
@@ -175,6 +180,29 @@ func TestStreamEndsWhenTokenExpires(t *testing.T) {
 		require.NoError(t, err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("stream outlived its token")
+	}
+}
+
+// A user deactivated while streaming loses the stream within 30 s (the
+// hub's sweep) and cannot reconnect; another user's stream goes on.
+func TestStreamEndsWhenUserDeactivated(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	gone, stays := b.issuer.token(t, "leaver", "analyst"), b.issuer.token(t, "stayer", "analyst")
+	s, other := b.stream(t, gone), b.stream(t, stays)
+	_, err := b.pool.Exec(context.Background(), "UPDATE users SET active = false WHERE id = 'leaver'")
+	require.NoError(t, err)
+	select {
+	case err := <-s.done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("a deactivated user kept their stream")
+	}
+	requireError(t, b.do(t, http.MethodGet, "/notifications/events", gone, nil), http.StatusUnauthorized, CodeUnauthorized)
+	select {
+	case err := <-other.done:
+		t.Fatalf("an active user's stream ended: %v", err)
+	default:
 	}
 }
 

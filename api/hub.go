@@ -27,6 +27,10 @@ const (
 	subscriberBuffer = 256
 	// listenerAppName identifies the hub's connection in pg_stat_activity.
 	listenerAppName = "auditd-events-listener"
+	// revokeEvery is how often the hub ends the streams of users who have
+	// been deactivated (by an admin or a directory sync) since they
+	// connected; their reconnection is then refused.
+	revokeEvery = 10 * time.Second
 )
 
 // Hub fans events out to the SSE streams of one API process. It holds one
@@ -49,7 +53,7 @@ type Hub struct {
 type subscriber struct {
 	userID string
 	role   role.Role
-	ch     chan *frame // closed when the stream must end (too slow, or shutdown)
+	ch     chan *frame // closed when the stream must end (too slow, user deactivated, or shutdown)
 }
 
 // NewHub returns a hub reading events through pool's database. Call Run.
@@ -63,6 +67,9 @@ func NewHub(pool *pgxpool.Pool, log *slog.Logger) *Hub {
 // Run listens and dispatches until ctx ends, reconnecting with backoff when
 // the connection fails. It returns nil when ctx ends.
 func (h *Hub) Run(ctx context.Context) error {
+	revoking := make(chan struct{})
+	go func() { h.revokeLoop(ctx); close(revoking) }()
+	defer func() { <-revoking }()
 	const minBackoff = 100 * time.Millisecond
 	backoff := minBackoff
 	for ctx.Err() == nil {
@@ -219,6 +226,57 @@ func (h *Hub) unsubscribe(s *subscriber) {
 		delete(h.subs, s)
 		close(s.ch)
 	}
+}
+
+// revokeLoop ends, every revokeEvery until ctx ends, the streams of users
+// who are no longer active. One query per sweep covers every stream.
+func (h *Hub) revokeLoop(ctx context.Context) {
+	t := time.NewTicker(revokeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := h.revoke(ctx); err != nil && ctx.Err() == nil {
+			h.log.Warn("cannot check whether streaming users are still active", "error", err)
+		}
+	}
+}
+
+// revoke ends the streams of the subscribers whose users are inactive.
+func (h *Hub) revoke(ctx context.Context) error {
+	h.mu.Lock()
+	seen := map[string]bool{}
+	var ids []string
+	for s := range h.subs {
+		if !seen[s.userID] {
+			seen[s.userID] = true
+			ids = append(ids, s.userID)
+		}
+	}
+	h.mu.Unlock()
+	if len(ids) == 0 {
+		return nil
+	}
+	gone, err := db.UsersInactive(ctx, h.pool, ids)
+	if err != nil || len(gone) == 0 {
+		return err
+	}
+	revoked := map[string]bool{}
+	for _, id := range gone {
+		revoked[id] = true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for s := range h.subs {
+		if revoked[s.userID] {
+			delete(h.subs, s)
+			close(s.ch)
+		}
+	}
+	return nil
 }
 
 // Subscribers returns how many streams are open.

@@ -20,6 +20,8 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"github.com/auditd/auditd/metrics"
 )
 
@@ -96,6 +98,15 @@ func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.
 			next.ServeHTTP(ww, r)
 		})
 	}
+}
+
+// noStore marks every operation's response, answer or error,
+// Cache-Control: no-store: answers carry personal data and change with every
+// write, so no browser or shared cache may keep them. (The dashboard's files
+// and the docs are not operations and stay cacheable.)
+func noStore(hctx huma.Context, next func(huma.Context)) {
+	hctx.SetHeader("Cache-Control", "no-store")
+	next(hctx)
 }
 
 // strictURL refuses a request whose path, query parameter names or values

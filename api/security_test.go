@@ -137,6 +137,7 @@ func TestSecuritySweep(t *testing.T) {
 			}
 			r := b.send(t, rt.method, o.fill(rt.path), nil)
 			requireError(t, r, http.StatusUnauthorized, CodeMissingAuthHeader)
+			require.Equal(t, "no-store", r.Header.Get("Cache-Control"), rt.String())
 			require.Contains(t, r.Header.Get("WWW-Authenticate"), "Bearer", rt.String())
 		}
 	})
@@ -156,6 +157,8 @@ func TestSecuritySweep(t *testing.T) {
 					continue
 				}
 				res := b.send(t, rt.method, o.fill(rt.path), bearer(tok))
+				// Answers and errors alike are never cached.
+				require.Equal(t, "no-store", res.Header.Get("Cache-Control"), "%s as %s", rt, r)
 				if r < rt.minRole() {
 					requireError(t, res, http.StatusForbidden, CodeForbidden)
 					require.Contains(t, res.Body["message"], rt.minRole().String(), rt.String())

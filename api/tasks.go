@@ -61,8 +61,10 @@ func (t *tasksResource) register(api huma.API) {
 	huma.Register(api, op, t.revision)
 
 	op = operation(http.MethodGet, "/tasks/{uuid}/audio", "get-task-audio", "Stream a call's recording", role.Operator,
-		http.StatusBadRequest, http.StatusNotFound, http.StatusRequestedRangeNotSatisfiable)
-	op.Description += " Serves the stored file with its content type, honouring Range requests (206) so a player can seek."
+		http.StatusBadRequest, http.StatusNotFound, http.StatusPreconditionFailed, http.StatusRequestedRangeNotSatisfiable)
+	op.Description += " Serves the stored file with its content type, honouring Range requests (206) so a player can seek: " +
+		"a range outside the file is 416 `RANGE_NOT_SATISFIABLE`, a failed `If-Match` or `If-Unmodified-Since` 412 `PRECONDITION_FAILED`. " +
+		"The recording is personal data: `Cache-Control: no-store`, like every answer."
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.audio)
 	binary := &huma.Schema{Type: "string", Format: "binary"}
@@ -408,19 +410,31 @@ func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.Stream
 		if cd := mime.FormatMediaType(disposition, map[string]string{"filename": task.FileName}); cd != "" {
 			h.Set("Content-Disposition", cd)
 		}
-		h.Set("ETag", `"`+task.SHA256+`"`)
-		h.Set("Cache-Control", "private, max-age=86400")
+		etag := `"` + task.SHA256 + `"`
+		h.Set("ETag", etag)
 		ew := &errorWriter{ResponseWriter: w}
 		http.ServeContent(ew, r, "", task.UpdatedAt, rd)
 		if ew.status != 0 {
 			// http.ServeContent reports a bad range or precondition in
 			// plain text; answer in the error model instead.
 			h.Del("Content-Disposition")
-			e := Errorf(CodeValidation, "the request's "+strings.TrimSpace(ew.msg.String()))
-			e.status = ew.status
-			writeError(w, r, e)
+			writeError(w, r, audioError(ctx, ew, task, in.Range, etag))
 		}
 	}}, nil
+}
+
+// audioError is the error model's answer for what http.ServeContent
+// refused, in words of the request rather than the library's.
+func audioError(ctx context.Context, ew *errorWriter, task db.Task, byteRange, etag string) *Error {
+	switch ew.status {
+	case http.StatusRequestedRangeNotSatisfiable:
+		return Errorf(CodeRangeNotSatisfiable, fmt.Sprintf("the Range header %q asks for no byte of the recording's %d; ask within bytes=0-%d",
+			byteRange, task.SizeBytes, max(task.SizeBytes-1, 0))).WithDetail("header.Range", "outside the recording", byteRange)
+	case http.StatusPreconditionFailed:
+		return Errorf(CodePreconditionFailed, fmt.Sprintf("the recording does not match the request's If-Match or If-Unmodified-Since; its ETag is %s", etag))
+	default:
+		return internal(ctx, fmt.Errorf("serving task %s's recording: %d %s", task.UUID, ew.status, strings.TrimSpace(ew.msg.String())))
+	}
 }
 
 // servedAs is how a stored file is served: a recording (its type, found

@@ -567,6 +567,7 @@ func TestTaskAudioRanges(t *testing.T) {
 	require.Equal(t, fmt.Sprint(len(wav)), r.Header.Get("Content-Length"))
 	require.Contains(t, r.Header.Get("Content-Disposition"), `filename=call.wav`)
 	require.Equal(t, string(wav), r.RawBody)
+	require.Equal(t, "no-store", r.Header.Get("Cache-Control"), "a recording is personal data")
 
 	r = b.do(t, http.MethodGet, path, quality, nil, "Range", "bytes=100-199")
 	require.Equal(t, http.StatusPartialContent, r.Status)
@@ -578,11 +579,16 @@ func TestTaskAudioRanges(t *testing.T) {
 	require.Equal(t, string(wav[len(wav)-50:]), r.RawBody)
 
 	r = b.do(t, http.MethodGet, path, quality, nil, "Range", fmt.Sprintf("bytes=%d-", len(wav)+10))
-	requireError(t, r, http.StatusRequestedRangeNotSatisfiable, CodeValidation)
+	requireError(t, r, http.StatusRequestedRangeNotSatisfiable, CodeRangeNotSatisfiable)
 	require.Equal(t, fmt.Sprintf("bytes */%d", len(wav)), r.Header.Get("Content-Range"))
+	require.Contains(t, r.Body["message"], fmt.Sprintf("bytes=0-%d", len(wav)-1))
+	require.Equal(t, "no-store", r.Header.Get("Cache-Control"))
 
 	etag := b.do(t, http.MethodGet, path, quality, nil).Header.Get("ETag")
 	require.Equal(t, http.StatusNotModified, b.do(t, http.MethodGet, path, quality, nil, "If-None-Match", etag).Status)
+	r = b.do(t, http.MethodGet, path, quality, nil, "If-Match", `"not-it"`)
+	requireError(t, r, http.StatusPreconditionFailed, CodePreconditionFailed)
+	require.Contains(t, r.Body["message"], etag)
 
 	chat := "/tasks/" + tasks[1]["uuid"].(string) + "/audio"
 	r = b.do(t, http.MethodGet, chat, quality, nil)

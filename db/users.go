@@ -190,6 +190,18 @@ func UserDeactivateUnsynced(ctx context.Context, q DBTX, run time.Time, limit in
 	return int(tag.RowsAffected()), nil
 }
 
+// UsersInactive returns those of ids that are no longer active users
+// (deactivated, or deleted): their open event streams must end.
+func UsersInactive(ctx context.Context, q DBTX, ids []string) ([]string, error) {
+	rows, err := q.Query(ctx, `
+		SELECT id FROM unnest($1::text[]) AS s(id)
+		WHERE NOT EXISTS (SELECT 1 FROM users u WHERE u.id = s.id AND u.active)`, ids)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
 // UserCountSyncedActive counts the active users some directory sync has listed.
 func UserCountSyncedActive(ctx context.Context, q DBTX) (int, error) {
 	var n int
