@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,6 +46,8 @@ type testIssuer struct {
 
 	mu  sync.Mutex
 	srv *oidctest.Server
+	// keyFetches counts the requests for the JWKS.
+	keyFetches atomic.Int64
 }
 
 func newTestIssuer(t testing.TB) *testIssuer {
@@ -54,6 +57,9 @@ func newTestIssuer(t testing.TB) *testIssuer {
 	iss := &testIssuer{key: key, kid: "k1",
 		srv: &oidctest.Server{PublicKeys: []oidctest.PublicKey{{PublicKey: key.Public(), KeyID: "k1", Algorithm: oidc.RS256}}}}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/keys" {
+			iss.keyFetches.Add(1)
+		}
 		iss.mu.Lock()
 		defer iss.mu.Unlock()
 		iss.srv.ServeHTTP(w, r)
@@ -328,14 +334,67 @@ func must[T any](v T, err error) T {
 	return v
 }
 
+// skewClock moves b's authenticator's clock by what it returns: the
+// JWKS refetch interval passes without waiting for it.
+func skewClock(b *testBundle) *atomic.Int64 {
+	var skew atomic.Int64
+	b.server.opts.Auth.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+	return &skew
+}
+
 func TestKeyRotationAcceptedWithoutRestart(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
+	skew := skewClock(b)
 	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", b.issuer.token(t, "alice"), nil).Status)
 
+	// A key published after the last fetch is fetched once keyRefetch has
+	// passed since it, without a restart.
 	b.issuer.rotate(t)
+	skew.Store(int64(keyRefetch))
 	r := b.do(t, http.MethodGet, "/users/me", b.issuer.token(t, "alice"), nil)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.EqualValues(t, 2, b.issuer.keyFetches.Load())
+}
+
+// Tokens naming keys the issuer never published, however many and however
+// concurrent, fetch the JWKS at most once per keyRefetch.
+func TestUnknownKeysFetchTheJWKSOncePerInterval(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	skew := skewClock(b)
+	alice := b.issuer.token(t, "alice")
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", alice, nil).Status)
+	require.EqualValues(t, 1, b.issuer.keyFetches.Load())
+
+	forged := func(kid string) string {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		require.NoError(t, err)
+		payload, err := json.Marshal(b.issuer.claims("mallory"))
+		require.NoError(t, err)
+		return oidctest.SignIDToken(key, kid, oidc.RS256, string(payload))
+	}
+	tokens := []string{forged("k1"), forged("nope-1"), forged("nope-2"), forged("")}
+	flood := func() {
+		var wg sync.WaitGroup
+		for i := range 200 {
+			wg.Go(func() {
+				req, _ := http.NewRequest(http.MethodGet, b.http.URL+"/users/me", nil)
+				req.Header.Set("Authorization", "Bearer "+tokens[i%len(tokens)])
+				if res, err := http.DefaultClient.Do(req); err == nil {
+					_ = res.Body.Close()
+				}
+			})
+		}
+		wg.Wait()
+	}
+	flood()
+	require.EqualValues(t, 1, b.issuer.keyFetches.Load(), "within the interval of the first fetch")
+	skew.Store(int64(keyRefetch))
+	flood()
+	require.EqualValues(t, 2, b.issuer.keyFetches.Load(), "one fetch for the next interval")
+	requireError(t, b.do(t, http.MethodGet, "/users/me", tokens[1], nil), http.StatusUnauthorized, CodeUnauthorized)
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", alice, nil).Status)
 }
 
 func TestUsersMeJustInTime(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/danielgtaylor/huma/v2"
+	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/role"
@@ -49,7 +51,8 @@ const discoveryRetry = 5 * time.Second
 
 // Authenticator verifies bearer tokens with go-oidc against the issuer's
 // discovery document and JWKS (keys rotated at the issuer are fetched when a
-// token names an unknown key) and provisions the caller's user just in time.
+// token names an unknown key, at most once per keyRefetch: keySet) and
+// provisions the caller's user just in time.
 type Authenticator struct {
 	cfg  AuthConfig
 	pool db.DBTX
@@ -78,13 +81,25 @@ func (a *Authenticator) getVerifier(ctx context.Context) (*oidc.IDTokenVerifier,
 	} else {
 		a.lastAttempt = now
 	}
-	// The provider keeps using the context for JWKS refreshes: detach it
-	// from this request.
-	provider, err := oidc.NewProvider(context.WithoutCancel(ctx), a.cfg.IssuerURL)
+	provider, err := oidc.NewProvider(ctx, a.cfg.IssuerURL)
 	if err != nil {
 		return nil, err
 	}
-	a.verifier = provider.Verifier(&oidc.Config{ClientID: a.cfg.Audience})
+	var meta struct {
+		JWKSURL string   `json:"jwks_uri"`
+		Algs    []string `json:"id_token_signing_alg_values_supported"`
+	}
+	if err := provider.Claims(&meta); err != nil || meta.JWKSURL == "" {
+		return nil, fmt.Errorf("the issuer's discovery document names no jwks_uri (%v)", err)
+	}
+	var algs []string
+	for _, alg := range meta.Algs {
+		if slices.Contains(signingAlgs, jose.SignatureAlgorithm(alg)) {
+			algs = append(algs, alg)
+		}
+	}
+	a.verifier = oidc.NewVerifier(a.cfg.IssuerURL, newKeySet(meta.JWKSURL, a.now),
+		&oidc.Config{ClientID: a.cfg.Audience, SupportedSigningAlgs: algs})
 	return a.verifier, nil
 }
 
