@@ -111,7 +111,8 @@ func New(opts Options) *Server {
 	})
 	hapi := humachi.New(mux, cfg)
 	s := &Server{opts: opts, api: hapi, mux: mux}
-	hapi.UseMiddleware(noStore, opts.Auth.middleware(hapi), newLimiter(opts.RateLimit).middleware)
+	lim := newLimiter(opts.RateLimit)
+	hapi.UseMiddleware(noStore, opts.Auth.middleware(lim), lim.middleware)
 
 	docsRoutes(mux)
 	mux.Get("/metrics", metricsHandler(opts))
@@ -190,12 +191,9 @@ func operation(method, path, id, summary string, minRole role.Role, errs ...int)
 	if minRole > role.None {
 		who = "Requires the " + minRole.String() + " role or above."
 	}
-	errs = append([]int{http.StatusUnauthorized, http.StatusForbidden}, errs...)
-	switch method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-		// Per-user rate limits (RateLimits).
-		errs = append(errs, http.StatusTooManyRequests)
-	}
+	// Per-user rate limits, and per address for failed authentications
+	// (RateLimits).
+	errs = append([]int{http.StatusUnauthorized, http.StatusForbidden}, append(errs, http.StatusTooManyRequests)...)
 	return huma.Operation{
 		OperationID: id,
 		Method:      method,

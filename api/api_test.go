@@ -133,8 +133,9 @@ type setupOpts struct {
 	validation ValidationOptions
 	// jobWait is how long requests wait for their jobs; 300ms unless set.
 	jobWait time.Duration
-	// rateLimit bounds each user's writes; unless set, high enough for no
-	// test but the rate limit's own to meet it.
+	// rateLimit bounds each user's requests and each address's without a
+	// valid token; a limit not set is high enough for no test but the rate
+	// limit's own to meet it.
 	rateLimit RateLimits
 	// bodyTimeouts bound streamed bodies; the defaults unless set.
 	bodyTimeouts BodyTimeouts
@@ -149,8 +150,10 @@ func setup(t testing.TB, opts ...setupOpts) *testBundle {
 	if o.rolesClaim == "" {
 		o.rolesClaim = "roles"
 	}
-	if o.rateLimit == (RateLimits{}) {
-		o.rateLimit = RateLimits{Writes: 1 << 20, Uploads: 1 << 20}
+	for _, l := range []*int{&o.rateLimit.Reads, &o.rateLimit.Writes, &o.rateLimit.Uploads, &o.rateLimit.Anonymous} {
+		if *l == 0 {
+			*l = 1 << 20
+		}
 	}
 	pool := dbtest.Pool(t)
 	iss := newTestIssuer(t)

@@ -210,7 +210,7 @@ const (
 
 // middleware enforces authentication on every operation that declares the
 // bearer security scheme, and the minimum role the operation declares.
-func (a *Authenticator) middleware(api huma.API) func(huma.Context, func(huma.Context)) {
+func (a *Authenticator) middleware(lim *limiter) func(huma.Context, func(huma.Context)) {
 	return func(hctx huma.Context, next func(huma.Context)) {
 		op := hctx.Operation()
 		if len(op.Security) == 0 {
@@ -228,6 +228,10 @@ func (a *Authenticator) middleware(api huma.API) func(huma.Context, func(huma.Co
 		}
 		if e != nil {
 			if e.Code == CodeUnauthorized || e.Code == CodeMissingAuthHeader {
+				if f := lim.failedAuth(r); f != nil {
+					f.write(w, r)
+					return
+				}
 				w.Header().Set("WWW-Authenticate", `Bearer realm="auditd"`)
 			}
 			writeError(w, r, e)

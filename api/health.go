@@ -25,17 +25,18 @@ type Status struct {
 func (h *healthResource) register(api huma.API) {
 	huma.Register(api, huma.Operation{
 		OperationID: "get-health", Method: http.MethodGet, Path: "/health",
-		Summary: "Liveness", Description: "Answers while the process runs; it does not touch the database.",
-		Tags: []string{"operations"},
+		Summary: "Liveness", Description: "Answers while the process runs; it does not touch the database. Never rate-limited.",
+		Tags: []string{"operations"}, Metadata: map[string]any{metaUnlimited: true},
 	}, func(ctx context.Context, _ *struct{}) (*Output[Status], error) {
 		return ok(Status{Status: "ok"}), nil
 	})
 	huma.Register(api, huma.Operation{
 		OperationID: "get-ready", Method: http.MethodGet, Path: "/ready",
 		Summary:     "Readiness",
-		Description: "Answers 200 when the database is reachable and its schema is current, else 503 SERVICE_UNAVAILABLE.",
+		Description: "Answers 200 when the database is reachable and its schema is current, else 503 SERVICE_UNAVAILABLE. Never rate-limited.",
 		Tags:        []string{"operations"},
 		Errors:      []int{http.StatusServiceUnavailable},
+		Metadata:    map[string]any{metaUnlimited: true},
 	}, h.ready)
 }
 

@@ -125,12 +125,19 @@ type Config struct {
 	// UploadTimeout bounds the whole body of an upload or a validation,
 	// however steadily it arrives (UPLOAD_TIMEOUT). Defaults to 1h.
 	UploadTimeout time.Duration
+	// RateLimitReads bounds each user's GET requests a minute
+	// (RATE_LIMIT_READS). Defaults to 3000.
+	RateLimitReads int
 	// RateLimitWrites bounds each user's writes (POST, PUT, PATCH, DELETE)
 	// a minute, uploads apart (RATE_LIMIT_WRITES). Defaults to 600.
 	RateLimitWrites int
 	// RateLimitUploads bounds each user's upload requests a minute
 	// (RATE_LIMIT_UPLOADS). Defaults to 60.
 	RateLimitUploads int
+	// RateLimitAnonymous bounds, per client address, requests to public
+	// operations and requests whose authentication fails, a minute
+	// (RATE_LIMIT_ANONYMOUS). Defaults to 300.
+	RateLimitAnonymous int
 
 	// ASREngine transcribes calls: pocketsphinx or openai (ASR_ENGINE);
 	// empty for none, when calls wait as queued. Defaults to pocketsphinx
@@ -239,8 +246,10 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		UploadMaxRequestBytes: e.bytes("UPLOAD_MAX_REQUEST_BYTES", 4<<30),
 		UploadIdleTimeout:     e.duration("UPLOAD_IDLE_TIMEOUT", 30*time.Second),
 		UploadTimeout:         e.duration("UPLOAD_TIMEOUT", time.Hour),
+		RateLimitReads:        e.integer("RATE_LIMIT_READS", 3000),
 		RateLimitWrites:       e.integer("RATE_LIMIT_WRITES", 600),
 		RateLimitUploads:      e.integer("RATE_LIMIT_UPLOADS", 60),
+		RateLimitAnonymous:    e.integer("RATE_LIMIT_ANONYMOUS", 300),
 		EventRetention:        e.duration("EVENT_RETENTION", 7*24*time.Hour),
 		MetricsAddr:           e.str("METRICS_ADDR", ""),
 		MetricsToken:          e.str("METRICS_TOKEN", ""),
@@ -350,11 +359,14 @@ func (c Config) validate() error {
 		// A sanity bound: all of a request's tasks commit in one transaction.
 		return fmt.Errorf("UPLOAD_MAX_FILES: %d is outside 1..1000", c.UploadMaxFiles)
 	}
-	if c.RateLimitWrites < 1 {
-		return fmt.Errorf("RATE_LIMIT_WRITES: %d is not positive", c.RateLimitWrites)
-	}
-	if c.RateLimitUploads < 1 {
-		return fmt.Errorf("RATE_LIMIT_UPLOADS: %d is not positive", c.RateLimitUploads)
+	for _, l := range []struct {
+		name string
+		v    int
+	}{{"RATE_LIMIT_READS", c.RateLimitReads}, {"RATE_LIMIT_WRITES", c.RateLimitWrites},
+		{"RATE_LIMIT_UPLOADS", c.RateLimitUploads}, {"RATE_LIMIT_ANONYMOUS", c.RateLimitAnonymous}} {
+		if l.v < 1 {
+			return fmt.Errorf("%s: %d is not positive", l.name, l.v)
+		}
 	}
 	if c.SMTPURL != "" && c.MailFrom == "" {
 		// A mail server relays for a real sender domain only; there is no

@@ -41,6 +41,8 @@ func TestDefaults(t *testing.T) {
 	require.Equal(t, time.Hour, c.UploadTimeout)
 	require.Equal(t, 600, c.RateLimitWrites)
 	require.Equal(t, 60, c.RateLimitUploads)
+	require.Equal(t, 3000, c.RateLimitReads)
+	require.Equal(t, 300, c.RateLimitAnonymous)
 	require.Empty(t, c.SMTPURL, "no mail server: the outbox")
 	require.Equal(t, "auditd@localhost", c.MailFrom)
 	require.Equal(t, "./data/outbox", c.MailDir)
@@ -125,6 +127,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"UPLOAD_TIMEOUT": "60"}), "UPLOAD_TIMEOUT"},
 		{base(map[string]string{"RATE_LIMIT_WRITES": "0"}), "RATE_LIMIT_WRITES"},
 		{base(map[string]string{"RATE_LIMIT_UPLOADS": "-1"}), "RATE_LIMIT_UPLOADS"},
+		{base(map[string]string{"RATE_LIMIT_READS": "0"}), "RATE_LIMIT_READS"},
+		{base(map[string]string{"RATE_LIMIT_ANONYMOUS": "-3"}), "RATE_LIMIT_ANONYMOUS"},
 		{base(map[string]string{"RATE_LIMIT_UPLOADS": "many"}), "RATE_LIMIT_UPLOADS"},
 		{base(map[string]string{"ASR_ENGINE": "whisper"}), "ASR_ENGINE"},
 		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_MODEL": "whisper-1"}), "ASR_BASE_URL is required"},
