@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/transcript"
 )
 
 // part is one part of a multipart upload: a file when name is set.
@@ -311,6 +312,49 @@ func TestUploadLimits(t *testing.T) {
 
 	// Within every limit, it works.
 	require.Len(t, uploaded(t, b.upload(t, quality, file("1.wav", medium(301)), file("2.wav", medium(302)))), 2)
+}
+
+// chatOf writes turns alternating agent and customer, each of chars
+// characters (accented, so bytes and characters differ).
+func chatOf(turns, chars int) []byte {
+	var sb strings.Builder
+	line := string([]rune(strings.Repeat("sí, señora ", chars/11+1))[:chars-1]) + "." // no space to trim at the end
+	for i := range turns {
+		sb.WriteString([]string{"Agente: ", "Cliente: "}[i%2])
+		sb.WriteString(line)
+		sb.WriteByte('\n')
+	}
+	return []byte(sb.String())
+}
+
+// largestChat is the largest chat an upload accepts.
+func largestChat() []byte {
+	return chatOf(transcript.MaxChatTurns, transcript.MaxChatChars/transcript.MaxChatTurns)
+}
+
+func TestUploadChatLimits(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	r := b.upload(t, quality, file("many.txt", chatOf(transcript.MaxChatTurns+1, 3)))
+	requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
+	require.Contains(t, r.Body["message"], `"many.txt"`)
+	require.Contains(t, r.Body["message"], "5001 turns; the limit is 5000")
+	require.EqualValues(t, transcript.MaxChatTurns, details(r)["limit_turns"])
+	b.requireNothingStored(t)
+
+	r = b.upload(t, quality, file("long.txt", chatOf(2, transcript.MaxChatChars/2+1)))
+	requireError(t, r, http.StatusRequestEntityTooLarge, CodePayloadTooLarge)
+	require.Contains(t, r.Body["message"], "500002 characters; the limit is 500000")
+	require.EqualValues(t, transcript.MaxChatChars, details(r)["limit_characters"])
+	b.requireNothingStored(t)
+
+	// At every limit, it is taken and read back whole.
+	id := uploaded(t, b.upload(t, quality, file("largest.txt", largestChat())))[0]["uuid"].(string)
+	r = b.do(t, http.MethodGet, "/tasks/"+id, quality, nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	segments := r.Body["details"].(map[string]any)["transcript"].(map[string]any)["segments"].([]any)
+	require.Len(t, segments, transcript.MaxChatTurns)
 }
 
 func TestUploadTruncatedBody(t *testing.T) {

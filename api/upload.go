@@ -58,8 +58,6 @@ func (l UploadLimits) withDefaults() UploadLimits {
 }
 
 const (
-	// maxChatBytes caps a chat transcript, which is parsed in memory.
-	maxChatBytes = 16 << 20
 	// maxFieldBytes caps a text field of the upload form.
 	maxFieldBytes = 1 << 10
 	// copyBufferSize is the unit of the upload's writes to the blob store;
@@ -115,11 +113,11 @@ and optional fields. Audio (WAV, MP3, OGG/Opus, FLAC, M4A, WebM) becomes a call 
 a chat transcript (a JSON list of turns {speaker, text, timestamp?}, or UTF-8 lines "Speaker: text") becomes a
 chat task, already transcribed. Files are recognised by their content, never by their name; anything else is
 415 UNSUPPORTED_MEDIA_TYPE naming the file. Limits: %s per file, %d files and %s per request (413 / 400);
-a body that sends nothing for %s, or takes longer than %s, is 408 REQUEST_TIMEOUT. A file whose content was
+a chat transcript of at most %s, %d turns and %d characters (413 beyond); a body that sends nothing for %s, or takes longer than %s, is 408 REQUEST_TIMEOUT. A file whose content was
 uploaded before returns that task with "duplicate": true. The request is all or nothing: when any file is
 refused, no task is created. Uploads have their own per-user rate limit
 (RATE_LIMIT_UPLOADS a minute; 429 RATE_LIMITED with Retry-After beyond it).`, size(l.MaxFileBytes), l.MaxFiles, size(l.MaxRequestBytes),
-		span(t.timeouts.Idle), span(t.timeouts.Total))
+		size(transcript.MaxChatBytes), transcript.MaxChatTurns, transcript.MaxChatChars, span(t.timeouts.Idle), span(t.timeouts.Total))
 	huma.Register(api, op, t.upload)
 
 	// Documented after registering: a request body declared before would be
@@ -544,9 +542,9 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 	if !isText(head) {
 		return unsupported("its content is not a known audio format, nor text")
 	}
-	if f.size > maxChatBytes {
-		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the chat transcript %q is larger than the limit of %s per chat", f.name, size(maxChatBytes))).
-			WithDetails(map[string]any{"file": f.name, "limit_bytes": maxChatBytes})
+	if f.size > transcript.MaxChatBytes {
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the chat transcript %q is larger than the limit of %s per chat", f.name, size(transcript.MaxChatBytes))).
+			WithDetails(map[string]any{"file": f.name, "limit_bytes": transcript.MaxChatBytes})
 	}
 	rd, err := u.t.store.Open(ctx, f.key)
 	if err != nil {
@@ -560,6 +558,10 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 	tr, format, err := transcript.ParseChat(b)
 	if errors.Is(err, transcript.ErrNotChat) {
 		return unsupported(err.Error())
+	}
+	if tl, ok := errors.AsType[*transcript.TooLargeError](err); ok {
+		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the chat transcript %q is too long: %s per chat; split it", f.name, tl)).
+			WithDetails(map[string]any{"file": f.name, "limit_" + tl.What: tl.Limit})
 	}
 	if err != nil {
 		return internal(ctx, err)

@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -186,4 +188,63 @@ func procStatus(b *testing.B, field string) int64 {
 	}
 	b.Fatalf("no %s in /proc/self/status", field)
 	return 0
+}
+
+// BenchmarkLargestChat uploads the largest chat an upload accepts
+// (transcript.MaxChatTurns turns, transcript.MaxChatChars characters) and
+// then reads it back with eight concurrent GET /tasks/{uuid}, reporting how
+// much the process's peak RSS grew during each (rss-growth-MiB: the upload,
+// read-rss-growth-MiB: the eight reads). The baseline is the same for an
+// ordinary 40-turn chat, measured in the same iterations. Goal: both
+// growths of the largest chat under 64 MiB. Client and server share the
+// process, so the figures bound the server's from above.
+func BenchmarkLargestChat(b *testing.B) {
+	bundle := setup(b)
+	token := bundle.issuer.token(b, "qa", "quality")
+	path := filepath.Join(b.TempDir(), "chat.txt")
+	measure := func(content []byte) (upload, read int64) {
+		require.NoError(b, os.WriteFile(path, content, 0o600))
+		runtime.GC()
+		resetPeakRSS(b)
+		before := procStatus(b, "VmRSS")
+		id := uploadFromDisk(b, bundle, token, path)
+		upload = procStatus(b, "VmHWM") - before
+
+		runtime.GC()
+		resetPeakRSS(b)
+		before = procStatus(b, "VmRSS")
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				req, _ := http.NewRequest(http.MethodGet, bundle.http.URL+"/tasks/"+id, nil)
+				req.Header.Set("Authorization", "Bearer "+token)
+				res, err := http.DefaultClient.Do(req)
+				if err == nil {
+					_, _ = io.Copy(io.Discard, res.Body)
+					_ = res.Body.Close()
+				}
+			})
+		}
+		wg.Wait()
+		read = procStatus(b, "VmHWM") - before
+		return upload, read
+	}
+	largest := largestChat()
+	end := bytes.IndexByte(largest, '.') // each round's chat differs, or it would be a duplicate
+	var up, read, smallUp, smallRead int64
+	b.ResetTimer()
+	for i := range b.N {
+		largest[end] = byte('a' + i%26)
+		u, r := measure(largest)
+		up, read = max(up, u), max(read, r)
+		u, r = measure(chatOf(40, 80+i))
+		smallUp, smallRead = max(smallUp, u), max(smallRead, r)
+	}
+	b.StopTimer()
+	mib := func(n int64) float64 { return float64(n) / (1 << 20) }
+	b.ReportMetric(mib(up), "rss-growth-MiB")
+	b.ReportMetric(mib(read), "read-rss-growth-MiB")
+	b.ReportMetric(mib(smallUp), "40turns-rss-growth-MiB")
+	b.ReportMetric(mib(smallRead), "40turns-read-rss-growth-MiB")
+	b.ReportMetric(float64(len(largest))/(1<<20), "chat-MiB")
 }

@@ -27,6 +27,29 @@ const (
 // content is not a chat transcript.
 var ErrNotChat = errors.New("not a chat transcript")
 
+// Limits of a chat transcript: many times what one contact-centre
+// interaction holds, and what the service reads, stores, audits and answers
+// in bounded memory.
+const (
+	// MaxChatBytes bounds the file, which is parsed in memory.
+	MaxChatBytes = 4 << 20
+	// MaxChatTurns bounds its turns.
+	MaxChatTurns = 5000
+	// MaxChatChars bounds the characters of all its turns' text.
+	MaxChatChars = 500_000
+)
+
+// TooLargeError is returned by ParseChat for a chat over MaxChatTurns or
+// MaxChatChars.
+type TooLargeError struct {
+	What         string // "turns" or "characters"
+	Count, Limit int
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("it has %d %s; the limit is %d", e.Count, e.What, e.Limit)
+}
+
 // ParseChat reads a chat transcript, UTF-8 in one of two forms: a JSON list
 // of turns {"speaker", "text", "timestamp"?}, or lines "Speaker: text"
 // (optionally after a time such as "[10:02:03]"; a line without a speaker
@@ -37,7 +60,7 @@ var ErrNotChat = errors.New("not a chat transcript")
 // taken as is, [HH:]MM:SS as an offset, and RFC 3339 times as seconds
 // after the chat's first one. It returns the transcript and its format
 // (ChatJSON or ChatText), or an error wrapping ErrNotChat that says what is
-// wrong when b is neither form.
+// wrong when b is neither form, or a *TooLargeError.
 func ParseChat(b []byte) (Transcript, string, error) {
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	if !utf8.Valid(b) {
@@ -59,10 +82,18 @@ func ParseChat(b []byte) (Transcript, string, error) {
 	if err != nil {
 		return Transcript{}, "", err
 	}
+	if len(segments) > MaxChatTurns {
+		return Transcript{}, "", &TooLargeError{What: "turns", Count: len(segments), Limit: MaxChatTurns}
+	}
 	assignSpeakers(segments)
 	texts := make([]string, len(segments))
+	chars := 0
 	for i, s := range segments {
 		texts[i] = s.Text
+		chars += utf8.RuneCountInString(s.Text)
+	}
+	if chars > MaxChatChars {
+		return Transcript{}, "", &TooLargeError{What: "characters", Count: chars, Limit: MaxChatChars}
 	}
 	return Transcript{Text: strings.Join(texts, "\n"), Segments: segments, Engine: ChatEngine}, format, nil
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -103,8 +104,39 @@ func TestParseChatRefusesTimesNoClockShows(t *testing.T) {
 // hours.
 func TestParseChatLongTurnIsLinear(t *testing.T) {
 	t.Parallel()
-	tr, _, err := ParseChat([]byte("Agent: x\n" + strings.Repeat("y\n", 2<<20)))
+	lines := MaxChatChars/2 - 1
+	tr, _, err := ParseChat([]byte("Agent: x\n" + strings.Repeat("y\n", lines)))
 	require.NoError(t, err)
 	require.Len(t, tr.Segments, 1)
-	require.Len(t, tr.Segments[0].Text, 1+2*(2<<20))
+	require.Len(t, tr.Segments[0].Text, 1+2*lines)
+	// At the byte limit, too many characters, found as quickly.
+	_, _, err = ParseChat([]byte("Agent: x\n" + strings.Repeat("y\n", MaxChatBytes/2-5)))
+	require.ErrorContains(t, err, "characters; the limit is")
+}
+
+func TestChatLimits(t *testing.T) {
+	t.Parallel()
+	turns := func(n int, text string) []byte {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "%s: %s\n", []string{"Agent", "Customer"}[i%2], text)
+		}
+		return []byte(b.String())
+	}
+	_, _, err := ParseChat(turns(MaxChatTurns, "ok"))
+	require.NoError(t, err)
+	_, _, err = ParseChat(turns(MaxChatTurns+1, "ok"))
+	require.Equal(t, &TooLargeError{What: "turns", Count: MaxChatTurns + 1, Limit: MaxChatTurns}, err)
+
+	// Characters, not bytes: "ñ" is two bytes and one character.
+	half := strings.Repeat("ñ", MaxChatChars/2)
+	_, _, err = ParseChat(turns(2, half))
+	require.NoError(t, err)
+	_, _, err = ParseChat(turns(2, half+"n"))
+	require.Equal(t, &TooLargeError{What: "characters", Count: MaxChatChars + 2, Limit: MaxChatChars}, err)
+	require.EqualError(t, err, "it has 500002 characters; the limit is 500000")
+
+	// JSON chats too.
+	_, _, err = ParseChat([]byte(`[` + strings.Repeat(`{"speaker":"Agent","text":"x"},`, MaxChatTurns) + `{"speaker":"Customer","text":"y"}]`))
+	require.Equal(t, &TooLargeError{What: "turns", Count: MaxChatTurns + 1, Limit: MaxChatTurns}, err)
 }
