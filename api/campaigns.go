@@ -61,8 +61,8 @@ func (c *campaignsResource) register(api huma.API) {
 		op.Tags = tags
 		return op
 	}
-	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns", "list-campaigns", "List campaigns", role.None)), c.list)
-	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}", "get-campaign", "Get a campaign", role.None,
+	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns", "list-campaigns", "List campaigns", role.Operator)), c.list)
+	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}", "get-campaign", "Get a campaign", role.Operator,
 		http.StatusBadRequest, http.StatusNotFound)), c.get)
 	op := operation(http.MethodPost, "/campaigns", "create-campaign", "Create a campaign", role.Supervisor,
 		http.StatusBadRequest, http.StatusConflict)
@@ -74,11 +74,11 @@ func (c *campaignsResource) register(api huma.API) {
 	op.Description += " Only the fields sent change."
 	huma.Register(api, tagged(op), c.update)
 	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}/scorecard", "get-scorecard", "Get a campaign's current scorecard",
-		role.None, http.StatusBadRequest, http.StatusNotFound)), c.scorecard)
+		role.Operator, http.StatusBadRequest, http.StatusNotFound)), c.scorecard)
 	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}/scorecard/versions", "list-scorecard-versions",
-		"List the versions of a campaign's scorecard", role.None, http.StatusBadRequest, http.StatusNotFound)), c.versions)
+		"List the versions of a campaign's scorecard", role.Operator, http.StatusBadRequest, http.StatusNotFound)), c.versions)
 	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}/scorecard/versions/{version}", "get-scorecard-version",
-		"Get one version of a campaign's scorecard", role.None, http.StatusBadRequest, http.StatusNotFound)), c.version)
+		"Get one version of a campaign's scorecard", role.Operator, http.StatusBadRequest, http.StatusNotFound)), c.version)
 	op = operation(http.MethodPut, "/campaigns/{id}/scorecard", "publish-scorecard", "Publish a new scorecard version",
 		role.Supervisor, http.StatusBadRequest, http.StatusNotFound)
 	op.Description += " Validates the criteria (unique ids and questions, positive weights, applies_to, rule syntax) and " +

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -302,4 +304,38 @@ func TestSecuritySweep(t *testing.T) {
 		uploaded(t, b.upload(t, tokens["qb"], file("forged.txt", []byte(goodChat))))
 		require.Equal(t, http.StatusOK, b.json(t, http.MethodPatch, "/campaigns/"+o.campaign, tokens["root"], settings).Status)
 	})
+}
+
+// TestREADMERolesTable holds the README's table of who may do what to the
+// operations' declared roles: every operation is in it once, with its role.
+func TestREADMERolesTable(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	readme, err := os.ReadFile("../README.md")
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(readme), "| operation | least role | narrowed to |\n|---|---|---|\n")
+	require.True(t, ok, "the README has no roles table")
+	table, _, _ = strings.Cut(table, "\n\n")
+	row := regexp.MustCompile("^\\| `([A-Z]+) (\\S+)` \\| ([^|]+) \\|")
+	inREADME := map[string]string{}
+	for line := range strings.SplitSeq(table, "\n") {
+		m := row.FindStringSubmatch(line)
+		require.NotNil(t, m, "not a row of the table: %q", line)
+		_, dup := inREADME[m[1]+" "+m[2]]
+		require.False(t, dup, "%s %s twice", m[1], m[2])
+		inREADME[m[1]+" "+m[2]] = strings.TrimSpace(m[3])
+	}
+	inCode := map[string]string{}
+	for _, rt := range routes(t, b.server) {
+		who := "anyone, no token"
+		switch {
+		case !rt.secured():
+		case rt.minRole() == role.None:
+			who = "any signed-in user"
+		default:
+			who = rt.minRole().String()
+		}
+		inCode[rt.String()] = who
+	}
+	require.Equal(t, inCode, inREADME)
 }
