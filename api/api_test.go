@@ -204,6 +204,7 @@ func newServer(t testing.TB, pool *pgxpool.Pool, build func(baseURL string) Opti
 	s := New(opts)
 	hs.Config.Handler = s
 	hs.Config.RegisterOnShutdown(hub.Close)
+	hs.Listener = Listener(hs.Listener)
 	hs.Start()
 	t.Cleanup(func() {
 		hub.Close()

@@ -31,6 +31,7 @@ const (
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
 	CodePreconditionFailed   = "PRECONDITION_FAILED"
 	CodeRangeNotSatisfiable  = "RANGE_NOT_SATISFIABLE"
+	CodeHeadersTooLarge      = "HEADERS_TOO_LARGE"
 	CodeRateLimited          = "RATE_LIMITED"
 	CodeRequestTimeout       = "REQUEST_TIMEOUT"
 	CodeInternal             = "INTERNAL_ERROR"
@@ -52,6 +53,7 @@ var codeStatus = map[string]int{
 	CodeUnsupportedMediaType: http.StatusUnsupportedMediaType,
 	CodePreconditionFailed:   http.StatusPreconditionFailed,
 	CodeRangeNotSatisfiable:  http.StatusRequestedRangeNotSatisfiable,
+	CodeHeadersTooLarge:      http.StatusRequestHeaderFieldsTooLarge,
 	CodeRateLimited:          http.StatusTooManyRequests,
 	CodeRequestTimeout:       http.StatusRequestTimeout,
 	CodeInternal:             http.StatusInternalServerError,
@@ -80,7 +82,7 @@ type Error struct {
 	status int
 
 	Success   bool   `json:"success" doc:"Always false for an error"`
-	Code      string `json:"code" doc:"Machine-readable error code" enum:"MISSING_AUTH_HEADER,UNAUTHORIZED,FORBIDDEN,MISSING_FIELDS,VALIDATION_ERROR,NOT_FOUND,METHOD_NOT_ALLOWED,CONFLICT,PAYLOAD_TOO_LARGE,UNSUPPORTED_MEDIA_TYPE,PRECONDITION_FAILED,RANGE_NOT_SATISFIABLE,RATE_LIMITED,REQUEST_TIMEOUT,INTERNAL_ERROR,EMAIL_SEND_ERROR,SERVICE_UNAVAILABLE"`
+	Code      string `json:"code" doc:"Machine-readable error code" enum:"MISSING_AUTH_HEADER,UNAUTHORIZED,FORBIDDEN,MISSING_FIELDS,VALIDATION_ERROR,NOT_FOUND,METHOD_NOT_ALLOWED,CONFLICT,PAYLOAD_TOO_LARGE,UNSUPPORTED_MEDIA_TYPE,PRECONDITION_FAILED,RANGE_NOT_SATISFIABLE,HEADERS_TOO_LARGE,RATE_LIMITED,REQUEST_TIMEOUT,INTERNAL_ERROR,EMAIL_SEND_ERROR,SERVICE_UNAVAILABLE"`
 	Message   string `json:"message" doc:"What went wrong, for a person"`
 	Details   any    `json:"details,omitempty" doc:"The offending fields (a list of {location, message, value}) or more about the error"`
 	RequestID string `json:"request_id,omitempty" doc:"The X-Request-Id of the request, to quote when reporting a problem"`

@@ -41,7 +41,7 @@ func (r route) minRole() role.Role {
 
 // routes walks every operation of the API's OpenAPI document, so a route
 // added later is swept without anyone remembering to list it.
-func routes(t *testing.T, s *Server) []route {
+func routes(t testing.TB, s *Server) []route {
 	t.Helper()
 	var out []route
 	for path, item := range s.OpenAPI().Paths {

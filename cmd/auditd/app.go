@@ -234,7 +234,7 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("LISTEN_ADDR: %w", err)
 	}
-	m.ln = ln
+	m.ln = api.Listener(ln)
 	m.http = &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -246,7 +246,7 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	m.http.RegisterOnShutdown(hub.Close)
 	m.served = make(chan error, 1)
 	go func() {
-		if err := m.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		if err := m.http.Serve(m.ln); !errors.Is(err, http.ErrServerClosed) {
 			m.served <- err
 		}
 	}()
