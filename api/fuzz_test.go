@@ -3,8 +3,6 @@ package api
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -188,27 +186,18 @@ func FuzzEveryOperation(f *testing.F) {
 			req.Header.Set("Authorization", "Bearer "+tok)
 		}
 		req.Header.Set("Content-Type", "application/json")
-		res, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		defer res.Body.Close()
-		r := response{Status: res.StatusCode, Header: res.Header}
-		if strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
+		r := roundTrip(t, req)
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "text/event-stream") {
 			require.Equal(t, http.StatusOK, r.Status)
 			return
-		}
-		raw, err := io.ReadAll(res.Body)
-		require.NoError(t, err)
-		r.RawBody = string(raw)
-		if strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
-			_ = json.Unmarshal(raw, &r.Body)
 		}
 		if rt.path == "/admin/canary" && r.Status == http.StatusServiceUnavailable {
 			return // right: no worker runs beside this server
 		}
-		if r.Status >= 400 || r.Body != nil {
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
 			requireAnswer(t, r)
 		} else {
-			require.Less(t, r.Status, 500, "%s: %s", rt, r.RawBody)
+			require.Less(t, r.Status, 400, "%s: an error not in the error model: %s", rt, r.RawBody)
 		}
 	})
 }

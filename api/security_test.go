@@ -85,6 +85,13 @@ func (b *testBundle) send(t *testing.T, method, path string, header http.Header)
 		req.Header = header.Clone()
 	}
 	req.Header.Set("Content-Type", "application/json")
+	return roundTrip(t, req)
+}
+
+// roundTrip sends req and reads its response; an event stream's body is
+// left unread (it does not end).
+func roundTrip(t *testing.T, req *http.Request) response {
+	t.Helper()
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
