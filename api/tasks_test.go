@@ -260,6 +260,9 @@ func TestUploadRejects(t *testing.T) {
 			r := b.upload(t, quality, tc.parts...)
 			requireError(t, r, tc.status, tc.code)
 			require.Contains(t, r.Body["message"], tc.want)
+			// No tool's words reach the client: ffprobe's stderr names
+			// heap addresses ("[mp3 @ 0x55d…]").
+			require.NotRegexp(t, `@ 0x|0x[0-9a-f]{6,}|ffprobe|Invalid data`, r.RawBody)
 			b.requireNothingStored(t)
 		})
 	}

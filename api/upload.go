@@ -527,7 +527,9 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 		defer cancel()
 		info, err := media.ProbeReader(pctx, rd)
 		if errors.Is(err, media.ErrNotAudio) {
-			return unsupported("it looks like " + format.Name + " but is not readable audio (" + err.Error() + ")")
+			// ffprobe's words (with heap addresses) are for the log only.
+			logger(ctx).InfoContext(ctx, "upload: unreadable audio", "file", f.name, "error", err)
+			return unsupported("it looks like " + format.Name + " but its audio cannot be read: damaged, cut short, or not " + format.Name + " at all")
 		}
 		if err != nil {
 			return internal(ctx, err)
