@@ -43,6 +43,8 @@ lint:
 	test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
 	go vet ./...
 	go vet -tags faults ./faults/
+	go tool staticcheck ./...
+	go tool staticcheck -tags faults ./faults/
 	scripts/web.sh install
 	cd web && npm run --silent lint
 

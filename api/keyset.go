@@ -45,7 +45,7 @@ func newKeySet(url string, now func() time.Time) *keySet {
 
 // VerifySignature returns the payload of the signed token raw.
 func (k *keySet) VerifySignature(ctx context.Context, raw string) ([]byte, error) {
-	jws, err := jose.ParseSigned(raw, signingAlgs)
+	jws, err := jose.ParseSignedCompact(raw, signingAlgs)
 	if err != nil {
 		return nil, fmt.Errorf("malformed token: %w", err)
 	}

@@ -137,6 +137,7 @@ func TestSyncUsers(t *testing.T) {
 	before := b.user(t, "s-carla").UpdatedAt
 	res, err = b.sync(t)
 	require.NoError(t, err)
+	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
 	require.Contains(t, b.notifications(t)[len(b.notifications(t))-1], "0 created, 0 updated (0 disabled upstream), 0 deactivated")
 	require.Equal(t, before, b.user(t, "s-carla").UpdatedAt)
 	b.scim.SetUsers(directorytest.User{ID: "s-bob", UserName: "bob", Active: true})

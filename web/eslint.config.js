@@ -1,0 +1,26 @@
+// ESLint for the dashboard: JavaScript's and typescript-eslint's recommended
+// rules, and the rules of hooks (Preact's hooks follow React's). The plugin's
+// other rules are for the React Compiler, which Preact does not use.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/'] },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      // { file: _, ...rest } is how a field is left out of a copy.
+      '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
+    },
+  },
+  {
+    files: ['e2e/**/*.mjs', '*.config.*'],
+    // The end-to-end driver runs in Node and evaluates code in the page.
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+  },
+);
