@@ -21,6 +21,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
@@ -505,16 +506,14 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 			step = c.From
 		}
 	}
-	// Failed at the audit step or later: back to transcribed and audited
-	// again; failed before: transcribed again.
-	to, next := db.TaskTranscribed, river.JobArgs(jobs.AuditArgs{TaskUUID: task.UUID})
-	if task.Kind == db.TaskCall && (step == "" || step == db.TaskQueued || step == db.TaskTranscribing) {
-		to, next = db.TaskQueued, jobs.TranscribeArgs{TaskUUID: task.UUID}
+	retry, next := lifecycle.Retry(task.Kind, step), river.JobArgs(jobs.AuditArgs{TaskUUID: task.UUID})
+	if retry.To() == db.TaskQueued {
+		next = jobs.TranscribeArgs{TaskUUID: task.UUID}
 	}
 	if _, err := t.river.InsertTx(ctx, tx, next, nil); err != nil {
 		return nil, internal(ctx, err)
 	}
-	changed, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{From: []string{db.TaskFailed}, To: to})
+	changed, err := lifecycle.Move(ctx, tx, task.UUID, retry, lifecycle.With{})
 	if errors.Is(err, db.ErrTaskStatus) {
 		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s changed meanwhile; only a failed task can be retried", task.UUID))
 	}

@@ -29,6 +29,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/storage"
 )
@@ -298,16 +299,11 @@ func (v *validationsResource) commit(ctx context.Context, q *validationRequest, 
 		return db.Validation{}, internal(ctx, err)
 	}
 	// Events last: they take the lock that orders event writers.
-	if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{
-		UserID:   n.ValidatorID,
-		Text:     fmt.Sprintf("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)),
-		Variant:  "success",
-		Link:     "/tasks/" + task.UUID,
-		TaskUUID: &task.UUID,
-	}); err != nil {
+	if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(n.ValidatorID, task, "success",
+		fmt.Sprintf("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)))); err != nil {
 		return db.Validation{}, internal(ctx, err)
 	}
-	if _, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{From: []string{db.TaskAudited}, To: db.TaskValidated}); err != nil {
+	if _, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{}); err != nil {
 		return db.Validation{}, internal(ctx, err)
 	}
 	if err := db.ValidationEventInsert(ctx, tx, db.EventValidationCreated, val); err != nil {

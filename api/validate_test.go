@@ -30,6 +30,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/web"
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/mail"
 	"github.com/auditd/auditd/workers/mail/smtptest"
@@ -74,7 +75,7 @@ func runWorkerProcess() error {
 		return err
 	}
 	ws := river.NewWorkers()
-	workers.Register(ws, workers.Deps{Pool: pool, Store: store, Auditor: &auditor.Rules{}, Mailer: mailer, PublicURL: testPublicURL})
+	workers.Register(ws, workers.Deps{Pool: pool, Store: store, Auditor: &auditor.Rules{}, Mailer: mailer, DashboardURL: testPublicURL + web.AppPrefix})
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Workers: ws, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 4}},
 		FetchCooldown: 10 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond,
@@ -111,7 +112,7 @@ func (laterRetry) NextRetry(*rivertype.JobRow) time.Time {
 func setupMail(t *testing.T, srv *smtptest.Server, opts setupOpts) (*testBundle, string) {
 	t.Helper()
 	b := setup(t, opts)
-	b.startWorkersWith(t, workers.Deps{Mailer: smtpMailer(t, srv, 10*time.Second), PublicURL: testPublicURL},
+	b.startWorkersWith(t, workers.Deps{Mailer: smtpMailer(t, srv, 10*time.Second), DashboardURL: testPublicURL + web.AppPrefix},
 		func(c *river.Config) { c.RetryPolicy = laterRetry{} })
 	alice, _, _ := b.users(t)
 	return b, alice
@@ -622,7 +623,7 @@ func TestValidateAuditStoreFailureIsInternal(t *testing.T) {
 	t.Cleanup(s3.Close)
 	b := setup(t, setupOpts{jobWait: 20 * time.Second,
 		blobURL: "s3://blobs?region=us-east-1&anonymous=true&use_path_style=true&endpoint=" + url.QueryEscape(s3.URL)})
-	b.startWorkers(t, workers.Deps{PublicURL: testPublicURL})
+	b.startWorkers(t, workers.Deps{DashboardURL: testPublicURL + web.AppPrefix})
 	alice, _, _ := b.users(t)
 	chat := b.auditedChat(t, alice, file("good.txt", []byte(goodChat)))
 	events := b.count(t, "SELECT count(*) FROM events")
@@ -671,7 +672,7 @@ func TestValidationEmailResentAfterWorkerKilled(t *testing.T) {
 	rescue := func(c *river.Config) {
 		c.JobTimeout, c.RescueStuckJobsAfter, c.RetryPolicy = time.Second, time.Second, laterRetry{}
 	}
-	deps := workers.Deps{Mailer: smtpMailer(t, srv, time.Second), PublicURL: testPublicURL}
+	deps := workers.Deps{Mailer: smtpMailer(t, srv, time.Second), DashboardURL: testPublicURL + web.AppPrefix}
 	// A leader that works nothing, so the process about to die is not the
 	// leader (whose leadership would outlive it by a while).
 	_, leader := b.startWorkersWith(t, deps, func(c *river.Config) {

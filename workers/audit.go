@@ -15,6 +15,7 @@ import (
 	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
@@ -125,8 +126,7 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 		// on the path every task takes).
 		if slow, ok := w.auditor.(interface{ Slow() bool }); ok && slow.Slow() {
 			err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-				_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
-					From: []string{db.TaskTranscribed}, To: db.TaskAuditing, Attempt: job.Attempt})
+				_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Audit, lifecycle.With{Attempt: job.Attempt})
 				return err
 			})
 			if err != nil {
@@ -143,7 +143,7 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 	if err != nil {
 		return w.backoff.settle(job.JobRow, err, func() error {
 			reason := describe(err, job.ID)
-			return failTask(ctx, w.pool, task, []string{task.Status}, fmt.Sprintf("The audit of %s failed: %s.", task.FileName, reason),
+			return failTask(ctx, w.pool, task, lifecycle.FailAudit, fmt.Sprintf("The audit of %s failed: %s.", task.FileName, reason),
 				"audit: "+reason, job.Attempt)
 		})
 	}
@@ -156,13 +156,11 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 			return err
 		}
 		if task.Status == db.TaskTranscribed {
-			if _, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
-				From: []string{db.TaskTranscribed}, To: db.TaskAuditing, Attempt: job.Attempt}); err != nil {
+			if _, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Audit, lifecycle.With{Attempt: job.Attempt}); err != nil {
 				return err
 			}
 		}
-		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
-			From: []string{db.TaskAuditing}, To: db.TaskAudited, Attempt: job.Attempt})
+		_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Audited, lifecycle.With{Attempt: job.Attempt})
 		return err
 	})
 }
@@ -223,7 +221,7 @@ func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Resul
 	if !r.Passed {
 		variant = "warning"
 	}
-	_, err := db.NotificationCreate(ctx, tx, taskNote(task.UploadedBy, task, variant,
+	_, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(task.UploadedBy, task, variant,
 		fmt.Sprintf("%s was audited: %s.", task.FileName, verdict(r))))
 	return err
 }

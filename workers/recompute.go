@@ -16,6 +16,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -94,7 +95,7 @@ type auditEvent struct {
 
 // notify queues a notification to user about task.
 func (o *outbox) notify(user string, task db.Task, variant, text string) {
-	o.notes = append(o.notes, taskNote(user, task, variant, text))
+	o.notes = append(o.notes, lifecycle.Notice(user, task, variant, text))
 }
 
 // flush writes the audit events, then the notifications (with theirs).

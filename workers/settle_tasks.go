@@ -10,6 +10,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/lifecycle"
 )
 
 // SettleTasksWorker fails every task a job abandoned (db.TasksAbandoned)
@@ -30,16 +31,16 @@ func (w *SettleTasksWorker) Work(ctx context.Context, job *river.Job[jobs.Settle
 		return err
 	}
 	for _, a := range abandoned {
-		step := "transcription"
+		step, fail := "transcription", lifecycle.FailTranscription
 		if a.JobKind == (jobs.AuditArgs{}).Kind() {
-			step = "audit"
+			step, fail = "audit", lifecycle.FailAudit
 		}
 		why := fmt.Sprintf("its %s job (%d) was cancelled", step, a.JobID)
 		if a.JobState == string(rivertype.JobStateDiscarded) {
 			why = fmt.Sprintf("its %s job (%d) gave up after %d attempts; see the worker logs or River UI", step, a.JobID, a.Attempt)
 		}
 		text := fmt.Sprintf("The %s of %s stopped: %s. An administrator can retry it.", step, a.Task.FileName, why)
-		if err := failTask(ctx, w.pool, a.Task, []string{a.Task.Status}, text, step+": "+why, a.Attempt); err != nil {
+		if err := failTask(ctx, w.pool, a.Task, fail, text, step+": "+why, a.Attempt); err != nil {
 			return err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/media"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
@@ -178,8 +179,7 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task) (transcript.Transcript, error) {
 	if task.Status == db.TaskQueued {
 		err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-			_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
-				From: []string{db.TaskQueued}, To: db.TaskTranscribing, Attempt: job.Attempt})
+			_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Transcribe, lifecycle.With{Attempt: job.Attempt})
 			return err
 		})
 		if err != nil {
@@ -256,8 +256,7 @@ func (w *TranscribeWorker) finish(ctx context.Context, job *river.Job[jobs.Trans
 		if _, err := client.InsertTx(ctx, tx, jobs.AuditArgs{TaskUUID: task.UUID}, nil); err != nil {
 			return err
 		}
-		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
-			From: []string{db.TaskTranscribing}, To: db.TaskTranscribed, Attempt: job.Attempt})
+		_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Transcribed, lifecycle.With{Attempt: job.Attempt})
 		return err
 	})
 	if errors.Is(err, db.ErrTaskStatus) {
@@ -274,7 +273,7 @@ func (w *TranscribeWorker) fail(ctx context.Context, job *river.Job[jobs.Transcr
 	if job.Attempt > 1 {
 		text = fmt.Sprintf("Transcription of %s failed after %d attempts: %s.", task.FileName, job.Attempt, reason)
 	}
-	return failTask(ctx, w.pool, task, []string{db.TaskQueued, db.TaskTranscribing}, text, reason, job.Attempt)
+	return failTask(ctx, w.pool, task, lifecycle.FailTranscription, text, reason, job.Attempt)
 }
 
 // waitForEngine leaves the call queued, with a notice on the task and, the
@@ -284,13 +283,12 @@ func (w *TranscribeWorker) waitForEngine(ctx context.Context, task db.Task) erro
 		return river.JobSnooze(noEngineSnooze)
 	}
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		if _, err := db.NotificationCreate(ctx, tx, taskNote(task.UploadedBy, task, "warning", fmt.Sprintf(
+		if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(task.UploadedBy, task, "warning", fmt.Sprintf(
 			"%s is waiting to be transcribed: no speech engine is configured (ASR_ENGINE=none). "+
 				"It will be once a worker has one.", task.FileName))); err != nil {
 			return err
 		}
-		_, err := db.TaskTransition(ctx, tx, task.UUID, db.TaskChange{
-			From: []string{db.TaskQueued, db.TaskTranscribing}, To: db.TaskQueued, Error: noEngine})
+		_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Wait, lifecycle.With{Error: noEngine})
 		return err
 	})
 	if err != nil && !errors.Is(err, db.ErrTaskStatus) {

@@ -22,9 +22,9 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
-	"github.com/auditd/auditd/web"
 	"github.com/auditd/auditd/workers/mail"
 )
 
@@ -40,10 +40,10 @@ import (
 // drop duplicates keep one.
 type SendValidationEmailWorker struct {
 	river.WorkerDefaults[jobs.SendValidationEmailArgs]
-	pool      *pgxpool.Pool
-	store     *storage.Store
-	mailer    *mail.Mailer
-	publicURL string
+	pool         *pgxpool.Pool
+	store        *storage.Store
+	mailer       *mail.Mailer
+	dashboardURL string
 }
 
 // Timeout implements river.Worker: the attachments are read before the
@@ -112,7 +112,7 @@ func (w *SendValidationEmailWorker) record(ctx context.Context, job *river.Job[j
 		default:
 			return nil
 		}
-		_, err = db.NotificationCreate(ctx, tx, taskNote(v.ValidatorID, task, variant, text))
+		_, err = db.NotificationCreate(ctx, tx, lifecycle.Notice(v.ValidatorID, task, variant, text))
 		return err
 	})
 	switch {
@@ -142,7 +142,7 @@ func isTemporary(err error) bool {
 // every attempt, from any worker.
 func (w *SendValidationEmailWorker) messageID(uuid string) string {
 	host := "auditd.invalid"
-	if u, err := url.Parse(w.publicURL); err == nil && u.Hostname() != "" {
+	if u, err := url.Parse(w.dashboardURL); err == nil && u.Hostname() != "" {
 		host = u.Hostname()
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
@@ -176,7 +176,7 @@ func (w *SendValidationEmailWorker) message(ctx context.Context, v db.Validation
 	}
 	data := validationEmail{
 		IsCall: v.IsCall, FileName: task.FileName, Campaign: campaign.Name, Operator: operator,
-		Link:  strings.TrimRight(w.publicURL, "/") + web.AppPrefix + "/tasks/" + task.UUID,
+		Link:  strings.TrimRight(w.dashboardURL, "/") + lifecycle.Link(task.UUID),
 		Score: audit.Result.Score, PassingScore: audit.Result.PassingScore, Passed: audit.Result.Passed,
 		Items: audit.Result.Items, Notes: v.Notes, Validator: v.ValidatorName, ValidatedAt: v.ValidatedAt,
 	}

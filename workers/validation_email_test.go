@@ -74,7 +74,7 @@ func TestValidationMessageID(t *testing.T) {
 		"http://[::1]:8080/":         "validation-u1@[::1]",
 		"":                           "validation-u1@auditd.invalid",
 	} {
-		w := &SendValidationEmailWorker{publicURL: publicURL}
+		w := &SendValidationEmailWorker{dashboardURL: publicURL}
 		require.Equal(t, want, w.messageID("u1"), publicURL)
 		require.False(t, strings.ContainsAny(w.messageID("u1"), " \r\n<>"))
 	}

@@ -44,9 +44,10 @@ type Deps struct {
 	RecomputeNotifyEvery int
 	// Mailer sends the validation e-mails (SMTP, or the outbox).
 	Mailer *mail.Mailer
-	// PublicURL is where users reach the service (PUBLIC_URL): e-mails
-	// link to it and their Message-IDs carry its host.
-	PublicURL string
+	// DashboardURL is where users reach the dashboard (PUBLIC_URL and the
+	// dashboard's prefix): e-mails link to its tasks and their Message-IDs
+	// carry its host.
+	DashboardURL string
 	// Backoff is how long failed jobs wait before they run again.
 	Backoff Backoff
 }
@@ -64,7 +65,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff,
 		batch:       cmp.Or(d.RecomputeBatch, defaultRecomputeBatch),
 		notifyEvery: cmp.Or(d.RecomputeNotifyEvery, defaultRecomputeNotifyEvery)})
-	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, publicURL: d.PublicURL})
+	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, dashboardURL: d.DashboardURL})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run

@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/auditd/auditd/auditor"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,6 +21,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/auditd/auditd/api"
+	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/auditor/llm"
 	"github.com/auditd/auditd/config"
 	"github.com/auditd/auditd/db"
@@ -109,7 +110,7 @@ func (m *Main) Open(ctx context.Context) error {
 	riverCfg := &river.Config{Logger: m.log.With("component", "river"), SkipUnknownJobCheck: true}
 	if m.Work {
 		deps := workers.Deps{Pool: pool, Store: m.store, EventRetention: m.Config.EventRetention,
-			UserSyncInterval: m.Config.UserSyncInterval, PublicURL: m.Config.PublicURL,
+			UserSyncInterval: m.Config.UserSyncInterval, DashboardURL: strings.TrimRight(m.Config.PublicURL, "/") + web.AppPrefix,
 			Backoff: workers.Backoff{Max: m.Config.JobRetryMaxDelay}, ReviewConfidence: m.Config.ReviewConfidence,
 			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}
 		if deps.Auditor, err = auditEngine(m.Config); err != nil {

@@ -1,0 +1,109 @@
+// Package lifecycle is a task's life from upload to validation: the one
+// table of the changes of status the business allows, and the notices
+// about a task. Every change of a task's status goes through Move, which
+// records it in the task's history and writes its task.updated event in the
+// caller's transaction; api/ and workers/ name a Step and never a status to
+// move from.
+//
+// A call is queued, transcribing, transcribed, auditing, audited, then
+// validated; a chat starts transcribed. Any step before audited may fail;
+// a failed task is retried from the step it failed at.
+package lifecycle
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/auditd/auditd/db"
+)
+
+// Step is one change of status the business allows: from any of its
+// statuses to its status. The steps are the package's variables; a Step
+// made elsewhere is the zero Step, which Move refuses.
+type Step struct {
+	name string
+	from []string
+	to   string
+}
+
+// The steps of a task's life.
+var (
+	// Wait leaves a call queued, with why: no speech engine can take it.
+	Wait = Step{"wait for a speech engine", []string{db.TaskQueued, db.TaskTranscribing}, db.TaskQueued}
+	// Transcribe starts transcribing a queued call.
+	Transcribe = Step{"start transcribing", []string{db.TaskQueued}, db.TaskTranscribing}
+	// Transcribed stores a call's transcript; the audit comes next.
+	Transcribed = Step{"finish transcribing", []string{db.TaskTranscribing}, db.TaskTranscribed}
+	// Audit starts auditing a transcribed task.
+	Audit = Step{"start auditing", []string{db.TaskTranscribed}, db.TaskAuditing}
+	// Audited stores the automatic audit.
+	Audited = Step{"finish auditing", []string{db.TaskAuditing}, db.TaskAudited}
+	// Validate is an analyst's validation of an audited task.
+	Validate = Step{"validate", []string{db.TaskAudited}, db.TaskValidated}
+	// FailTranscription fails a call that could not be transcribed.
+	FailTranscription = Step{"fail the transcription", []string{db.TaskQueued, db.TaskTranscribing}, db.TaskFailed}
+	// FailAudit fails a task that could not be audited.
+	FailAudit = Step{"fail the audit", []string{db.TaskTranscribed, db.TaskAuditing}, db.TaskFailed}
+	// RetryTranscription queues a failed call to be transcribed again.
+	RetryTranscription = Step{"retry the transcription", []string{db.TaskFailed}, db.TaskQueued}
+	// RetryAudit takes a failed task back to transcribed, to be audited again.
+	RetryAudit = Step{"retry the audit", []string{db.TaskFailed}, db.TaskTranscribed}
+)
+
+// Steps is the table: every change of status there is, in the order of a
+// task's life.
+func Steps() []Step {
+	return []Step{Wait, Transcribe, Transcribed, Audit, Audited, Validate,
+		FailTranscription, FailAudit, RetryTranscription, RetryAudit}
+}
+
+// Name says what the step does ("start transcribing").
+func (s Step) Name() string { return s.name }
+
+// From lists the statuses the step starts from.
+func (s Step) From() []string { return slices.Clone(s.from) }
+
+// To is the status the step ends in.
+func (s Step) To() string { return s.to }
+
+// Retry returns the step that retries a failed task of kind, which failed
+// at the step that left status failedFrom ("" when its history does not
+// say): a call that failed before its transcript existed is transcribed
+// again, anything else audited again.
+func Retry(kind, failedFrom string) Step {
+	if kind == db.TaskCall && (failedFrom == "" || failedFrom == db.TaskQueued || failedFrom == db.TaskTranscribing) {
+		return RetryTranscription
+	}
+	return RetryAudit
+}
+
+// With is what a change records besides the statuses.
+type With struct {
+	// Error is why the task failed, or why a call waits; "" clears it.
+	Error string
+	// Attempt is the attempt of the job making the change; zero keeps the
+	// task's count.
+	Attempt int
+}
+
+// Move takes task uuid through step s, in q (the caller's transaction; call
+// it last there, as the event it writes takes the events lock). It returns
+// the changed task, db.ErrNotFound, or an error wrapping db.ErrTaskStatus
+// when the task is not in a status s starts from.
+func Move(ctx context.Context, q db.DBTX, uuid string, s Step, w With) (db.Task, error) {
+	if s.to == "" {
+		return db.Task{}, fmt.Errorf("lifecycle: not a step of the table")
+	}
+	return db.TaskTransition(ctx, q, uuid, db.TaskChange{From: s.from, To: s.to, Error: w.Error, Attempt: w.Attempt})
+}
+
+// Link is where the dashboard shows task uuid, under its own prefix; a
+// notification's link and an e-mail's (after the dashboard's address).
+func Link(uuid string) string { return "/tasks/" + uuid }
+
+// Notice is a notification to user about task, linking to it. Variant is
+// success, info, warning or error.
+func Notice(user string, task db.Task, variant, text string) db.NotificationNew {
+	return db.NotificationNew{UserID: user, Text: text, Variant: variant, Link: Link(task.UUID), TaskUUID: &task.UUID}
+}

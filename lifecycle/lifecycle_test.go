@@ -1,0 +1,172 @@
+package lifecycle_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/lifecycle"
+)
+
+// TestTable holds the shape of a task's life: every status is reached,
+// validated is final, failed leads only to a retry, and every status but
+// those two can fail.
+func TestTable(t *testing.T) {
+	t.Parallel()
+	statuses := []string{db.TaskQueued, db.TaskTranscribing, db.TaskTranscribed, db.TaskAuditing,
+		db.TaskAudited, db.TaskValidated, db.TaskFailed}
+	reached := map[string]bool{db.TaskQueued: true, db.TaskTranscribed: true} // where calls and chats start
+	failable := map[string]bool{}
+	for _, s := range lifecycle.Steps() {
+		require.NotEmpty(t, s.Name())
+		require.Contains(t, statuses, s.To(), s.Name())
+		require.NotEmpty(t, s.From(), s.Name())
+		reached[s.To()] = true
+		for _, from := range s.From() {
+			require.Contains(t, statuses, from, s.Name())
+			require.NotEqual(t, db.TaskValidated, from, "%s: validated is final", s.Name())
+			if from == db.TaskFailed {
+				require.True(t, strings.HasPrefix(s.Name(), "retry"), "%s: a failed task is only retried", s.Name())
+			}
+			if s.To() == db.TaskFailed {
+				failable[from] = true
+			}
+		}
+	}
+	for _, st := range statuses {
+		require.True(t, reached[st], "%s is reached", st)
+	}
+	for _, st := range []string{db.TaskQueued, db.TaskTranscribing, db.TaskTranscribed, db.TaskAuditing} {
+		require.True(t, failable[st], "a task %s can fail", st)
+	}
+}
+
+func TestRetry(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		kind, failedFrom, to string
+	}{
+		{db.TaskCall, db.TaskQueued, db.TaskQueued},
+		{db.TaskCall, db.TaskTranscribing, db.TaskQueued},
+		{db.TaskCall, "", db.TaskQueued},
+		{db.TaskCall, db.TaskAuditing, db.TaskTranscribed},
+		{db.TaskCall, db.TaskTranscribed, db.TaskTranscribed},
+		{db.TaskChat, db.TaskAuditing, db.TaskTranscribed},
+		{db.TaskChat, "", db.TaskTranscribed},
+	} {
+		require.Equal(t, tt.to, lifecycle.Retry(tt.kind, tt.failedFrom).To(), "%s failed from %q", tt.kind, tt.failedFrom)
+	}
+}
+
+// TestMove takes a chat through its life, and refuses a step that does
+// not start where the task is, and a step made outside the table.
+func TestMove(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	_, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "qa", Username: "qa"}, time.Now())
+	require.NoError(t, err)
+	c, err := db.CampaignGetByName(ctx, pool, db.DefaultCampaign)
+	require.NoError(t, err)
+	sum := sha256.Sum256([]byte(t.Name()))
+	id := uuid.NewString()
+	_, _, err = db.TaskInsert(ctx, pool, db.NewTask{UUID: id, Kind: db.TaskChat, Status: db.TaskTranscribed,
+		FileName: "chat.txt", ContentType: "text/plain", SizeBytes: 1, SHA256: hex.EncodeToString(sum[:]),
+		BlobKey: "uploads/test/" + id, CampaignID: c.ID, OperatorID: "op-1", Language: "es", UploadedBy: "qa"})
+	require.NoError(t, err)
+
+	_, err = lifecycle.Move(ctx, pool, id, lifecycle.Validate, lifecycle.With{})
+	require.ErrorIs(t, err, db.ErrTaskStatus, "a transcribed task is not validated")
+	_, err = lifecycle.Move(ctx, pool, id, lifecycle.Step{}, lifecycle.With{})
+	require.ErrorContains(t, err, "not a step of the table")
+	_, err = lifecycle.Move(ctx, pool, uuid.NewString(), lifecycle.Audit, lifecycle.With{})
+	require.ErrorIs(t, err, db.ErrNotFound)
+
+	task, err := lifecycle.Move(ctx, pool, id, lifecycle.Audit, lifecycle.With{Attempt: 1})
+	require.NoError(t, err)
+	require.Equal(t, db.TaskAuditing, task.Status)
+	task, err = lifecycle.Move(ctx, pool, id, lifecycle.FailAudit, lifecycle.With{Error: "engine down", Attempt: 1})
+	require.NoError(t, err)
+	require.Equal(t, "engine down", task.Error)
+	task, err = lifecycle.Move(ctx, pool, id, lifecycle.Retry(task.Kind, db.TaskAuditing), lifecycle.With{})
+	require.NoError(t, err)
+	require.Equal(t, db.TaskTranscribed, task.Status)
+	require.Empty(t, task.Error)
+	for _, s := range []lifecycle.Step{lifecycle.Audit, lifecycle.Audited, lifecycle.Validate} {
+		task, err = lifecycle.Move(ctx, pool, id, s, lifecycle.With{})
+		require.NoError(t, err, s.Name())
+	}
+	require.Equal(t, db.TaskValidated, task.Status)
+
+	history, err := db.TaskHistory(ctx, pool, id)
+	require.NoError(t, err)
+	var path []string
+	for _, h := range history {
+		path = append(path, h.To)
+	}
+	require.Equal(t, []string{db.TaskTranscribed, db.TaskAuditing, db.TaskFailed, db.TaskTranscribed,
+		db.TaskAuditing, db.TaskAudited, db.TaskValidated}, path)
+	events, err := db.EventsAfter(ctx, pool, 0, 100)
+	require.NoError(t, err)
+	updates := 0
+	for _, e := range events {
+		if e.Type == db.EventTaskUpdated {
+			updates++
+		}
+	}
+	require.Equal(t, 6, updates, "one task.updated event per step")
+}
+
+// TestOnlyLifecycleChangesStatus holds the rule of the package: outside
+// lifecycle (and db, which runs the query), no code changes a task's
+// status itself.
+func TestOnlyLifecycleChangesStatus(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..")
+	var offenders []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if slices.Contains([]string{"node_modules", ".git", "web"}, d.Name()) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if strings.HasSuffix(dir, "/lifecycle") || strings.HasSuffix(dir, "/db") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "TaskTransition" {
+				offenders = append(offenders, path)
+			}
+			return true
+		})
+		return nil
+	})
+	require.NoError(t, err)
+	require.Empty(t, offenders, "status changes outside lifecycle.Move")
+}
