@@ -172,6 +172,14 @@ func TestDefaultScorecardIssueExamples(t *testing.T) {
 		{"no_forbidden_phrases", []string{"Hola.", "Perdone, estoy muy nerviosa.", "No se apure, señora, ya lo reviso yo."}, true},
 		{"no_forbidden_phrases", []string{"Hola.", "¿Y la próxima vez?", "Para la próxima, puede pedirlo desde la app."}, true},
 		{"no_forbidden_phrases", []string{"Hi.", "Is it your fault or the courier's?", "It's on us, not the courier; I've refunded you."}, true},
+		{"no_forbidden_phrases", []string{"Hi.", "The heating's been off for two days.", "It's not exactly an emergency, is it?"}, false},
+		{"no_forbidden_phrases", []string{"Hi.", "I already cleared the cache.", "Okay, let's start with the basics!"}, false},
+		// Quoting someone else's words to apologise for them is not saying them.
+		{"no_forbidden_phrases", []string{"Hi.", "Your receptionist said \"not my problem\".",
+			"I'm so sorry; being told \"that's not my problem\" is not acceptable."}, true},
+		{"no_forbidden_phrases", []string{"Hola.", "Me dijeron que no era su problema.",
+			"Lamento que le dijeran «no es mi problema»; no es forma de tratarle."}, true},
+		{"no_forbidden_phrases", []string{"Hi.", "Can you help?", "\"Not my problem, honestly."}, false}, // never closed: not a quotation
 		{"farewell", []string{"Hello.", "Thanks, goodbye!", "..."}, false},
 		{"further_help", []string{"Hola, ¿algo más?", "Sí, otra cosa.", "Vale.", "Gracias.", "Se lo he cambiado.", "Adiós.", "Hasta luego."}, false},
 		{"further_help", []string{"Hello.", "Hi.", "I can't help you with anything else."}, false},

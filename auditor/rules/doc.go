@@ -96,6 +96,12 @@
 // apology even unpunctuated). A phrase that starts with a negation ("no es
 // mi problema") is said as written.
 //
+// Words inside double quotation marks ("…", “…”, «…», „…“) that close
+// in the same turn are someone else's words, quoted: a phrase found only
+// there is not said ("being told «no es mi problema» is not acceptable"
+// is an apology, not a brush-off). Single quotes are also apostrophes and
+// do not quote.
+//
 // The scorecard's phrases are indexed once (New); an audit then costs time
 // roughly linear in the transcript's length.
 //

@@ -235,9 +235,12 @@ type audit struct {
 	// end one): a negation reaches no further.
 	clauses []int32
 	// negs[i]: word i is a negation ("no", "not", "can't").
-	negs  []bool
-	cands [][]int32 // cands[i]: ids of the phrase words word i matches
-	at    [][]int32 // at[v]: positions of the words that match phrase word v
+	negs []bool
+	// quoted[i]: word i is inside quotation marks its segment closes; nil
+	// when no word is.
+	quoted []bool
+	cands  [][]int32 // cands[i]: ids of the phrase words word i matches
+	at     [][]int32 // at[v]: positions of the words that match phrase word v
 	// slotEnds[s][i] are the last words of the spans of slot s starting at
 	// word i; computed for the slots the scorecard uses.
 	slotEnds [numSlots][][]int32
@@ -323,6 +326,7 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 		}
 	}
 	a.norm = string(buf)
+	a.markQuoted()
 	a.cands = make([][]int32, len(a.words))
 	a.negs = make([]bool, len(a.words))
 	a.clauses = make([]int32, len(a.words))
@@ -356,6 +360,70 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 		}
 	}
 	return a
+}
+
+// markQuoted marks the words that stand inside double quotation marks
+// ("…", “…”, «…», „…“) closed in their segment. What a speaker quotes is
+// someone else's words ("the receptionist said «that's not my problem»"),
+// so no phrase is found in them alone. Single quotes are left alone: they
+// are also apostrophes.
+func (a *audit) markQuoted() {
+	q := make([]bool, len(a.words))
+	found := false
+	for first := 0; first < len(a.words); {
+		seg := a.words[first].seg
+		last := first
+		for last+1 < len(a.words) && a.words[last+1].seg == seg {
+			last++
+		}
+		text := a.segs[seg].Text
+		open, opened := false, 0
+		for j := first; j <= last+1; j++ {
+			from, to := 0, len(text)
+			if j > first {
+				from = int(a.words[j-1].to)
+			}
+			if j <= last {
+				to = int(a.words[j].from)
+			}
+			for _, r := range text[from:to] {
+				switch r {
+				case '"':
+					open = !open
+				case '“', '«', '„':
+					open = true
+				case '”', '»':
+					open = false
+				default:
+					continue
+				}
+				if open {
+					opened = j
+				}
+			}
+			if j <= last {
+				q[j] = open
+			}
+		}
+		if open { // never closed: not a quotation
+			clear(q[opened : last+1])
+		}
+		found = found || slices.Contains(q[first:last+1], true)
+		first = last + 1
+	}
+	if found {
+		a.quoted = q
+	}
+}
+
+// inQuotes reports whether every word of sp is quoted.
+func (a *audit) inQuotes(sp span) bool {
+	for k := sp.first; k <= sp.last; k++ {
+		if !a.quoted[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // text is word i's normalised form.
@@ -536,6 +604,9 @@ func (a *audit) occurrences(p int32) []span {
 			return cmp.Or(cmp.Compare(x.first, y.first), cmp.Compare(x.last, y.last))
 		})
 		cur = slices.CompactFunc(joined, func(x, y span) bool { return x.first == y.first })
+	}
+	if a.quoted != nil {
+		cur = slices.DeleteFunc(slices.Clone(cur), a.inQuotes)
 	}
 	a.exprs.found[p] = cur
 	return cur
