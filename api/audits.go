@@ -17,6 +17,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 )
@@ -211,19 +212,18 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 // editable checks that task's audit can be edited, based on revision base
 // (zero: any), as CONFLICT errors.
 func editable(task db.Task, base int) error {
-	switch {
-	case task.Status == db.TaskValidated:
-		return Errorf(CodeConflict, fmt.Sprintf("task %s is validated: its audit can no longer be edited", task.UUID))
-	case task.AuditRevision == nil:
-		return Errorf(CodeConflict, fmt.Sprintf("task %s has no audit yet (it is %s); edit it once it is audited", task.UUID, task.Status))
-	case task.Status != db.TaskAudited:
-		return Errorf(CodeConflict, fmt.Sprintf("task %s is %s; only an audited task can be edited", task.UUID, task.Status))
-	case base != 0 && base != *task.AuditRevision:
-		return Errorf(CodeConflict, fmt.Sprintf("the edit is based on revision %d of the audit, but revision %d is current: "+
-			"review the current one and edit again", base, *task.AuditRevision)).
-			WithDetails(map[string]any{"current_revision": *task.AuditRevision})
+	current := 0
+	if task.AuditRevision != nil {
+		current = *task.AuditRevision
 	}
-	return nil
+	e := lifecycle.CheckEdit(task, current, base)
+	switch {
+	case e == nil:
+		return nil
+	case e.Current != 0:
+		return Errorf(CodeConflict, e.Message).WithDetails(map[string]any{"current_revision": e.Current})
+	}
+	return Errorf(CodeConflict, e.Message)
 }
 
 // editedVerdicts checks an edit against its task and the campaign's

@@ -417,7 +417,7 @@ func TestEditAcceptedWhenTheWaitRunsOut(t *testing.T) {
 			switch {
 			case strings.HasPrefix(text, "Your edit of good.txt is revision 2 of its audit: 77.78, did not pass"):
 				applied = true
-			case strings.HasPrefix(text, "Your edit of good.txt was not applied: it was based on revision 1, but revision 2 is current now"):
+			case strings.HasPrefix(text, "Your edit of good.txt was not applied: the edit is based on revision 1 of the audit, but revision 2 is current"):
 				require.Equal(t, "warning", ev.Data["variant"])
 				refused = true
 			default:

@@ -22,6 +22,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/dustin/go-humanize"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -142,17 +143,8 @@ refused, no task is created. Uploads have their own per-user rate limit
 	}
 }
 
-func size(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+// size is a limit in bytes as people read it ("4.0 MiB").
+func size(n int64) string { return humanize.IBytes(uint64(n)) }
 
 func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[UploadResult], error) {
 	r := in.req

@@ -306,7 +306,7 @@ func TestValidateAudit(t *testing.T) {
 	require.Contains(t, m.text, "Validated by Alicia QA on ")
 	require.Contains(t, m.text, "Needs coaching.")
 	require.Contains(t, m.text, "Critical criteria not met")
-	require.Contains(t, m.html, "<li>informe.pdf (293.0 KiB)</li>")
+	require.Contains(t, m.html, "<li>informe.pdf (293 KiB)</li>")
 	require.Equal(t, map[string][]byte{"informe.pdf": pdf, "notas.txt": []byte("hola\n")}, m.attachments,
 		"attachments arrive byte-identical, under their names without directories")
 	v = details(b.do(t, http.MethodGet, "/tasks/"+chat, alice, nil))["validation"].(map[string]any)
@@ -422,7 +422,7 @@ func TestValidateAuditErrors(t *testing.T) {
 		{"attachments too large", func(t *testing.T) response {
 			return b.validateForm(t, alice, form(part{field: "a", name: "1.bin", content: make([]byte, 600)},
 				part{field: "a", name: "2.bin", content: make([]byte, 600)}))
-		}, http.StatusRequestEntityTooLarge, CodePayloadTooLarge, `limit of 1000 bytes per validation; "2.bin" goes over it`},
+		}, http.StatusRequestEntityTooLarge, CodePayloadTooLarge, `limit of 1000 B per validation; "2.bin" goes over it`},
 		{"a field as a file", func(t *testing.T) response {
 			return b.validateForm(t, alice, []part{field("task_uuid", chat), {field: "notes", name: "notes.txt", content: []byte("ok")}})
 		}, http.StatusBadRequest, CodeValidation, `"notes" is a file part`},

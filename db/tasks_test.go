@@ -30,12 +30,7 @@ type taskBundle struct {
 
 func setupTasks(t *testing.T) *taskBundle {
 	t.Helper()
-	ctx := context.Background()
-	pool := dbtest.Pool(t)
-	_, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "qa", Username: "qa"}, time.Now())
-	require.NoError(t, err)
-	c, err := db.CampaignGetByName(ctx, pool, db.DefaultCampaign)
-	require.NoError(t, err)
+	pool, c := dbtest.ForTasks(t)
 	return &taskBundle{pool: pool, campaign: c}
 }
 

@@ -107,3 +107,32 @@ func Link(uuid string) string { return "/tasks/" + uuid }
 func Notice(user string, task db.Task, variant, text string) db.NotificationNew {
 	return db.NotificationNew{UserID: user, Text: text, Variant: variant, Link: Link(task.UUID), TaskUUID: &task.UUID}
 }
+
+// EditError says why an analyst's edit cannot apply to a task's audit.
+type EditError struct {
+	Message string
+	// Current is the current revision, when the edit was based on another.
+	Current int
+}
+
+func (e *EditError) Error() string { return e.Message }
+
+// CheckEdit says whether an edit based on revision base (zero: whichever
+// is current) may apply to task's audit, whose current revision is current
+// (zero: none yet): only an audited task's, and only its current revision.
+// The API asks when the edit is sent, the recompute job again when it
+// applies it.
+func CheckEdit(task db.Task, current, base int) *EditError {
+	switch {
+	case task.Status == db.TaskValidated:
+		return &EditError{Message: fmt.Sprintf("task %s is validated: its audit can no longer be edited", task.UUID)}
+	case current == 0:
+		return &EditError{Message: fmt.Sprintf("task %s has no audit yet (it is %s); edit it once it is audited", task.UUID, task.Status)}
+	case task.Status != db.TaskAudited:
+		return &EditError{Message: fmt.Sprintf("task %s is %s; only an audited task can be edited", task.UUID, task.Status)}
+	case base != 0 && base != current:
+		return &EditError{Current: current, Message: fmt.Sprintf("the edit is based on revision %d of the audit, but revision %d is current: "+
+			"review the current one and edit again", base, current)}
+	}
+	return nil
+}

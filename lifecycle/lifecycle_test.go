@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
@@ -77,14 +76,10 @@ func TestRetry(t *testing.T) {
 func TestMove(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.Pool(t)
-	_, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "qa", Username: "qa"}, time.Now())
-	require.NoError(t, err)
-	c, err := db.CampaignGetByName(ctx, pool, db.DefaultCampaign)
-	require.NoError(t, err)
+	pool, c := dbtest.ForTasks(t)
 	sum := sha256.Sum256([]byte(t.Name()))
 	id := uuid.NewString()
-	_, _, err = db.TaskInsert(ctx, pool, db.NewTask{UUID: id, Kind: db.TaskChat, Status: db.TaskTranscribed,
+	_, _, err := db.TaskInsert(ctx, pool, db.NewTask{UUID: id, Kind: db.TaskChat, Status: db.TaskTranscribed,
 		FileName: "chat.txt", ContentType: "text/plain", SizeBytes: 1, SHA256: hex.EncodeToString(sum[:]),
 		BlobKey: "uploads/test/" + id, CampaignID: c.ID, OperatorID: "op-1", Language: "es", UploadedBy: "qa"})
 	require.NoError(t, err)

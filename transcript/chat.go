@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -236,13 +235,10 @@ var speakerWords = map[string]string{
 	"contact": Customer, "contacto": Customer,
 }
 
-var unaccent = strings.NewReplacer("á", "a", "é", "e", "í", "i", "ó", "o", "ú", "u", "ü", "u", "ñ", "n")
-
 // SpeakerOf maps a participant's label to Agent, Customer or Unknown by
 // the first word of it that names a role ("Agente Ana", "Ana (cliente)").
 func SpeakerOf(label string) string {
-	words := strings.FieldsFunc(unaccent.Replace(strings.ToLower(label)), func(r rune) bool { return !unicode.IsLetter(r) })
-	for _, w := range words {
+	for _, w := range NormalWords(label) {
 		if role, ok := speakerWords[w]; ok {
 			return role
 		}

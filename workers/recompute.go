@@ -250,11 +250,8 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 // rejection says why edit e cannot apply to task's current revision
 // against card, or "" when it can.
 func rejection(task db.Task, card db.Scorecard, current db.AuditRevision, e db.AuditEdit) string {
-	if task.Status != db.TaskAudited {
-		return fmt.Sprintf("the task is %s now; only an audited task that is not validated can be edited", task.Status)
-	}
-	if e.BasedOn != 0 && e.BasedOn != current.Revision {
-		return fmt.Sprintf("it was based on revision %d, but revision %d is current now; review it and edit again", e.BasedOn, current.Revision)
+	if refused := lifecycle.CheckEdit(task, current.Revision, e.BasedOn); refused != nil {
+		return refused.Message
 	}
 	applies := map[string]bool{}
 	for _, c := range card.Applicable(task.Kind) {

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -26,11 +25,7 @@ import (
 func TestSettleTasksFailsWhatJobsAbandoned(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	pool := dbtest.Pool(t)
-	_, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "qa", Username: "qa"}, time.Now())
-	require.NoError(t, err)
-	campaign, err := db.CampaignGetByName(ctx, pool, db.DefaultCampaign)
-	require.NoError(t, err)
+	pool, campaign := dbtest.ForTasks(t)
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
 	require.NoError(t, err)
 

@@ -16,6 +16,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -191,7 +192,7 @@ func (w *SendValidationEmailWorker) message(ctx context.Context, v db.Validation
 	}
 	msg := mail.Message{ID: w.messageID(task.UUID), To: v.SentTo, Bcc: v.Bcc}
 	for _, a := range v.Attachments {
-		data.Attachments = append(data.Attachments, emailAttachment{Name: a.Name, Size: humanSize(a.Size)})
+		data.Attachments = append(data.Attachments, emailAttachment{Name: a.Name, Size: humanize.IBytes(uint64(a.Size))})
 		key := a.BlobKey
 		msg.Attachments = append(msg.Attachments, mail.Attachment{Name: a.Name, ContentType: a.ContentType,
 			Open: func(ctx context.Context) (io.ReadCloser, error) { return w.store.Open(ctx, key) }})
@@ -269,15 +270,4 @@ func renderValidationEmail(language string, data validationEmail) (subject, text
 	}
 	// A subject is one line, whatever a file name holds.
 	return strings.Join(strings.Fields(s.String()), " "), p.String(), h.String(), nil
-}
-
-// humanSize shows a byte count the way a mail reader would.
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

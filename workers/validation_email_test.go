@@ -19,7 +19,7 @@ func TestValidationEmailTemplates(t *testing.T) {
 			{Category: "OPENING", Question: "¿Saludó?", Complies: true, Explanation: `Dijo "hola" a las 0:02.`},
 			{Category: "COMPLIANCE", Question: "¿Avisó de la grabación?", Critical: true, Explanation: "No lo dijo."},
 		},
-		Notes: "línea 1\n<i>línea 2</i>", Attachments: []emailAttachment{{Name: "x.pdf", Size: humanSize(1536)}},
+		Notes: "línea 1\n<i>línea 2</i>", Attachments: []emailAttachment{{Name: "x.pdf", Size: "1.5 KiB"}},
 		Validator: "Alicia", ValidatedAt: time.Date(2024, 5, 2, 12, 0, 0, 0, time.FixedZone("CEST", 2*3600)),
 	}
 	cases := []struct {

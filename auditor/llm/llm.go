@@ -22,7 +22,7 @@
 // complies a boolean, an explanation that is not empty, and evidence that
 // is either empty (the judgement rests on something not being said) or a
 // quote found in the transcript, compared as words after the rules
-// engine's normalisation (rules.NormalWords: case, accents and punctuation
+// engine's normalisation (transcript.NormalWords: case, accents and punctuation
 // ignored; "..." or "…" may elide words between parts found in order). An
 // answer that fails is sent back to the model with the list of problems as
 // a follow-up message, up to Config.Attempts answers in all; then Audit

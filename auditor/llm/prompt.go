@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/auditd/auditd/auditor/rules"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
@@ -56,10 +55,10 @@ var english = wording{
 	retryTail: "Answer again with the complete JSON object: one entry per criterion, with complies, explanation and evidence.",
 }
 
-// wordingFor chooses Spanish for lang "es" (and "es-…"), English otherwise,
-// like the rules engine's explanations.
+// wordingFor chooses Spanish for a Spanish lang ("es", "es-MX", "es_AR"),
+// English otherwise, like the rules engine's explanations.
 func wordingFor(lang string) wording {
-	if l := strings.ToLower(lang); l == "es" || strings.HasPrefix(l, "es-") {
+	if scoring.IsSpanish(lang) {
 		return spanish
 	}
 	return english
@@ -191,10 +190,10 @@ type quoteIndex []string
 func newQuoteIndex(t transcript.Transcript) quoteIndex {
 	var words []string
 	for _, s := range t.Segments {
-		words = append(words, rules.NormalWords(s.Text)...)
+		words = append(words, transcript.NormalWords(s.Text)...)
 	}
 	if len(t.Segments) == 0 {
-		words = rules.NormalWords(t.Text)
+		words = transcript.NormalWords(t.Text)
 	}
 	return words
 }
@@ -205,7 +204,7 @@ func newQuoteIndex(t transcript.Transcript) quoteIndex {
 func (ix quoteIndex) contains(quote string) bool {
 	pos, found := 0, false
 	for part := range strings.SplitSeq(strings.ReplaceAll(quote, "...", "…"), "…") {
-		words := rules.NormalWords(part)
+		words := transcript.NormalWords(part)
 		if len(words) == 0 {
 			continue
 		}

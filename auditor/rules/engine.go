@@ -294,6 +294,7 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 	a.runs = make([]int32, 0, size/5)
 	run := int32(-1)
 	customers := 0
+	var scratch []transcript.Word
 	for i, s := range segs {
 		switch s.Speaker {
 		case transcript.Agent, transcript.Customer:
@@ -319,9 +320,8 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 			a.duration = max(a.duration, *s.End)
 		}
 		from := len(a.words)
-		buf, a.words = appendWords(buf, a.words, s.Text)
-		for j := from; j < len(a.words); j++ {
-			a.words[j].seg = int32(i)
+		buf, a.words, scratch = appendWords(buf, a.words, scratch, s.Text, int32(i))
+		for range len(a.words) - from {
 			a.runs = append(a.runs, run)
 		}
 	}
@@ -469,7 +469,7 @@ func agentNames(segs []transcript.Segment) []string {
 		if s.Speaker != transcript.Agent || s.Name == "" {
 			continue
 		}
-		for _, w := range NormalWords(s.Name) {
+		for _, w := range transcript.NormalWords(s.Name) {
 			if len(w) > 1 && !isDigits(w) && transcript.SpeakerOf(w) == transcript.Unknown && !notNames[w] &&
 				!slices.Contains(names, w) {
 				names = append(names, w)

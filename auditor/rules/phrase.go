@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/auditd/auditd/transcript"
 )
 
 // A phrase, as a rule writes it, is parsed once into an expression: terms
@@ -163,7 +165,7 @@ func parseToken(tok string, exact bool) ([]item, error) {
 	}
 	if !strings.ContainsAny(tok, "|*=") {
 		var items []item
-		for _, w := range NormalWords(tok) {
+		for _, w := range transcript.NormalWords(tok) {
 			items = append(items, item{words: []pattern{{word: w, exact: exact}}})
 		}
 		return items, nil // punctuation alone adds nothing
@@ -177,7 +179,7 @@ func parseToken(tok string, exact bool) ([]item, error) {
 		if s, ok := strings.CutSuffix(alt, "*"); ok {
 			alt, pt.prefix = s, true
 		}
-		words := NormalWords(alt)
+		words := transcript.NormalWords(alt)
 		switch {
 		case alt == "" || len(words) == 0:
 			return nil, fmt.Errorf("%q has an empty alternative; write word|other, =word or stem*", tok)

@@ -1,106 +1,22 @@
 package rules
 
-import (
-	"unicode"
-	"unicode/utf8"
+import "github.com/auditd/auditd/transcript"
 
-	"golang.org/x/text/unicode/norm"
-)
-
-// word locates one normalised word: its normalised form is
-// buf[normFrom:normTo] of the buffer it was appended to, and it was written
-// as text[from:to] of its source, segment seg of a transcript.
+// word locates one normalised word of an audit (transcript.Word) in
+// segment seg of its transcript.
 type word struct {
 	from, to         int32
 	normFrom, normTo int32
 	seg              int32
 }
 
-// appendWords splits text into words and appends their normalised forms to
-// buf and their locations to words (leaving word.seg to the caller). Normalising folds case, drops accents
-// and other non-spacing marks (compatibility decomposition, then removing
-// Unicode category Mn: "Días" → "dias", "ñ" → "n"), and treats every rune
-// that is not a letter, digit or spacing mark as a separator, except
-// apostrophes, which join ("don't" → "dont") so that a phrase and its
-// contracted spelling agree.
-func appendWords(buf []byte, words []word, text string) ([]byte, []word) {
-	var cur word
-	in := false // inside a word
-	var src [utf8.UTFMax]byte
-	var dec [4 * utf8.UTFMax]byte
-	for i, r := range text {
-		size := utf8.RuneLen(r)
-		if r < utf8.RuneSelf {
-			switch {
-			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
-			case 'A' <= r && r <= 'Z':
-				r += 'a' - 'A'
-			case r == '\'':
-				continue
-			default:
-				if in {
-					cur.normTo = int32(len(buf))
-					words = append(words, cur)
-					in = false
-				}
-				continue
-			}
-			if !in {
-				cur = word{from: int32(i), normFrom: int32(len(buf))}
-				in = true
-			}
-			buf = append(buf, byte(r))
-			cur.to = int32(i + 1)
-			continue
-		}
-		if r == '’' || r == 'ʼ' {
-			continue
-		}
-		kept := false
-		sep := false
-		d := norm.NFKD.Append(dec[:0], utf8.AppendRune(src[:0], r)...)
-		for len(d) > 0 {
-			dr, n := utf8.DecodeRune(d)
-			d = d[n:]
-			switch {
-			case unicode.Is(unicode.Mn, dr):
-			case unicode.IsLetter(dr) || unicode.IsDigit(dr) || unicode.IsMark(dr):
-				if !in {
-					cur = word{from: int32(i), normFrom: int32(len(buf))}
-					in = true
-				}
-				buf = utf8.AppendRune(buf, unicode.ToLower(dr))
-				kept = true
-			default:
-				sep = true
-			}
-		}
-		switch {
-		case kept:
-			cur.to = int32(i + size)
-		case sep && in:
-			cur.normTo = int32(len(buf))
-			words = append(words, cur)
-			in = false
-		}
+// appendWords appends the words of segment seg, text, to buf and words,
+// as transcript.AppendWords normalises them; scratch is reused between
+// calls.
+func appendWords(buf []byte, words []word, scratch []transcript.Word, text string, seg int32) ([]byte, []word, []transcript.Word) {
+	buf, scratch = transcript.AppendWords(buf, scratch[:0], text)
+	for _, w := range scratch {
+		words = append(words, word{w.From, w.To, w.NormFrom, w.NormTo, seg})
 	}
-	if in {
-		cur.normTo = int32(len(buf))
-		words = append(words, cur)
-	}
-	return buf, words
-}
-
-// NormalWords returns the normalised words of text, as appendWords
-// normalises them: the form in which the engine compares phrases and
-// transcripts. Other engines use it to find a quote in a transcript with
-// the same tolerance of case, accents and punctuation.
-func NormalWords(text string) []string {
-	buf, ws := appendWords(nil, nil, text)
-	s := string(buf)
-	out := make([]string, len(ws))
-	for i, w := range ws {
-		out[i] = s[w.normFrom:w.normTo]
-	}
-	return out
+	return buf, words, scratch
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -80,6 +81,19 @@ func create(t testing.TB, admin, options string) string {
 func Pool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	return PoolFor(t, URL(t))
+}
+
+// ForTasks returns a pool on a new database ready for tasks: its user "qa"
+// uploads them, to the default campaign, which it returns.
+func ForTasks(t testing.TB) (*pgxpool.Pool, db.Campaign) {
+	t.Helper()
+	ctx := context.Background()
+	pool := Pool(t)
+	_, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "qa", Username: "qa"}, time.Now())
+	require.NoError(t, err)
+	campaign, err := db.CampaignGetByName(ctx, pool, db.DefaultCampaign)
+	require.NoError(t, err)
+	return pool, campaign
 }
 
 // PoolFor returns a pool on the database at url, closed when t ends.

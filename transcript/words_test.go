@@ -1,4 +1,4 @@
-package rules
+package transcript
 
 import (
 	"testing"
@@ -34,11 +34,11 @@ func TestNormalWords(t *testing.T) {
 func TestAppendWordsLocatesTheOriginal(t *testing.T) {
 	t.Parallel()
 	text := "¿Buenos DÍAS? Soy Ángela"
-	buf, words := appendWords([]byte("prev"), nil, text)
+	buf, words := AppendWords([]byte("prev"), nil, text)
 	var said, norm []string
 	for _, w := range words {
-		said = append(said, text[w.from:w.to])
-		norm = append(norm, string(buf[w.normFrom:w.normTo]))
+		said = append(said, text[w.From:w.To])
+		norm = append(norm, string(buf[w.NormFrom:w.NormTo]))
 	}
 	require.Equal(t, []string{"Buenos", "DÍAS", "Soy", "Ángela"}, said)
 	require.Equal(t, []string{"buenos", "dias", "soy", "angela"}, norm)
