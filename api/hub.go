@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -248,15 +250,12 @@ func (h *Hub) revokeLoop(ctx context.Context) {
 // revoke ends the streams of the subscribers whose users are inactive.
 func (h *Hub) revoke(ctx context.Context) error {
 	h.mu.Lock()
-	seen := map[string]bool{}
-	var ids []string
+	users := map[string]bool{}
 	for s := range h.subs {
-		if !seen[s.userID] {
-			seen[s.userID] = true
-			ids = append(ids, s.userID)
-		}
+		users[s.userID] = true
 	}
 	h.mu.Unlock()
+	ids := slices.Collect(maps.Keys(users))
 	if len(ids) == 0 {
 		return nil
 	}

@@ -2,8 +2,6 @@ package api
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -53,9 +51,7 @@ func (c errorConn) Write(p []byte) (int, error) {
 		msg = "the request's HTTP version is not supported: use HTTP/1.1 or HTTP/2"
 	}
 	e := Errorf(code, msg)
-	id := make([]byte, 12)
-	_, _ = rand.Read(id)
-	e.RequestID = hex.EncodeToString(id)
+	e.RequestID = newRequestID()
 	body, err := json.Marshal(e)
 	if err != nil {
 		return 0, err

@@ -36,6 +36,13 @@ const (
 // validRequestID accepts a caller's X-Request-Id only if it is safe to log and echo.
 var validRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
+// newRequestID returns a fresh request id: 12 random bytes in hex.
+func newRequestID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
 func requestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey).(string)
 	return id
@@ -61,9 +68,7 @@ func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.
 			start := time.Now()
 			id := r.Header.Get("X-Request-Id")
 			if !validRequestID.MatchString(id) {
-				b := make([]byte, 12)
-				_, _ = rand.Read(b)
-				id = hex.EncodeToString(b)
+				id = newRequestID()
 			}
 			w.Header().Set("X-Request-Id", id)
 			w.Header().Set("X-Content-Type-Options", "nosniff")

@@ -236,8 +236,8 @@ type audit struct {
 	clauses []int32
 	// negs[i]: word i is a negation ("no", "not", "can't").
 	negs []bool
-	// quoted[i]: word i is inside quotation marks its segment closes; nil
-	// when no word is.
+	// quoted[i]: word i is inside quotation marks its segment closes; may
+	// be nil, and then no word is.
 	quoted []bool
 	cands  [][]int32 // cands[i]: ids of the phrase words word i matches
 	at     [][]int32 // at[v]: positions of the words that match phrase word v
@@ -362,57 +362,64 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 	return a
 }
 
+// quoteMarks are the double quotation marks markQuoted reads.
+const quoteMarks = "\"“”«»„"
+
 // markQuoted marks the words that stand inside double quotation marks
 // ("…", “…”, «…», „…“) closed in their segment. What a speaker quotes is
 // someone else's words ("the receptionist said «that's not my problem»"),
 // so no phrase is found in them alone. Single quotes are left alone: they
-// are also apostrophes.
+// are also apostrophes. Segments without a quotation mark cost one scan.
 func (a *audit) markQuoted() {
-	q := make([]bool, len(a.words))
-	found := false
 	for first := 0; first < len(a.words); {
 		seg := a.words[first].seg
 		last := first
 		for last+1 < len(a.words) && a.words[last+1].seg == seg {
 			last++
 		}
-		text := a.segs[seg].Text
-		open, opened := false, 0
-		for j := first; j <= last+1; j++ {
-			from, to := 0, len(text)
-			if j > first {
-				from = int(a.words[j-1].to)
-			}
-			if j <= last {
-				to = int(a.words[j].from)
-			}
-			for _, r := range text[from:to] {
-				switch r {
-				case '"':
-					open = !open
-				case '“', '«', '„':
-					open = true
-				case '”', '»':
-					open = false
-				default:
-					continue
-				}
-				if open {
-					opened = j
-				}
-			}
-			if j <= last {
-				q[j] = open
-			}
+		if text := a.segs[seg].Text; strings.ContainsAny(text, quoteMarks) {
+			a.quoteSegment(text, first, last)
 		}
-		if open { // never closed: not a quotation
-			clear(q[opened : last+1])
-		}
-		found = found || slices.Contains(q[first:last+1], true)
 		first = last + 1
 	}
-	if found {
-		a.quoted = q
+}
+
+// quoteSegment marks the quoted words among words first to last, those of
+// one segment, text.
+func (a *audit) quoteSegment(text string, first, last int) {
+	open, opened := false, 0 // opened: the first word after the last opening mark
+	for j := first; j <= last+1; j++ {
+		from, to := 0, len(text)
+		if j > first {
+			from = int(a.words[j-1].to)
+		}
+		if j <= last {
+			to = int(a.words[j].from)
+		}
+		for _, r := range text[from:to] {
+			switch r {
+			case '"':
+				open = !open
+			case '“', '«', '„':
+				open = true
+			case '”', '»':
+				open = false
+			default:
+				continue
+			}
+			if open {
+				opened = j
+			}
+		}
+		if open && j <= last {
+			if a.quoted == nil {
+				a.quoted = make([]bool, len(a.words))
+			}
+			a.quoted[j] = true
+		}
+	}
+	if open && opened <= last { // never closed: not a quotation
+		clear(a.quoted[opened : last+1])
 	}
 }
 
