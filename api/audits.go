@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
@@ -121,16 +122,15 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 	}
 	b := in.Body
 	task, err := db.TaskGetByUUID(ctx, a.pool, b.TaskUUID)
-	if errors.Is(err, db.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, fmt.Sprintf("no task %s", b.TaskUUID)).
-			WithDetail("body.task_uuid", "no such task", b.TaskUUID)
+	if errcode.Is(err, errcode.NotFound) {
+		return nil, translate(ctx, err).WithDetail("body.task_uuid", "no such task", b.TaskUUID)
 	}
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	card, err := db.ScorecardCurrent(ctx, a.pool, task.CampaignID)
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	verdicts, err := editedVerdicts(task, card, b.FileName, b.IsCall, b.Audit)
 	if err != nil {
@@ -180,10 +180,10 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 			Body: accepted(EditAccepted{TaskUUID: task.UUID, JobID: jobID, EditID: edit.ID}).Body}, nil
 	}
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	if edit, err = db.AuditEditGet(ctx, a.pool, edit.ID); err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	switch edit.Status {
 	case db.EditApplied:
@@ -201,7 +201,7 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 	}
 	rev, err := db.AuditRevisionGet(ctx, a.pool, task.UUID, edit.Revision)
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	return &computeAuditOutput{Status: http.StatusOK, Body: ok(ComputedAudit{
 		TaskUUID: task.UUID, Result: rev.Result, Revision: rev.Revision,

@@ -159,7 +159,7 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 	}
 	user, err := db.UserSeen(ctx, a.pool, profile, a.now())
 	if err != nil {
-		return Principal{}, internal(ctx, err)
+		return Principal{}, translate(ctx, err)
 	}
 	if !user.Active {
 		return Principal{}, Errorf(CodeUnauthorized, "this user is deactivated")

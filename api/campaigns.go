@@ -9,12 +9,12 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/auditor/rules"
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
@@ -92,7 +92,7 @@ func (c *campaignsResource) register(api huma.API) {
 
 func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (CampaignView, error) {
 	card, err := db.ScorecardCurrent(ctx, c.pool, camp.ID)
-	if err != nil && !errors.Is(err, db.ErrNotFound) {
+	if err != nil && !errcode.Is(err, errcode.NotFound) {
 		return CampaignView{}, err
 	}
 	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
@@ -135,11 +135,7 @@ type campaignInput struct {
 }
 
 func (c *campaignsResource) campaign(ctx context.Context, id string) (db.Campaign, error) {
-	camp, err := db.CampaignGet(ctx, c.pool, id)
-	if errors.Is(err, db.ErrNotFound) {
-		return db.Campaign{}, Errorf(CodeNotFound, fmt.Sprintf("no campaign %s", id))
-	}
-	return camp, err
+	return db.CampaignGet(ctx, c.pool, id)
 }
 
 func (c *campaignsResource) get(ctx context.Context, in *campaignInput) (*Output[CampaignView], error) {
@@ -166,12 +162,6 @@ type createCampaignInput struct {
 	}
 }
 
-// uniqueViolation reports whether err is Postgres's unique_violation.
-func uniqueViolation(err error) bool {
-	var pg *pgconn.PgError
-	return errors.As(err, &pg) && pg.Code == "23505"
-}
-
 func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput) (*Output[CampaignView], error) {
 	b := in.Body
 	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left"}
@@ -186,9 +176,6 @@ func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput)
 		camp, err = db.CampaignCreate(ctx, tx, b.Name, s, b.Criteria, principal(ctx).User.ID)
 		return err
 	})
-	if uniqueViolation(err) {
-		return nil, Errorf(CodeConflict, fmt.Sprintf("a campaign called %q exists already", b.Name))
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -234,9 +221,6 @@ func (c *campaignsResource) update(ctx context.Context, in *updateCampaignInput)
 		return nil, Errorf(CodeConflict, "the default campaign keeps its name: uploads without a campaign go to it")
 	}
 	camp, err = db.CampaignUpdate(ctx, c.pool, camp.ID, name, s)
-	if uniqueViolation(err) {
-		return nil, Errorf(CodeConflict, fmt.Sprintf("a campaign called %q exists already", name))
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -248,9 +232,6 @@ func (c *campaignsResource) scorecard(ctx context.Context, in *campaignInput) (*
 		return nil, err
 	}
 	card, err := db.ScorecardCurrent(ctx, c.pool, in.ID)
-	if errors.Is(err, db.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, "this campaign has no scorecard yet")
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -275,9 +256,6 @@ type scorecardVersionInput struct {
 
 func (c *campaignsResource) version(ctx context.Context, in *scorecardVersionInput) (*Output[ScorecardView], error) {
 	card, err := db.ScorecardGet(ctx, c.pool, in.ID, in.Version)
-	if errors.Is(err, db.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, fmt.Sprintf("campaign %s has no scorecard version %d", in.ID, in.Version))
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -183,7 +183,7 @@ func (d *DevIssuer) token(w http.ResponseWriter, r *http.Request) {
 	}
 	tok, err := d.Mint(DevClaims{Username: req.Username, Name: req.Name, Email: req.Email, Roles: req.Roles, TTL: ttl})
 	if err != nil {
-		writeError(w, r, internal(r.Context(), err))
+		writeError(w, r, translate(r.Context(), err))
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")

@@ -4,17 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/validation"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 )
 
 // Error codes of the error model. Each maps to one HTTP status in codeStatus.
@@ -59,6 +56,15 @@ var codeStatus = map[string]int{
 	CodeInternal:             http.StatusInternalServerError,
 	CodeEmailSendError:       http.StatusBadGateway,
 	CodeServiceUnavailable:   http.StatusServiceUnavailable,
+}
+
+// domainCode is the one table from the domain's error codes
+// (errcode.Code) to the error model's; a domain error's message is shown
+// as it is. Internal is not in it: its message is for the log.
+var domainCode = map[errcode.Code]string{
+	errcode.Invalid:  CodeValidation,
+	errcode.NotFound: CodeNotFound,
+	errcode.Conflict: CodeConflict,
 }
 
 // statusCode names the code for the other statuses Huma itself reports.
@@ -136,21 +142,20 @@ func init() {
 	}
 }
 
-// fromHuma is the one place where errors crossing the API boundary are
-// translated into the error model: Huma's own validation errors, and errors
-// returned by handlers that are not already an *Error.
+// fromHuma is where errors crossing the API boundary are translated into
+// the error model: Huma's own validation errors, and whatever a handler
+// returns (Huma reports an error that is not an *Error as a 500 with it).
 func fromHuma(ctx context.Context, status int, msg string, errs []error) *Error {
-	for _, err := range errs {
-		var e *Error
-		if errors.As(err, &e) {
-			return e
-		}
-	}
 	if status >= 500 || status == 0 {
-		if status == 0 {
+		if status == 0 && len(errs) == 0 {
 			return Errorf(CodeInternal, internalMessage)
 		}
-		return internal(ctx, errors.Join(append([]error{errors.New(msg)}, errs...)...))
+		return translate(ctx, errors.Join(append(errs, errors.New(msg))...))
+	}
+	for _, err := range errs {
+		if e, ok := errors.AsType[*Error](err); ok {
+			return e
+		}
 	}
 	var details []*huma.ErrorDetail
 	// A key that is not a property (often a property in another case) is
@@ -218,32 +223,25 @@ func scrub(d *huma.ErrorDetail) *huma.ErrorDetail {
 // maxEchoedValue is the longest text value an error repeats back.
 const maxEchoedValue = 200
 
-// internal translates an unexpected error: a database that cannot be
-// reached is SERVICE_UNAVAILABLE, a missing row NOT_FOUND, anything else is
+// translate is the one translation of an error into the error model: an
+// *Error is kept, a domain error gets its code from domainCode and keeps
+// its message, a database that cannot be reached is SERVICE_UNAVAILABLE,
+// and anything else (a domain Internal error, an error without a code) is
 // logged with its detail and shown as a plain INTERNAL_ERROR.
-func internal(ctx context.Context, err error) *Error {
-	switch {
-	case errors.Is(err, db.ErrNotFound):
-		return Errorf(CodeNotFound, "not found")
-	case unavailable(err):
+func translate(ctx context.Context, err error) *Error {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e
+	}
+	if code, ok := domainCode[errcode.Of(err)]; ok {
+		d, _ := errors.AsType[*errcode.Error](err)
+		return Errorf(code, d.Message)
+	}
+	if db.Unavailable(err) {
 		logger(ctx).WarnContext(ctx, "database unavailable", "error", err)
 		return Errorf(CodeServiceUnavailable, "the database is unavailable; try again shortly")
 	}
 	logger(ctx).ErrorContext(ctx, "internal error", "error", err)
 	return Errorf(CodeInternal, internalMessage)
-}
-
-// unavailable reports whether err means the database could not be reached:
-// no connection, a broken one, or a server shutting down, starting up or
-// restarting (SQLSTATE class 08, 57P01–57P03).
-func unavailable(err error) bool {
-	var connectErr *pgconn.ConnectError
-	var netErr net.Error
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
-		return strings.HasPrefix(pgErr.Code, "08") || slices.Contains([]string{"57P01", "57P02", "57P03"}, pgErr.Code)
-	}
-	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err) || pgconn.Timeout(err)
 }
 
 // missingProperty extracts the name from Huma's "expected required property

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/role"
 )
 
@@ -161,7 +161,7 @@ func (n *notificationsResource) visible(ctx context.Context, id string) (db.Noti
 	p := principal(ctx)
 	note, err := db.NotificationGet(ctx, n.pool, id, p.User.ID)
 	switch {
-	case errors.Is(err, db.ErrNotFound):
+	case errcode.Is(err, errcode.NotFound):
 	case err != nil:
 		return db.Notification{}, "", err
 	case note.IsGlobal() || note.UserID == p.User.ID:

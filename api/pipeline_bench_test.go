@@ -3,10 +3,11 @@ package api
 import (
 	"context"
 	"fmt"
-	"github.com/auditd/auditd/auditor"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/auditd/auditd/auditor"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"

@@ -2,10 +2,11 @@ package api
 
 import (
 	"context"
-	"github.com/auditd/auditd/auditor"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/auditd/auditd/auditor"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/role"
 )
 
@@ -74,7 +74,7 @@ func (s *statsResource) dashboard(ctx context.Context, in *dashboardInput) (*Out
 	f := db.StatsFilter{From: from, To: to, TZ: loc.String()}
 	if in.Campaign != "" {
 		c, err := db.CampaignGetByName(ctx, s.pool, in.Campaign)
-		if errors.Is(err, db.ErrNotFound) {
+		if errcode.Is(err, errcode.NotFound) {
 			return nil, invalidQuery("campaign", fmt.Sprintf("names no campaign (%q)", in.Campaign), in.Campaign)
 		}
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
@@ -220,10 +221,10 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	page.Limit++
 	tasks, err := db.TaskList(ctx, t.pool, f, page)
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	if out.Total, err = db.TaskCount(ctx, t.pool, f); err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	if len(tasks) > in.Limit {
 		tasks = tasks[:in.Limit]
@@ -295,11 +296,11 @@ func auditView(a db.AuditRevision) *Audit {
 func (t *tasksResource) visible(ctx context.Context, id string) (db.Task, error) {
 	task, err := db.TaskGetByUUID(ctx, t.pool, id)
 	p := principal(ctx)
-	if errors.Is(err, db.ErrNotFound) || (err == nil && !p.Is(role.Quality) && task.OperatorID != p.User.ID) {
+	if errcode.Is(err, errcode.NotFound) || (err == nil && !p.Is(role.Quality) && task.OperatorID != p.User.ID) {
 		return db.Task{}, Errorf(CodeNotFound, fmt.Sprintf("no task %s", id))
 	}
 	if err != nil {
-		return db.Task{}, internal(ctx, err)
+		return db.Task{}, err
 	}
 	return task, nil
 }
@@ -323,26 +324,26 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	switch {
 	case err == nil:
 		d.Transcript = &tr
-	case !errors.Is(err, db.ErrNotFound):
-		return nil, internal(ctx, err)
+	case !errcode.Is(err, errcode.NotFound):
+		return nil, err
 	}
 	if task.AuditRevision != nil {
 		audit, err := db.AuditCurrent(ctx, t.pool, task.UUID)
 		if err != nil {
-			return nil, internal(ctx, err)
+			return nil, err
 		}
 		d.Audit = auditView(audit)
 	}
 	if d.Revisions, err = db.AuditRevisionList(ctx, t.pool, task.UUID); err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	if d.History, err = db.TaskHistory(ctx, t.pool, task.UUID); err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	if task.Status == db.TaskValidated {
 		v, err := db.ValidationGet(ctx, t.pool, task.UUID)
 		if err != nil {
-			return nil, internal(ctx, err)
+			return nil, err
 		}
 		view := v.View(principal(ctx).Is(role.Quality))
 		d.Validation = &view
@@ -368,17 +369,14 @@ func (t *tasksResource) revision(ctx context.Context, in *revisionInput) (*Outpu
 		return nil, err
 	}
 	rev, err := db.AuditRevisionGet(ctx, t.pool, task.UUID, in.N)
-	if errors.Is(err, db.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, fmt.Sprintf("task %s has no audit revision %d", task.UUID, in.N))
-	}
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	d := AuditRevisionDetail{Audit: *auditView(rev)}
 	if len(rev.Diff) > 0 {
 		d.Diff = new(scoring.Diff)
 		if err := json.Unmarshal(rev.Diff, d.Diff); err != nil {
-			return nil, internal(ctx, err)
+			return nil, err
 		}
 	}
 	return ok(d), nil
@@ -399,7 +397,7 @@ func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.Stream
 	}
 	rd, err := t.store.Open(ctx, task.BlobKey)
 	if err != nil {
-		return nil, internal(ctx, fmt.Errorf("task %s: %w", task.UUID, err))
+		return nil, fmt.Errorf("task %s: %w", task.UUID, err)
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		defer rd.Close()
@@ -434,7 +432,7 @@ func audioError(ctx context.Context, ew *errorWriter, task db.Task, byteRange, e
 	case http.StatusPreconditionFailed:
 		return Errorf(CodePreconditionFailed, fmt.Sprintf("the recording does not match the request's If-Match or If-Unmodified-Since; its ETag is %s", etag))
 	default:
-		return internal(ctx, fmt.Errorf("serving task %s's recording: %d %s", task.UUID, ew.status, strings.TrimSpace(ew.msg.String())))
+		return translate(ctx, fmt.Errorf("serving task %s's recording: %d %s", task.UUID, ew.status, strings.TrimSpace(ew.msg.String())))
 	}
 }
 
@@ -482,22 +480,19 @@ func (e *errorWriter) ReadFrom(r io.Reader) (int64, error) {
 func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.TaskSummary], error) {
 	tx, err := t.pool.Begin(ctx)
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
 	task, err := db.TaskGetByUUID(ctx, tx, in.UUID)
-	if errors.Is(err, db.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, fmt.Sprintf("no task %s", in.UUID))
-	}
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	if task.Status != db.TaskFailed {
 		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s is %s; only a failed task can be retried", task.UUID, task.Status))
 	}
 	history, err := db.TaskHistory(ctx, tx, task.UUID)
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	// The step it failed at is the status it left for failed.
 	step := ""
@@ -511,17 +506,17 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 		next = jobs.TranscribeArgs{TaskUUID: task.UUID}
 	}
 	if _, err := t.river.InsertTx(ctx, tx, next, nil); err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	changed, err := lifecycle.Move(ctx, tx, task.UUID, retry, lifecycle.With{})
 	if errors.Is(err, db.ErrTaskStatus) {
 		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s changed meanwhile; only a failed task can be retried", task.UUID))
 	}
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	return accepted(changed.Summary()), nil
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/media"
 	"github.com/auditd/auditd/role"
@@ -246,7 +247,7 @@ func discardBlobs(ctx context.Context, store *storage.Store, keys []string) {
 // checks they are still there.
 func keepBlobs(ctx context.Context, tx pgx.Tx, store *storage.Store, start time.Time, keys []string) error {
 	if err := db.BlobSweepLockShared(ctx, tx); err != nil {
-		return internal(ctx, err)
+		return err
 	}
 	if time.Since(start) <= storage.OrphanAge/4 {
 		return nil
@@ -319,11 +320,11 @@ func (u *intake) field(ctx context.Context, part *multipart.Part) error {
 	switch name {
 	case "campaign":
 		c, err := db.CampaignGetByName(ctx, u.t.pool, v)
-		if errors.Is(err, db.ErrNotFound) {
+		if errcode.Is(err, errcode.NotFound) {
 			return invalid(fmt.Sprintf("names no campaign: %q does not exist", v))
 		}
 		if err != nil {
-			return internal(ctx, err)
+			return err
 		}
 		u.campaign = &c
 	case "language":
@@ -393,7 +394,7 @@ func (c *copier) storePart(ctx context.Context, store *storage.Store, key string
 	defer abandon()
 	w, err := store.Create(wctx, key)
 	if err != nil {
-		return 0, nil, "", internal(ctx, fmt.Errorf("store %s: %w", key, err))
+		return 0, nil, "", translate(ctx, fmt.Errorf("store %s: %w", key, err))
 	}
 	hash := sha256.New()
 	n, head, err := c.copy(w, hash, io.LimitReader(src, limit+1))
@@ -404,12 +405,12 @@ func (c *copier) storePart(ctx context.Context, store *storage.Store, key string
 		abandon()
 		_ = w.Close()
 		if errors.Is(err, errStore) {
-			return n, head, "", internal(ctx, fmt.Errorf("store %s: %w", key, err))
+			return n, head, "", translate(ctx, fmt.Errorf("store %s: %w", key, err))
 		}
 		return n, head, "", err
 	}
 	if err := w.Close(); err != nil {
-		return n, head, "", internal(ctx, fmt.Errorf("store %s: %w", key, err))
+		return n, head, "", translate(ctx, fmt.Errorf("store %s: %w", key, err))
 	}
 	return n, head, hex.EncodeToString(hash.Sum(nil)), nil
 }
@@ -502,8 +503,8 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 		// Accepted before: the same bytes need no second look.
 		f.existing = &existing
 		return nil
-	case !errors.Is(err, db.ErrNotFound):
-		return internal(ctx, err)
+	case !errcode.Is(err, errcode.NotFound):
+		return err
 	}
 	unsupported := func(reason string) error {
 		return Errorf(CodeUnsupportedMediaType, fmt.Sprintf("the file %q is neither a supported recording (WAV, MP3, OGG/Opus, FLAC, M4A, WebM) nor a chat transcript: %s", f.name, reason)).
@@ -512,7 +513,7 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 	if format, ok := media.Sniff(head); ok {
 		rd, err := u.t.store.Open(ctx, f.key)
 		if err != nil {
-			return internal(ctx, err)
+			return err
 		}
 		defer rd.Close()
 		pctx, cancel := context.WithTimeout(ctx, time.Minute)
@@ -524,7 +525,7 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 			return unsupported("it looks like " + format.Name + " but its audio cannot be read: damaged, cut short, or not " + format.Name + " at all")
 		}
 		if err != nil {
-			return internal(ctx, err)
+			return err
 		}
 		f.kind, f.contentType = db.TaskCall, format.ContentType
 		if info.Duration > 0 {
@@ -542,12 +543,12 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 	}
 	rd, err := u.t.store.Open(ctx, f.key)
 	if err != nil {
-		return internal(ctx, err)
+		return err
 	}
 	defer rd.Close()
 	b, err := io.ReadAll(rd)
 	if err != nil {
-		return internal(ctx, err)
+		return err
 	}
 	tr, format, err := transcript.ParseChat(b)
 	if errors.Is(err, transcript.ErrNotChat) {
@@ -558,7 +559,7 @@ func (u *intake) recognise(ctx context.Context, f *intakeFile, head []byte) erro
 			WithDetails(map[string]any{"file": f.name, "limit_" + tl.What: tl.Limit})
 	}
 	if err != nil {
-		return internal(ctx, err)
+		return err
 	}
 	f.kind, f.transcript = db.TaskChat, &tr
 	f.contentType = "text/plain; charset=utf-8"
@@ -591,7 +592,8 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 	if campaign == nil {
 		c, err := db.CampaignGetByName(ctx, t.pool, db.DefaultCampaign)
 		if err != nil {
-			return UploadResult{}, internal(ctx, fmt.Errorf("default campaign: %w", err))
+			// The migrations create it and nothing deletes it.
+			return UploadResult{}, errcode.Wrap(errcode.Internal, err, "the default campaign is missing")
 		}
 		campaign = &c
 	}
@@ -611,7 +613,7 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 
 	tx, err := t.pool.Begin(ctx)
 	if err != nil {
-		return UploadResult{}, internal(ctx, err)
+		return UploadResult{}, err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
 	keys := make([]string, len(u.files))
@@ -638,7 +640,7 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 				ExternalID: u.fields["external_id"], UploadedBy: u.caller.User.ID, DurationSeconds: f.duration,
 			})
 			if err != nil {
-				return UploadResult{}, internal(ctx, err)
+				return UploadResult{}, err
 			}
 			task = &inserted
 			if isNew {
@@ -647,7 +649,7 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 					tr := *f.transcript
 					tr.Language = language
 					if err := db.TranscriptSave(ctx, tx, inserted.UUID, tr); err != nil {
-						return UploadResult{}, internal(ctx, err)
+						return UploadResult{}, err
 					}
 				}
 				// A call's first step is transcription; a chat's, the audit.
@@ -663,18 +665,18 @@ func (u *intake) commit(ctx context.Context) (UploadResult, error) {
 	}
 	if len(firstJobs) > 0 {
 		if _, err := t.river.InsertManyTx(ctx, tx, firstJobs); err != nil {
-			return UploadResult{}, internal(ctx, err)
+			return UploadResult{}, err
 		}
 	}
 	// Events last: they take the lock that orders event writers.
 	for _, task := range created {
 		if err := db.TaskEventInsert(ctx, tx, db.EventTaskCreated, task); err != nil {
-			return UploadResult{}, internal(ctx, err)
+			return UploadResult{}, err
 		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		u.commitUnknown = true
-		return UploadResult{}, internal(ctx, err)
+		return UploadResult{}, err
 	}
 	return res, nil
 }

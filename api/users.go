@@ -76,7 +76,7 @@ func resolveOperator(ctx context.Context, pool *pgxpool.Pool, ref, location stri
 		return "", Errorf(CodeValidation, msg).WithDetail(location, msg, ref)
 	}
 	if err != nil {
-		return "", internal(ctx, err)
+		return "", err
 	}
 	return id, nil
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
@@ -181,11 +182,8 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 		return nil, err
 	}
 	task, err := db.TaskGetByUUID(ctx, v.pool, q.taskUUID)
-	if errors.Is(err, db.ErrNotFound) {
-		return nil, Errorf(CodeNotFound, fmt.Sprintf("no task %s", q.taskUUID))
-	}
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	if isCall := task.Kind == db.TaskCall; *q.isCall != isCall {
 		return nil, invalidBody("isCall", fmt.Sprintf("must be %t: task %s is a %s", isCall, task.UUID, task.Kind), *q.isCall)
@@ -203,7 +201,7 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 	if errors.Is(err, db.ErrTaskStatus) {
 		// Validated (or changed) by another request meanwhile.
 		if task, err = db.TaskGetByUUID(ctx, v.pool, task.UUID); err != nil {
-			return nil, internal(ctx, err)
+			return nil, err
 		}
 		return v.again(ctx, task, n)
 	}
@@ -230,7 +228,7 @@ func (v *validationsResource) again(ctx context.Context, task db.Task, n db.NewV
 	}
 	val, err := db.ValidationGet(ctx, v.pool, task.UUID)
 	if err != nil {
-		return nil, internal(ctx, err)
+		return nil, err
 	}
 	if val.RequestHash != n.RequestHash {
 		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s was validated already, by %s at %s; a validation cannot be changed",
@@ -280,7 +278,7 @@ func (v *validationsResource) awaitFirstAttempt(ctx context.Context, taskUUID st
 func (v *validationsResource) commit(ctx context.Context, q *validationRequest, task db.Task, n db.NewValidation) (db.Validation, error) {
 	tx, err := v.pool.Begin(ctx)
 	if err != nil {
-		return db.Validation{}, internal(ctx, err)
+		return db.Validation{}, err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
 	if len(q.keys) > 0 {
@@ -293,25 +291,25 @@ func (v *validationsResource) commit(ctx context.Context, q *validationRequest, 
 		return db.Validation{}, err
 	}
 	if err != nil {
-		return db.Validation{}, internal(ctx, err)
+		return db.Validation{}, err
 	}
 	if _, err := v.river.InsertTx(ctx, tx, jobs.SendValidationEmailArgs{TaskUUID: task.UUID}, nil); err != nil {
-		return db.Validation{}, internal(ctx, err)
+		return db.Validation{}, err
 	}
 	// Events last: they take the lock that orders event writers.
 	if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(n.ValidatorID, task, "success",
 		fmt.Sprintf("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)))); err != nil {
-		return db.Validation{}, internal(ctx, err)
+		return db.Validation{}, err
 	}
 	if _, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{}); err != nil {
-		return db.Validation{}, internal(ctx, err)
+		return db.Validation{}, err
 	}
 	if err := db.ValidationEventInsert(ctx, tx, db.EventValidationCreated, val); err != nil {
-		return db.Validation{}, internal(ctx, err)
+		return db.Validation{}, err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		q.commitUnknown = true
-		return db.Validation{}, internal(ctx, err)
+		return db.Validation{}, err
 	}
 	return val, nil
 }
@@ -324,7 +322,7 @@ func (v *validationsResource) commit(ctx context.Context, q *validationRequest, 
 func (v *validationsResource) recipients(ctx context.Context, task db.Task, validator db.User) (to, bcc []string, err error) {
 	campaign, err := db.CampaignGet(ctx, v.pool, task.CampaignID)
 	if err != nil {
-		return nil, nil, internal(ctx, err)
+		return nil, nil, err
 	}
 	var candidates []string
 	if task.OperatorID != "" {
@@ -332,8 +330,8 @@ func (v *validationsResource) recipients(ctx context.Context, task db.Task, vali
 		switch {
 		case err == nil:
 			candidates = append(candidates, agent.Email)
-		case !errors.Is(err, db.ErrNotFound):
-			return nil, nil, internal(ctx, err)
+		case !errcode.Is(err, errcode.NotFound):
+			return nil, nil, err
 		}
 	}
 	candidates = append(append(candidates, campaign.SupervisorEmails...), v.opts.To...)

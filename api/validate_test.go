@@ -6,7 +6,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
-	"github.com/auditd/auditd/auditor"
 	"html"
 	"mime"
 	"net/http"
@@ -18,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/auditd/auditd/auditor"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/johannesboyne/gofakes3"

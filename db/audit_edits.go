@@ -50,7 +50,7 @@ func scanAuditEdit(row pgx.Row) (AuditEdit, error) {
 	err := row.Scan(&e.ID, &e.TaskUUID, &e.BasedOn, &verdicts, &e.AuthorID, &e.AuthorName,
 		&e.Status, &e.Revision, &e.Error, &e.CreatedAt, &e.ResolvedAt)
 	if err != nil {
-		return AuditEdit{}, one(err)
+		return AuditEdit{}, err
 	}
 	return e, json.Unmarshal(verdicts, &e.Verdicts)
 }
@@ -70,9 +70,10 @@ func AuditEditInsert(ctx context.Context, tx pgx.Tx, e AuditEdit) (AuditEdit, er
 		e.TaskUUID, e.BasedOn, verdicts, e.AuthorID, e.AuthorName))
 }
 
-// AuditEditGet returns edit id, or ErrNotFound.
+// AuditEditGet returns edit id, or a NotFound error.
 func AuditEditGet(ctx context.Context, q DBTX, id int64) (AuditEdit, error) {
-	return scanAuditEdit(q.QueryRow(ctx, `SELECT `+auditEditColumns+` FROM audit_edits WHERE id = $1`, id))
+	e, err := scanAuditEdit(q.QueryRow(ctx, `SELECT `+auditEditColumns+` FROM audit_edits WHERE id = $1`, id))
+	return e, one(err, "no audit edit %d", id)
 }
 
 // AuditEditsPending returns the pending edits of a task with an id up to
@@ -89,11 +90,12 @@ func AuditEditsPending(ctx context.Context, q DBTX, taskUUID string, upTo int64)
 
 // AuditEditResolve records the outcome of a pending edit: status (not
 // EditPending), the revision it became when EditApplied, else why not. An
-// edit already resolved is left as it is. It returns ErrNotFound for an
-// unknown or already resolved edit.
+// edit already resolved is left as it is. It returns a NotFound error for
+// an unknown or already resolved edit.
 func AuditEditResolve(ctx context.Context, q DBTX, id int64, status string, revision int, reason string) error {
 	var got int64
 	return one(q.QueryRow(ctx, `
 		UPDATE audit_edits SET status = $2, revision = NULLIF($3, 0), error = NULLIF($4, ''), resolved_at = now()
-		WHERE id = $1 AND status = 'pending' RETURNING id`, id, status, revision, reason).Scan(&got))
+		WHERE id = $1 AND status = 'pending' RETURNING id`, id, status, revision, reason).Scan(&got),
+		"no pending audit edit %d", id)
 }

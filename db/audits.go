@@ -50,7 +50,7 @@ func scanAudit(row pgx.Row) (AuditRevision, error) {
 	var result []byte
 	err := row.Scan(&a.TaskUUID, &a.Revision, &result, &a.Source, &a.Engine, &a.AuthorID, &a.AuthorName, &a.Diff, &a.CreatedAt)
 	if err != nil {
-		return AuditRevision{}, one(err)
+		return AuditRevision{}, err
 	}
 	return a, json.Unmarshal(result, &a.Result)
 }
@@ -61,13 +61,13 @@ func scanAudit(row pgx.Row) (AuditRevision, error) {
 // must be the current revision, else the error wraps ErrAuditRevision: two
 // edits made from the same revision cannot both land. Call it in a
 // transaction; it locks the task row. It returns the stored revision, or
-// ErrNotFound for an unknown task.
+// a NotFound error for an unknown task.
 func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (AuditRevision, error) {
 	var current *int
 	var previous []string
 	if err := tx.QueryRow(ctx, `SELECT audit_revision, judged_criteria FROM tasks WHERE uuid = $1 FOR UPDATE`,
 		a.TaskUUID).Scan(&current, &previous); err != nil {
-		return AuditRevision{}, one(err)
+		return AuditRevision{}, one(err, "no task %s", a.TaskUUID)
 	}
 	cur := 0
 	if current != nil {
@@ -143,17 +143,19 @@ func countReview(items []scoring.Item, previous []string) reviewCounts {
 	return c
 }
 
-// AuditCurrent returns the current revision of a task's audit, or
-// ErrNotFound when the task has none.
+// AuditCurrent returns the current revision of a task's audit, or a
+// NotFound error when the task has none.
 func AuditCurrent(ctx context.Context, q DBTX, taskUUID string) (AuditRevision, error) {
-	return scanAudit(q.QueryRow(ctx, `SELECT `+auditColumns+` FROM audit_revisions
+	a, err := scanAudit(q.QueryRow(ctx, `SELECT `+auditColumns+` FROM audit_revisions
 		WHERE task_uuid = $1 AND revision = (SELECT audit_revision FROM tasks WHERE uuid = $1)`, taskUUID))
+	return a, one(err, "task %s has no audit", taskUUID)
 }
 
-// AuditRevisionGet returns revision n of a task's audit, or ErrNotFound.
+// AuditRevisionGet returns revision n of a task's audit, or a NotFound error.
 func AuditRevisionGet(ctx context.Context, q DBTX, taskUUID string, n int) (AuditRevision, error) {
-	return scanAudit(q.QueryRow(ctx, `SELECT `+auditColumns+` FROM audit_revisions
+	a, err := scanAudit(q.QueryRow(ctx, `SELECT `+auditColumns+` FROM audit_revisions
 		WHERE task_uuid = $1 AND revision = $2`, taskUUID, n))
+	return a, one(err, "task %s has no audit revision %d", taskUUID, n)
 }
 
 // AuditRevisionInfo is one entry of a task's revision list.

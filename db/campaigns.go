@@ -3,10 +3,15 @@ package db
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -41,17 +46,19 @@ const campaignColumns = `id, name, passing_score::float8, supervisor_emails, lan
 func scanCampaign(row pgx.Row) (Campaign, error) {
 	var c Campaign
 	err := row.Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt)
-	return c, one(err)
+	return c, err
 }
 
-// CampaignGetByName returns the campaign called name, or ErrNotFound.
+// CampaignGetByName returns the campaign called name, or a NotFound error.
 func CampaignGetByName(ctx context.Context, q DBTX, name string) (Campaign, error) {
-	return scanCampaign(q.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE name = $1`, name))
+	c, err := scanCampaign(q.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE name = $1`, name))
+	return c, one(err, "no campaign is called %q", name)
 }
 
-// CampaignGet returns the campaign with id, or ErrNotFound.
+// CampaignGet returns the campaign with id, or a NotFound error.
 func CampaignGet(ctx context.Context, q DBTX, id string) (Campaign, error) {
-	return scanCampaign(q.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE id = $1`, id))
+	c, err := scanCampaign(q.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE id = $1`, id))
+	return c, one(err, "no campaign %s", id)
 }
 
 // CampaignList returns every campaign by name.
@@ -66,7 +73,7 @@ func CampaignList(ctx context.Context, q DBTX) ([]Campaign, error) {
 // CampaignCreate inserts a campaign with version 1 of its scorecard:
 // criteria, or the default scorecard's (in the campaign's language) when
 // criteria is empty. It returns
-// a *pgconn.PgError with code 23505 when the name is taken.
+// a Conflict error when the name is taken.
 func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSettings, criteria []scoring.Criterion, by string) (Campaign, error) {
 	if len(criteria) == 0 {
 		card, err := scoring.DefaultScorecard(s.Language)
@@ -80,7 +87,7 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 		VALUES ($1, $2, $3, $4, $5) RETURNING `+campaignColumns,
 		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel))
 	if err != nil {
-		return Campaign{}, err
+		return Campaign{}, nameTaken(err, name)
 	}
 	raw, err := json.Marshal(criteria)
 	if err != nil {
@@ -92,11 +99,21 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 }
 
 // CampaignUpdate replaces a campaign's name and settings, returning the
-// updated campaign, ErrNotFound, or a *pgconn.PgError 23505 for a taken name.
+// updated campaign, a NotFound error, or a Conflict error for a taken name.
 func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSettings) (Campaign, error) {
-	return scanCampaign(q.QueryRow(ctx, `
+	c, err := scanCampaign(q.QueryRow(ctx, `
 		UPDATE campaigns SET name = $2, passing_score = $3, supervisor_emails = $4, language = $5,
 			agent_channel = $6, updated_at = now()
 		WHERE id = $1 RETURNING `+campaignColumns,
 		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel))
+	return c, nameTaken(one(err, "no campaign %s", id), name)
+}
+
+// nameTaken turns the unique violation of a campaign's name into a
+// Conflict error.
+func nameTaken(err error, name string) error {
+	if pg, ok := errors.AsType[*pgconn.PgError](err); ok && pg.Code == pgerrcode.UniqueViolation {
+		return errcode.Wrap(errcode.Conflict, err, fmt.Sprintf("a campaign called %q exists already", name))
+	}
+	return err
 }

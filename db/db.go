@@ -6,16 +6,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/auditd/auditd/errcode"
+	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
-
-// ErrNotFound is returned by queries that look up one row that does not exist.
-var ErrNotFound = errors.New("not found")
 
 // DBTX is what queries need: a pool, a connection or a transaction.
 type DBTX interface {
@@ -82,10 +84,27 @@ func nonNil[T any](s []T) []T {
 // (backslash is the default escape character).
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// one maps pgx.ErrNoRows to ErrNotFound; it is the only place that does.
-func one(err error) error {
+// one maps pgx.ErrNoRows, a row that does not exist, to a NotFound error
+// whose message says what is missing as format and args say it; it is the
+// only place that does.
+func one(err error, format string, args ...any) error {
 	if errors.Is(err, pgx.ErrNoRows) {
-		return ErrNotFound
+		return errcode.New(errcode.NotFound, format, args...)
 	}
 	return err
+}
+
+// Unavailable reports whether err means the database could not be reached:
+// no connection, a broken one, or a server shutting down, starting up or
+// restarting (SQLSTATE class 08, 57P01–57P03). Such an error is worth
+// retrying shortly; it says nothing about the request.
+func Unavailable(err error) bool {
+	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return pgerrcode.IsConnectionException(pgErr.Code) || slices.Contains(
+			[]string{pgerrcode.AdminShutdown, pgerrcode.CrashShutdown, pgerrcode.CannotConnectNow}, pgErr.Code)
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, context.DeadlineExceeded) || pgconn.SafeToRetry(err) || pgconn.Timeout(err)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/errcode"
 )
 
 func TestMigrateConcurrentlyThenNoop(t *testing.T) {
@@ -49,7 +50,7 @@ func TestUserSeen(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 
 	_, err := db.UserGet(ctx, pool, "u1")
-	require.ErrorIs(t, err, db.ErrNotFound)
+	require.Equal(t, errcode.NotFound, errcode.Of(err))
 
 	u, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "u1", Username: "ana", Email: "ana@x.test", Name: "Ana", Roles: []string{"quality"}}, now)
 	require.NoError(t, err)

@@ -1,6 +1,11 @@
 package db
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+)
 
 // DevSigningKeyEnsure stores pem as the development issuer's key named id
 // unless one is stored already, and returns the stored one. Concurrent
@@ -21,7 +26,7 @@ func DevSigningKeyEnsure(ctx context.Context, q DBTX, id, pem string) (string, e
 		UNION ALL
 		SELECT private_key_pem FROM dev_signing_keys WHERE id = $1
 		LIMIT 1`, id, pem).Scan(&stored)
-		if err = one(err); err != ErrNotFound {
+		if !errors.Is(err, pgx.ErrNoRows) {
 			break
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/auditd/auditd/errcode"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -81,7 +82,7 @@ const notificationFrom = ` FROM notifications n
 func scanNotification(row pgx.Row) (Notification, error) {
 	var n Notification
 	err := row.Scan(&n.ID, &n.UserID, &n.Text, &n.Variant, &n.Link, &n.TaskUUID, &n.CreatedBy, &n.CreatedAt, &n.ReadAt)
-	return n, one(err)
+	return n, err
 }
 
 // NotificationCreate inserts n and its notification.created event. The
@@ -115,9 +116,10 @@ func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Noti
 }
 
 // NotificationGet returns notification id as user viewer sees it (its read
-// state), whoever owns it, or ErrNotFound.
+// state), whoever owns it, or a NotFound error.
 func NotificationGet(ctx context.Context, q DBTX, id, viewer string) (Notification, error) {
-	return scanNotification(q.QueryRow(ctx, `SELECT `+notificationColumns+notificationFrom+` WHERE n.id = $2`, viewer, id))
+	n, err := scanNotification(q.QueryRow(ctx, `SELECT `+notificationColumns+notificationFrom+` WHERE n.id = $2`, viewer, id))
+	return n, one(err, "no notification %s", id)
 }
 
 // NotificationFilter selects the notifications a user sees: their own and
@@ -157,7 +159,7 @@ func NotificationUnreadCount(ctx context.Context, q DBTX, id string) (int, error
 
 // NotificationSetRead marks notification id read (or unread) for user
 // reader and writes a notification.updated event for that user. It returns
-// the notification as reader now sees it, or ErrNotFound.
+// the notification as reader now sees it, or a NotFound error.
 func NotificationSetRead(ctx context.Context, tx pgx.Tx, id, reader string, read bool) (Notification, error) {
 	var err error
 	if read {
@@ -185,7 +187,7 @@ func NotificationDelete(ctx context.Context, tx pgx.Tx, n Notification) error {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return ErrNotFound
+		return errcode.New(errcode.NotFound, "no notification %s", n.ID)
 	}
 	_, err = EventInsert(ctx, tx, EventNotificationDeleted, n.audience(), NotificationView{ID: n.ID, UserID: n.View().UserID, IsGlobal: n.IsGlobal()})
 	return err

@@ -39,7 +39,7 @@ func scanScorecard(row pgx.Row) (Scorecard, error) {
 	var criteria []byte
 	err := row.Scan(&s.CampaignID, &s.Version, &criteria, &s.PublishedBy, &s.PublishedAt)
 	if err != nil {
-		return Scorecard{}, one(err)
+		return Scorecard{}, err
 	}
 	return s, json.Unmarshal(criteria, &s.Criteria)
 }
@@ -47,16 +47,19 @@ func scanScorecard(row pgx.Row) (Scorecard, error) {
 const scorecardColumns = `campaign_id, version, criteria, COALESCE(published_by, ''), published_at`
 
 // ScorecardCurrent returns the latest version of a campaign's scorecard, or
-// ErrNotFound when it has none.
+// a NotFound error when it has none.
 func ScorecardCurrent(ctx context.Context, q DBTX, campaignID string) (Scorecard, error) {
-	return scanScorecard(q.QueryRow(ctx, `SELECT `+scorecardColumns+` FROM scorecards
+	s, err := scanScorecard(q.QueryRow(ctx, `SELECT `+scorecardColumns+` FROM scorecards
 		WHERE campaign_id = $1 ORDER BY version DESC LIMIT 1`, campaignID))
+	return s, one(err, "campaign %s has no scorecard yet", campaignID)
 }
 
-// ScorecardGet returns one version of a campaign's scorecard, or ErrNotFound.
+// ScorecardGet returns one version of a campaign's scorecard, or a NotFound
+// error.
 func ScorecardGet(ctx context.Context, q DBTX, campaignID string, version int) (Scorecard, error) {
-	return scanScorecard(q.QueryRow(ctx, `SELECT `+scorecardColumns+` FROM scorecards
+	s, err := scanScorecard(q.QueryRow(ctx, `SELECT `+scorecardColumns+` FROM scorecards
 		WHERE campaign_id = $1 AND version = $2`, campaignID, version))
+	return s, one(err, "campaign %s has no scorecard version %d", campaignID, version)
 }
 
 // ScorecardVersions lists the versions of a campaign's scorecard, newest first.
@@ -76,7 +79,7 @@ func ScorecardVersions(ctx context.Context, q DBTX, campaignID string) ([]Scorec
 // ScorecardPublish adds the next version of a campaign's scorecard with
 // criteria (already validated) and writes a scorecard.published event. Call
 // it in a transaction: it locks the campaign so concurrent publications get
-// consecutive versions. It returns ErrNotFound for an unknown campaign.
+// consecutive versions. It returns a NotFound error for an unknown campaign.
 func ScorecardPublish(ctx context.Context, tx pgx.Tx, campaignID string, criteria []scoring.Criterion, by string) (Scorecard, error) {
 	if _, err := tx.Exec(ctx, `SELECT 1 FROM campaigns WHERE id = $1 FOR UPDATE`, campaignID); err != nil {
 		return Scorecard{}, err
@@ -91,7 +94,7 @@ func ScorecardPublish(ctx context.Context, tx pgx.Tx, campaignID string, criteri
 		FROM campaigns c WHERE c.id = $1
 		RETURNING `+scorecardColumns, campaignID, raw, by))
 	if err != nil {
-		return Scorecard{}, err
+		return Scorecard{}, one(err, "no campaign %s", campaignID)
 	}
 	quality := role.Quality
 	_, err = EventInsert(ctx, tx, EventScorecardPublished, Audience{MinRole: &quality}, s.Info())

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/role"
 )
 
@@ -120,7 +121,7 @@ func scanTask(row pgx.Row) (Task, error) {
 		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
 		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
 		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.CreatedAt, &t.UpdatedAt)
-	return t, one(err)
+	return t, err
 }
 
 // TaskInsert inserts n with the first entry of its history, unless a task
@@ -142,7 +143,7 @@ func TaskInsert(ctx context.Context, q DBTX, n NewTask) (Task, bool, error) {
 		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`,
 		n.UUID, n.Kind, n.Status, n.FileName, n.ContentType, n.SizeBytes, n.SHA256, n.BlobKey,
 		n.CampaignID, n.OperatorID, n.Language, n.Direction, n.StartedAt, n.ExternalID, n.UploadedBy, n.DurationSeconds))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, pgx.ErrNoRows) {
 		t, err = TaskGetBySHA256(ctx, q, n.SHA256)
 		return t, false, err
 	}
@@ -153,24 +154,26 @@ func TaskInsert(ctx context.Context, q DBTX, n NewTask) (Task, bool, error) {
 const taskFrom = ` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id`
 
 // taskWhere returns the task that cond (over taskFrom, with arg as $1)
-// selects, or ErrNotFound.
+// selects, or a NotFound error saying "no task <arg>".
 func taskWhere(ctx context.Context, q DBTX, cond string, arg any) (Task, error) {
-	return scanTask(q.QueryRow(ctx, `SELECT `+taskColumns+taskFrom+` WHERE `+cond, arg))
+	t, err := scanTask(q.QueryRow(ctx, `SELECT `+taskColumns+taskFrom+` WHERE `+cond, arg))
+	return t, one(err, "no task %v", arg)
 }
 
-// TaskGetByUUID returns the task with id uuid, or ErrNotFound.
+// TaskGetByUUID returns the task with id uuid, or a NotFound error.
 func TaskGetByUUID(ctx context.Context, q DBTX, uuid string) (Task, error) {
 	return taskWhere(ctx, q, `t.uuid = $1`, uuid)
 }
 
-// TaskLock returns the task with id uuid, locked for the rest of tx, or
-// ErrNotFound. Changes of its audit lock it first, so they happen one
+// TaskLock returns the task with id uuid, locked for the rest of tx, or a
+// NotFound error. Changes of its audit lock it first, so they happen one
 // after the other.
 func TaskLock(ctx context.Context, tx pgx.Tx, uuid string) (Task, error) {
 	return taskWhere(ctx, tx, `t.uuid = $1 FOR UPDATE OF t`, uuid)
 }
 
-// TaskGetBySHA256 returns the task whose file has the hex SHA-256 sum, or ErrNotFound.
+// TaskGetBySHA256 returns the task whose file has the hex SHA-256 sum, or a
+// NotFound error.
 func TaskGetBySHA256(ctx context.Context, q DBTX, sum string) (Task, error) {
 	return taskWhere(ctx, q, `t.sha256 = $1`, sum)
 }
@@ -192,12 +195,12 @@ type TaskChange struct {
 // TaskTransition changes the status of task uuid, appends the change to its
 // history and writes a task.updated event, all through q (the caller's
 // transaction; call it last in that transaction, as it takes the events
-// lock). It returns the changed task, ErrNotFound, or an error wrapping
+// lock). It returns the changed task, a NotFound error, or an error wrapping
 // ErrTaskStatus when the task is not in one of c.From.
 func TaskTransition(ctx context.Context, q DBTX, uuid string, c TaskChange) (Task, error) {
 	var from string
 	if err := q.QueryRow(ctx, `SELECT status FROM tasks WHERE uuid = $1 FOR UPDATE`, uuid).Scan(&from); err != nil {
-		return Task{}, one(err)
+		return Task{}, one(err, "no task %s", uuid)
 	}
 	if len(c.From) > 0 && !slices.Contains(c.From, from) {
 		return Task{}, fmt.Errorf("%w: task %s is %s", ErrTaskStatus, uuid, from)
@@ -222,11 +225,12 @@ func TaskTransition(ctx context.Context, q DBTX, uuid string, c TaskChange) (Tas
 
 // TaskSetDuration records how long the recording of task uuid lasts, as
 // measured when it is transcribed. Duration is not part of the summary that
-// events carry, so it writes none. It returns ErrNotFound for an unknown task.
+// events carry, so it writes none. It returns a NotFound error for an
+// unknown task.
 func TaskSetDuration(ctx context.Context, q DBTX, uuid string, seconds float64) error {
 	tag, err := q.Exec(ctx, `UPDATE tasks SET duration_seconds = $2 WHERE uuid = $1`, uuid, seconds)
 	if err == nil && tag.RowsAffected() == 0 {
-		return ErrNotFound
+		return errcode.New(errcode.NotFound, "no task %s", uuid)
 	}
 	return err
 }

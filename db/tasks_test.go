@@ -18,6 +18,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
@@ -62,7 +63,7 @@ func TestDefaultCampaign(t *testing.T) {
 	require.Equal(t, "left", b.campaign.AgentChannel)
 	require.Empty(t, b.campaign.SupervisorEmails)
 	_, err := db.CampaignGetByName(context.Background(), b.pool, "nope")
-	require.ErrorIs(t, err, db.ErrNotFound)
+	require.Equal(t, errcode.NotFound, errcode.Of(err))
 }
 
 func TestTaskInsertOncePerContent(t *testing.T) {
@@ -94,7 +95,7 @@ func TestTaskInsertOncePerContent(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, task, got)
 	_, err = db.TaskGetByUUID(ctx, b.pool, uuid.NewString())
-	require.ErrorIs(t, err, db.ErrNotFound)
+	require.Equal(t, errcode.NotFound, errcode.Of(err))
 }
 
 func TestTaskTransition(t *testing.T) {
@@ -122,7 +123,7 @@ func TestTaskTransition(t *testing.T) {
 	require.ErrorIs(t, err, db.ErrTaskStatus)
 	require.ErrorContains(t, err, "is queued")
 	_, err = db.TaskTransition(ctx, b.pool, uuid.NewString(), db.TaskChange{To: db.TaskFailed})
-	require.ErrorIs(t, err, db.ErrNotFound)
+	require.Equal(t, errcode.NotFound, errcode.Of(err))
 
 	task, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{To: db.TaskFailed, Error: "no engine", Attempt: 3})
 	require.NoError(t, err)
@@ -163,7 +164,7 @@ func TestTranscriptSaveReplaces(t *testing.T) {
 	b := setupTasks(t)
 	n := b.insertTask(t, "a")
 	_, err := db.TranscriptGet(ctx, b.pool, n.UUID)
-	require.ErrorIs(t, err, db.ErrNotFound)
+	require.Equal(t, errcode.NotFound, errcode.Of(err))
 
 	start := 1.5
 	tr := transcript.Transcript{Text: "hola", Engine: "test", Language: "es",

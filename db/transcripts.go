@@ -22,15 +22,15 @@ func TranscriptSave(ctx context.Context, q DBTX, uuid string, tr transcript.Tran
 	return err
 }
 
-// TranscriptGet returns the transcript of task uuid, or ErrNotFound when it
-// has none yet.
+// TranscriptGet returns the transcript of task uuid, or a NotFound error
+// when it has none yet.
 func TranscriptGet(ctx context.Context, q DBTX, uuid string) (transcript.Transcript, error) {
 	var tr transcript.Transcript
 	var segments []byte
 	err := q.QueryRow(ctx, `SELECT text, segments, engine, language FROM transcripts WHERE task_uuid = $1`, uuid).
 		Scan(&tr.Text, &segments, &tr.Engine, &tr.Language)
 	if err != nil {
-		return tr, one(err)
+		return tr, one(err, "task %s has no transcript yet", uuid)
 	}
 	return tr, json.Unmarshal(segments, &tr.Segments)
 }

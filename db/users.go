@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditd/auditd/errcode"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -44,12 +45,13 @@ const userColumns = `id, username, email, name, roles, active, created_at, updat
 func scanUser(row interface{ Scan(...any) error }) (User, error) {
 	var u User
 	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt)
-	return u, one(err)
+	return u, err
 }
 
-// UserGet returns the user with the given id, or ErrNotFound.
+// UserGet returns the user with the given id, or a NotFound error.
 func UserGet(ctx context.Context, q DBTX, id string) (User, error) {
-	return scanUser(q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	u, err := scanUser(q.QueryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id))
+	return u, one(err, "no user %s", id)
 }
 
 // UserSeen records that the user of profile p made a request: it creates the
@@ -61,7 +63,7 @@ func UserGet(ctx context.Context, q DBTX, id string) (User, error) {
 func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, error) {
 	u, err := UserGet(ctx, q, p.ID)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errcode.Is(err, errcode.NotFound):
 	case err != nil:
 		return User{}, err
 	case !u.Active:
@@ -85,7 +87,7 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 		WHERE users.active
 		RETURNING `+userColumns,
 		p.ID, p.Username, p.Email, p.Name, nonNil(p.Roles), now))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, pgx.ErrNoRows) {
 		// Deactivated since it was read: left as it is.
 		return UserGet(ctx, q, p.ID)
 	}

@@ -97,7 +97,7 @@ func scanValidation(row pgx.Row) (Validation, error) {
 		&v.RequestHash, &v.Type, &v.ValidatedAt, &v.EmailMessageID, &v.EmailStatus, &v.EmailAttempts,
 		&v.EmailError, &v.EmailSentAt)
 	if err != nil {
-		return Validation{}, one(err)
+		return Validation{}, err
 	}
 	v.ValidatedAt = v.ValidatedAt.UTC()
 	return v, json.Unmarshal(attachments, &v.Attachments)
@@ -125,15 +125,17 @@ func ValidationInsert(ctx context.Context, tx pgx.Tx, n NewValidation) (Validati
 		RETURNING `+validationColumns,
 		n.TaskUUID, n.Notes, n.ValidatorID, n.ValidatorName, n.IsCall, ValidationType(n.IsCall),
 		nonNil(n.SentTo), nonNil(n.Bcc), attachments, n.RequestHash))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, pgx.ErrNoRows) {
 		return Validation{}, fmt.Errorf("%w: task %s is not audited", ErrTaskStatus, n.TaskUUID)
 	}
 	return v, err
 }
 
-// ValidationGet returns the validation of task taskUUID, or ErrNotFound.
+// ValidationGet returns the validation of task taskUUID, or a NotFound
+// error.
 func ValidationGet(ctx context.Context, q DBTX, taskUUID string) (Validation, error) {
-	return scanValidation(q.QueryRow(ctx, `SELECT `+validationColumns+` FROM validations WHERE task_uuid = $1`, taskUUID))
+	v, err := scanValidation(q.QueryRow(ctx, `SELECT `+validationColumns+` FROM validations WHERE task_uuid = $1`, taskUUID))
+	return v, one(err, "task %s has no validation", taskUUID)
 }
 
 // EmailAttempt is the outcome of one attempt to deliver a validation's e-mail.
@@ -150,7 +152,7 @@ type EmailAttempt struct {
 
 // ValidationRecordAttempt records an attempt to deliver the e-mail of task
 // taskUUID's validation and writes a validation.updated event. It returns
-// the updated validation, or ErrNotFound.
+// the updated validation, or a NotFound error.
 func ValidationRecordAttempt(ctx context.Context, tx pgx.Tx, taskUUID string, a EmailAttempt) (Validation, error) {
 	v, err := scanValidation(tx.QueryRow(ctx, `
 		UPDATE validations SET email_attempts = GREATEST(email_attempts + 1, $2), email_message_id = $3,
@@ -159,7 +161,7 @@ func ValidationRecordAttempt(ctx context.Context, tx pgx.Tx, taskUUID string, a 
 		WHERE task_uuid = $1
 		RETURNING `+validationColumns, taskUUID, a.Attempt, a.MessageID, a.Status, a.Error))
 	if err != nil {
-		return Validation{}, err
+		return Validation{}, one(err, "task %s has no validation", taskUUID)
 	}
 	return v, ValidationEventInsert(ctx, tx, EventValidationUpdated, v)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/lifecycle"
 )
 
@@ -89,7 +90,7 @@ func TestMove(t *testing.T) {
 	_, err = lifecycle.Move(ctx, pool, id, lifecycle.Step{}, lifecycle.With{})
 	require.ErrorContains(t, err, "not a step of the table")
 	_, err = lifecycle.Move(ctx, pool, uuid.NewString(), lifecycle.Audit, lifecycle.With{})
-	require.ErrorIs(t, err, db.ErrNotFound)
+	require.Equal(t, errcode.NotFound, errcode.Of(err))
 
 	task, err := lifecycle.Move(ctx, pool, id, lifecycle.Audit, lifecycle.With{Attempt: 1})
 	require.NoError(t, err)

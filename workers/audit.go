@@ -14,6 +14,7 @@ import (
 
 	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
@@ -111,7 +112,7 @@ func (w *AuditWorker) Timeout(*river.Job[jobs.AuditArgs]) time.Duration {
 // is left as it is.
 func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) error {
 	task, err := db.TaskGetByUUID(ctx, w.pool, job.Args.TaskUUID)
-	if errors.Is(err, db.ErrNotFound) {
+	if errcode.Is(err, errcode.NotFound) {
 		return river.JobCancel(fmt.Errorf("task %s no longer exists", job.Args.TaskUUID))
 	}
 	if err != nil {
@@ -178,7 +179,7 @@ func engineError(ctx context.Context, err error) error {
 // audit runs the engine and scores its verdicts.
 func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, error) {
 	tr, err := db.TranscriptGet(ctx, w.pool, task.UUID)
-	if errors.Is(err, db.ErrNotFound) {
+	if errcode.Is(err, errcode.NotFound) {
 		return scoring.Result{}, permanent(errors.New("the task has no transcript"))
 	}
 	if err != nil {
@@ -203,7 +204,7 @@ func currentScorecard(ctx context.Context, q db.DBTX, task db.Task) (db.Campaign
 		return db.Campaign{}, db.Scorecard{}, err
 	}
 	card, err := db.ScorecardCurrent(ctx, q, campaign.ID)
-	if errors.Is(err, db.ErrNotFound) {
+	if errcode.Is(err, errcode.NotFound) {
 		return db.Campaign{}, db.Scorecard{}, permanent(fmt.Errorf("campaign %q has no scorecard", campaign.Name))
 	}
 	return campaign, card, err

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/auditd/auditd/auditor"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/auditd/auditd/auditor"
+	"github.com/auditd/auditd/errcode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -38,7 +40,7 @@ func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, engine auditor.Engi
 		return nil, nil
 	}
 	tr, err := db.TranscriptGet(ctx, pool, task.UUID)
-	if errors.Is(err, db.ErrNotFound) {
+	if errcode.Is(err, errcode.NotFound) {
 		return nil, permanent(fmt.Errorf("the task has no transcript to judge %s", strings.Join(missing, ", ")))
 	}
 	if err != nil {
@@ -150,7 +152,7 @@ func (w *RecomputeAuditWorker) Timeout(*river.Job[jobs.RecomputeAuditArgs]) time
 // the editor is told either way.
 func (w *RecomputeAuditWorker) Work(ctx context.Context, job *river.Job[jobs.RecomputeAuditArgs]) error {
 	edit, err := db.AuditEditGet(ctx, w.pool, job.Args.EditID)
-	if errors.Is(err, db.ErrNotFound) {
+	if errcode.Is(err, errcode.NotFound) {
 		return river.JobCancel(fmt.Errorf("edit %d no longer exists", job.Args.EditID))
 	}
 	if err != nil {
@@ -175,7 +177,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 		return err
 	}
 	current, err := db.AuditCurrent(ctx, w.pool, task.UUID)
-	if errors.Is(err, db.ErrNotFound) {
+	if errcode.Is(err, errcode.NotFound) {
 		return permanent(errors.New("the task has no audit to edit"))
 	}
 	if err != nil {
@@ -297,7 +299,7 @@ func (w *RecomputeAuditWorker) fail(ctx context.Context, e db.AuditEdit, cause e
 		}
 		reason := truncate(cause.Error(), 1000)
 		err = db.AuditEditResolve(ctx, tx, e.ID, db.EditFailed, 0, reason)
-		if errors.Is(err, db.ErrNotFound) {
+		if errcode.Is(err, errcode.NotFound) {
 			return nil // resolved meanwhile
 		}
 		if err != nil {

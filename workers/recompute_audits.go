@@ -3,10 +3,11 @@ package workers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/auditd/auditd/auditor"
 	"time"
+
+	"github.com/auditd/auditd/auditor"
+	"github.com/auditd/auditd/errcode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -112,7 +113,7 @@ func (w *RecomputeAuditsWorker) Work(ctx context.Context, job *river.Job[jobs.Re
 	}
 	args := job.Args
 	campaign, err := db.CampaignGet(ctx, w.pool, args.CampaignID)
-	if errors.Is(err, db.ErrNotFound) {
+	if errcode.Is(err, errcode.NotFound) {
 		return river.JobCancel(fmt.Errorf("campaign %s no longer exists", args.CampaignID))
 	}
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/workers/directory"
 	"github.com/auditd/auditd/workers/directory/directorytest"
@@ -202,7 +203,7 @@ func TestSyncUsersFailure(t *testing.T) {
 	require.Equal(t, river.EventKindJobFailed, res.EventKind)
 	require.True(t, b.user(t, "s-3").Active)
 	_, err = db.UserGet(context.Background(), b.pool, "s-4")
-	require.ErrorIs(t, err, db.ErrNotFound)
+	require.Equal(t, errcode.NotFound, errcode.Of(err))
 	got := b.notifications(t)
 	require.Equal(t, "warning: User sync from scim failed on attempt 1 of 5 and will be retried: "+
 		"scim: list users: HTTP 500: the user store is unavailable.", got[len(got)-1])
@@ -245,7 +246,7 @@ func TestSyncUsersSkipsUsersWithoutASubject(t *testing.T) {
 	require.Equal(t, "success: User sync from scim finished: 2 users listed; 0 created, 0 updated (0 disabled upstream), "+
 		"0 deactivated as gone upstream; 2 skipped for lack of a subject.", got[len(got)-1])
 	_, err = db.UserGet(context.Background(), b.pool, "s-1")
-	require.ErrorIs(t, err, db.ErrNotFound)
+	require.Equal(t, errcode.NotFound, errcode.Of(err))
 }
 
 func TestSyncUsersWithoutDirectory(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/media"
@@ -126,7 +127,7 @@ func (w *TranscribeWorker) timeoutMax() time.Duration {
 // task on the last attempt.
 func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.TranscribeArgs]) error {
 	task, err := db.TaskGetByUUID(ctx, w.pool, job.Args.TaskUUID)
-	if errors.Is(err, db.ErrNotFound) {
+	if errcode.Is(err, errcode.NotFound) {
 		return river.JobCancel(fmt.Errorf("task %s no longer exists", job.Args.TaskUUID))
 	}
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/media/mediatest"
 	"github.com/auditd/auditd/storage"
@@ -390,7 +391,7 @@ func TestTranscribeSilence(t *testing.T) {
 	require.InDelta(t, 3.0, *task.DurationSeconds, 0.01)
 	require.Equal(t, []string{">queued", "queued>transcribing", "transcribing>failed: no speech found"}, b.history(t, task.UUID))
 	_, err := db.TranscriptGet(context.Background(), b.pool, task.UUID)
-	require.ErrorIs(t, err, db.ErrNotFound, "not an empty transcript")
+	require.Equal(t, errcode.NotFound, errcode.Of(err), "not an empty transcript")
 	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'audit'`))
 
 	told := b.notifications(t)

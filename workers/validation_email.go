@@ -22,6 +22,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
@@ -59,7 +60,7 @@ func (w *SendValidationEmailWorker) Timeout(*river.Job[jobs.SendValidationEmailA
 // failure, marks the e-mail failed and tells the validator.
 func (w *SendValidationEmailWorker) Work(ctx context.Context, job *river.Job[jobs.SendValidationEmailArgs]) error {
 	v, err := db.ValidationGet(ctx, w.pool, job.Args.TaskUUID)
-	if errors.Is(err, db.ErrNotFound) {
+	if errcode.Is(err, errcode.NotFound) {
 		return river.JobCancel(fmt.Errorf("task %s has no validation", job.Args.TaskUUID))
 	}
 	if err != nil {
@@ -171,7 +172,7 @@ func (w *SendValidationEmailWorker) message(ctx context.Context, v db.Validation
 			if a, err := netmail.ParseAddress(u.Email); err == nil {
 				operator += " <" + a.Address + ">"
 			}
-		case !errors.Is(err, db.ErrNotFound):
+		case !errcode.Is(err, errcode.NotFound):
 			return mail.Message{}, err
 		}
 	}

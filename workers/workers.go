@@ -5,8 +5,9 @@ package workers
 import (
 	"cmp"
 	"context"
-	"github.com/auditd/auditd/auditor"
 	"time"
+
+	"github.com/auditd/auditd/auditor"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"

@@ -1,0 +1,72 @@
+// Package errcode is the error of the domain: what went wrong, said as a
+// code the edges translate (the API into an HTTP status, a worker into a
+// retry or a failed task) and a message a person can act on.
+//
+// The database layer maps its own errors into it once (a missing row is
+// NotFound, a taken unique name Conflict); any error without a code is
+// Internal, and its text is never shown to anyone.
+package errcode
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code says what kind of failure an Error is.
+type Code string
+
+// The codes of the domain.
+const (
+	// Invalid: the input breaks a rule of the business.
+	Invalid Code = "invalid"
+	// NotFound: what the request names does not exist.
+	NotFound Code = "not_found"
+	// Conflict: the current state forbids it (a taken name, a stale revision).
+	Conflict Code = "conflict"
+	// Internal: anything unexpected; its message is for the log only.
+	Internal Code = "internal"
+)
+
+// Error is an error with a code and a message for a person. Err, the cause,
+// is for the log.
+type Error struct {
+	Code    Code
+	Message string
+	Err     error
+}
+
+// New returns an Error with code and a message formatted as fmt.Sprintf does.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an Error with code and message whose cause is err.
+func Wrap(code Code, err error, message string) *Error {
+	return &Error{Code: code, Message: message, Err: err}
+}
+
+// Error implements error: the message, then the cause.
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return e.Message + ": " + e.Err.Error()
+	}
+	return e.Message
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Of returns the code of the outermost Error in err's chain, Internal when
+// there is none, and "" for nil.
+func Of(err error) Code {
+	if err == nil {
+		return ""
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code
+	}
+	return Internal
+}
+
+// Is reports whether err's code is code.
+func Is(err error, code Code) bool { return Of(err) == code }
