@@ -61,9 +61,8 @@ type stack struct {
 // of the test's client: a request that outlives it is a hang.
 func newStack(t *testing.T, url string, requestTimeout time.Duration, settings ...string) *stack {
 	t.Helper()
-	s := &stack{t: t, addr: proctest.FreeAddr(t), blobs: t.TempDir(), client: &http.Client{Timeout: requestTimeout}}
-	s.env = proctest.Env(t, "DATABASE_URL="+url, "AUTH_DEV=true", "LISTEN_ADDR="+s.addr,
-		"PUBLIC_URL=http://"+s.addr, "BLOB_URL=file://"+s.blobs,
+	s := &stack{t: t, blobs: t.TempDir(), client: &http.Client{Timeout: requestTimeout}}
+	s.env = proctest.Env(t, "DATABASE_URL="+url, "AUTH_DEV=true", proctest.Listen, "BLOB_URL=file://"+s.blobs,
 		"RATE_LIMIT_UPLOADS=1000000", "RATE_LIMIT_WRITES=1000000", "JOB_WAIT_TIMEOUT=1s",
 		"VALIDATION_TO=qa@example.com", "MAIL_FROM=auditd@example.com")
 	s.env = append(s.env, settings...)
@@ -101,15 +100,19 @@ func (s *stack) dump() {
 }
 
 // start runs an auditd process of the stack (serve, work or all) with
-// extra settings, and waits until it is up.
+// extra settings, and waits until it is up. An API process takes any free
+// port and the stack's requests go to the latest one; the first one's
+// address is the stack's PUBLIC_URL (so its development tokens), which
+// every later process is given.
 func (s *stack) start(cmd string, extra ...string) *proctest.Proc {
 	s.t.Helper()
 	p := proctest.Start(s.t, bin, append(s.env[:len(s.env):len(s.env)], extra...), cmd)
 	if cmd == "work" {
 		p.WaitLog(s.t, `"msg":"workers started"`)
 	} else {
-		p.WaitLog(s.t, `"msg":"listening"`)
+		s.addr = p.Addr(s.t)
 		if s.token == "" {
+			s.env = append(s.env, "PUBLIC_URL=http://"+s.addr)
 			s.token = proctest.Token(s.t, bin, s.env, "qa-admin", "admin")
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,9 +24,10 @@ import (
 )
 
 // cluster is a private Postgres that a test stops and starts
-// (scripts/pg.sh, as make run and make test use it).
+// (scripts/pg.sh, as make run and make test use it), on a Unix socket in
+// its directory.
 type cluster struct {
-	dir, port string
+	dir string
 }
 
 // newCluster starts a cluster and returns it with its URL.
@@ -36,9 +36,7 @@ func newCluster(t *testing.T) (*cluster, string) {
 	dir, err := os.MkdirTemp("", "auditd-faults-pg")
 	require.NoError(t, err)
 	require.NoError(t, os.Chmod(dir, 0o755)) // the postgres user owns the cluster beneath
-	_, port, err := net.SplitHostPort(proctest.FreeAddr(t))
-	require.NoError(t, err)
-	c := &cluster{dir: dir + "/pg", port: port}
+	c := &cluster{dir: dir + "/pg"}
 	t.Cleanup(func() {
 		_ = exec.Command("../scripts/pg.sh", "stop", c.dir).Run()
 		_ = os.RemoveAll(dir)
@@ -48,7 +46,7 @@ func newCluster(t *testing.T) (*cluster, string) {
 
 func (c *cluster) start(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("../scripts/pg.sh", "start", c.dir, c.port, "test").Output()
+	out, err := exec.Command("../scripts/pg.sh", "start", c.dir, "5432", "test").Output()
 	require.NoError(t, err, "pg.sh start")
 	return strings.TrimSpace(string(out))
 }

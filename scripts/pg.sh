@@ -3,7 +3,10 @@
 # PostgreSQL server binaries (installed with apt-get when absent).
 #
 #   scripts/pg.sh start DIR PORT [test]   start (or reuse) the cluster in DIR on
-#                                         127.0.0.1:PORT; prints its URL
+#                                         127.0.0.1:PORT; prints its URL. A test
+#                                         cluster (fsync off) listens only on a
+#                                         Unix socket in DIR: no TCP port to
+#                                         race for, PORT only names the socket
 #   scripts/pg.sh stop DIR                stop it
 #
 # initdb refuses to run as root: as root the cluster is owned by the postgres
@@ -53,14 +56,16 @@ start() {
     rm -f "$dir.initdb.log"
   fi
   local opts="-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200"
+  local url="postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
   if [ "$mode" = test ]; then
-    opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400"
+    opts="-p $port -k $dir -c listen_addresses= -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400"
+    url="postgres://postgres@/postgres?host=$dir&port=$port&sslmode=disable"
   fi
   if ! as_owner "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
     as_owner "$bin/pg_ctl" -D "$dir" -w -t 60 -o "$opts" -l "$dir/server.log" start >/dev/null ||
       { tail -n 20 "$dir/server.log" >&2; die "postgres did not start (port $port in use?)"; }
   fi
-  echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
+  echo "$url"
 }
 
 stop() {

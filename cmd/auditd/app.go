@@ -85,6 +85,9 @@ func (m *Main) Open(ctx context.Context) error {
 		if err := m.Config.ValidateAuth(); err != nil {
 			return err
 		}
+		if err := m.listen(); err != nil {
+			return err
+		}
 	}
 	pool, err := db.Open(ctx, m.Config.DatabaseURL, m.Config.DatabaseTimeout)
 	if err != nil {
@@ -231,11 +234,6 @@ func (m *Main) openHTTP(ctx context.Context) error {
 			MaxAttachments: c.ValidationMaxAttachments, MaxAttachmentBytes: c.ValidationMaxAttachmentBytes},
 		BodyTimeouts: api.BodyTimeouts{Idle: c.UploadIdleTimeout, Total: c.UploadTimeout},
 	})
-	ln, err := net.Listen("tcp", c.ListenAddr)
-	if err != nil {
-		return fmt.Errorf("LISTEN_ADDR: %w", err)
-	}
-	m.ln = api.Listener(ln)
 	m.http = &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -251,7 +249,22 @@ func (m *Main) openHTTP(ctx context.Context) error {
 			m.served <- err
 		}
 	}()
-	m.log.Info("listening", "addr", ln.Addr().String())
+	m.log.Info("listening", "addr", m.Addr())
+	return nil
+}
+
+// listen binds LISTEN_ADDR before anything else is opened. Port 0 takes
+// any free port; PUBLIC_URL, when it was left to default to
+// http://LISTEN_ADDR, then names the port taken (Addr reads it back).
+func (m *Main) listen() error {
+	ln, err := net.Listen("tcp", m.Config.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("LISTEN_ADDR: %w", err)
+	}
+	if m.Config.PublicURL == "http://"+m.Config.ListenAddr {
+		m.Config.PublicURL = "http://" + ln.Addr().String()
+	}
+	m.ln = api.Listener(ln)
 	return nil
 }
 
@@ -311,6 +324,8 @@ func (m *Main) Close(ctx context.Context) error {
 		if err := m.http.Shutdown(ctx); err != nil {
 			errs = append(errs, fmt.Errorf("http shutdown: %w", err))
 		}
+	} else if m.ln != nil {
+		_ = m.ln.Close() // opened, never served
 	}
 	if m.metricsSrv != nil {
 		_ = m.metricsSrv.Close()

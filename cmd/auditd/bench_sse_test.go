@@ -40,9 +40,10 @@ func BenchmarkSSEFanout(b *testing.B) {
 		clients = int(lim.Max - 200)
 	}
 
-	addr := proctest.FreeAddr(b)
-	env := proctest.Env(b, "DATABASE_URL="+dbtest.URL(b), "AUTH_DEV=true", "LISTEN_ADDR="+addr, "LOG_LEVEL=warn")
+	env := proctest.Env(b, "DATABASE_URL="+dbtest.URL(b), "AUTH_DEV=true", proctest.Listen)
 	serve := proctest.Start(b, binary, env, "serve")
+	addr := serve.Addr(b)
+	env = append(env, "PUBLIC_URL=http://"+addr)
 	admin := proctest.Token(b, binary, env, "root", "admin")
 	viewer := proctest.Token(b, binary, env, "viewer", "operator")
 	ready := func() bool {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/cmd/auditd/proctest"
+	"github.com/auditd/auditd/config"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/migrations"
 )
@@ -37,29 +39,32 @@ func postCanary(t *testing.T, addr, token string) (int, map[string]any) {
 	return res.StatusCode, body
 }
 
+// TestServeInsertsAndWorkCompletes runs API and worker processes apart, as
+// they are deployed: serve inserts jobs and works none, work works them,
+// a second API process behind the same PUBLIC_URL accepts the same
+// tokens, and SIGTERM ends open event streams.
 func TestServeInsertsAndWorkCompletes(t *testing.T) {
 	t.Parallel()
-	addr := proctest.FreeAddr(t)
-	env := proctest.Env(t, "DATABASE_URL="+dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR="+addr, "PUBLIC_URL=http://"+addr,
-		"JOB_WAIT_TIMEOUT=2s", "SHUTDOWN_TIMEOUT=10s")
-	serve := proctest.Start(t, binary, env, "serve")
-	serve.WaitLog(t, `"msg":"listening"`)
+	env := proctest.Env(t, "DATABASE_URL="+dbtest.URL(t), "AUTH_DEV=true", "JOB_WAIT_TIMEOUT=2s", "SHUTDOWN_TIMEOUT=10s")
+	serve := proctest.Start(t, binary, append(env[:len(env):len(env)], proctest.Listen), "serve")
+	addr := serve.Addr(t)
+	env = append(env, "PUBLIC_URL=http://"+addr)
 	token := proctest.Token(t, binary, env, "root", "admin")
 
 	// serve inserts but never works jobs.
 	status, body := postCanary(t, addr, token)
 	require.Equal(t, http.StatusServiceUnavailable, status, body)
 
-	// A separate work process completes them; a second API process works too.
-	metricsAddr := proctest.FreeAddr(t)
-	work := proctest.Start(t, binary, append(env[:len(env):len(env)], "METRICS_ADDR="+metricsAddr), "work")
+	// A separate work process completes them, and serves its job metrics
+	// on METRICS_ADDR.
+	work := proctest.Start(t, binary, append(env[:len(env):len(env)], "METRICS_ADDR=127.0.0.1:0"), "work")
 	work.WaitLog(t, `"msg":"workers started"`)
+	var metrics struct{ Addr string }
+	require.NoError(t, json.Unmarshal([]byte(work.WaitLog(t, `"msg":"metrics listening"`)), &metrics))
 	status, body = postCanary(t, addr, token)
 	require.Equal(t, http.StatusOK, status, body)
 	require.Equal(t, "completed", body["details"].(map[string]any)["state"])
-
-	// The worker process serves its job metrics on METRICS_ADDR.
-	res, err := http.Get("http://" + metricsAddr + "/metrics")
+	res, err := http.Get("http://" + metrics.Addr + "/metrics")
 	require.NoError(t, err)
 	scraped, err := io.ReadAll(res.Body)
 	res.Body.Close()
@@ -68,10 +73,8 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 
 	// A second API process behind the same PUBLIC_URL accepts the same
 	// development tokens (the issuer's key is shared through the database).
-	addr2 := proctest.FreeAddr(t)
-	serve2 := proctest.Start(t, binary, append(env[:len(env):len(env)], "LISTEN_ADDR="+addr2), "serve")
-	serve2.WaitLog(t, `"msg":"listening"`)
-	status, body = postCanary(t, addr2, token)
+	serve2 := proctest.Start(t, binary, append(env[:len(env):len(env)], proctest.Listen), "serve")
+	status, body = postCanary(t, serve2.Addr(t), token)
 	require.Equal(t, http.StatusOK, status, body)
 
 	// SIGTERM ends open event streams instead of waiting for them.
@@ -90,18 +93,58 @@ func TestServeInsertsAndWorkCompletes(t *testing.T) {
 	work.Stop(t)
 }
 
+// environ is a getenv over settings ("KEY=value").
+func environ(settings []string) func(string) string {
+	vars := map[string]string{}
+	for _, s := range settings {
+		k, v, _ := strings.Cut(s, "=")
+		vars[k] = v
+	}
+	return env(vars)
+}
+
+// openMain opens m in this process with settings as its environment; it is
+// closed when t ends. With LISTEN_ADDR 127.0.0.1:0, m.Addr() is its address.
+func openMain(t *testing.T, m *Main, settings ...string) *Main {
+	t.Helper()
+	cfg, err := config.FromEnv(environ(settings))
+	require.NoError(t, err)
+	m.Config, m.Stderr = cfg, t.Output()
+	require.NoError(t, m.Open(t.Context()))
+	t.Cleanup(func() { require.NoError(t, m.Close(context.Background())) })
+	return m
+}
+
+// command runs an auditd command in this process with settings as its
+// environment, and returns its stdout.
+func command(t *testing.T, settings []string, args ...string) (string, error) {
+	t.Helper()
+	var stdout bytes.Buffer
+	err := run(t.Context(), args, environ(settings), &stdout, t.Output())
+	return stdout.String(), err
+}
+
+// devToken mints a development token of m's issuer for user with roles.
+func devToken(t *testing.T, m *Main, user, roles string) string {
+	t.Helper()
+	out, err := command(t, []string{"DATABASE_URL=" + m.Config.DatabaseURL, "AUTH_DEV=true", "PUBLIC_URL=" + m.Config.PublicURL},
+		"token", "--user", user, "--roles", roles)
+	require.NoError(t, err)
+	return strings.TrimSpace(out)
+}
+
 func TestAllMigratesAndServes(t *testing.T) {
 	t.Parallel()
-	addr := proctest.FreeAddr(t)
-	env := proctest.Env(t, "DATABASE_URL="+dbtest.EmptyURL(t), "AUTH_DEV=true", "LISTEN_ADDR="+addr)
-	all := proctest.Start(t, binary, env, "all")
-	all.WaitLog(t, `"msg":"listening"`)
+	m := openMain(t, &Main{Serve: true, Work: true, Migrate: true},
+		"DATABASE_URL="+dbtest.EmptyURL(t), "AUTH_DEV=true", "LISTEN_ADDR=127.0.0.1:0")
+	addr := m.Addr()
+	require.Equal(t, "http://"+addr, m.Config.PublicURL, "a PUBLIC_URL left to default names the port taken")
 	res, err := http.Get("http://" + addr + "/ready")
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode)
 
-	status, body := postCanary(t, addr, proctest.Token(t, binary, env, "root", "admin"))
+	status, body := postCanary(t, addr, devToken(t, m, "root", "admin"))
 	require.Equal(t, http.StatusOK, status, body)
 
 	// The dashboard is served beside the API (built or not, "/" is a page),
@@ -119,13 +162,12 @@ func TestAllMigratesAndServes(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(raw), `"auth_dev":true`)
 	require.Contains(t, string(raw), `"issuer":"http://`+addr+`/dev-oidc"`)
-	all.Stop(t)
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {
 	t.Parallel()
 	url := dbtest.EmptyURL(t)
-	env := []string{"DATABASE_URL=" + url}
+	settings := []string{"DATABASE_URL=" + url}
 	versions := func() []int64 {
 		conn, err := pgx.Connect(context.Background(), url)
 		require.NoError(t, err)
@@ -137,8 +179,8 @@ func TestMigrateIsIdempotent(t *testing.T) {
 		return v
 	}
 	for range 2 {
-		out, stderr, err := proctest.Run(t, binary, env, "migrate")
-		require.NoError(t, err, stderr)
+		out, err := command(t, settings, "migrate")
+		require.NoError(t, err)
 		require.Contains(t, out, "migrations applied")
 	}
 	files, err := fs.Glob(migrations.FS, "*.sql")
@@ -168,41 +210,35 @@ func TestBadConfigurationNamesTheVariable(t *testing.T) {
 		{[]string{"DATABASE_URL=postgres://x/y", "ASR_ENGINE=openai", "ASR_MODEL=whisper-1"}, "ASR_BASE_URL is required"},
 	}
 	for _, tc := range cases {
-		_, stderr, err := proctest.Run(t, binary, tc.env, "serve")
+		_, err := command(t, tc.env, "serve")
 		require.Error(t, err)
-		lines := strings.Split(strings.TrimSpace(stderr), "\n")
-		require.Len(t, lines, 1, stderr)
-		require.Contains(t, stderr, tc.want)
+		require.NotContains(t, err.Error(), "\n", "one line")
+		require.Contains(t, err.Error(), tc.want)
 	}
 }
 
 func TestJobsCommand(t *testing.T) {
 	t.Parallel()
-	addr := proctest.FreeAddr(t)
-	env := proctest.Env(t, "DATABASE_URL="+dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR="+addr, "JOB_WAIT_TIMEOUT=1s")
-	serve := proctest.Start(t, binary, env, "serve")
-	serve.WaitLog(t, `"msg":"listening"`)
-	token := proctest.Token(t, binary, env, "root", "admin")
+	m := openMain(t, &Main{Serve: true}, "DATABASE_URL="+dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=127.0.0.1:0", "JOB_WAIT_TIMEOUT=1s")
+	addr := m.Addr()
+	token := devToken(t, m, "root", "admin")
 	// No worker runs: the canary stays behind, cancelled.
 	status, body := postCanary(t, addr, token)
 	require.Equal(t, http.StatusServiceUnavailable, status)
 	id := fmt.Sprint(int64(body["details"].(map[string]any)["job_id"].(float64)))
 
-	cli := append(env[:len(env):len(env)], "AUDITD_URL=http://"+addr, "AUDITD_TOKEN="+token)
-	out, stderr, err := proctest.Run(t, binary, cli, "jobs", "list", "--kind", "canary")
-	require.NoError(t, err, stderr)
+	cli := []string{"AUDITD_URL=http://" + addr, "AUDITD_TOKEN=" + token}
+	out, err := command(t, cli, "jobs", "list", "--kind", "canary")
+	require.NoError(t, err)
 	require.Regexp(t, `(?m)^`+id+` +canary +cancelled +default`, out)
-	out, stderr, err = proctest.Run(t, binary, cli, "jobs", "retry", id)
-	require.NoError(t, err, stderr)
+	out, err = command(t, cli, "jobs", "retry", id)
+	require.NoError(t, err)
 	require.Contains(t, out, `"state": "available"`)
-	out, stderr, err = proctest.Run(t, binary, cli, "jobs", "show", id)
-	require.NoError(t, err, stderr)
+	out, err = command(t, cli, "jobs", "show", id)
+	require.NoError(t, err)
 	require.Contains(t, out, `"kind": "canary"`)
-	_, stderr, err = proctest.Run(t, binary, cli, "jobs", "cancel", "999999")
-	require.Error(t, err)
-	require.Contains(t, stderr, "NOT_FOUND")
-	_, stderr, err = proctest.Run(t, binary, append(cli, "AUDITD_TOKEN="), "jobs", "list")
-	require.Error(t, err)
-	require.Contains(t, stderr, "access token")
-	serve.Stop(t)
+	_, err = command(t, cli, "jobs", "cancel", "999999")
+	require.ErrorContains(t, err, "NOT_FOUND")
+	_, err = command(t, cli[:1], "jobs", "list")
+	require.ErrorContains(t, err, "access token")
 }

@@ -178,7 +178,7 @@ func TestUploadCommandFailures(t *testing.T) {
 func TestServeNeedsFFprobe(t *testing.T) {
 	t.Parallel()
 	// No PATH: no ffprobe to check uploaded audio with.
-	env := []string{"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", "LISTEN_ADDR=" + proctest.FreeAddr(t)}
+	env := []string{"DATABASE_URL=" + dbtest.URL(t), "AUTH_DEV=true", proctest.Listen}
 	_, stderr, err := proctest.Run(t, binary, env, "serve")
 	require.Error(t, err)
 	require.Contains(t, stderr, "ffprobe")

@@ -6,8 +6,8 @@ package proctest
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,15 +74,15 @@ func Start(tb testing.TB, bin string, env []string, args ...string) *Proc {
 	return p
 }
 
-// WaitLog waits up to a minute for a log line containing s.
-func (p *Proc) WaitLog(tb testing.TB, s string) {
+// WaitLog waits up to a minute for a log line containing s and returns it.
+func (p *Proc) WaitLog(tb testing.TB, s string) string {
 	tb.Helper()
 	timeout := time.After(time.Minute)
 	for {
 		select {
 		case line := <-p.lines:
 			if strings.Contains(line, s) {
-				return
+				return line
 			}
 		case err := <-p.Done:
 			tb.Fatalf("process exited before logging %q: %v", s, err)
@@ -117,15 +117,20 @@ func (p *Proc) Kill(tb testing.TB) {
 	<-p.Done
 }
 
-// FreeAddr returns a loopback address with a port free at the time.
-func FreeAddr(tb testing.TB) string {
+// Listen is the LISTEN_ADDR of a process whose address a test reads back
+// with Addr: any free loopback port, taken by the process itself, so no
+// other process can take it between a check and the bind.
+const Listen = "LISTEN_ADDR=127.0.0.1:0"
+
+// Addr waits for a serving process's "listening" log line (LOG_LEVEL info
+// or lower) and returns the address it names.
+func (p *Proc) Addr(tb testing.TB) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+	var line struct{ Addr string }
+	if err := json.Unmarshal([]byte(p.WaitLog(tb, `"msg":"listening"`)), &line); err != nil || line.Addr == "" {
+		tb.Fatalf("no address in the listening line: %v", err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return line.Addr
 }
 
 // Run runs bin with args to its end and returns its stdout and stderr.
