@@ -9,6 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/signal"
 	"strings"
@@ -31,6 +34,7 @@ commands:
   upload    upload recordings and chat transcripts through the API, with progress bars
   tasks     list tasks through the API as a table
   jobs      list, show, retry or cancel background jobs through the admin API
+  openapi   print the API's OpenAPI document (what GET /openapi.json serves)
 
 Configuration comes from the environment; see README.md.
 `
@@ -80,6 +84,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return nil
 	case "token":
 		return tokenCommand(ctx, args, getenv, stdout, stderr)
+	case "openapi":
+		return openapiCommand(stdout)
 	case "upload":
 		return uploadCommand(ctx, args, getenv, stdout, stderr)
 	case "jobs":
@@ -88,6 +94,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return tasksCommand(ctx, args, getenv, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+}
+
+// openapiCommand prints the OpenAPI document as the API serves it, with no
+// database: the dashboard's API types are generated from it at build time.
+func openapiCommand(stdout io.Writer) error {
+	rec := httptest.NewRecorder()
+	api.New(api.Options{Logger: slog.New(slog.DiscardHandler)}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/openapi.json", nil))
+	if rec.Code != http.StatusOK {
+		return fmt.Errorf("openapi: %d %s", rec.Code, rec.Body)
+	}
+	_, err := stdout.Write(rec.Body.Bytes())
+	return err
 }
 
 func tokenCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

@@ -162,6 +162,16 @@ func TestAllMigratesAndServes(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(raw), `"auth_dev":true`)
 	require.Contains(t, string(raw), `"issuer":"http://`+addr+`/dev-oidc"`)
+
+	// `auditd openapi` prints, with no database, the document the API serves.
+	res, err = http.Get("http://" + addr + "/openapi.json")
+	require.NoError(t, err)
+	served, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	require.NoError(t, err)
+	printed, err := command(t, nil, "openapi")
+	require.NoError(t, err)
+	require.JSONEq(t, string(served), printed)
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {

@@ -343,14 +343,30 @@ test('admin jobs: the canary job is listed, filtered and retried', async ({ page
   await visible(row.getByText('"requested_by": "root"'));
 });
 
-test('API errors are shown as their message', async ({ page, base }) => {
+test('API errors are shown by their code, translated, with the words of the API', async ({ page, base, browser }) => {
   await page.goto(base + '/');
   await signIn(page, { username: 'root', roles: ['admin'] });
   await page.goto(base + '/app/admin/jobs?state=bogus');
   const alert = page.getByRole('alert').filter({ hasText: 'query.state' });
   await visible(alert);
+  await visible(alert.getByText('Some of what you sent is not valid.', { exact: true }));
   await visible(alert.getByText(/Request id: \w+/));
   await shot(page, 'jobs-error');
+
+  // In Spanish, the same error in Spanish; the API's words stay below.
+  const es = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 800 } });
+  const pes = await es.newPage();
+  await pes.goto(base + '/');
+  await pes.getByLabel('Usuario', { exact: true }).fill('root');
+  await pes.getByRole('checkbox', { name: 'admin', exact: true }).check();
+  await pes.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await visible(pes.getByRole('heading', { name: 'Tareas' }));
+  await pes.goto(base + '/app/admin/jobs?state=bogus');
+  const alertEs = pes.getByRole('alert').filter({ hasText: 'query.state' });
+  await visible(alertEs.getByText('Parte de lo que has enviado no es válido.', { exact: true }));
+  await visible(alertEs.getByText(/Id de la petición: \w+/));
+  await shot(pes, 'jobs-error-es');
+  await es.close();
 
   // The sign-in form leaves checking to the API and shows what it says.
   const fresh = await page.context().browser().newContext();

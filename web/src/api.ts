@@ -1,7 +1,34 @@
 // The API client: every call goes through request(), which adds the access
 // token, unwraps the success envelope and turns every failure into an
-// ApiError whose message can be shown as it is.
-import { t } from './i18n';
+// ApiError. What a person reads of it comes from its code, translated
+// (errorMessage); the API's own words (in English) come second.
+import { t, type MessageKey } from './i18n';
+import type { components } from './openapi';
+
+/** ErrorCode is the API's error code, as its OpenAPI document lists them. */
+export type ErrorCode = components['schemas']['Error']['code'];
+
+/** codeMessages translates every error code; a code the API adds fails tsc until it is here. */
+const codeMessages: Record<ErrorCode, MessageKey> = {
+  MISSING_AUTH_HEADER: 'error.code.MISSING_AUTH_HEADER',
+  UNAUTHORIZED: 'error.code.UNAUTHORIZED',
+  FORBIDDEN: 'error.code.FORBIDDEN',
+  MISSING_FIELDS: 'error.code.MISSING_FIELDS',
+  VALIDATION_ERROR: 'error.code.VALIDATION_ERROR',
+  NOT_FOUND: 'error.code.NOT_FOUND',
+  METHOD_NOT_ALLOWED: 'error.code.METHOD_NOT_ALLOWED',
+  CONFLICT: 'error.code.CONFLICT',
+  PAYLOAD_TOO_LARGE: 'error.code.PAYLOAD_TOO_LARGE',
+  UNSUPPORTED_MEDIA_TYPE: 'error.code.UNSUPPORTED_MEDIA_TYPE',
+  PRECONDITION_FAILED: 'error.code.PRECONDITION_FAILED',
+  RANGE_NOT_SATISFIABLE: 'error.code.RANGE_NOT_SATISFIABLE',
+  HEADERS_TOO_LARGE: 'error.code.HEADERS_TOO_LARGE',
+  RATE_LIMITED: 'error.code.RATE_LIMITED',
+  REQUEST_TIMEOUT: 'error.code.REQUEST_TIMEOUT',
+  INTERNAL_ERROR: 'error.code.INTERNAL_ERROR',
+  EMAIL_SEND_ERROR: 'error.code.EMAIL_SEND_ERROR',
+  SERVICE_UNAVAILABLE: 'error.code.SERVICE_UNAVAILABLE',
+};
 
 /** ErrorDetail is one offending field of an API error. */
 export interface ErrorDetail {
@@ -10,7 +37,11 @@ export interface ErrorDetail {
   value?: unknown;
 }
 
-/** ApiError is a failed call: the API's own error, or one the client made up for a network or protocol failure. */
+/**
+ * ApiError is a failed call: the API's own error (message is its words),
+ * or one the client made up, already translated, for a network or
+ * protocol failure.
+ */
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -24,8 +55,27 @@ export class ApiError extends Error {
   }
 }
 
-/** errorMessage is what to show a person for any thrown value. */
+/** fromAPI reports whether err is an error the API answered with one of its codes. */
+export function fromAPI(err: unknown): err is ApiError & { code: ErrorCode } {
+  return err instanceof ApiError && err.code in codeMessages;
+}
+
+/** codeMessage is what the code of one of the API's errors means, in the user's language. */
+export function codeMessage(err: ApiError & { code: ErrorCode }): string {
+  return t(codeMessages[err.code]);
+}
+
+/**
+ * errorMessage is what to show a person for any thrown value: for the
+ * API's errors, what their code means in the user's language, and the
+ * fields they name.
+ */
 export function errorMessage(err: unknown): string {
+  if (fromAPI(err)) {
+    const fields = err.details.flatMap((d) => (d.location ? [d.location] : []));
+    const msg = codeMessage(err);
+    return fields.length ? `${msg} ${t('error.fields', { fields: fields.join(', ') })}` : msg;
+  }
   if (err instanceof Error) return err.message;
   return String(err);
 }

@@ -18,7 +18,7 @@ export interface Toast {
 
 export class AppState {
   readonly auth = new Auth();
-  readonly api = new Api(this.auth.accessToken, (err) => this.auth.expire(err.message));
+  readonly api = new Api(this.auth.accessToken, (err) => this.auth.expire(errorMessage(err)));
   readonly events = new EventStream(this.auth.accessToken);
   readonly notifications = new NotificationsStore(this.api, this.events);
   readonly profile = signal<Profile | null>(null);

@@ -1,7 +1,7 @@
 // Small building blocks shared by the screens.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, errorMessage } from './api';
+import { codeMessage, errorMessage, fromAPI } from './api';
 import { navigate } from './router';
 import { t } from './i18n';
 import { useApp } from './state';
@@ -25,12 +25,20 @@ export function PageHeader({ title, children }: { title: string; children?: Comp
   );
 }
 
-/** ErrorMessage shows an error as the API worded it, with the fields it names and the request id to quote. */
+/**
+ * ErrorMessage shows an error: what its code means in the user's language,
+ * then the API's own words, the fields it names and the request id to quote.
+ */
 export function ErrorMessage({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
-  const api = error instanceof ApiError ? error : null;
+  const api = fromAPI(error) ? error : null;
   return (
     <div class="alert alert-error" role="alert">
-      <p>{errorMessage(error)}</p>
+      <p>{api ? codeMessage(api) : errorMessage(error)}</p>
+      {api && (
+        <p class="small" lang="en">
+          {api.message}
+        </p>
+      )}
       {api && api.details.length > 0 && (
         <ul>
           {api.details.map((d, i) => (

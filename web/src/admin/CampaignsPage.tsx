@@ -61,7 +61,7 @@ export function CampaignsPage() {
 function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: () => void }) {
   const app = useApp();
   const [passing, setPassing] = useState(String(campaign.passing_score));
-  const [emails, setEmails] = useState(campaign.supervisor_emails.join(', '));
+  const [emails, setEmails] = useState((campaign.supervisor_emails ?? []).join(', '));
   const [language, setLanguage] = useState(campaign.language);
   const [settings, setSettings] = useState<Outcome>(null);
   const [json, setJson] = useState<string | null>(null);

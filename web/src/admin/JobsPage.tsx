@@ -51,10 +51,10 @@ export function JobsPage() {
   const loadMore = () =>
     run(async () => {
       const page = await app.api.get<JobPage>('/admin/jobs', apiQuery(applied, next));
-      setData({ items: [...(jobs ?? []), ...page.items], next: page.next });
+      setData({ items: [...(jobs ?? []), ...(page.items ?? [])], next: page.next });
     });
 
-  const replace = (j: Job) => setData((p) => p && { ...p, items: p.items.map((x) => (x.id === j.id ? j : x)) });
+  const replace = (j: Job) => setData((p) => p && { ...p, items: (p.items ?? []).map((x) => (x.id === j.id ? j : x)) });
   const act = (j: Job, action: 'retry' | 'cancel') =>
     run(
       async () => {
@@ -124,7 +124,7 @@ function JobRow({ job: j, busy, onAct }: { job: Job; busy: boolean; onAct: (j: J
           <h3>{t('jobs.args')}</h3>
           <pre>{JSON.stringify(j.args, null, 2)}</pre>
           <h3>{t('jobs.errors')}</h3>
-          {j.errors.length === 0 ? (
+          {!j.errors?.length ? (
             <p class="muted">{t('jobs.noErrors')}</p>
           ) : (
             <ul>

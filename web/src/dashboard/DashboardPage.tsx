@@ -23,7 +23,10 @@ export function DashboardPage() {
   const applied = filtersOf(query);
   const key = query.toString();
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const { data, error, reload } = useLoad((signal) => app.api.get<Dashboard>('/stats/dashboard', { ...applied, tz }, signal), [key]);
+  const { data, error, reload } = useLoad(
+    (signal) => app.api.get<Dashboard>('/stats/dashboard', { ...applied, tz }, signal).then(withLists),
+    [key],
+  );
 
   return (
     <section aria-labelledby="page-title">
@@ -250,4 +253,15 @@ function FilterForm({ initial }: { initial: Filters }) {
       </div>
     </form>
   );
+}
+
+/** withLists is d with an empty list for each list the API sent as null. */
+function withLists(d: Dashboard) {
+  return {
+    ...d,
+    per_day: d.per_day ?? [],
+    score_distribution: d.score_distribution ?? [],
+    criteria_failed: d.criteria_failed ?? [],
+    operators: { top: d.operators.top ?? [], bottom: d.operators.bottom ?? [] },
+  };
 }

@@ -31,7 +31,7 @@ export function ProfilePage() {
           </span>
         </dd>
         <dt>{t('profile.roles')}</dt>
-        <dd>{me.roles.length ? me.roles.join(', ') : t('profile.noRoles')}</dd>
+        <dd>{me.roles?.length ? me.roles.join(', ') : t('profile.noRoles')}</dd>
         <dt>{t('profile.unread')}</dt>
         <dd>{app.notifications.loaded.value ? app.notifications.state.value.unread : me.unread_notifications}</dd>
         <dt>{t('profile.since')}</dt>

@@ -228,13 +228,14 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
   const current = (it: AuditItem) => drafts[it.criterion_id] ?? { complies: it.complies, explanation: it.explanation };
   // A draft of an item to review is a change even when it keeps the
   // engine's verdict: the analyst confirms it, and it becomes theirs.
-  const changed = audit.items.filter((it) => {
+  const items = audit.items ?? [];
+  const changed = items.filter((it) => {
     const d = drafts[it.criterion_id];
     return d && (it.needs_review || d.complies !== it.complies || d.explanation !== it.explanation);
   });
   // The items to review come first, in a group of their own.
-  const toReview = audit.items.filter((it) => it.needs_review);
-  const others = audit.items.filter((it) => !it.needs_review);
+  const toReview = items.filter((it) => it.needs_review);
+  const others = items.filter((it) => !it.needs_review);
   const categories = [...new Set(others.map((it) => it.category))];
   const set = (it: AuditItem, patch: Partial<Drafts[string]>) => {
     if (base === null) setBase(audit.revision);
@@ -426,7 +427,7 @@ function Criterion({
 }
 
 function Revisions({ task }: { task: TaskDetail }) {
-  if (task.revisions.length === 0) return null;
+  if (!task.revisions?.length) return null;
   return (
     <section class="card" aria-labelledby="revisions-title">
       <h2 id="revisions-title">{t('revisions.title')}</h2>

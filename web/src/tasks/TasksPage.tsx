@@ -79,9 +79,10 @@ export function TasksPage() {
   } = useLoad<Listing>(
     (signal) =>
       app.api.get<TaskPage>('/tasks', apiQuery(applied), signal).then((page) => {
-        let list = page.tasks;
+        const listed = page.tasks ?? [];
+        let list = listed;
         for (const s of live.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
-        return { tasks: list, total: page.total + list.length - page.tasks.length, next: page.next };
+        return { tasks: list, total: page.total + list.length - listed.length, next: page.next };
       }),
     [key],
   );
@@ -93,7 +94,7 @@ export function TasksPage() {
     run(async () => {
       const page = await app.api.get<TaskPage>('/tasks', apiQuery(applied, next));
       const known = new Set((tasks ?? []).map((x) => x.uuid));
-      setView({ tasks: [...(tasks ?? []), ...page.tasks.filter((x) => !known.has(x.uuid))], total: page.total, next: page.next });
+      setView({ tasks: [...(tasks ?? []), ...(page.tasks ?? []).filter((x) => !known.has(x.uuid))], total: page.total, next: page.next });
     });
 
   const sortBy = (sort: TaskFilters['sort']) => {

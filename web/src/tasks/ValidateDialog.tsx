@@ -44,11 +44,11 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
           <dl class="facts">
             <div>
               <dt>{t('validate.sentTo')}</dt>
-              <dd data-testid="sent-to">{result.sent_to.join(', ') || '—'}</dd>
+              <dd data-testid="sent-to">{result.sent_to?.join(', ') || '—'}</dd>
             </div>
             <div>
               <dt>{t('validate.bcc')}</dt>
-              <dd>{result.bcc.join(', ') || '—'}</dd>
+              <dd>{result.bcc?.join(', ') || '—'}</dd>
             </div>
           </dl>
           <div class="dialog-actions">
