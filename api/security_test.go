@@ -313,24 +313,25 @@ func TestSecuritySweep(t *testing.T) {
 	})
 }
 
-// TestREADMERolesTable holds the README's table of who may do what to the
-// operations' declared roles: every operation is in it once, with its role.
-func TestREADMERolesTable(t *testing.T) {
+// TestDocumentedRolesTable holds the table of who may do what
+// (docs/security.md) to the operations' declared roles: every operation is
+// in it once, with its role.
+func TestDocumentedRolesTable(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/security.md")
 	require.NoError(t, err)
 	_, table, ok := strings.Cut(string(readme), "| operation | least role | narrowed to |\n|---|---|---|\n")
-	require.True(t, ok, "the README has no roles table")
+	require.True(t, ok, "docs/security.md has no roles table")
 	table, _, _ = strings.Cut(table, "\n\n")
 	row := regexp.MustCompile("^\\| `([A-Z]+) (\\S+)` \\| ([^|]+) \\|")
-	inREADME := map[string]string{}
+	inDocs := map[string]string{}
 	for line := range strings.SplitSeq(table, "\n") {
 		m := row.FindStringSubmatch(line)
 		require.NotNil(t, m, "not a row of the table: %q", line)
-		_, dup := inREADME[m[1]+" "+m[2]]
+		_, dup := inDocs[m[1]+" "+m[2]]
 		require.False(t, dup, "%s %s twice", m[1], m[2])
-		inREADME[m[1]+" "+m[2]] = strings.TrimSpace(m[3])
+		inDocs[m[1]+" "+m[2]] = strings.TrimSpace(m[3])
 	}
 	inCode := map[string]string{}
 	for _, rt := range routes(t, b.server) {
@@ -344,5 +345,5 @@ func TestREADMERolesTable(t *testing.T) {
 		}
 		inCode[rt.String()] = who
 	}
-	require.Equal(t, inCode, inREADME)
+	require.Equal(t, inCode, inDocs)
 }

@@ -36,7 +36,7 @@ commands:
   jobs      list, show, retry or cancel background jobs through the admin API
   openapi   print the API's OpenAPI document (what GET /openapi.json serves)
 
-Configuration comes from the environment; see README.md.
+Configuration comes from the environment; see docs/configuration.md.
 `
 
 func main() {
