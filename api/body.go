@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditd/auditd/errcode"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -49,7 +50,7 @@ func (in *streamedInput) body(limit int64, t BodyTimeouts) io.Reader {
 func (in *streamedInput) form(boundary string, limit int64, per string, t BodyTimeouts) *formReader {
 	// The multipart reader reads 4 KiB at a time: a large buffer beneath it
 	// saves a system call per 4 KiB.
-	body := bufio.NewReaderSize(in.body(limit, t), copyBufferSize)
+	body := bufio.NewReaderSize(in.body(limit, t), 1<<20)
 	return &formReader{mr: multipart.NewReader(body, boundary), limit: limit, per: per}
 }
 
@@ -83,11 +84,14 @@ func (f *formReader) each(handle func(*multipart.Part) error) error {
 
 // error explains why the body could not be read while reading file (""
 // between files): PAYLOAD_TOO_LARGE beyond the limit, REQUEST_TIMEOUT when
-// it did not arrive in time, else VALIDATION_ERROR. An *Error (a blob
-// store's failure) passes through.
+// it did not arrive in time, else VALIDATION_ERROR. An error of the model
+// or of the domain (a file refused, a blob store's failure) passes through.
 func (f *formReader) error(err error, file string) error {
-	if e, ok := errors.AsType[*Error](err); ok {
-		return e
+	if _, ok := errors.AsType[*Error](err); ok {
+		return err
+	}
+	if _, ok := errors.AsType[*errcode.Error](err); ok {
+		return err
 	}
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the request is larger than the limit of %s per %s%s",

@@ -62,9 +62,12 @@ var codeStatus = map[string]int{
 // (errcode.Code) to the error model's; a domain error's message is shown
 // as it is. Internal is not in it: its message is for the log.
 var domainCode = map[errcode.Code]string{
-	errcode.Invalid:  CodeValidation,
-	errcode.NotFound: CodeNotFound,
-	errcode.Conflict: CodeConflict,
+	errcode.Invalid:     CodeValidation,
+	errcode.NotFound:    CodeNotFound,
+	errcode.Conflict:    CodeConflict,
+	errcode.TooLarge:    CodePayloadTooLarge,
+	errcode.Unsupported: CodeUnsupportedMediaType,
+	errcode.Unavailable: CodeServiceUnavailable,
 }
 
 // statusCode names the code for the other statuses Huma itself reports.
@@ -234,7 +237,11 @@ func translate(ctx context.Context, err error) *Error {
 	}
 	if code, ok := domainCode[errcode.Of(err)]; ok {
 		d, _ := errors.AsType[*errcode.Error](err)
-		return Errorf(code, d.Message)
+		e := Errorf(code, d.Message)
+		if len(d.Details) > 0 {
+			e.Details = d.Details
+		}
+		return e
 	}
 	if db.Unavailable(err) {
 		logger(ctx).WarnContext(ctx, "database unavailable", "error", err)

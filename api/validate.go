@@ -29,6 +29,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
@@ -168,11 +169,11 @@ The optional x-username header names the validator in the e-mail.`, o.MaxAttachm
 }
 
 func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (*Output[ValidationResult], error) {
-	q := &validationRequest{v: v, start: time.Now(), seen: map[string]bool{}}
+	q := &validationRequest{v: v, seen: map[string]bool{}, blobs: intake.NewBlobs(v.store, logger(ctx))}
 	committed := false
 	defer func() {
 		if !committed && !q.commitUnknown {
-			discardBlobs(ctx, v.store, q.keys)
+			q.blobs.Discard(ctx, q.blobs.Keys())
 		}
 	}()
 	if err := q.read(ctx, in); err != nil {
@@ -281,10 +282,8 @@ func (v *validationsResource) commit(ctx context.Context, q *validationRequest, 
 		return db.Validation{}, err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	if len(q.keys) > 0 {
-		if err := keepBlobs(ctx, tx, v.store, q.start, q.keys); err != nil {
-			return db.Validation{}, err
-		}
+	if err := q.blobs.Keep(ctx, tx); err != nil {
+		return db.Validation{}, err
 	}
 	val, err := db.ValidationInsert(ctx, tx, n)
 	if errors.Is(err, db.ErrTaskStatus) {
@@ -400,8 +399,7 @@ func invalidBody(name, msg string, value any) *Error {
 
 // validationRequest is the state of one POST /validate-audit.
 type validationRequest struct {
-	v     *validationsResource
-	start time.Time
+	v *validationsResource
 	// seen are the fields given so far, to refuse one given twice.
 	seen     map[string]bool
 	taskUUID string
@@ -410,13 +408,12 @@ type validationRequest struct {
 	// form is the multipart body, when the request is one.
 	form  *formReader
 	files []db.ValidationAttachment
-	// keys are every blob written, registered before writing.
-	keys  []string
+	// blobs are the attachments' blobs.
+	blobs *intake.Blobs
 	total int64
 	// commitUnknown is set when the commit failed in a way that leaves its
 	// outcome unknown: the blobs may be referenced.
 	commitUnknown bool
-	copier        copier
 }
 
 // read reads the body: JSON, or multipart with attachments streamed to the
@@ -613,21 +610,17 @@ func (q *validationRequest) attach(ctx context.Context, part *multipart.Part, fi
 		return Errorf(CodePayloadTooLarge, fmt.Sprintf("at most %d attachments per validation; %q is one more", o.MaxAttachments, name)).
 			WithDetails(map[string]any{"file": name, "limit_files": o.MaxAttachments})
 	}
-	key := storage.NewKey(q.start)
-	// Registered before writing, so a failure deletes it too.
-	q.keys = append(q.keys, key)
-	remaining := o.MaxAttachmentBytes - q.total
-	n, _, sum, err := q.copier.storePart(ctx, q.v.store, key, src, remaining)
+	blob, err := q.blobs.Put(ctx, src, o.MaxAttachmentBytes-q.total)
 	switch {
-	case errors.Is(err, errTooLarge):
+	case errors.Is(err, intake.ErrTooLarge):
 		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the attachments are larger than the limit of %s per validation; %q goes over it",
 			size(o.MaxAttachmentBytes), name)).WithDetails(map[string]any{"file": name, "limit_bytes": o.MaxAttachmentBytes})
 	case err != nil:
 		return q.form.error(err, name)
 	}
-	q.total += n
-	q.files = append(q.files, db.ValidationAttachment{Name: name, ContentType: partContentType(part), Size: n,
-		SHA256: sum, BlobKey: key})
+	q.total += blob.Size
+	q.files = append(q.files, db.ValidationAttachment{Name: name, ContentType: partContentType(part), Size: blob.Size,
+		SHA256: blob.SHA256, BlobKey: blob.Key})
 	return nil
 }
 

@@ -23,21 +23,35 @@ const (
 	NotFound Code = "not_found"
 	// Conflict: the current state forbids it (a taken name, a stale revision).
 	Conflict Code = "conflict"
+	// TooLarge: the input is over a limit.
+	TooLarge Code = "too_large"
+	// Unsupported: the input is of a kind the service does not take.
+	Unsupported Code = "unsupported"
+	// Unavailable: it cannot be done now; trying again later may work.
+	Unavailable Code = "unavailable"
 	// Internal: anything unexpected; its message is for the log only.
 	Internal Code = "internal"
 )
 
-// Error is an error with a code and a message for a person. Err, the cause,
-// is for the log.
+// Error is an error with a code and a message for a person. Details say
+// more for a program (the file at fault, the limit); Err, the cause, is for
+// the log.
 type Error struct {
 	Code    Code
 	Message string
+	Details map[string]any
 	Err     error
 }
 
 // New returns an Error with code and a message formatted as fmt.Sprintf does.
 func New(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// With returns e with details added.
+func (e *Error) With(details map[string]any) *Error {
+	e.Details = details
+	return e
 }
 
 // Wrap returns an Error with code and message whose cause is err.

@@ -1,0 +1,329 @@
+// Package intake decides what an uploaded file is and where it goes. It
+// streams each file of a request into the blob store while hashing it
+// (Blobs), recognises it by its content, never by its name (a recording,
+// or a chat transcript), and records the new tasks with their history,
+// their transcript (chats) and their first job in one transaction; the
+// blobs no task took are deleted.
+package intake
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dustin/go-humanize"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/transcript"
+)
+
+// Deps are what an upload writes to.
+type Deps struct {
+	Pool  *pgxpool.Pool
+	River *river.Client[pgx.Tx]
+	Store *storage.Store
+	// Log receives what a person should not see (ffprobe's words) and
+	// blobs that could not be deleted.
+	Log *slog.Logger
+}
+
+// Limits bound one upload request's files.
+type Limits struct {
+	MaxFileBytes int64
+	MaxFiles     int
+}
+
+// Upload is one upload request: its files, stored and recognised as they
+// arrive, then committed as tasks all together or not at all. Call Close
+// when the request ends.
+type Upload struct {
+	deps   Deps
+	limits Limits
+	blobs  *Blobs
+	files  []*file
+	// committed is set once the tasks are stored; unknown when a commit
+	// failed in a way that leaves its outcome unknown (the blobs may be
+	// referenced, so only the sweeper, which checks, may delete them).
+	committed, unknown bool
+}
+
+// file is one stored file of an upload.
+type file struct {
+	name        string
+	blob        Blob
+	kind        string
+	contentType string
+	duration    *float64
+	transcript  *transcript.Transcript
+	// existing is the task that already had this content.
+	existing *db.Task
+	// duplicate is set when the blob turned out not to be needed.
+	duplicate bool
+}
+
+// New starts an upload.
+func New(deps Deps, limits Limits) *Upload {
+	return &Upload{deps: deps, limits: limits, blobs: NewBlobs(deps.Store, deps.Log)}
+}
+
+// Files counts the files added so far.
+func (u *Upload) Files() int { return len(u.files) }
+
+// Add stores the file called name, read from src, and recognises it, so a
+// file that cannot be a task ends the request before the rest is sent. It
+// returns an Invalid error beyond the files a request may hold, TooLarge
+// beyond a file's size, Unsupported for what is neither a recording nor a
+// chat transcript; an error reading src is returned as it is.
+func (u *Upload) Add(ctx context.Context, name string, src io.Reader) error {
+	if len(u.files) == u.limits.MaxFiles {
+		return errcode.New(errcode.Invalid, "at most %d files per upload request; %q is one more", u.limits.MaxFiles, name).
+			With(map[string]any{"file": name, "limit_files": u.limits.MaxFiles})
+	}
+	f := &file{name: name}
+	u.files = append(u.files, f)
+	var err error
+	f.blob, err = u.blobs.Put(ctx, src, u.limits.MaxFileBytes)
+	if errors.Is(err, ErrTooLarge) {
+		return errcode.New(errcode.TooLarge, "the file %q is larger than the limit of %s per file", name, humanize.IBytes(uint64(u.limits.MaxFileBytes))).
+			With(map[string]any{"file": name, "limit_bytes": u.limits.MaxFileBytes})
+	}
+	if err != nil {
+		return err
+	}
+	return u.recognise(ctx, f)
+}
+
+// recognise decides what a stored file is by its content: audio by magic
+// bytes and then ffprobe, else a chat transcript.
+func (u *Upload) recognise(ctx context.Context, f *file) error {
+	existing, err := db.TaskGetBySHA256(ctx, u.deps.Pool, f.blob.SHA256)
+	switch {
+	case err == nil:
+		// Accepted before: the same bytes need no second look.
+		f.existing = &existing
+		return nil
+	case !errcode.Is(err, errcode.NotFound):
+		return err
+	}
+	unsupported := func(reason string) error {
+		return errcode.New(errcode.Unsupported, "the file %q is neither a supported recording (WAV, MP3, OGG/Opus, FLAC, M4A, WebM) nor a chat transcript: %s", f.name, reason).
+			With(map[string]any{"file": f.name, "reason": reason})
+	}
+	if format, ok := media.Sniff(f.blob.Head); ok {
+		rd, err := u.deps.Store.Open(ctx, f.blob.Key)
+		if err != nil {
+			return err
+		}
+		defer rd.Close()
+		pctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		info, err := media.ProbeReader(pctx, rd)
+		if errors.Is(err, media.ErrNotAudio) {
+			// ffprobe's words (with heap addresses) are for the log only.
+			u.deps.Log.InfoContext(ctx, "upload: unreadable audio", "file", f.name, "error", err)
+			return unsupported("it looks like " + format.Name + " but its audio cannot be read: damaged, cut short, or not " + format.Name + " at all")
+		}
+		if err != nil {
+			return err
+		}
+		f.kind, f.contentType = db.TaskCall, format.ContentType
+		if info.Duration > 0 {
+			seconds := info.Duration.Seconds()
+			f.duration = &seconds
+		}
+		return nil
+	}
+	if !isText(f.blob.Head) {
+		return unsupported("its content is not a known audio format, nor text")
+	}
+	if f.blob.Size > transcript.MaxChatBytes {
+		return errcode.New(errcode.TooLarge, "the chat transcript %q is larger than the limit of %s per chat", f.name, humanize.IBytes(transcript.MaxChatBytes)).
+			With(map[string]any{"file": f.name, "limit_bytes": transcript.MaxChatBytes})
+	}
+	rd, err := u.deps.Store.Open(ctx, f.blob.Key)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	b, err := io.ReadAll(rd)
+	if err != nil {
+		return err
+	}
+	tr, format, err := transcript.ParseChat(b)
+	if errors.Is(err, transcript.ErrNotChat) {
+		return unsupported(err.Error())
+	}
+	if tl, ok := errors.AsType[*transcript.TooLargeError](err); ok {
+		return errcode.New(errcode.TooLarge, "the chat transcript %q is too long: %s per chat; split it", f.name, tl).
+			With(map[string]any{"file": f.name, "limit_" + tl.What: tl.Limit})
+	}
+	if err != nil {
+		return err
+	}
+	f.kind, f.transcript = db.TaskChat, &tr
+	f.contentType = "text/plain; charset=utf-8"
+	if format == transcript.ChatJSON {
+		f.contentType = "application/json"
+	}
+	return nil
+}
+
+// isText reports whether head could start a UTF-8 text: no NUL bytes and
+// valid UTF-8, allowing a rune cut at the end of head.
+func isText(head []byte) bool {
+	if len(head) == 0 || bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	for i := 0; i < utf8.UTFMax && len(head) > 0; i++ {
+		if utf8.Valid(head) {
+			return true
+		}
+		head = head[:len(head)-1]
+	}
+	return false
+}
+
+// Settings are what an upload says of all its files.
+type Settings struct {
+	// Campaign receives the tasks; nil for the default campaign.
+	Campaign *db.Campaign
+	// OperatorID is the audited agent's user id (or the reference given
+	// when no user matches); "" for none.
+	OperatorID string
+	// Language is BCP 47; "" for the campaign's.
+	Language   string
+	Direction  string
+	StartedAt  *time.Time
+	ExternalID string
+	// UploadedBy is the caller's user id.
+	UploadedBy string
+}
+
+// Outcome is what became of one file: its task, new or the earlier one
+// with the same content (Duplicate).
+type Outcome struct {
+	FileName  string
+	Task      db.Task
+	Duplicate bool
+}
+
+// Commit inserts every new task, its transcript (chats), its history, its
+// first job (a call's transcription, a chat's audit) and its event in one
+// transaction, and returns one outcome per file in the order they were
+// added.
+func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
+	campaign := s.Campaign
+	if campaign == nil {
+		c, err := db.CampaignGetByName(ctx, u.deps.Pool, db.DefaultCampaign)
+		if err != nil {
+			// The migrations create it and nothing deletes it.
+			return nil, errcode.Wrap(errcode.Internal, err, "the default campaign is missing")
+		}
+		campaign = &c
+	}
+	language := cmp.Or(s.Language, campaign.Language)
+	tx, err := u.deps.Pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	if err := u.blobs.Keep(ctx, tx); err != nil {
+		return nil, err
+	}
+	out := make([]Outcome, 0, len(u.files))
+	var created []db.Task
+	var firstJobs []river.InsertManyParams
+	for _, f := range u.files {
+		task := f.existing
+		if task == nil {
+			status := db.TaskQueued
+			if f.kind == db.TaskChat {
+				status = db.TaskTranscribed
+			}
+			inserted, isNew, err := db.TaskInsert(ctx, tx, db.NewTask{
+				UUID: uuid.NewString(), Kind: f.kind, Status: status, FileName: f.name, ContentType: f.contentType,
+				SizeBytes: f.blob.Size, SHA256: f.blob.SHA256, BlobKey: f.blob.Key, CampaignID: campaign.ID,
+				OperatorID: s.OperatorID, Language: language, Direction: s.Direction, StartedAt: s.StartedAt,
+				ExternalID: s.ExternalID, UploadedBy: s.UploadedBy, DurationSeconds: f.duration,
+			})
+			if err != nil {
+				return nil, err
+			}
+			task = &inserted
+			if isNew {
+				created = append(created, inserted)
+				if f.transcript != nil {
+					tr := *f.transcript
+					tr.Language = language
+					if err := db.TranscriptSave(ctx, tx, inserted.UUID, tr); err != nil {
+						return nil, err
+					}
+				}
+				if f.kind == db.TaskCall {
+					firstJobs = append(firstJobs, river.InsertManyParams{Args: jobs.TranscribeArgs{TaskUUID: inserted.UUID}})
+				} else {
+					firstJobs = append(firstJobs, river.InsertManyParams{Args: jobs.AuditArgs{TaskUUID: inserted.UUID}})
+				}
+			}
+		}
+		f.duplicate = task.BlobKey != f.blob.Key
+		out = append(out, Outcome{FileName: f.name, Task: *task, Duplicate: f.duplicate})
+	}
+	if len(firstJobs) > 0 {
+		if _, err := u.deps.River.InsertManyTx(ctx, tx, firstJobs); err != nil {
+			return nil, err
+		}
+	}
+	// Events last: they take the lock that orders event writers.
+	for _, task := range created {
+		if err := db.TaskEventInsert(ctx, tx, db.EventTaskCreated, task); err != nil {
+			return nil, err
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		u.unknown = true
+		return nil, err
+	}
+	u.committed = true
+	return out, nil
+}
+
+// Close deletes the blobs no task took: all of them when the upload was
+// not committed, the duplicates' when it was; none when the outcome of a
+// commit is unknown.
+func (u *Upload) Close(ctx context.Context) {
+	if u.unknown {
+		return
+	}
+	var unused []string
+	for _, key := range u.blobs.Keys() {
+		if !u.committed || u.isDuplicate(key) {
+			unused = append(unused, key)
+		}
+	}
+	u.blobs.Discard(ctx, unused)
+}
+
+// isDuplicate reports whether key is the blob of a file whose content
+// another task already had.
+func (u *Upload) isDuplicate(key string) bool {
+	for _, f := range u.files {
+		if f.blob.Key == key {
+			return f.duplicate
+		}
+	}
+	return false
+}
