@@ -13,7 +13,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"net/mail"
 	"reflect"
 	"slices"
 	"strings"
@@ -21,17 +20,16 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	humavalidation "github.com/danielgtaylor/huma/v2/validation"
+
+	"github.com/auditd/auditd/validation"
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/danielgtaylor/huma/v2/validation"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
-	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/intake"
-	"github.com/auditd/auditd/jobs"
-	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/storage"
 )
@@ -170,9 +168,11 @@ The optional x-username header names the validator in the e-mail.`, o.MaxAttachm
 
 func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (*Output[ValidationResult], error) {
 	q := &validationRequest{v: v, seen: map[string]bool{}, blobs: intake.NewBlobs(v.store, logger(ctx))}
-	committed := false
+	// keep is set once the validation holds the attachments' blobs, or may
+	// (a commit whose outcome is unknown): they are not deleted then.
+	keep := false
 	defer func() {
-		if !committed && !q.commitUnknown {
+		if !keep {
 			q.blobs.Discard(ctx, q.blobs.Keys())
 		}
 	}()
@@ -192,24 +192,25 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 	caller := principal(ctx)
 	n := db.NewValidation{TaskUUID: task.UUID, Notes: q.notes, ValidatorID: caller.User.ID,
 		ValidatorName: validatorName(in.req, caller.User), IsCall: *q.isCall, Attachments: q.files, RequestHash: q.hash()}
+	deps := v.deps(ctx)
 	if task.Status != db.TaskAudited {
-		return v.again(ctx, task, n)
+		return again(ctx, deps, task, n)
 	}
-	if n.SentTo, n.Bcc, err = v.recipients(ctx, task, caller.User); err != nil {
+	if n.SentTo, n.Bcc, err = validation.Recipients(ctx, deps, task, caller.User.Email); err != nil {
 		return nil, err
 	}
-	val, err := v.commit(ctx, q, task, n)
+	val, err := validation.Record(ctx, deps, task, n, q.blobs)
 	if errors.Is(err, db.ErrTaskStatus) {
 		// Validated (or changed) by another request meanwhile.
 		if task, err = db.TaskGetByUUID(ctx, v.pool, task.UUID); err != nil {
 			return nil, err
 		}
-		return v.again(ctx, task, n)
+		return again(ctx, deps, task, n)
 	}
+	keep = err == nil || errors.Is(err, validation.ErrUnknownOutcome)
 	if err != nil {
 		return nil, err
 	}
-	committed = true
 	waited, err := v.awaitFirstAttempt(ctx, val.TaskUUID)
 	if err != nil {
 		// The validation is recorded and its e-mail queued: only its
@@ -220,18 +221,19 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 	return answer(waited)
 }
 
+// deps are what the validation domain needs for a request.
+func (v *validationsResource) deps(ctx context.Context) validation.Deps {
+	return validation.Deps{Pool: v.pool, River: v.river, Log: logger(ctx), To: v.opts.To, Bcc: v.opts.Bcc}
+}
+
 // again answers a request for a task that is not audited: the recorded
 // validation when it is the same request sent again, else CONFLICT.
-func (v *validationsResource) again(ctx context.Context, task db.Task, n db.NewValidation) (*Output[ValidationResult], error) {
-	if task.Status != db.TaskValidated {
-		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s is %s: only an audited task can be validated", task.UUID, task.Status)).
-			WithDetails(map[string]any{"task_uuid": task.UUID, "status": task.Status})
-	}
-	val, err := db.ValidationGet(ctx, v.pool, task.UUID)
+func again(ctx context.Context, deps validation.Deps, task db.Task, n db.NewValidation) (*Output[ValidationResult], error) {
+	val, same, err := validation.Again(ctx, deps, task, n.RequestHash)
 	if err != nil {
 		return nil, err
 	}
-	if val.RequestHash != n.RequestHash {
+	if !same {
 		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s was validated already, by %s at %s; a validation cannot be changed",
 			task.UUID, val.ValidatorName, val.ValidatedAt.UTC().Format(time.RFC3339))).
 			WithDetails(validationResult(val))
@@ -273,110 +275,6 @@ func (v *validationsResource) awaitFirstAttempt(ctx context.Context, taskUUID st
 	return val, err
 }
 
-// commit records the validation, makes the task validated, queues the
-// e-mail and tells the validator, in one transaction. It returns an error
-// wrapping db.ErrTaskStatus when the task is no longer audited.
-func (v *validationsResource) commit(ctx context.Context, q *validationRequest, task db.Task, n db.NewValidation) (db.Validation, error) {
-	tx, err := v.pool.Begin(ctx)
-	if err != nil {
-		return db.Validation{}, err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	if err := q.blobs.Keep(ctx, tx); err != nil {
-		return db.Validation{}, err
-	}
-	val, err := db.ValidationInsert(ctx, tx, n)
-	if errors.Is(err, db.ErrTaskStatus) {
-		return db.Validation{}, err
-	}
-	if err != nil {
-		return db.Validation{}, err
-	}
-	if _, err := v.river.InsertTx(ctx, tx, jobs.SendValidationEmailArgs{TaskUUID: task.UUID}, nil); err != nil {
-		return db.Validation{}, err
-	}
-	// Events last: they take the lock that orders event writers.
-	if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(n.ValidatorID, task, "success",
-		fmt.Sprintf("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)))); err != nil {
-		return db.Validation{}, err
-	}
-	if _, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{}); err != nil {
-		return db.Validation{}, err
-	}
-	if err := db.ValidationEventInsert(ctx, tx, db.EventValidationCreated, val); err != nil {
-		return db.Validation{}, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		q.commitUnknown = true
-		return db.Validation{}, err
-	}
-	return val, nil
-}
-
-// recipients returns who gets the e-mail of task's validation: the agent
-// (when their address is known), the campaign's supervisors and the fixed
-// recipients, else the validator; and the blind copies. Addresses are
-// deduplicated (ignoring case), in that order; one that does not parse is
-// left out, so nothing a token or a directory holds can reach a header.
-func (v *validationsResource) recipients(ctx context.Context, task db.Task, validator db.User) (to, bcc []string, err error) {
-	campaign, err := db.CampaignGet(ctx, v.pool, task.CampaignID)
-	if err != nil {
-		return nil, nil, err
-	}
-	var candidates []string
-	if task.OperatorID != "" {
-		agent, err := db.UserGet(ctx, v.pool, task.OperatorID)
-		switch {
-		case err == nil:
-			candidates = append(candidates, agent.Email)
-		case !errcode.Is(err, errcode.NotFound):
-			return nil, nil, err
-		}
-	}
-	candidates = append(append(candidates, campaign.SupervisorEmails...), v.opts.To...)
-	seen := map[string]bool{}
-	to = addresses(ctx, seen, candidates)
-	if len(to) == 0 {
-		to = addresses(ctx, seen, []string{validator.Email})
-	}
-	if len(to) == 0 {
-		return nil, nil, Errorf(CodeConflict, fmt.Sprintf("nobody to e-mail the validation to: the agent's address is unknown, campaign %q has no supervisor e-mails, "+
-			"no VALIDATION_TO is configured, and your token carries no e-mail; add the campaign's supervisor e-mails", campaign.Name))
-	}
-	return to, addresses(ctx, seen, v.opts.Bcc), nil
-}
-
-// listed names the first few addresses of list and counts the others, so
-// that a notification stays short however many supervisors a campaign has.
-func listed(list []string) string {
-	const shown = 3
-	if len(list) <= shown+1 {
-		return strings.Join(list, ", ")
-	}
-	return fmt.Sprintf("%s and %d others", strings.Join(list[:shown], ", "), len(list)-shown)
-}
-
-// addresses returns the bare addresses of list that parse and are not in
-// seen yet, adding them to seen.
-func addresses(ctx context.Context, seen map[string]bool, list []string) []string {
-	out := []string{}
-	for _, raw := range list {
-		if raw == "" {
-			continue
-		}
-		a, err := mail.ParseAddress(raw)
-		if err != nil {
-			logger(ctx).WarnContext(ctx, "not an e-mail address; left out of the recipients", "address", raw)
-			continue
-		}
-		if key := strings.ToLower(a.Address); !seen[key] {
-			seen[key] = true
-			out = append(out, a.Address)
-		}
-	}
-	return out
-}
-
 // validatorName is the name the e-mail gives the validator: the x-username
 // header (as compute-audit-results takes it), else the user's name.
 func validatorName(r *http.Request, u db.User) string {
@@ -411,9 +309,6 @@ type validationRequest struct {
 	// blobs are the attachments' blobs.
 	blobs *intake.Blobs
 	total int64
-	// commitUnknown is set when the commit failed in a way that leaves its
-	// outcome unknown: the blobs may be referenced.
-	commitUnknown bool
 }
 
 // read reads the body: JSON, or multipart with attachments streamed to the
@@ -463,7 +358,7 @@ func (q *validationRequest) readJSON(body io.Reader) error {
 		value := raw[name]
 		if !slices.Contains(validationFields, name) {
 			return Errorf(CodeValidation, fmt.Sprintf("unknown field %q; the fields are %s", name, strings.Join(validationFields, ", "))).
-				WithDetail("body."+name, validation.MsgUnexpectedProperty, nil)
+				WithDetail("body."+name, humavalidation.MsgUnexpectedProperty, nil)
 		}
 		if string(value) == "null" {
 			continue

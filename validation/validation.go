@@ -1,0 +1,158 @@
+// Package validation closes an audit: who receives its e-mail, the one
+// transaction that records the validation (the task made validated, the
+// e-mail queued, the validator told), and what a request sent again gets.
+package validation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/mail"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/intake"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/lifecycle"
+)
+
+// Deps are what a validation reads and writes.
+type Deps struct {
+	Pool  *pgxpool.Pool
+	River *river.Client[pgx.Tx]
+	// Log receives the addresses left out because they do not parse.
+	Log *slog.Logger
+	// To and Bcc receive every validation's e-mail (VALIDATION_TO,
+	// VALIDATION_BCC).
+	To, Bcc []string
+}
+
+// ErrUnknownOutcome marks a failed commit whose outcome is unknown: the
+// validation may be recorded, so its attachments must not be deleted
+// (only the sweeper, which checks, may).
+var ErrUnknownOutcome = errors.New("the outcome of the commit is unknown")
+
+// Recipients returns who gets the e-mail of task's validation: the agent
+// (when their address is known), the campaign's supervisors and d.To, else
+// the validator (validatorEmail); and the blind copies, d.Bcc. Addresses
+// are deduplicated (ignoring case), in that order; one that does not parse
+// is left out, so nothing a token or a directory holds can reach a header.
+// With nobody to write to it is a Conflict error.
+func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string) (to, bcc []string, err error) {
+	campaign, err := db.CampaignGet(ctx, d.Pool, task.CampaignID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var candidates []string
+	if task.OperatorID != "" {
+		agent, err := db.UserGet(ctx, d.Pool, task.OperatorID)
+		switch {
+		case err == nil:
+			candidates = append(candidates, agent.Email)
+		case !errcode.Is(err, errcode.NotFound):
+			return nil, nil, err
+		}
+	}
+	candidates = append(append(candidates, campaign.SupervisorEmails...), d.To...)
+	seen := map[string]bool{}
+	to = addresses(ctx, d.Log, seen, candidates)
+	if len(to) == 0 {
+		to = addresses(ctx, d.Log, seen, []string{validatorEmail})
+	}
+	if len(to) == 0 {
+		return nil, nil, errcode.New(errcode.Conflict, "nobody to e-mail the validation to: the agent's address is unknown, campaign %q has no supervisor e-mails, "+
+			"no VALIDATION_TO is configured, and your token carries no e-mail; add the campaign's supervisor e-mails", campaign.Name)
+	}
+	return to, addresses(ctx, d.Log, seen, d.Bcc), nil
+}
+
+// addresses returns the bare addresses of list that parse and are not in
+// seen yet, adding them to seen.
+func addresses(ctx context.Context, log *slog.Logger, seen map[string]bool, list []string) []string {
+	out := []string{}
+	for _, raw := range list {
+		if raw == "" {
+			continue
+		}
+		a, err := mail.ParseAddress(raw)
+		if err != nil {
+			log.WarnContext(ctx, "not an e-mail address; left out of the recipients", "address", raw)
+			continue
+		}
+		if key := strings.ToLower(a.Address); !seen[key] {
+			seen[key] = true
+			out = append(out, a.Address)
+		}
+	}
+	return out
+}
+
+// Record records n as the validation of task, whose attachments are in
+// blobs, makes the task validated, queues the e-mail and tells the
+// validator, in one transaction. It returns an error wrapping
+// db.ErrTaskStatus when the task is no longer audited, and one wrapping
+// ErrUnknownOutcome when the commit itself failed.
+func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs *intake.Blobs) (db.Validation, error) {
+	tx, err := d.Pool.Begin(ctx)
+	if err != nil {
+		return db.Validation{}, err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
+	if err := blobs.Keep(ctx, tx); err != nil {
+		return db.Validation{}, err
+	}
+	val, err := db.ValidationInsert(ctx, tx, n)
+	if err != nil {
+		return db.Validation{}, err
+	}
+	if _, err := d.River.InsertTx(ctx, tx, jobs.SendValidationEmailArgs{TaskUUID: task.UUID}, nil); err != nil {
+		return db.Validation{}, err
+	}
+	// Events last: they take the lock that orders event writers.
+	if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(n.ValidatorID, task, "success",
+		fmt.Sprintf("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)))); err != nil {
+		return db.Validation{}, err
+	}
+	if _, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{}); err != nil {
+		return db.Validation{}, err
+	}
+	if err := db.ValidationEventInsert(ctx, tx, db.EventValidationCreated, val); err != nil {
+		return db.Validation{}, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return db.Validation{}, fmt.Errorf("%w: %w", ErrUnknownOutcome, err)
+	}
+	return val, nil
+}
+
+// listed names the first few addresses of list and counts the others, so
+// that a notification stays short however many supervisors a campaign has.
+func listed(list []string) string {
+	const shown = 3
+	if len(list) <= shown+1 {
+		return strings.Join(list, ", ")
+	}
+	return fmt.Sprintf("%s and %d others", strings.Join(list[:shown], ", "), len(list)-shown)
+}
+
+// Again answers a request for a task that is not audited: the recorded
+// validation, and whether it was recorded for the same request
+// (requestHash) sent again, which must then get the same answer and send
+// nothing twice. A task neither audited nor validated is a Conflict error.
+func Again(ctx context.Context, d Deps, task db.Task, requestHash string) (db.Validation, bool, error) {
+	if task.Status != db.TaskValidated {
+		return db.Validation{}, false, errcode.New(errcode.Conflict, "task %s is %s: only an audited task can be validated", task.UUID, task.Status).
+			With(map[string]any{"task_uuid": task.UUID, "status": task.Status})
+	}
+	val, err := db.ValidationGet(ctx, d.Pool, task.UUID)
+	if err != nil {
+		return db.Validation{}, false, err
+	}
+	return val, val.RequestHash == requestHash, nil
+}

@@ -1,0 +1,53 @@
+package validation_test
+
+import (
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/validation"
+)
+
+// TestRecipients routes a validation's e-mail: the agent, the campaign's
+// supervisors and the fixed recipients, each once whatever its case, the
+// unparsable left out; else the validator; else nobody, a conflict.
+func TestRecipients(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	pool, campaign := dbtest.ForTasks(t)
+	_, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "ana", Username: "ana", Email: "Ana@Example.com"}, time.Now())
+	require.NoError(t, err)
+	d := validation.Deps{Pool: pool, Log: slog.New(slog.DiscardHandler),
+		To: []string{"qa-lead@example.com", "ana@example.com"}, Bcc: []string{"Archive <archive@example.com>", "QA-LEAD@example.com"}}
+	task := db.Task{NewTask: db.NewTask{UUID: "t1", CampaignID: campaign.ID, OperatorID: "ana"}}
+
+	campaign.SupervisorEmails = []string{"jefa@example.com", "not an address"}
+	_, err = db.CampaignUpdate(ctx, pool, campaign.ID, campaign.Name, campaign.CampaignSettings)
+	require.NoError(t, err)
+	to, bcc, err := validation.Recipients(ctx, d, task, "validator@example.com")
+	require.NoError(t, err)
+	require.Equal(t, []string{"Ana@Example.com", "jefa@example.com", "qa-lead@example.com"}, to)
+	require.Equal(t, []string{"archive@example.com"}, bcc, "a blind copy of a recipient is left out")
+
+	// An agent without a known user, no supervisors, no fixed recipients:
+	// the validator.
+	campaign.SupervisorEmails = nil
+	_, err = db.CampaignUpdate(ctx, pool, campaign.ID, campaign.Name, campaign.CampaignSettings)
+	require.NoError(t, err)
+	task.OperatorID = "unknown-agent"
+	d.To, d.Bcc = nil, nil
+	to, bcc, err = validation.Recipients(ctx, d, task, "validator@example.com")
+	require.NoError(t, err)
+	require.Equal(t, []string{"validator@example.com"}, to)
+	require.Empty(t, bcc)
+
+	// Nobody at all: a conflict that says what to set.
+	_, _, err = validation.Recipients(ctx, d, task, "")
+	require.Equal(t, errcode.Conflict, errcode.Of(err))
+	require.ErrorContains(t, err, "add the campaign's supervisor e-mails")
+}
