@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/auditd/auditd/errcode"
 	"github.com/danielgtaylor/huma/v2"
 )
 
@@ -84,13 +83,10 @@ func (f *formReader) each(handle func(*multipart.Part) error) error {
 
 // error explains why the body could not be read while reading file (""
 // between files): PAYLOAD_TOO_LARGE beyond the limit, REQUEST_TIMEOUT when
-// it did not arrive in time, else VALIDATION_ERROR. An error of the model
-// or of the domain (a file refused, a blob store's failure) passes through.
+// it did not arrive in time, else VALIDATION_ERROR. An *Error passes
+// through.
 func (f *formReader) error(err error, file string) error {
 	if _, ok := errors.AsType[*Error](err); ok {
-		return err
-	}
-	if _, ok := errors.AsType[*errcode.Error](err); ok {
 		return err
 	}
 	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {

@@ -73,4 +73,10 @@ func TestEveryOperationTranslatesItsErrors(t *testing.T) {
 	}
 	t.Logf("%d operations failed at the database", failed)
 	require.Greater(t, failed, 15, "the operations reached the database")
+
+	// A file whose recognition fails at the database is the service's
+	// failure, not a malformed request.
+	r := b.upload(t, root, file("chat.txt", []byte("Agent: Hello\nCustomer: Hi\n")))
+	requireError(t, r, http.StatusInternalServerError, CodeInternal)
+	require.Equal(t, internalMessage, r.Body["message"])
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -189,10 +190,11 @@ type uploadRequest struct {
 func (u *uploadRequest) part(ctx context.Context, part *multipart.Part) error {
 	if name := part.FileName(); name != "" {
 		name = displayName(name)
-		if err := u.upload.Add(ctx, name, part); err != nil {
+		err := u.upload.Add(ctx, name, part)
+		if _, ok := errors.AsType[*intake.ReadError](err); ok {
 			return u.form.error(err, name)
 		}
-		return nil
+		return err
 	}
 	return u.field(ctx, part)
 }

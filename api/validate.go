@@ -510,8 +510,10 @@ func (q *validationRequest) attach(ctx context.Context, part *multipart.Part, fi
 	case errors.Is(err, intake.ErrTooLarge):
 		return Errorf(CodePayloadTooLarge, fmt.Sprintf("the attachments are larger than the limit of %s per validation; %q goes over it",
 			size(o.MaxAttachmentBytes), name)).WithDetails(map[string]any{"file": name, "limit_bytes": o.MaxAttachmentBytes})
-	case err != nil:
+	case errors.As(err, new(*intake.ReadError)):
 		return q.form.error(err, name)
+	case err != nil:
+		return err
 	}
 	q.total += blob.Size
 	q.files = append(q.files, db.ValidationAttachment{Name: name, ContentType: partContentType(part), Size: blob.Size,

@@ -32,6 +32,15 @@ const (
 // ErrTooLarge is a file longer than its limit; its blob is not kept.
 var ErrTooLarge = errors.New("file over its limit")
 
+// ReadError is a failure to read a file from its source (the request):
+// the client's doing, or its connection's, never the service's.
+type ReadError struct{ Err error }
+
+func (e *ReadError) Error() string { return "reading the file: " + e.Err.Error() }
+
+// Unwrap returns the reader's error.
+func (e *ReadError) Unwrap() error { return e.Err }
+
 // errStore marks a failure to write to the blob store, as opposed to one
 // reading the request.
 var errStore = errors.New("blob store")
@@ -70,7 +79,7 @@ func (b *Blobs) Keys() []string { return b.keys }
 // only when src ends within limit bytes. The blob is registered before
 // anything is written, so Discard deletes it whatever happens. Beyond
 // limit it returns ErrTooLarge; a blob store's failure is an Internal
-// error; an error reading src is returned as it is.
+// error; an error reading src is a *ReadError.
 func (b *Blobs) Put(ctx context.Context, src io.Reader, limit int64) (Blob, error) {
 	key := storage.NewKey(b.start)
 	b.keys = append(b.keys, key)
@@ -88,10 +97,13 @@ func (b *Blobs) Put(ctx context.Context, src io.Reader, limit int64) (Blob, erro
 	if err != nil {
 		abandon()
 		_ = w.Close()
-		if errors.Is(err, errStore) {
+		switch {
+		case errors.Is(err, errStore):
 			return Blob{}, errcode.Wrap(errcode.Internal, err, "store "+key)
+		case errors.Is(err, ErrTooLarge):
+			return Blob{}, err
 		}
-		return Blob{}, err
+		return Blob{}, &ReadError{err}
 	}
 	if err := w.Close(); err != nil {
 		return Blob{}, errcode.Wrap(errcode.Internal, err, "store "+key)

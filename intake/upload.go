@@ -86,7 +86,7 @@ func (u *Upload) Files() int { return len(u.files) }
 // file that cannot be a task ends the request before the rest is sent. It
 // returns an Invalid error beyond the files a request may hold, TooLarge
 // beyond a file's size, Unsupported for what is neither a recording nor a
-// chat transcript; an error reading src is returned as it is.
+// chat transcript; an error reading src is a *ReadError.
 func (u *Upload) Add(ctx context.Context, name string, src io.Reader) error {
 	if len(u.files) == u.limits.MaxFiles {
 		return errcode.New(errcode.Invalid, "at most %d files per upload request; %q is one more", u.limits.MaxFiles, name).
