@@ -58,6 +58,11 @@ type Options struct {
 	Upload UploadLimits
 	// Validation configures POST /validate-audit; zero limits take their defaults.
 	Validation ValidationOptions
+	// RiverUI, when set, is River UI's handler (riverui.Handler, started,
+	// with the prefix RiverUIPrefix), served there to admins.
+	RiverUI http.Handler
+	// SecureCookies marks cookies Secure: PUBLIC_URL is https.
+	SecureCookies bool
 	// BodyTimeouts bound the time upload and validation bodies take to
 	// arrive; zero fields take their defaults.
 	BodyTimeouts BodyTimeouts
@@ -129,6 +134,7 @@ func New(opts Options) *Server {
 			mux.Method(http.MethodHead, p, opts.Web)
 		}
 	}
+	opts.Client.RiverUI = opts.RiverUI != nil
 	(&clientResource{config: opts.Client}).register(hapi)
 	(&healthResource{pool: opts.Pool}).register(hapi)
 	(&usersResource{pool: opts.Pool}).register(hapi)
@@ -144,6 +150,13 @@ func New(opts Options) *Server {
 		timeouts: timeouts}).register(hapi)
 	(&validationsResource{pool: opts.Pool, river: opts.River, store: opts.Store, wait: opts.JobWaitTimeout,
 		opts: opts.Validation.withDefaults(), timeouts: timeouts}).register(hapi)
+	// Its session operations are in the API either way (the document does
+	// not depend on RIVER_UI); with River UI off they answer NOT_FOUND.
+	u := &riverUI{ui: opts.RiverUI, auth: opts.Auth, pool: opts.Pool, secure: opts.SecureCookies}
+	if opts.RiverUI != nil {
+		u.mount(s)
+	}
+	u.register(hapi)
 	canonicalUUIDs(hapi.OpenAPI())
 	return s
 }

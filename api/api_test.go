@@ -28,6 +28,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
+	"riverqueue.com/riverui"
 
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/role"
@@ -198,6 +199,12 @@ func newServer(t testing.TB, pool *pgxpool.Pool, build func(baseURL string) Opti
 	hs := httptest.NewUnstartedServer(nil)
 	opts := build("http://" + hs.Listener.Addr().String())
 	opts.Pool, opts.River, opts.Hub, opts.Logger = pool, rc, hub, log
+	// River UI is served by default, as auditd serves it.
+	ui, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(rc, nil),
+		JobListHideArgsByDefault: true, Logger: log, Prefix: RiverUIPrefix})
+	require.NoError(t, err)
+	require.NoError(t, ui.Start(ctx))
+	opts.RiverUI = ui
 	if opts.JobWaitTimeout == 0 {
 		opts.JobWaitTimeout = 300 * time.Millisecond
 	}

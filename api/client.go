@@ -15,6 +15,7 @@ type ClientConfig struct {
 	ClientID string `json:"client_id" doc:"The dashboard's client id at the issuer (OIDC_WEB_CLIENT_ID); empty when OIDC sign-in is not configured"`
 	Audience string `json:"audience" doc:"The audience the access tokens must carry (OIDC_AUDIENCE)"`
 	Scopes   string `json:"scopes" doc:"Space-separated scopes to request (OIDC_WEB_SCOPES)" example:"openid profile email offline_access"`
+	RiverUI  bool   `json:"river_ui" doc:"River UI is served at /riverui/ (RIVER_UI); admins open it with POST /admin/riverui/session"`
 }
 
 type clientResource struct {

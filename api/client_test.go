@@ -20,7 +20,7 @@ func TestClientConfigIsPublic(t *testing.T) {
 	r := b.do(t, http.MethodGet, "/client-config", "", nil)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
 	require.Equal(t, map[string]any{"auth_dev": false, "issuer": "https://idp.example.test/realms/cc",
-		"client_id": "auditd-dashboard", "audience": "auditd", "scopes": "openid profile email offline_access"},
+		"client_id": "auditd-dashboard", "audience": "auditd", "scopes": "openid profile email offline_access", "river_ui": true},
 		r.Body["details"])
 	op := b.server.OpenAPI().Paths["/client-config"]
 	require.NotNil(t, op)

@@ -92,7 +92,13 @@ func (b *testBundle) send(t *testing.T, method, path string, header http.Header)
 // left unread (it does not end).
 func roundTrip(t *testing.T, req *http.Request) response {
 	t.Helper()
-	res, err := http.DefaultClient.Do(req)
+	return roundTripWith(t, http.DefaultClient, req)
+}
+
+// roundTripWith is roundTrip through client.
+func roundTripWith(t *testing.T, client *http.Client, req *http.Request) response {
+	t.Helper()
+	res, err := client.Do(req)
 	require.NoError(t, err)
 	defer res.Body.Close()
 	r := response{Status: res.StatusCode, Header: res.Header}

@@ -72,6 +72,9 @@ type Config struct {
 	// listener accepts; otherwise /metrics there needs an admin's token
 	// (METRICS_TOKEN).
 	MetricsToken string
+	// RiverUI serves River UI at /riverui/ to admins (RIVER_UI). Defaults
+	// to true.
+	RiverUI bool
 	// JobWaitTimeout bounds how long a request waits for a job it inserted
 	// (JOB_WAIT_TIMEOUT). Defaults to 10s.
 	JobWaitTimeout time.Duration
@@ -253,6 +256,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		EventRetention:        e.duration("EVENT_RETENTION", 7*24*time.Hour),
 		MetricsAddr:           e.str("METRICS_ADDR", ""),
 		MetricsToken:          e.str("METRICS_TOKEN", ""),
+		RiverUI:               e.boolean("RIVER_UI", true),
 
 		DirectoryProvider:         e.str("DIRECTORY_PROVIDER", "none"),
 		DirectoryURL:              strings.TrimRight(e.str("DIRECTORY_URL", ""), "/"),

@@ -19,6 +19,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
+	"riverqueue.com/riverui"
 
 	"github.com/auditd/auditd/api"
 	"github.com/auditd/auditd/auditor"
@@ -222,6 +223,19 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	var riverUI http.Handler
+	if c.RiverUI {
+		h, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(m.river, nil),
+			JobListHideArgsByDefault: true, Logger: m.log.With("component", "riverui"), Prefix: api.RiverUIPrefix})
+		if err != nil {
+			return fmt.Errorf("river ui: %w", err)
+		}
+		// Its background queries stop with the hub, before the pool closes.
+		if err := h.Start(hubCtx); err != nil {
+			return fmt.Errorf("river ui: %w", err)
+		}
+		riverUI = h
+	}
 	srv := api.New(api.Options{
 		Pool: m.pool, River: m.river, Auth: api.NewAuthenticator(authCfg, m.pool), Hub: hub, DevIssuer: dev,
 		Client: client, Web: dashboard,
@@ -233,6 +247,7 @@ func (m *Main) openHTTP(ctx context.Context) error {
 		Validation: api.ValidationOptions{To: c.ValidationTo, Bcc: c.ValidationBcc,
 			MaxAttachments: c.ValidationMaxAttachments, MaxAttachmentBytes: c.ValidationMaxAttachmentBytes},
 		BodyTimeouts: api.BodyTimeouts{Idle: c.UploadIdleTimeout, Total: c.UploadTimeout},
+		RiverUI:      riverUI, SecureCookies: strings.HasPrefix(c.PublicURL, "https://"),
 	})
 	m.http = &http.Server{
 		Handler:           srv,

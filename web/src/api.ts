@@ -167,6 +167,7 @@ export class Api {
       if (err instanceof DOMException && err.name === 'AbortError') throw err;
       throw new ApiError(t('error.network'), 'NETWORK_ERROR', 0);
     }
+    if (res.status === 204) return { status: 204, code: 'NO_CONTENT', details: undefined as T };
     let parsed: unknown;
     try {
       parsed = await res.json();

@@ -118,6 +118,7 @@ const en = {
   'variant.error': 'Error',
 
   'jobs.title': 'Background jobs',
+  'jobs.riverUI': 'Open River UI',
   'jobs.filters': 'Filters',
   'jobs.state': 'State',
   'jobs.kind': 'Kinds',
@@ -407,6 +408,7 @@ const es: Record<MessageKey, string> = {
   'variant.error': 'Error',
 
   'jobs.title': 'Trabajos en segundo plano',
+  'jobs.riverUI': 'Abrir River UI',
   'jobs.filters': 'Filtros',
   'jobs.state': 'Estado',
   'jobs.kind': 'Tipos',

@@ -39,6 +39,12 @@ export class AppState {
     });
   }
 
+  /** signOut ends the session, and first this user's River UI sessions (best effort). */
+  async signOut() {
+    if (this.auth.config?.river_ui) await this.api.delete('/admin/riverui/session').catch(() => undefined);
+    await this.auth.signOut();
+  }
+
   /** enter loads the profile, then starts the live stream and what follows it. */
   async enter() {
     if (this.entered) return;

@@ -51,6 +51,9 @@ export const jobStates = [
 
 export type JobPage = Schemas['JobPage'];
 
+/** RiverUISession is POST /admin/riverui/session: River UI opened in this browser. */
+export type RiverUISession = Schemas['RiverUISession'];
+
 /** CanaryResult is POST /admin/canary. */
 export type CanaryResult = Schemas['CanaryResult'];
 

@@ -3,7 +3,7 @@ import type { Query } from '../api';
 import { formatDateTime, formatRelative, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
-import { jobStates, type CanaryResult, type Job, type JobPage } from '../types';
+import { jobStates, type CanaryResult, type Job, type JobPage, type RiverUISession } from '../types';
 import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 
 const basePath = '/app/admin/jobs';
@@ -65,9 +65,22 @@ export function JobsPage() {
       (u) => t(action === 'retry' ? 'jobs.retried' : 'jobs.cancelled', { id: u.id, state: u.state }),
     );
 
+  // River UI's pages cannot send the token: it is exchanged for a session
+  // cookie scoped to /riverui/, then River UI opens in this tab.
+  const openRiverUI = () =>
+    run(async () => {
+      const s = await app.api.post<RiverUISession>('/admin/riverui/session');
+      window.location.assign(s.url);
+    });
+
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t('jobs.title')}>
+        {app.auth.config?.river_ui && (
+          <button type="button" class="button" disabled={busy} onClick={() => void openRiverUI()}>
+            {t('jobs.riverUI')}
+          </button>
+        )}
         <button type="button" class="button" onClick={reload}>
           {t('app.refresh')}
         </button>

@@ -44,7 +44,7 @@ export function UserMenu() {
           </Link>
         </p>
         <LanguageSelect />
-        <button type="button" class="button button-wide" onClick={() => void app.auth.signOut()}>
+        <button type="button" class="button button-wide" onClick={() => void app.signOut()}>
           {t('user.signOut')}
         </button>
       </div>
