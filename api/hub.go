@@ -203,12 +203,18 @@ func (h *Hub) dispatch(f *frame) {
 // subscribe registers a stream for user id with role r. It returns the
 // subscriber and the id of the last event dispatched before it: every
 // later event the user may see arrives on the subscriber's channel. It
-// waits until the hub knows where it starts.
+// waits until the hub knows where it starts, at most hubStartWait: a hub
+// that cannot read the database yet refuses the stream (the client comes
+// back) rather than hold it.
 func (h *Hub) subscribe(ctx context.Context, id string, r role.Role) (*subscriber, int64, error) {
+	wait := time.NewTimer(hubStartWait)
+	defer wait.Stop()
 	select {
 	case <-h.ready:
 	case <-ctx.Done():
 		return nil, 0, ctx.Err()
+	case <-wait.C:
+		return nil, 0, errHubNotStarted
 	}
 	s := &subscriber{userID: id, role: r, ch: make(chan *frame, subscriberBuffer)}
 	h.mu.Lock()
@@ -299,3 +305,10 @@ func (h *Hub) Close() {
 }
 
 var errHubClosed = errors.New("the server is shutting down")
+
+// errHubNotStarted is a stream refused because the hub has not read where
+// events stand yet (the database cannot be read).
+var errHubNotStarted = errors.New("the events cannot be read yet; try again shortly")
+
+// hubStartWait bounds how long a new stream waits for the hub to start.
+const hubStartWait = 5 * time.Second

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -221,7 +222,13 @@ func TestLLMAuditorInThePipeline(t *testing.T) {
 		t.Parallel()
 		b := setup(t)
 		alice, _, _ := b.users(t)
-		model := newModelServer(t, func(context.Context, int) int { return http.StatusBadRequest })
+		var mended atomic.Bool
+		model := newModelServer(t, func(context.Context, int) int {
+			if mended.Load() {
+				return 0
+			}
+			return http.StatusBadRequest
+		})
 		b.startWorkers(t, workers.Deps{Auditor: model.auditor(t)})
 		task := uploaded(t, b.upload(t, alice, file("good.txt", []byte(goodChat))))[0]
 		d := b.waitStatus(t, alice, task["uuid"].(string), "failed")
@@ -235,6 +242,19 @@ func TestLLMAuditorInThePipeline(t *testing.T) {
 			told = append(told, n["text"].(string))
 		}
 		require.True(t, strings.HasPrefix(told[0], "The audit of good.txt failed: llm: 400"), told)
+
+		// Once the model is mended, an admin retries the finished job (as
+		// River UI does): the task is retried with it, and audited.
+		mended.Store(true)
+		var job int64
+		require.Eventually(t, func() bool {
+			return b.pool.QueryRow(t.Context(), `SELECT id FROM river_job WHERE kind = 'audit' AND finalized_at IS NOT NULL`).Scan(&job) == nil
+		}, 10*time.Second, 20*time.Millisecond, "River records the job's end")
+		root := b.issuer.token(t, "root", "admin")
+		require.Equal(t, http.StatusOK, b.do(t, http.MethodPost, fmt.Sprintf("/admin/jobs/%d/retry", job), root, nil).Status)
+		require.Eventually(t, func() bool {
+			return details(b.do(t, http.MethodGet, "/tasks/"+task["uuid"].(string), alice, nil))["status"] == "audited"
+		}, 30*time.Second, 20*time.Millisecond, "the task moves on")
 	})
 }
 

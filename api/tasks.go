@@ -490,18 +490,11 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 	if task.Status != db.TaskFailed {
 		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s is %s; only a failed task can be retried", task.UUID, task.Status))
 	}
-	history, err := db.TaskHistory(ctx, tx, task.UUID)
+	retry, err := lifecycle.RetryOf(ctx, tx, task)
 	if err != nil {
 		return nil, err
 	}
-	// The step it failed at is the status it left for failed.
-	step := ""
-	for _, c := range history {
-		if c.To == db.TaskFailed {
-			step = c.From
-		}
-	}
-	retry, next := lifecycle.Retry(task.Kind, step), river.JobArgs(jobs.AuditArgs{TaskUUID: task.UUID})
+	next := river.JobArgs(jobs.AuditArgs{TaskUUID: task.UUID})
 	if retry.To() == db.TaskQueued {
 		next = jobs.TranscribeArgs{TaskUUID: task.UUID}
 	}

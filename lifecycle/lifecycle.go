@@ -78,6 +78,22 @@ func Retry(kind, failedFrom string) Step {
 	return RetryAudit
 }
 
+// RetryOf returns the step that retries failed task, from its history:
+// the status it left for failed says where it failed.
+func RetryOf(ctx context.Context, q db.DBTX, task db.Task) (Step, error) {
+	history, err := db.TaskHistory(ctx, q, task.UUID)
+	if err != nil {
+		return Step{}, err
+	}
+	failedFrom := ""
+	for _, c := range history {
+		if c.To == db.TaskFailed {
+			failedFrom = c.From
+		}
+	}
+	return Retry(task.Kind, failedFrom), nil
+}
+
 // With is what a change records besides the statuses.
 type With struct {
 	// Error is why the task failed, or why a call waits; "" clears it.

@@ -118,6 +118,13 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 	if err != nil {
 		return err
 	}
+	if task.Status == db.TaskFailed {
+		// The job that failed the task, retried by hand (River UI, the
+		// jobs API): the task is retried too when it failed here.
+		if task, err = retried(ctx, w.pool, task, lifecycle.RetryAudit); err != nil {
+			return err
+		}
+	}
 	switch task.Status {
 	case db.TaskAudited, db.TaskValidated:
 		return nil
@@ -225,4 +232,22 @@ func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Resul
 	_, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(task.UploadedBy, task, variant,
 		fmt.Sprintf("%s was audited: %s.", task.FileName, verdict(r))))
 	return err
+}
+
+// retried takes failed task through step, the retry of the work this job
+// does, when that is where the task failed, and returns the task as it
+// then is; a task that failed elsewhere is returned as it is.
+func retried(ctx context.Context, pool *pgxpool.Pool, task db.Task, step lifecycle.Step) (db.Task, error) {
+	retry, err := lifecycle.RetryOf(ctx, pool, task)
+	if err != nil || retry.Name() != step.Name() {
+		return task, err
+	}
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) (err error) {
+		task, err = lifecycle.Move(ctx, tx, task.UUID, step, lifecycle.With{})
+		return err
+	})
+	if errors.Is(err, db.ErrTaskStatus) {
+		return db.TaskGetByUUID(ctx, pool, task.UUID) // retried meanwhile
+	}
+	return task, err
 }

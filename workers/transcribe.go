@@ -133,9 +133,16 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 	if err != nil {
 		return err
 	}
+	if task.Status == db.TaskFailed {
+		// The job that failed the task, retried by hand (River UI, the
+		// jobs API): the task is retried too when it failed here.
+		if task, err = retried(ctx, w.pool, task, lifecycle.RetryTranscription); err != nil {
+			return err
+		}
+	}
 	if task.Status != db.TaskQueued && task.Status != db.TaskTranscribing {
-		// Transcribed by an earlier run, or failed and handed back to an
-		// admin: nothing left to do.
+		// Transcribed by an earlier run, or failed at its audit: nothing
+		// left to do here.
 		return nil
 	}
 	if w.cfg.Engine == nil {

@@ -517,6 +517,13 @@ func TestTranscribeFailures(t *testing.T) {
 		require.Len(t, told, 1)
 		require.Equal(t, "error", told[0].Variant)
 		require.Contains(t, told[0].Text, "The server is overloaded")
+
+		// The job run again by hand (River UI, the jobs API) retries the
+		// task: it moves on.
+		good := &TranscribeWorker{pool: b.pool, store: b.store, cfg: openAI(t, asrtest.NewServer(t))}
+		_, err = b.work(t, good, task.UUID, nil)
+		require.NoError(t, err)
+		require.Equal(t, db.TaskTranscribed, b.task(t, task.UUID).Status)
 	})
 
 	t.Run("a server that is always busy", func(t *testing.T) {
