@@ -42,7 +42,7 @@ const redocPage = `<!doctype html>
 </head>
 <body>
 <redoc spec-url="openapi.json"></redoc>
-<script src="docs/assets/redoc.standalone.js"></script>
+<script type="module" src="docs/assets/redoc.standalone.js"></script>
 </body>
 </html>
 `

@@ -345,6 +345,21 @@ test('admin jobs: the canary job is listed, filtered and retried', async ({ page
   await visible(row.getByText('"requested_by": "root"'));
 });
 
+test('API documentation: Swagger UI and Redoc render every operation offline', async ({ page, base }) => {
+  await page.goto(base + '/docs');
+  await visible(page.getByText('Upload calls and chats').first());
+  await visible(page.getByText('Validate an audit and e-mail its result').first());
+  await shot(page, 'docs-swagger', { ours: false });
+  // Redoc 3 lists each tag's operations by path, rendering tags as they
+  // come into view (the side menu leads there).
+  await page.goto(base + '/redoc');
+  await visible(page.getByText('/compute-audit-results', { exact: true }).first());
+  await visible(page.getByText('/admin/riverui/session', { exact: true }).first());
+  await page.getByText('tasks', { exact: true }).first().click();
+  await visible(page.getByText('/tasks/upload', { exact: true }).first());
+  await shot(page, 'docs-redoc', { ours: false });
+});
+
 test('River UI: opened from Background jobs, a failed job retried there completes', async ({ page, base }) => {
   await page.goto(base + '/');
   await signIn(page, { username: 'root', roles: ['admin'] });
