@@ -105,6 +105,10 @@ func New(opts Options) *Server {
 	cfg.OpenAPIPath = "/openapi"
 	cfg.DocsPath = ""
 	cfg.CreateHooks = nil
+	// Every operation needs a token unless it says otherwise (public: the
+	// one empty requirement); the API is served where the document is.
+	cfg.Security = []map[string][]string{{"bearer": {}}}
+	cfg.Servers = []*huma.Server{{URL: "/", Description: "This server"}}
 	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{
 		"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT", Description: "An access token from the identity provider (OIDC_ISSUER_URL)."},
 	}

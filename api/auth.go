@@ -213,7 +213,7 @@ const (
 func (a *Authenticator) middleware(lim *limiter) func(huma.Context, func(huma.Context)) {
 	return func(hctx huma.Context, next func(huma.Context)) {
 		op := hctx.Operation()
-		if len(op.Security) == 0 {
+		if isPublic(op) {
 			next(hctx)
 			return
 		}
@@ -239,4 +239,19 @@ func (a *Authenticator) middleware(lim *limiter) func(huma.Context, func(huma.Co
 		}
 		next(huma.WithValue(hctx, principalKey, p))
 	}
+}
+
+// public is the security of an operation anyone may call, with no token
+// (an empty requirement overriding the document's).
+var public = []map[string][]string{{}}
+
+// isPublic reports whether op needs no token: no requirement names a
+// scheme.
+func isPublic(op *huma.Operation) bool {
+	for _, req := range op.Security {
+		if len(req) > 0 {
+			return false
+		}
+	}
+	return true
 }

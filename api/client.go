@@ -28,8 +28,9 @@ func (c *clientResource) register(api huma.API) {
 		Summary: "Sign-in settings for browser clients",
 		Description: "Public. What the dashboard needs to sign users in: the OIDC issuer, its client id, audience and " +
 			"scopes (authorization code flow with PKCE), or, with AUTH_DEV=true, that the development sign-in is on.",
-		Tags:   []string{"dashboard"},
-		Errors: []int{http.StatusTooManyRequests},
+		Tags:     []string{"dashboard"},
+		Errors:   []int{http.StatusTooManyRequests},
+		Security: public,
 	}, func(context.Context, *struct{}) (*Output[ClientConfig], error) {
 		return ok(c.config), nil
 	})

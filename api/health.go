@@ -26,7 +26,7 @@ func (h *healthResource) register(api huma.API) {
 	huma.Register(api, huma.Operation{
 		OperationID: "get-health", Method: http.MethodGet, Path: "/health",
 		Summary: "Liveness", Description: "Answers while the process runs; it does not touch the database. Never rate-limited.",
-		Tags: []string{"operations"}, Metadata: map[string]any{metaUnlimited: true},
+		Tags: []string{"operations"}, Metadata: map[string]any{metaUnlimited: true}, Security: public,
 	}, func(ctx context.Context, _ *struct{}) (*Output[Status], error) {
 		return ok(Status{Status: "ok"}), nil
 	})
@@ -37,6 +37,7 @@ func (h *healthResource) register(api huma.API) {
 		Tags:        []string{"operations"},
 		Errors:      []int{http.StatusServiceUnavailable},
 		Metadata:    map[string]any{metaUnlimited: true},
+		Security:    public,
 	}, h.ready)
 }
 

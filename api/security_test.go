@@ -31,7 +31,7 @@ type route struct {
 func (r route) String() string { return r.method + " " + r.path }
 
 // secured reports whether the operation needs a bearer token.
-func (r route) secured() bool { return len(r.op.Security) > 0 }
+func (r route) secured() bool { return !isPublic(r.op) }
 
 // minRole is the role the operation declares (operation's metaRole).
 func (r route) minRole() role.Role {

@@ -29,8 +29,11 @@ func canonicalUUIDs(oapi *huma.OpenAPI) {
 		seen[s] = true
 		if s.Format == "uuid" && s.Pattern == "" {
 			s.Pattern = canonicalUUID
+			// The description words the error; it is not an OpenAPI field,
+			// so it leaves the document once the message is made.
 			s.PatternDescription = "a UUID written as 8-4-4-4-12 hexadecimal digits, such as 3f2a9c1e-7b4d-4e8a-9f10-2c5d6e7f8a9b"
 			s.PrecomputeMessages()
+			s.PatternDescription = ""
 		}
 		visit(s.Items)
 		for _, p := range s.Properties {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `make web`: installs the dashboard's npm packages (npm ci, only when
 # package-lock.json changed since the last install), generates its API
-# types from the OpenAPI document (`auditd openapi` | openapi-typescript →
-# web/src/openapi.d.ts) and builds it into web/dist, which the next
+# types from the OpenAPI document (`auditd openapi` → web/openapi.json, which
+# `npm run lint` checks with Redocly's recommended rules; openapi-typescript
+# → web/src/openapi.d.ts) and builds it into web/dist, which the next
 # `go build` embeds in the binary.
 #   scripts/web.sh           install, generate and build
 #   scripts/web.sh install   install and generate (what lint and tests need)
@@ -22,7 +23,6 @@ if [ "$(cat "$stamp" 2>/dev/null || true)" != "$want" ]; then
   npm ci --no-audit --no-fund --loglevel=error
   echo "$want" >"$stamp"
 fi
-(cd .. && go run ./cmd/auditd openapi) >openapi.json.tmp
-npx --no-install openapi-typescript openapi.json.tmp -o src/openapi.d.ts --silent
-rm -f openapi.json.tmp
+(cd .. && go run ./cmd/auditd openapi) >openapi.json
+npx --no-install openapi-typescript openapi.json -o src/openapi.d.ts --silent
 [ "${1:-}" = install ] || npm run --silent build
