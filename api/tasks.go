@@ -76,7 +76,7 @@ func (t *tasksResource) register(api huma.API) {
 	get.Responses["206"] = &huma.Response{Description: "The requested range of the recording",
 		Content: map[string]*huma.MediaType{"audio/*": {Schema: binary}}}
 
-	op = operation(http.MethodPost, "/tasks/{uuid}/retry", "retry-task", "Retry a failed task", role.Admin,
+	op = operation(http.MethodPost, "/tasks/{uuid}/retry", "retry-task", "Retry a failed task", role.Quality,
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
 	op.Description += " Sends a failed task back to the step it failed at. A task that has not failed is 409 CONFLICT."
 	op.DefaultStatus = http.StatusAccepted

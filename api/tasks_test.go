@@ -658,9 +658,17 @@ func TestRetryFailedTask(t *testing.T) {
 	_, err = db.TaskTransition(ctx, b.pool, id, db.TaskChange{From: []string{db.TaskTranscribing}, To: db.TaskFailed, Error: "engine down", Attempt: 5})
 	require.NoError(t, err)
 
-	requireError(t, b.do(t, http.MethodPost, path, quality, nil), http.StatusForbidden, CodeForbidden)
+	operator := b.issuer.token(t, "op", "operator")
+	requireError(t, b.do(t, http.MethodPost, path, operator, nil), http.StatusForbidden, CodeForbidden)
 	requireError(t, b.do(t, http.MethodPost, "/tasks/6f1c2b5e-8d44-4a57-9b8a-2f0d5c3e1a90/retry", admin, nil), http.StatusNotFound, CodeNotFound)
-	r := b.do(t, http.MethodPost, path, admin, nil)
+	// The same file again: the failed task, saying why it failed.
+	again := uploaded(t, b.upload(t, quality, file("a.wav", tone(t, "a.wav", 440, 1))))[0]
+	require.Equal(t, id, again["uuid"])
+	require.Equal(t, true, again["duplicate"])
+	require.Equal(t, "failed", again["status"])
+	require.Equal(t, "engine down", again["error"])
+	// A quality analyst retries it.
+	r := b.do(t, http.MethodPost, path, quality, nil)
 	require.Equal(t, http.StatusAccepted, r.Status, r.RawBody)
 	require.Equal(t, "ACCEPTED", r.Body["code"])
 	require.Equal(t, "queued", r.Body["details"].(map[string]any)["status"])

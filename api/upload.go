@@ -64,6 +64,7 @@ type UploadedTask struct {
 	Kind      string `json:"kind" enum:"call,chat"`
 	Status    string `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
 	Duplicate bool   `json:"duplicate" doc:"The same content was uploaded before: this is that earlier task"`
+	Error     string `json:"error,omitempty" doc:"Why the task failed, when it did (a duplicate of a failed task): POST /tasks/{uuid}/retry retries it"`
 }
 
 // UploadResult lists the tasks of an upload, one per file in request order.
@@ -168,7 +169,8 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 	}
 	res := UploadResult{Tasks: make([]UploadedTask, len(outcomes))}
 	for i, o := range outcomes {
-		res.Tasks[i] = UploadedTask{UUID: o.Task.UUID, FileName: o.FileName, Kind: o.Task.Kind, Status: o.Task.Status, Duplicate: o.Duplicate}
+		res.Tasks[i] = UploadedTask{UUID: o.Task.UUID, FileName: o.FileName, Kind: o.Task.Kind, Status: o.Task.Status,
+			Duplicate: o.Duplicate, Error: o.Task.Error}
 	}
 	return accepted(res), nil
 }

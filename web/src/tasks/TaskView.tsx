@@ -4,7 +4,7 @@ import { formatDateTime, t, type MessageKey } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
-import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
+import { ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { ValidateDialog } from './ValidateDialog';
 
@@ -52,6 +52,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
   const [time, setTime] = useState(0);
   const audio = useRef<HTMLAudioElement>(null);
   const [validating, setValidating] = useState(false);
+  const { busy, run } = useAction();
   const canEdit = atLeast(app.profile.value?.role ?? 'none', 'quality');
   const segments = task.transcript?.segments ?? [];
   const playing = playingIndex(segments, time);
@@ -71,7 +72,27 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
             {t('validate.open')}
           </button>
         )}
+        {canEdit && task.status === 'failed' && (
+          <button
+            type="button"
+            class="button button-primary"
+            disabled={busy}
+            onClick={() =>
+              void run(
+                () => app.api.post(`/tasks/${encodeURIComponent(task.uuid)}/retry`),
+                () => t('task.retried'),
+              )
+            }
+          >
+            {t('task.retry')}
+          </button>
+        )}
       </PageHeader>
+      {task.status === 'failed' && task.error && (
+        <p class="alert alert-error" data-testid="task-error">
+          {t('task.failedBecause', { error: task.error })}
+        </p>
+      )}
       <dl class="facts">
         <div>
           <dt>{t('tasks.status')}</dt>

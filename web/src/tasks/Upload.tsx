@@ -143,7 +143,8 @@ export function Upload({ live }: { live: Map<string, TaskSummary> }) {
                   <span class="upload-done">
                     <StatusBadge status={task.status} />
                     {it.task?.duplicate && <span class="badge">{t('upload.duplicate')}</span>}
-                    <Link href={`/app/tasks/${task.uuid}`}>{t('upload.open')}</Link>
+                    {it.task?.duplicate && it.task.error && <span class="small">{t('task.failedBecause', { error: it.task.error })}</span>}
+                    <Link href={`/app/tasks/${task.uuid}`}>{it.task?.error ? t('task.retry') : t('upload.open')}</Link>
                   </span>
                 ) : (
                   <progress max={1} value={it.sent} aria-label={t('upload.progress', { name: it.name })}>
