@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -69,6 +70,44 @@ func clock(seconds float64) string {
 func capitalise(s string) string {
 	r, n := utf8.DecodeRuneInString(s)
 	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// inLanguage orders phrases, a rule's lexicon of both languages, with
+// those that look Spanish first when spanish is set and last otherwise, so
+// that an explanation quotes first what could have been said in the
+// transcript's language. It only orders what is shown; nothing is judged
+// by it.
+func inLanguage(phrases []string, spanish bool) []string {
+	out := slices.Clone(phrases)
+	slices.SortStableFunc(out, func(a, b string) int {
+		la, lb := looksSpanish(a) == spanish, looksSpanish(b) == spanish
+		switch {
+		case la && !lb:
+			return -1
+		case lb && !la:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// spanishWords are words only Spanish uses among the lexicon's phrases.
+var spanishWords = map[string]bool{"de": true, "la": true, "el": true, "que": true, "su": true, "mi": true, "le": true,
+	"lo": true, "por": true, "para": true, "con": true, "una": true, "un": true, "del": true, "los": true, "las": true,
+	"ya": true, "muy": true, "es": true, "en": true, "se": true, "al": true, "dni": true, "nie": true, "usted": true}
+
+// looksSpanish reports whether phrase has a Spanish letter or word.
+func looksSpanish(phrase string) bool {
+	if strings.ContainsAny(phrase, "áéíóúñüÁÉÍÓÚÑ¿¡") {
+		return true
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(phrase), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if spanishWords[w] {
+			return true
+		}
+	}
+	return false
 }
 
 // quoteList quotes up to listed phrases with open and close, each as
@@ -168,7 +207,7 @@ func (w english) said(c citation) string {
 func (w english) missing(phrases []string, s scope, outside *citation) string {
 	what := `"` + phrases[0] + `"`
 	if len(phrases) > 1 {
-		what = "any of " + quoteList(phrases, `"`, `"`, " (and %d more)")
+		what = "any of " + quoteList(inLanguage(phrases, false), `"`, `"`, " (and %d more)")
 	}
 	out := w.subject(s.speaker) + " " + what + w.window(s) + "."
 	if outside != nil {
@@ -201,7 +240,7 @@ func (w english) negated(c citation) string {
 }
 
 func (english) notApplicable(phrases []string) string {
-	return "It does not apply, so it is met: nothing was said of " + quoteList(phrases, `"`, `"`, " (and %d more)") + "."
+	return "It does not apply, so it is met: nothing was said of " + quoteList(inLanguage(phrases, false), `"`, `"`, " (and %d more)") + "."
 }
 
 func (w english) hint(c citation, complies bool) string {
@@ -312,7 +351,7 @@ func (w spanish) missing(phrases []string, s scope, outside *citation) string {
 		out = w.subject(s.speaker) + " «" + phrases[0] + "»" + w.window(s) + "."
 	} else {
 		out = w.subject(s.speaker) + " ninguna de estas frases" + w.window(s) + ": " +
-			quoteList(phrases, "«", "»", " (y %d más)") + "."
+			quoteList(inLanguage(phrases, true), "«", "»", " (y %d más)") + "."
 	}
 	if outside != nil {
 		out += " Fuera de ese ámbito, " + w.clause(*outside) + "."
@@ -344,7 +383,7 @@ func (w spanish) negated(c citation) string {
 }
 
 func (spanish) notApplicable(phrases []string) string {
-	return "No aplica, así que se cumple: no se habló de " + quoteList(phrases, "«", "»", " (y %d más)") + "."
+	return "No aplica, así que se cumple: no se habló de " + quoteList(inLanguage(phrases, true), "«", "»", " (y %d más)") + "."
 }
 
 func (w spanish) hint(c citation, complies bool) string {
