@@ -20,17 +20,17 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 98.7 % (lowest group English chats, 97.7), confident
-	// 99.4 %, 0 of 75 critical failures passed.
+	// Measured: 98.4 % (English 97.6), confident 99.3 %, 0 of 82
+	// critical failures passed.
 	eval.Dev: {agreement: 0.96, groupAgreement: 0.95, confident: 0.98, criticalFalse: 0.05},
-	// Measured: 94.0 % (es 92.7, en 95.3, chats 93.2, calls 96.7; lowest
-	// group Spanish chats, 92.2), confident 97.2 %, 5 of 30 critical
-	// failures passed.
+	// Measured: 93.9 % (es 92.7, en 95.0, chats 93.0, calls 96.7; lowest
+	// group Spanish chats, 92.2), confident 97.2 %, 6 of 30 critical
+	// failures passed (the floor, 0.2, is met exactly).
 	eval.Holdout: {agreement: 0.9, groupAgreement: 0.88, confident: 0.96, criticalFalse: 0.2},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
-const minCases = 244
+const minCases = 254
 
 // TestAuditorAgreesWithTheAnalysts audits the evaluation set as the audit
 // job does and holds every split present, and each language and kind in

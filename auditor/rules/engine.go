@@ -264,7 +264,7 @@ type span struct{ first, last int32 }
 var subjects = set("i im ive ill id we weve yo")
 
 // negators are the words that negate what follows them in their clause.
-var negators = set("no not never nunca jamas tampoco ni nor neither cant cannot dont doesnt didnt wont wouldnt couldnt shouldnt isnt arent wasnt werent aint unable")
+var negators = set("no not never nothing nunca jamas tampoco ni nor neither cant cannot dont doesnt didnt wont wouldnt couldnt shouldnt isnt arent wasnt werent aint unable")
 
 // clauseBreakers end a clause after them.
 var clauseBreakers = set("pero but aunque although sino however though")
