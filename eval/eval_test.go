@@ -20,7 +20,7 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 98.5 % (English 97.6), confident 99.3 %, 0 of 85
+	// Measured: 98.4 % (English 97.8), confident 99.0 %, 0 of 92
 	// critical failures passed.
 	eval.Dev: {agreement: 0.96, groupAgreement: 0.95, confident: 0.98, criticalFalse: 0.05},
 	// Measured: 93.9 % (es 92.7, en 95.0, chats 93.0, calls 96.7; lowest
@@ -30,7 +30,7 @@ var floors = map[string]struct {
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
-const minCases = 258
+const minCases = 268
 
 // TestAuditorAgreesWithTheAnalysts audits the evaluation set as the audit
 // job does and holds every split present, and each language and kind in
