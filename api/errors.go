@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -153,7 +154,7 @@ func fromHuma(ctx context.Context, status int, msg string, errs []error) *Error 
 		if status == 0 && len(errs) == 0 {
 			return Errorf(CodeInternal, internalMessage)
 		}
-		return translate(ctx, errors.Join(append(errs, errors.New(msg))...))
+		return translate(ctx, errors.Join(slices.Concat(errs, []error{errors.New(msg)})...))
 	}
 	for _, err := range errs {
 		if e, ok := errors.AsType[*Error](err); ok {

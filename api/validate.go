@@ -20,10 +20,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	humavalidation "github.com/danielgtaylor/huma/v2/validation"
-
-	"github.com/auditd/auditd/validation"
 	"github.com/danielgtaylor/huma/v2"
+	humavalidation "github.com/danielgtaylor/huma/v2/validation"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -32,6 +30,7 @@ import (
 	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/validation"
 )
 
 // ValidationOptions configure POST /validate-audit. Zero limits take their
@@ -168,14 +167,7 @@ The optional x-username header names the validator in the e-mail.`, o.MaxAttachm
 
 func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (*Output[ValidationResult], error) {
 	q := &validationRequest{v: v, seen: map[string]bool{}, blobs: intake.NewBlobs(v.store, logger(ctx))}
-	// keep is set once the validation holds the attachments' blobs, or may
-	// (a commit whose outcome is unknown): they are not deleted then.
-	keep := false
-	defer func() {
-		if !keep {
-			q.blobs.Discard(ctx, q.blobs.Keys())
-		}
-	}()
+	defer q.blobs.Close(ctx) // the attachments' blobs, unless the validation took them
 	if err := q.read(ctx, in); err != nil {
 		return nil, err
 	}
@@ -207,7 +199,6 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 		}
 		return again(ctx, deps, task, n)
 	}
-	keep = err == nil || errors.Is(err, validation.ErrUnknownOutcome)
 	if err != nil {
 		return nil, err
 	}

@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/auditd/auditd/errcode"
 	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/auditd/auditd/errcode"
 )
 
 // DBTX is what queries need: a pool, a connection or a transaction.

@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/auditd/auditd/errcode"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/errcode"
 )
 
 // Notification is a message for one user, or for everyone when global, as

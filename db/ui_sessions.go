@@ -21,14 +21,12 @@ func UISessionCreate(ctx context.Context, q DBTX, token, userID string, expires 
 func UISessionUser(ctx context.Context, q DBTX, token string) (User, time.Time, error) {
 	sum := sha256.Sum256([]byte(token))
 	var expires time.Time
-	var userID string
-	err := q.QueryRow(ctx, `SELECT s.user_id, s.expires_at FROM ui_sessions s JOIN users u ON u.id = s.user_id
-		WHERE s.token_sha256 = $1 AND s.expires_at > now() AND u.active`, sum[:]).Scan(&userID, &expires)
-	if err = one(err, "no such session"); err != nil {
-		return User{}, time.Time{}, err
-	}
-	u, err := UserGet(ctx, q, userID)
-	return u, expires, err
+	// One round trip: River UI asks several times a second while open.
+	u, err := scanUser(scanAlso{q.QueryRow(ctx, `
+		WITH s AS (SELECT user_id, expires_at FROM ui_sessions WHERE token_sha256 = $1 AND expires_at > now())
+		SELECT `+userColumns+`, s.expires_at FROM users JOIN s ON s.user_id = users.id WHERE users.active`, sum[:]),
+		[]any{&expires}})
+	return u, expires, one(err, "no such session")
 }
 
 // UISessionsEnd ends every browser session of user userID (sign-out), and

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/auditd/auditd/errcode"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/errcode"
 )
 
 // User is a person known to the service, keyed by the identity provider's subject.

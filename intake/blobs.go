@@ -46,15 +46,20 @@ func (e *ReadError) Unwrap() error { return e.Err }
 var errStore = errors.New("blob store")
 
 // Blobs are the blobs one request writes. They belong to nobody until a
-// row that refers to them commits, in a transaction that called Keep; the
-// request deletes those it did not keep with Discard, and the sweeper any
-// it missed.
+// row that refers to them commits, in a transaction that called Keep and
+// ends with Commit; Close then deletes those no row took, and the sweeper
+// any it missed.
 type Blobs struct {
 	store *storage.Store
 	log   *slog.Logger
 	start time.Time
 	keys  []string
 	bufs  [][]byte
+	// committed is set once the rows that refer to the blobs are stored;
+	// unknown when a commit failed in a way that leaves its outcome
+	// unknown (the blobs may be referenced, so only the sweeper, which
+	// checks, may delete them).
+	committed, unknown bool
 }
 
 // NewBlobs starts the blobs of a request that begins now.
@@ -71,9 +76,6 @@ type Blob struct {
 	// SHA256 is the hex SHA-256 of the content.
 	SHA256 string
 }
-
-// Keys lists every blob written, in order.
-func (b *Blobs) Keys() []string { return b.keys }
 
 // Put streams src into a new blob, hashing it on the way, and keeps it
 // only when src ends within limit bytes. The blob is registered before
@@ -213,12 +215,31 @@ func (b *Blobs) Keep(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// Discard deletes keys, blobs of the request that no row refers to, even
-// when ctx has ended. What it misses, the sweeper deletes.
-func (b *Blobs) Discard(ctx context.Context, keys []string) {
+// Commit commits tx, the transaction that called Keep, and records its
+// outcome for Close.
+func (b *Blobs) Commit(ctx context.Context, tx pgx.Tx) error {
+	if err := tx.Commit(ctx); err != nil {
+		b.unknown = true
+		return err
+	}
+	b.committed = true
+	return nil
+}
+
+// Close ends the request's hold on its blobs, even when ctx has ended: it
+// deletes every blob when nothing was committed, only unused (blobs no row
+// took) when it was, and none when the commit's outcome is unknown. What it
+// misses, the sweeper deletes.
+func (b *Blobs) Close(ctx context.Context, unused ...string) {
+	switch {
+	case b.unknown:
+		return
+	case !b.committed:
+		unused = b.keys
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	for _, k := range keys {
+	for _, k := range unused {
 		if err := b.store.Delete(cctx, k); err != nil {
 			b.log.WarnContext(ctx, "cannot delete a request's blob; the sweeper will", "key", k, "error", err)
 		}

@@ -54,10 +54,6 @@ type Upload struct {
 	limits Limits
 	blobs  *Blobs
 	files  []*file
-	// committed is set once the tasks are stored; unknown when a commit
-	// failed in a way that leaves its outcome unknown (the blobs may be
-	// referenced, so only the sweeper, which checks, may delete them).
-	committed, unknown bool
 }
 
 // file is one stored file of an upload.
@@ -293,11 +289,9 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 			return nil, err
 		}
 	}
-	if err := tx.Commit(ctx); err != nil {
-		u.unknown = true
+	if err := u.blobs.Commit(ctx, tx); err != nil {
 		return nil, err
 	}
-	u.committed = true
 	return out, nil
 }
 
@@ -305,25 +299,11 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 // not committed, the duplicates' when it was; none when the outcome of a
 // commit is unknown.
 func (u *Upload) Close(ctx context.Context) {
-	if u.unknown {
-		return
-	}
-	var unused []string
-	for _, key := range u.blobs.Keys() {
-		if !u.committed || u.isDuplicate(key) {
-			unused = append(unused, key)
-		}
-	}
-	u.blobs.Discard(ctx, unused)
-}
-
-// isDuplicate reports whether key is the blob of a file whose content
-// another task already had.
-func (u *Upload) isDuplicate(key string) bool {
+	var duplicates []string
 	for _, f := range u.files {
-		if f.blob.Key == key {
-			return f.duplicate
+		if f.duplicate {
+			duplicates = append(duplicates, f.blob.Key)
 		}
 	}
-	return false
+	u.blobs.Close(ctx, duplicates...)
 }

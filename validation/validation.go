@@ -5,7 +5,6 @@ package validation
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/mail"
@@ -32,11 +31,6 @@ type Deps struct {
 	// VALIDATION_BCC).
 	To, Bcc []string
 }
-
-// ErrUnknownOutcome marks a failed commit whose outcome is unknown: the
-// validation may be recorded, so its attachments must not be deleted
-// (only the sweeper, which checks, may).
-var ErrUnknownOutcome = errors.New("the outcome of the commit is unknown")
 
 // Recipients returns who gets the e-mail of task's validation: the agent
 // (when their address is known), the campaign's supervisors and d.To, else
@@ -94,10 +88,10 @@ func addresses(ctx context.Context, log *slog.Logger, seen map[string]bool, list
 }
 
 // Record records n as the validation of task, whose attachments are in
-// blobs, makes the task validated, queues the e-mail and tells the
-// validator, in one transaction. It returns an error wrapping
-// db.ErrTaskStatus when the task is no longer audited, and one wrapping
-// ErrUnknownOutcome when the commit itself failed.
+// blobs (which keep its outcome for their Close), makes the task
+// validated, queues the e-mail and tells the validator, in one
+// transaction. It returns an error wrapping db.ErrTaskStatus when the task
+// is no longer audited.
 func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs *intake.Blobs) (db.Validation, error) {
 	tx, err := d.Pool.Begin(ctx)
 	if err != nil {
@@ -125,8 +119,8 @@ func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs
 	if err := db.ValidationEventInsert(ctx, tx, db.EventValidationCreated, val); err != nil {
 		return db.Validation{}, err
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return db.Validation{}, fmt.Errorf("%w: %w", ErrUnknownOutcome, err)
+	if err := blobs.Commit(ctx, tx); err != nil {
+		return db.Validation{}, err
 	}
 	return val, nil
 }

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -78,18 +77,16 @@ func capitalise(s string) string {
 // transcript's language. It only orders what is shown; nothing is judged
 // by it.
 func inLanguage(phrases []string, spanish bool) []string {
-	out := slices.Clone(phrases)
-	slices.SortStableFunc(out, func(a, b string) int {
-		la, lb := looksSpanish(a) == spanish, looksSpanish(b) == spanish
-		switch {
-		case la && !lb:
-			return -1
-		case lb && !la:
-			return 1
+	first := make([]string, 0, len(phrases))
+	var rest []string
+	for _, p := range phrases {
+		if looksSpanish(p) == spanish {
+			first = append(first, p)
+		} else {
+			rest = append(rest, p)
 		}
-		return 0
-	})
-	return out
+	}
+	return append(first, rest...)
 }
 
 // spanishWords are words only Spanish uses among the lexicon's phrases.
