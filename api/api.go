@@ -151,7 +151,7 @@ func New(opts Options) *Server {
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	timeouts := opts.BodyTimeouts.withDefaults()
 	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults(),
-		timeouts: timeouts}).register(hapi)
+		speech: opts.Client.Speech, timeouts: timeouts}).register(hapi)
 	(&validationsResource{pool: opts.Pool, river: opts.River, store: opts.Store, wait: opts.JobWaitTimeout,
 		opts: opts.Validation.withDefaults(), timeouts: timeouts}).register(hapi)
 	// Its session operations are in the API either way (the document does

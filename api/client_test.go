@@ -9,18 +9,20 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/web"
 )
 
 func TestClientConfigIsPublic(t *testing.T) {
 	t.Parallel()
 	cfg := ClientConfig{Issuer: "https://idp.example.test/realms/cc", ClientID: "auditd-dashboard",
-		Audience: "auditd", Scopes: "openid profile email offline_access"}
+		Audience: "auditd", Scopes: "openid profile email offline_access", Speech: intake.Speech{Engine: "openai"}}
 	b := setup(t, setupOpts{client: cfg})
 	r := b.do(t, http.MethodGet, "/client-config", "", nil)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
 	require.Equal(t, map[string]any{"auth_dev": false, "issuer": "https://idp.example.test/realms/cc",
-		"client_id": "auditd-dashboard", "audience": "auditd", "scopes": "openid profile email offline_access", "river_ui": true},
+		"client_id": "auditd-dashboard", "audience": "auditd", "scopes": "openid profile email offline_access", "river_ui": true,
+		"speech": map[string]any{"engine": "openai", "languages": []any{}}},
 		r.Body["details"])
 	op := b.server.OpenAPI().Paths["/client-config"]
 	require.NotNil(t, op)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
@@ -35,6 +36,7 @@ type tasksResource struct {
 	river  *river.Client[pgx.Tx]
 	store  *storage.Store
 	limits UploadLimits
+	speech intake.Speech
 	// timeouts bound the time an upload's body takes to arrive.
 	timeouts BodyTimeouts
 }

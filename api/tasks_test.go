@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/transcript"
 )
 
@@ -279,6 +280,41 @@ func TestUploadRejects(t *testing.T) {
 	t.Run("no token", func(t *testing.T) {
 		requireError(t, b.upload(t, "", file("a.wav", wav)), http.StatusUnauthorized, CodeMissingAuthHeader)
 	})
+}
+
+func TestUploadRefusesACallInALanguageTheEngineLacks(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{client: ClientConfig{Speech: intake.Speech{Engine: "pocketsphinx", Languages: []string{"en"}}}})
+	quality := b.issuer.token(t, "qa", "quality")
+
+	// Asked for Spanish: refused, naming the file and the language, and
+	// nothing is kept, not even the chat beside it.
+	r := b.upload(t, quality, field("language", "es-MX"), file("notes.txt", []byte(chatText)),
+		file("llamada.wav", tone(t, "a.wav", 440, 1)))
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.Body["message"], `the call "llamada.wav" is in Spanish (es-MX), which the speech engine (pocketsphinx) does not transcribe: it transcribes English (en)`)
+	require.Contains(t, r.Body["message"], "ASR_ENGINE=openai")
+	require.Equal(t, map[string]any{"file": "llamada.wav", "field": "body.language", "language": "es-MX",
+		"speech_languages": []any{"en"}}, r.Body["details"])
+	require.Zero(t, b.count(t, "SELECT count(*) FROM tasks"))
+	require.Empty(t, b.blobs(t))
+
+	// A chat in Spanish needs no speech engine.
+	tasks := uploaded(t, b.upload(t, quality, field("language", "es"), file("notes.txt", []byte(chatText))))
+	require.Equal(t, "chat", tasks[0]["kind"])
+
+	// With no language, a call takes the campaign's when the engine speaks
+	// it, else the engine's: the default campaign is Spanish.
+	tasks = uploaded(t, b.upload(t, quality, file("call.wav", tone(t, "b.wav", 450, 1))))
+	d := b.do(t, http.MethodGet, "/tasks/"+tasks[0]["uuid"].(string), quality, nil).Body["details"].(map[string]any)
+	require.Equal(t, "en", d["language"])
+	tasks = uploaded(t, b.upload(t, quality, field("language", "en-GB"), file("call.wav", tone(t, "c.wav", 460, 1))))
+	d = b.do(t, http.MethodGet, "/tasks/"+tasks[0]["uuid"].(string), quality, nil).Body["details"].(map[string]any)
+	require.Equal(t, "en-GB", d["language"])
+
+	// A call already uploaded is the existing task, whatever the language.
+	tasks = uploaded(t, b.upload(t, quality, field("language", "es"), file("again.wav", tone(t, "c.wav", 460, 1))))
+	require.Equal(t, true, tasks[0]["duplicate"])
 }
 
 func TestUploadLimits(t *testing.T) {

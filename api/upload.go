@@ -116,9 +116,11 @@ refused, no task is created. Uploads have their own per-user rate limit
 			Properties: map[string]*huma.Schema{
 				"files": {Type: "array", Description: "The recordings and chat transcripts",
 					Items: &huma.Schema{Type: "string", Format: "binary"}},
-				"campaign":    text("The campaign's name. Defaults to \"default\"."),
-				"operator":    text("The audited agent: a user id or username (kept as given when no user matches)."),
-				"language":    text("BCP 47 language of the interactions, such as \"es\". Defaults to the campaign's."),
+				"campaign": text("The campaign's name. Defaults to \"default\"."),
+				"operator": text("The audited agent: a user id or username (kept as given when no user matches)."),
+				"language": text("BCP 47 language of the interactions, such as \"es\". Defaults to the campaign's; for calls, to " +
+					"the campaign's when the speech engine transcribes it, else to the engine's first language (GET /client-config " +
+					"lists them). A call in a language the engine does not transcribe is refused (400)."),
 				"direction":   {Type: "string", Enum: []any{"inbound", "outbound"}},
 				"started_at":  {Type: "string", Format: "date-time", Description: "When the interactions started (RFC 3339)."},
 				"external_id": text("The interaction's id in another system."),
@@ -141,7 +143,7 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 			size(t.limits.MaxRequestBytes))).WithDetails(map[string]any{"limit_bytes": t.limits.MaxRequestBytes})
 	}
 	u := &uploadRequest{t: t, fields: map[string]string{},
-		upload: intake.New(intake.Deps{Pool: t.pool, River: t.river, Store: t.store, Log: logger(ctx)},
+		upload: intake.New(intake.Deps{Pool: t.pool, River: t.river, Store: t.store, Speech: t.speech, Log: logger(ctx)},
 			intake.Limits{MaxFileBytes: t.limits.MaxFileBytes, MaxFiles: t.limits.MaxFiles})}
 	defer u.upload.Close(ctx)
 	u.form = in.form(params["boundary"], t.limits.MaxRequestBytes, "upload request", t.timeouts)

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/text/language"
 )
 
 // Config is the whole configuration of auditd. The zero value is not valid;
@@ -150,6 +152,13 @@ type Config struct {
 	// of the openai engine (ASR_BASE_URL, ASR_API_KEY, ASR_MODEL); the URL
 	// and the model are required with it.
 	ASRBaseURL, ASRAPIKey, ASRModel string
+	// ASRLanguages are the languages the engine transcribes, primary BCP 47
+	// subtags in order of preference (ASR_LANGUAGES, comma-separated): an
+	// upload refuses a call in any other, and a call uploaded with no
+	// language whose campaign's the engine lacks is transcribed in the
+	// first. Empty means any, the server detecting it. pocketsphinx
+	// transcribes en only; openai defaults to any.
+	ASRLanguages []string
 	// ASRMaxChunk bounds the audio one engine call gets: longer recordings
 	// are cut in their pauses (ASR_MAX_CHUNK). Zero means no limit; else at
 	// least 2s. Defaults to 10m for openai (under OpenAI's 25 MB per
@@ -298,6 +307,13 @@ func FromEnv(getenv func(string) string) (Config, error) {
 	c.ASRBaseURL = e.str("ASR_BASE_URL", "")
 	c.ASRAPIKey = e.str("ASR_API_KEY", "")
 	c.ASRModel = e.str("ASR_MODEL", "")
+	c.ASRLanguages = e.languages("ASR_LANGUAGES")
+	if c.ASREngine == "pocketsphinx" {
+		if len(c.ASRLanguages) > 0 && !slices.Equal(c.ASRLanguages, []string{"en"}) && e.err == nil {
+			e.err = errors.New("ASR_LANGUAGES: pocketsphinx transcribes en only; set ASR_ENGINE=openai for other languages")
+		}
+		c.ASRLanguages = []string{"en"}
+	}
 	maxChunk := time.Duration(0)
 	if c.ASREngine == "openai" {
 		maxChunk = 10 * time.Minute
@@ -647,6 +663,24 @@ func (e *env) addresses(name string) []string {
 			out[i] = a.Address
 		}
 		return out, err
+	})
+}
+
+// languages reads a comma-separated list of BCP 47 language tags, keeping
+// their primary subtags without repeats.
+func (e *env) languages(name string) []string {
+	return parse(e, name, nil, "a comma-separated list of languages such as en,es", func(v string) ([]string, error) {
+		var out []string
+		for part := range strings.SplitSeq(v, ",") {
+			tag, err := language.Parse(strings.TrimSpace(part))
+			if err != nil {
+				return nil, err
+			}
+			if base, _ := tag.Base(); !slices.Contains(out, base.String()) {
+				out = append(out, base.String())
+			}
+		}
+		return out, nil
 	})
 }
 

@@ -131,6 +131,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"RATE_LIMIT_ANONYMOUS": "-3"}), "RATE_LIMIT_ANONYMOUS"},
 		{base(map[string]string{"RATE_LIMIT_UPLOADS": "many"}), "RATE_LIMIT_UPLOADS"},
 		{base(map[string]string{"ASR_ENGINE": "whisper"}), "ASR_ENGINE"},
+		{base(map[string]string{"ASR_ENGINE": "pocketsphinx", "ASR_LANGUAGES": "es"}), "ASR_LANGUAGES: pocketsphinx transcribes en only"},
+		{base(map[string]string{"ASR_LANGUAGES": "es,not a language"}), `ASR_LANGUAGES: "es,not a language" is not a comma-separated list of languages`},
 		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_MODEL": "whisper-1"}), "ASR_BASE_URL is required"},
 		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_BASE_URL": "api.openai.com", "ASR_MODEL": "whisper-1"}), "ASR_BASE_URL"},
 		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_BASE_URL": "https://api.openai.com"}), "ASR_MODEL is required"},
@@ -216,6 +218,7 @@ func TestTranscription(t *testing.T) {
 	c, err := FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "PATH": "/nonexistent" + string(filepath.ListSeparator) + bin}))
 	require.NoError(t, err)
 	require.Equal(t, "pocketsphinx", c.ASREngine)
+	require.Equal(t, []string{"en"}, c.ASRLanguages, "the offline model is English")
 	require.Zero(t, c.ASRMaxChunk)
 	require.Equal(t, 1, c.TranscribeConcurrency)
 	require.Equal(t, 2*time.Hour, c.TranscribeTimeoutMax)
@@ -234,14 +237,16 @@ func TestTranscription(t *testing.T) {
 		"TRANSCRIBE_CONCURRENCY": "4", "TRANSCRIBE_TIMEOUT_MAX": "20m"}))
 	require.NoError(t, err)
 	require.Equal(t, "openai", c.ASREngine)
+	require.Empty(t, c.ASRLanguages, "the server detects any language")
 	require.Equal(t, 10*time.Minute, c.ASRMaxChunk, "chunks that fit OpenAI's 25 MB")
 	require.Equal(t, 4, c.TranscribeConcurrency)
 	require.Equal(t, time.Hour, c.JobRescueAfter, "never under the user sync's 50 minutes by default")
 
 	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "ASR_ENGINE": "openai",
 		"ASR_BASE_URL": "https://api.openai.com", "ASR_MODEL": "whisper-1", "ASR_MAX_CHUNK": "0",
-		"TRANSCRIBE_TIMEOUT_MAX": "8s", "JOB_RESCUE_AFTER": "10s"}))
+		"TRANSCRIBE_TIMEOUT_MAX": "8s", "JOB_RESCUE_AFTER": "10s", "ASR_LANGUAGES": "es-MX, en,es"}))
 	require.NoError(t, err)
+	require.Equal(t, []string{"es", "en"}, c.ASRLanguages, "primary subtags, first mention kept")
 	require.Zero(t, c.ASRMaxChunk, "0 turns chunking off")
 	require.Equal(t, 10*time.Second, c.JobRescueAfter)
 

@@ -35,6 +35,9 @@ type Deps struct {
 	Pool  *pgxpool.Pool
 	River *river.Client[pgx.Tx]
 	Store *storage.Store
+	// Speech is what the speech engine transcribes: calls in other
+	// languages are refused.
+	Speech Speech
 	// Log receives what a person should not see (ffprobe's words) and
 	// blobs that could not be deleted.
 	Log *slog.Logger
@@ -64,6 +67,8 @@ type file struct {
 	contentType string
 	duration    *float64
 	transcript  *transcript.Transcript
+	// language is the task's, decided at commit.
+	language string
 	// existing is the task that already had this content.
 	existing *db.Task
 	// duplicate is set when the blob turned out not to be needed.
@@ -199,7 +204,8 @@ type Settings struct {
 	// OperatorID is the audited agent's user id (or the reference given
 	// when no user matches); "" for none.
 	OperatorID string
-	// Language is BCP 47; "" for the campaign's.
+	// Language is BCP 47; "" for the campaign's (calls: see
+	// Speech.callLanguage).
 	Language   string
 	Direction  string
 	StartedAt  *time.Time
@@ -230,7 +236,15 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 		}
 		campaign = &c
 	}
-	language := cmp.Or(s.Language, campaign.Language)
+	for _, f := range u.files {
+		f.language = cmp.Or(s.Language, campaign.Language)
+		if f.existing == nil && f.kind == db.TaskCall {
+			var err error
+			if f.language, err = u.deps.Speech.callLanguage(f.name, s.Language, campaign.Language); err != nil {
+				return nil, err
+			}
+		}
+	}
 	tx, err := u.deps.Pool.Begin(ctx)
 	if err != nil {
 		return nil, err
@@ -252,7 +266,7 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 			inserted, isNew, err := db.TaskInsert(ctx, tx, db.NewTask{
 				UUID: uuid.NewString(), Kind: f.kind, Status: status, FileName: f.name, ContentType: f.contentType,
 				SizeBytes: f.blob.Size, SHA256: f.blob.SHA256, BlobKey: f.blob.Key, CampaignID: campaign.ID,
-				OperatorID: s.OperatorID, Language: language, Direction: s.Direction, StartedAt: s.StartedAt,
+				OperatorID: s.OperatorID, Language: f.language, Direction: s.Direction, StartedAt: s.StartedAt,
 				ExternalID: s.ExternalID, UploadedBy: s.UploadedBy, DurationSeconds: f.duration,
 			})
 			if err != nil {
@@ -263,7 +277,7 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 				created = append(created, inserted)
 				if f.transcript != nil {
 					tr := *f.transcript
-					tr.Language = language
+					tr.Language = f.language
 					if err := db.TranscriptSave(ctx, tx, inserted.UUID, tr); err != nil {
 						return nil, err
 					}

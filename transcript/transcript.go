@@ -3,6 +3,8 @@
 // read only this form.
 package transcript
 
+import "strings"
+
 // Speakers of a segment. Chats keep the participant's own label in
 // Segment.Name; Speaker is always one of these.
 const (
@@ -30,4 +32,11 @@ type Transcript struct {
 	Engine string `json:"engine"`
 	// Language is a BCP 47 tag such as "en" or "es", when known.
 	Language string `json:"language,omitempty"`
+}
+
+// PrimaryLanguage returns the language subtag of a BCP 47 tag, lower case:
+// "es" for "es-MX".
+func PrimaryLanguage(tag string) string {
+	lang, _, _ := strings.Cut(strings.ReplaceAll(tag, "_", "-"), "-")
+	return strings.ToLower(strings.TrimSpace(lang))
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/auditd/auditd/auditor/llm"
 	"github.com/auditd/auditd/config"
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/metrics"
 	"github.com/auditd/auditd/storage"
@@ -214,7 +215,8 @@ func (m *Main) openHTTP(ctx context.Context) error {
 	m.stopHub = stopHub
 	go func() { _ = hub.Run(hubCtx) }()
 	client := api.ClientConfig{AuthDev: c.AuthDev, Issuer: authCfg.IssuerURL, ClientID: c.OIDCWebClientID,
-		Audience: c.OIDCAudience, Scopes: c.OIDCWebScopes}
+		Audience: c.OIDCAudience, Scopes: c.OIDCWebScopes,
+		Speech: intake.Speech{Engine: c.ASREngine, Languages: c.ASRLanguages}}
 	var connect []string // the dashboard calls the identity provider for discovery and tokens
 	if u, err := url.Parse(c.OIDCIssuerURL); err == nil && !c.AuthDev {
 		connect = append(connect, u.Scheme+"://"+u.Host)

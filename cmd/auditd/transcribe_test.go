@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -143,4 +146,40 @@ func ffmpegOnly(t *testing.T) string {
 		require.NoError(t, os.Symlink(path, filepath.Join(dir, tool)))
 	}
 	return dir
+}
+
+// On a default install (no speech server, the offline engine on PATH, the
+// default campaign in Spanish), an English call uploaded with no language
+// is transcribed and audited, and `auditd upload` says what the engine
+// transcribes.
+func TestDefaultInstallTranscribesAnEnglishCall(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	m := openMain(t, &Main{Serve: true, Work: true, Migrate: true}, "DATABASE_URL="+dbtest.EmptyURL(t), "AUTH_DEV=true",
+		"LISTEN_ADDR=127.0.0.1:0", "PATH="+os.Getenv("PATH"), "BLOB_URL=file://"+dir, "MAIL_DIR="+dir)
+	require.Equal(t, "pocketsphinx", m.Config.ASREngine)
+	client := []string{"AUDITD_URL=http://" + m.Addr(), "AUDITD_TOKEN=" + devToken(t, m, "qa", "quality")}
+
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(t.Context(), []string{"upload", "--progress", "never", mediatest.LibriVox(t)[0].Path},
+		environ(client), &stdout, &stderr))
+	require.Contains(t, stderr.String(), "calls are transcribed by pocketsphinx in English (en)")
+	id := outcomeLine.FindStringSubmatch(strings.TrimSpace(stdout.String()))[2]
+
+	c, err := newAPIClient("http://"+m.Addr(), strings.TrimPrefix(client[1], "AUDITD_TOKEN="))
+	require.NoError(t, err)
+	var task struct {
+		Status, Language, Error string
+		Transcript              struct{ Language, Text string }
+		Audit                   *struct{ Score float64 }
+	}
+	require.Eventually(t, func() bool {
+		require.NoError(t, c.call(t.Context(), http.MethodGet, "/tasks/"+id, &task))
+		require.NotEqual(t, "failed", task.Status, task.Error)
+		return task.Status == "audited"
+	}, 3*time.Minute, 250*time.Millisecond)
+	require.Equal(t, "en", task.Language)
+	require.Equal(t, "en", task.Transcript.Language)
+	require.NotEmpty(t, strings.Fields(task.Transcript.Text))
+	require.NotNil(t, task.Audit)
 }

@@ -20,6 +20,8 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/auditd/auditd/intake"
 )
 
 // uploadedTask is one entry of an upload's response.
@@ -127,7 +129,7 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 	fields := map[string]*string{
 		"campaign":    fs.String("campaign", "", "campaign name (default: the server's default campaign)"),
 		"operator":    fs.String("operator", "", "the audited agent's user id or username"),
-		"language":    fs.String("language", "", "language of the interactions, such as es (default: the campaign's)"),
+		"language":    fs.String("language", "", "language of the interactions, such as es (default: the campaign's; for calls, the engine's first\nlanguage when it does not transcribe the campaign's; the command prints which it transcribes)"),
 		"direction":   fs.String("direction", "", "inbound or outbound"),
 		"started_at":  fs.String("started-at", "", "when the interactions started (RFC 3339)"),
 		"external_id": fs.String("external-id", "", "the interactions' id in another system"),
@@ -155,6 +157,13 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 	if len(files) == 0 {
 		return errors.New("no files to upload")
 	}
+	var settings struct {
+		Speech intake.Speech `json:"speech"`
+	}
+	if err := c.call(ctx, http.MethodGet, "/client-config", &settings); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", c.server, settings.Speech)
 	values := map[string]string{}
 	for k, v := range fields {
 		values[k] = strings.TrimSpace(*v)

@@ -22,6 +22,7 @@ import (
 	"github.com/auditd/auditd/api"
 	"github.com/auditd/auditd/cmd/auditd/proctest"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/storage"
 )
 
@@ -49,7 +50,9 @@ func setupAPI(t *testing.T) *apiBundle {
 	require.NoError(t, err)
 	auth := api.NewAuthenticator(api.AuthConfig{IssuerURL: issuer, Audience: "auditd",
 		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: "roles"}, pool)
+	// The speech engine of a default install.
 	handler = api.New(api.Options{Pool: pool, River: rc, Auth: auth, DevIssuer: dev, Store: store,
+		Client: api.ClientConfig{Speech: intake.Speech{Engine: "pocketsphinx", Languages: []string{"en"}}},
 		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
 	return &apiBundle{url: hs.URL, pool: pool, dev: dev}
 }
@@ -110,6 +113,7 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 	require.Contains(t, outcomes["failed"][0], "bad.wav")
 	require.Contains(t, outcomes["failed"][0], "UNSUPPORTED_MEDIA_TYPE")
 	require.Contains(t, stderr.String(), "5 files: 3 new, 1 duplicates, 1 failed")
+	require.Contains(t, stderr.String(), b.url+": calls are transcribed by pocketsphinx in English (en)\n")
 	// Bars were drawn: one per file and the overall one, redrawn in place.
 	require.Contains(t, stderr.String(), "100%")
 	require.Contains(t, stderr.String(), "5 files")
@@ -120,6 +124,9 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 	var n int
 	require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM tasks WHERE operator_id = 'olga'").Scan(&n))
 	require.Equal(t, 3, n)
+	var language string
+	require.NoError(t, b.pool.QueryRow(ctx, "SELECT language FROM tasks WHERE kind = 'call'").Scan(&language))
+	require.Equal(t, "en", language, "the default campaign is Spanish, the engine transcribes English")
 	for _, line := range append(outcomes["ok"], outcomes["duplicate"]...) {
 		id := outcomeLine.FindStringSubmatch(line)[2]
 		require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM tasks WHERE uuid = $1", id).Scan(&n))
@@ -145,6 +152,20 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 		filepath.Join(dir, "calls"), filepath.Join(dir, "chats", "chat.txt")}, env(nil), &stdout, &stderr))
 	require.Equal(t, 3, strings.Count(stdout.String(), "duplicate "), stdout.String())
 	require.NotContains(t, stderr.String(), "\x1b[", "no bars when asked not to draw them")
+
+	// A new call in a language the engine does not transcribe is refused,
+	// saying why and what to do.
+	other := filepath.Join(dir, "other", "b.wav")
+	require.NoError(t, os.MkdirAll(filepath.Dir(other), 0o755))
+	out, err = exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=frequency=660:duration=2", other).CombinedOutput()
+	require.NoError(t, err, string(out))
+	stdout.Reset()
+	err = run(ctx, []string{"upload", "--server", b.url, "--token", quality, "--progress", "never", "--language", "es-MX", other},
+		env(nil), &stdout, &stderr)
+	require.ErrorContains(t, err, "1 of 1 files failed")
+	require.Contains(t, stdout.String(), "VALIDATION_ERROR")
+	require.Contains(t, stdout.String(), `the call "b.wav" is in Spanish (es-MX), which the speech engine (pocketsphinx) does not transcribe`)
+	require.Contains(t, stdout.String(), "ASR_ENGINE=openai")
 }
 
 func TestUploadCommandFailures(t *testing.T) {

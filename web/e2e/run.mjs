@@ -184,6 +184,22 @@ async function signIn(page, { username, roles = [], name, lifetime }) {
   await visible(page.getByRole('button', { name: /, account menu$/ }));
 }
 
+/** inSpanish opens path in a new Spanish browser context, signs in there and runs fn with its page. */
+async function inSpanish(browser, url, { username, roles = [] }, fn) {
+  const es = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await es.newPage();
+    await page.goto(url);
+    await visible(page.getByLabel('Usuario', { exact: true }));
+    await page.getByLabel('Usuario', { exact: true }).fill(username);
+    for (const role of roles) await page.getByRole('checkbox', { name: role, exact: true }).check();
+    await page.getByRole('button', { name: 'Iniciar sesión' }).click();
+    await fn(page);
+  } finally {
+    await es.close();
+  }
+}
+
 // ------------------------------------------------------------------ tests
 
 const tests = [];
@@ -413,19 +429,14 @@ test('API errors are shown by their code, translated, with the words of the API'
   await shot(page, 'jobs-error');
 
   // In Spanish, the same error in Spanish; the API's words stay below.
-  const es = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 800 } });
-  const pes = await es.newPage();
-  await pes.goto(base + '/');
-  await pes.getByLabel('Usuario', { exact: true }).fill('root');
-  await pes.getByRole('checkbox', { name: 'admin', exact: true }).check();
-  await pes.getByRole('button', { name: 'Iniciar sesión' }).click();
-  await visible(pes.getByRole('heading', { name: 'Tareas' }));
-  await pes.goto(base + '/app/admin/jobs?state=bogus');
-  const alertEs = pes.getByRole('alert').filter({ hasText: 'query.state' });
-  await visible(alertEs.getByText('Parte de lo que has enviado no es válido.', { exact: true }));
-  await visible(alertEs.getByText(/Id de la petición: \w+/));
-  await shot(pes, 'jobs-error-es');
-  await es.close();
+  await inSpanish(browser, base + '/', { username: 'root', roles: ['admin'] }, async (pes) => {
+    await visible(pes.getByRole('heading', { name: 'Tareas' }));
+    await pes.goto(base + '/app/admin/jobs?state=bogus');
+    const alertEs = pes.getByRole('alert').filter({ hasText: 'query.state' });
+    await visible(alertEs.getByText('Parte de lo que has enviado no es válido.', { exact: true }));
+    await visible(alertEs.getByText(/Id de la petición: \w+/));
+    await shot(pes, 'jobs-error-es');
+  });
 
   // The sign-in form leaves checking to the API and shows what it says.
   const fresh = await page.context().browser().newContext();
@@ -614,7 +625,11 @@ test('task view: transcript, edit a criterion and see the score change, validate
   check((await page.getByRole('button', { name: 'Validate', exact: true }).count()) === 0, 'a validated task can be validated again');
 });
 
-test('a call: transcribed, played from an authorised blob, a segment seeks the player', async ({ page, base }) => {
+test('a call: its language checked at upload, transcribed, played from an authorised blob, a segment seeks the player', async ({
+  page,
+  base,
+  browser,
+}) => {
   // A few spoken seconds, as a contact centre's 8 kHz mono recording.
   const wav = join(artifacts, 'e2e-call.wav');
   execFileSync('espeak-ng', ['-w', wav + '.tmp.wav', 'Good morning, my name is Olga. How can I help you? Thank you for calling, goodbye.']);
@@ -623,7 +638,31 @@ test('a call: transcribed, played from an authorised blob, a segment seeks the p
   await page.goto(base + '/');
   await signIn(page, { username: 'carla', roles: ['quality'] });
   await visible(page.getByRole('main').getByText('Live'));
-  await page.getByLabel('Language (optional)').fill('en');
+  // The form says what the engine transcribes, and a call in another
+  // language is refused at once, saying why.
+  await visible(page.getByTestId('speech').getByText('Calls are transcribed in English (en), by pocketsphinx.'));
+  await page.getByLabel('Language (optional)').fill('es');
+  await page.getByLabel('Choose files').setInputFiles(wav);
+  const refused = page.getByRole('list', { name: 'Uploads' }).locator('li[data-file="e2e-call.wav"]').getByRole('alert');
+  await visible(
+    refused.getByText(
+      /^e2e-call\.wav is a call in Spanish \(es\), which the speech engine does not transcribe: it transcribes English \(en\)\./,
+    ),
+  );
+  await shot(page, 'upload-language-refused');
+  await inSpanish(browser, base + '/', { username: 'carla', roles: ['quality'] }, async (p) => {
+    await visible(p.getByTestId('speech').getByText('Las llamadas se transcriben en inglés (en), con pocketsphinx.'));
+    await p.getByLabel('Idioma (opcional)').fill('es-MX');
+    await p.getByLabel('Elegir archivos').setInputFiles(wav);
+    const alert = p.getByRole('list', { name: 'Subidas' }).locator('li[data-file="e2e-call.wav"]').getByRole('alert');
+    await visible(
+      alert.getByText(/^e2e-call\.wav es una llamada en español \(es-MX\), que el motor de voz no transcribe: transcribe inglés \(en\)\./),
+    );
+    await shot(p, 'upload-language-refused-es');
+  });
+
+  // With no language, the call takes the engine's: the default campaign is Spanish.
+  await page.getByLabel('Language (optional)').fill('');
   await page.getByLabel('Choose files').setInputFiles(wav);
   const row = page.locator('tbody tr').filter({ hasText: 'e2e-call.wav' });
   await visible(row);

@@ -49,6 +49,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly details: ErrorDetail[] = [],
     readonly requestId?: string,
+    /** facts are the details of an error that describes its case instead of listing fields (an object, not a list). */
+    readonly facts: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -120,6 +122,10 @@ function toDetails(raw: unknown): ErrorDetail[] {
   return raw.filter((d): d is ErrorDetail => typeof d === 'object' && d !== null && 'message' in d);
 }
 
+function toFacts(raw: unknown): Record<string, unknown> {
+  return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+}
+
 /** successOf is the success envelope of a response (status and parsed JSON body), or null for a failure. */
 export function successOf<T>(status: number, parsed: unknown): { code: string; details: T } | null {
   const ok =
@@ -131,7 +137,7 @@ export function successOf<T>(status: number, parsed: unknown): { code: string; d
 export function failureOf(status: number, parsed: unknown, requestId: string | null): ApiError {
   const e = parsed as Partial<ErrorBody> | undefined;
   return e && typeof e.message === 'string' && typeof e.code === 'string'
-    ? new ApiError(e.message, e.code, status, toDetails(e.details), e.request_id)
+    ? new ApiError(e.message, e.code, status, toDetails(e.details), e.request_id, toFacts(e.details))
     : new ApiError(t('error.http', { status }), 'HTTP_ERROR', status, [], requestId ?? undefined);
 }
 

@@ -188,7 +188,13 @@ const en = {
   'upload.drop': 'Drop recordings (WAV, MP3, OGG…) or chat transcripts (JSON or text) here, as many as you like.',
   'upload.choose': 'Choose files',
   'upload.language': 'Language (optional)',
-  'upload.languageHelp': 'BCP 47 tag; the campaign’s when empty.',
+  'upload.languageHelp':
+    'BCP 47 tag; the campaign’s when empty (a call’s: the speech engine’s when it does not transcribe the campaign’s).',
+  'upload.speech': 'Calls are transcribed in {languages}, by {engine}.',
+  'upload.speechAny': 'Calls are transcribed in any language, by {engine}.',
+  'upload.speechNone': 'No speech engine is configured: calls wait until one is.',
+  'upload.languageRefused':
+    '{file} is a call in {language}, which the speech engine does not transcribe: it transcribes {languages}. Upload it with the language it is spoken in, or ask an administrator for an engine that speaks it.',
   'upload.files': 'Uploads',
   'upload.progress': 'Upload of {name}',
   'upload.duplicate': 'already uploaded',
@@ -481,7 +487,13 @@ const es: Record<MessageKey, string> = {
   'upload.drop': 'Suelta aquí grabaciones (WAV, MP3, OGG…) o transcripciones de chat (JSON o texto), tantas como quieras.',
   'upload.choose': 'Elegir archivos',
   'upload.language': 'Idioma (opcional)',
-  'upload.languageHelp': 'Etiqueta BCP 47; el de la campaña si se deja vacío.',
+  'upload.languageHelp':
+    'Etiqueta BCP 47; el de la campaña si se deja vacío (el de una llamada: el del motor de voz si no transcribe el de la campaña).',
+  'upload.speech': 'Las llamadas se transcriben en {languages}, con {engine}.',
+  'upload.speechAny': 'Las llamadas se transcriben en cualquier idioma, con {engine}.',
+  'upload.speechNone': 'No hay motor de voz configurado: las llamadas esperan a que lo haya.',
+  'upload.languageRefused':
+    '{file} es una llamada en {language}, que el motor de voz no transcribe: transcribe {languages}. Súbela con el idioma en que se habla o pide a un administrador un motor que lo hable.',
   'upload.files': 'Subidas',
   'upload.progress': 'Subida de {name}',
   'upload.duplicate': 'ya subida',
@@ -642,6 +654,22 @@ export function formatRelative(iso: string, now?: number): string {
   if (abs < 3600) return rtf.format(Math.round(seconds / 60), 'minute');
   if (abs < 86400) return rtf.format(Math.round(seconds / 3600), 'hour');
   return rtf.format(Math.round(seconds / 86400), 'day');
+}
+
+/** languageName is a BCP 47 tag's language as people read it in the current language ("inglés (en)"). */
+export function languageName(tag: string): string {
+  let name: string | undefined;
+  try {
+    name = new Intl.DisplayNames([locale.value], { type: 'language' }).of(tag.split('-')[0]);
+  } catch {
+    name = undefined; // not a tag the browser knows
+  }
+  return name && name !== tag ? `${name} (${tag})` : tag;
+}
+
+/** listOf joins items as a list in the current language ("a, b y c"). */
+export function listOf(items: string[]): string {
+  return new Intl.ListFormat(locale.value, { type: 'conjunction' }).format(items);
 }
 
 /** roleName is a role as people read it, in the current language. */

@@ -152,7 +152,7 @@ func (o *OpenAI) request(ctx context.Context, in Input, format string) (*http.Re
 	var head bytes.Buffer
 	form := multipart.NewWriter(&head)
 	fields := [][2]string{{"model", o.model}, {"response_format", format}, {"temperature", "0"}}
-	if lang := primaryLanguage(in.Language); lang != "" {
+	if lang := transcript.PrimaryLanguage(in.Language); lang != "" {
 		fields = append(fields, [2]string{"language", lang})
 	}
 	for _, kv := range fields {

@@ -43,7 +43,7 @@ func (p PocketSphinx) Name() string { return "pocketsphinx" }
 // *media.ToolError quoting the recogniser when it fails.
 func (p PocketSphinx) Transcribe(ctx context.Context, in Input) (transcript.Transcript, error) {
 	lang := cmp.Or(p.Language, "en")
-	if in.Language != "" && primaryLanguage(in.Language) != primaryLanguage(lang) {
+	if in.Language != "" && transcript.PrimaryLanguage(in.Language) != transcript.PrimaryLanguage(lang) {
 		return transcript.Transcript{}, fmt.Errorf("%w: pocketsphinx transcribes %q, the recording is %q",
 			ErrUnsupportedLanguage, lang, in.Language)
 	}
@@ -121,11 +121,4 @@ func (p PocketSphinx) group(ws []word) []transcript.Segment {
 	}
 	flush()
 	return segments
-}
-
-// primaryLanguage returns the language subtag of a BCP 47 tag, lower case:
-// "es" for "es-MX".
-func primaryLanguage(tag string) string {
-	lang, _, _ := strings.Cut(strings.ReplaceAll(tag, "_", "-"), "-")
-	return strings.ToLower(strings.TrimSpace(lang))
 }

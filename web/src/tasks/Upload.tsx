@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { errorMessage } from '../api';
-import { t } from '../i18n';
+import { ApiError, errorMessage } from '../api';
+import { languageName, listOf, t } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
-import type { Campaign, TaskSummary, UploadedTask } from '../types';
+import type { Campaign, ClientConfig, TaskSummary, UploadedTask } from '../types';
 import { StatusBadge } from './badges';
 import { uploadFile } from './upload';
 
@@ -13,6 +13,26 @@ interface Item {
   sent: number;
   task?: UploadedTask;
   error?: string;
+}
+
+/** speechLine says what calls are transcribed with and in which languages. */
+function speechLine(speech: ClientConfig['speech'] | undefined): string {
+  if (!speech?.engine) return t('upload.speechNone');
+  if (!speech.languages?.length) return t('upload.speechAny', { engine: speech.engine });
+  return t('upload.speech', { engine: speech.engine, languages: listOf(speech.languages.map(languageName)) });
+}
+
+/** uploadError is what to show for a failed upload: a call refused for its language says which and why. */
+function uploadError(err: unknown, file: string): string {
+  const { language, speech_languages: languages } = err instanceof ApiError ? err.facts : {};
+  if (typeof language === 'string' && Array.isArray(languages)) {
+    return t('upload.languageRefused', {
+      file,
+      language: languageName(language),
+      languages: listOf(languages.map((l) => languageName(String(l)))),
+    });
+  }
+  return errorMessage(err);
 }
 
 /**
@@ -52,7 +72,7 @@ export function Upload({ live }: { live: Map<string, TaskSummary> }) {
           const task = await uploadFile(token, a.file, fields, (sent) => update(a.id, { sent }));
           update(a.id, { sent: 1, task });
         } catch (err) {
-          update(a.id, { error: errorMessage(err) });
+          update(a.id, { error: uploadError(err, a.name) });
         }
       })();
     }
@@ -94,6 +114,9 @@ export function Upload({ live }: { live: Map<string, TaskSummary> }) {
           />
           <p id="upload-language-help" class="help">
             {t('upload.languageHelp')}
+          </p>
+          <p class="help" data-testid="speech">
+            {speechLine(app.auth.config?.speech)}
           </p>
         </div>
       </div>

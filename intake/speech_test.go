@@ -1,0 +1,50 @@
+package intake
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/errcode"
+)
+
+func TestCallLanguage(t *testing.T) {
+	t.Parallel()
+	offline := Speech{Engine: "pocketsphinx", Languages: []string{"en"}}
+	whisper := Speech{Engine: "openai"}
+	listed := Speech{Engine: "openai", Languages: []string{"fr", "en"}}
+	none := Speech{}
+	for _, c := range []struct {
+		speech          Speech
+		asked, campaign string
+		want            string
+	}{
+		{offline, "", "es", "en"},
+		{offline, "", "en-US", "en-US"},
+		{offline, "en-GB", "es", "en-GB"},
+		{whisper, "", "es", "es"},
+		{whisper, "pt-BR", "es", "pt-BR"},
+		{listed, "", "es", "fr"},
+		{listed, "", "en", "en"},
+		{listed, "EN_us", "es", "EN_us"},
+		{none, "", "es", "es"},
+		{none, "de", "es", "de"},
+	} {
+		got, err := c.speech.callLanguage("call.wav", c.asked, c.campaign)
+		require.NoError(t, err, c)
+		require.Equal(t, c.want, got, c)
+	}
+
+	_, err := listed.callLanguage("llamada.mp3", "es-AR", "es")
+	require.True(t, errcode.Is(err, errcode.Invalid))
+	require.EqualError(t, err, `the call "llamada.mp3" is in Spanish (es-AR), which the speech engine (openai) does not transcribe: `+
+		"it transcribes French (fr), English (en). Upload it with the language it is spoken in, or add es to ASR_LANGUAGES "+
+		"(or leave it unset for any language) if the speech server transcribes it, see docs/engines.md")
+	_, err = offline.callLanguage("x.wav", "xx-YY", "es")
+	require.ErrorContains(t, err, `the call "x.wav" is in xx-YY, which`)
+	require.ErrorContains(t, err, "or have the workers and API use an engine that speaks it: ASR_ENGINE=openai with ASR_BASE_URL")
+
+	require.Equal(t, "calls are transcribed by pocketsphinx in English (en)", offline.String())
+	require.Equal(t, "calls are transcribed by openai in any language (the server detects it)", whisper.String())
+	require.Equal(t, "no speech engine is configured (ASR_ENGINE=none): calls wait for a worker that has one", none.String())
+}
