@@ -20,17 +20,17 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 98.4 % (English 97.8), confident 99.0 %, 0 of 92
+	// Measured: 98.6 % (English 98.3), confident 99.2 %, 1 of 106
 	// critical failures passed.
 	eval.Dev: {agreement: 0.96, groupAgreement: 0.95, confident: 0.98, criticalFalse: 0.05},
-	// Measured: 93.9 % (es 92.7, en 95.0, chats 93.0, calls 96.7; lowest
-	// group Spanish chats, 92.2), confident 97.2 %, 6 of 30 critical
-	// failures passed (the floor, 0.2, is met exactly).
+	// Measured: 93.8 % (es 92.5, en 95.0, chats 93.0, calls 96.0; lowest
+	// group Spanish chats, 92.1), confident 97.0 %, 7 of 37 critical
+	// failures passed (18.9 %, under the floor, 0.2).
 	eval.Holdout: {agreement: 0.9, groupAgreement: 0.88, confident: 0.96, criticalFalse: 0.2},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
-const minCases = 268
+const minCases = 300
 
 // TestAuditorAgreesWithTheAnalysts audits the evaluation set as the audit
 // job does and holds every split present, and each language and kind in

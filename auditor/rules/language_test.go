@@ -79,6 +79,12 @@ func TestSlots(t *testing.T) {
 		{`{"any": ["enviamos {timeframe}"]}`, "Se la enviamos hace dos meses.", false},
 		{`{"any": ["sent NEAR/3 {timeframe}"]}`, "We sent it two weeks ago.", false},
 		{`{"any": ["vuelve por la {timeframe}"]}`, "Vuelve por la mañana.", false}, // a morning, not tomorrow
+		{`{"any": ["llamamos NEAR/4 {timeframe}"]}`, "Le llamamos a las 14:30.", true},
+		{`{"any": ["call NEAR/4 {timeframe}"]}`, "We'll call you at 4:45pm.", true},
+		// A time off the quarter hours is when something happened.
+		{`{"any": ["entregado NEAR/4 {timeframe}"]}`, "Figura entregado a las 14:32 por Envíos.", false},
+		{`{"any": ["delivered NEAR/4 {timeframe}"]}`, "It shows delivered 4:52pm.", false},
+		{`{"any": ["delivered NEAR/4 {timeframe}"]}`, "It shows delivered at 16:52.", false},
 		{`{"any": ["el {date}"]}`, "Se lo enviamos el 15 de marzo.", true},
 		{`{"any": ["on {date}"]}`, "Delivered on March 15th.", true},
 		{`{"any": ["on {date}"]}`, "Delivered on 15/03/2026.", true},

@@ -3,6 +3,7 @@ package rules
 import (
 	_ "embed"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -331,15 +332,33 @@ func (tk *tokens) timeframe(i int) []int32 {
 		return one(i + 2)
 	case w == "las" && isDigits(at(i+1)) || unitSuffix(w, clockSuffix...):
 		if w == "las" {
+			if tk.logged(i + 2) {
+				return nil
+			}
 			return one(tk.clock(i + 1))
+		}
+		if tk.logged(i) {
+			return nil
 		}
 		return one(i)
 	case isDigits(w) && at(i+1) != "" && slices.Contains(clockSuffix, at(i+1)):
 		return one(i + 1)
-	case isDigits(w) && len(w) <= 2 && i+1 < n && tk.joined(i+1, ":") && isDigits(tk.norm[i+1]):
+	case isDigits(w) && len(w) <= 2 && i+1 < n && tk.joined(i+1, ":") && isDigits(tk.norm[i+1]) && !tk.logged(i+1):
 		return one(i + 1)
 	}
 	return tk.date(i)
+}
+
+// logged reports whether word k is the minutes of a time off the quarter
+// hours ("14:32", "4:52pm"): a time recorded, when something happened,
+// never one promised, which is round ("by 5pm", "a las 14:30").
+func (tk *tokens) logged(k int) bool {
+	if k >= len(tk.norm) || !tk.joined(k, ":") {
+		return false
+	}
+	m := strings.TrimRightFunc(tk.norm[k], unicode.IsLetter)
+	minutes, err := strconv.Atoi(m)
+	return err == nil && len(m) == 2 && minutes%15 != 0
 }
 
 // clock reads "12", "12:30", "5 pm" from i.
