@@ -71,8 +71,8 @@ func layout(t *testing.T) map[string][]string {
 	_, section, ok := strings.Cut(string(readme), "\n## Layout\n")
 	require.True(t, ok, "the README has a Layout section")
 	section, _, _ = strings.Cut(section, "\n## ")
-	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\| [^|]+ \\| ([^|]+) \\|$")
-	name := regexp.MustCompile("`([a-z/]+)`")
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9/]+)` \\| [^|]+ \\| ([^|]+) \\|$")
+	name := regexp.MustCompile("`([a-z0-9/]+)`")
 	out := map[string][]string{}
 	for _, m := range row.FindAllStringSubmatch(section, -1) {
 		may := []string{}

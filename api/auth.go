@@ -14,6 +14,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/danielgtaylor/huma/v2"
 	jose "github.com/go-jose/go-jose/v4"
+	"golang.org/x/text/language"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/role"
@@ -140,6 +141,7 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 		Email:    claimString(claims, "email"),
 		Name:     strings.Join(strings.FieldsFunc(claimString(claims, "name"), unicode.IsControl), " "),
 		Roles:    claimStrings(claims, a.cfg.RolesClaim),
+		Locale:   claimLocale(claims),
 	}
 	// What identifies the user must be text; what is only shown is cleaned
 	// (a name loses its control characters, a broken e-mail is ignored).
@@ -254,4 +256,14 @@ func isPublic(op *huma.Operation) bool {
 		}
 	}
 	return true
+}
+
+// claimLocale is the token's OIDC locale claim, a BCP 47 tag ("es-ES";
+// "es_ES" is accepted); "" when absent or not a language.
+func claimLocale(claims map[string]any) string {
+	tag, err := language.Parse(strings.ReplaceAll(claimString(claims, "locale"), "_", "-"))
+	if err != nil || tag == language.Und {
+		return ""
+	}
+	return tag.String()
 }

@@ -67,7 +67,9 @@ type DevClaims struct {
 	Email    string
 	Name     string
 	Roles    []string
-	TTL      time.Duration
+	// Locale is the token's locale claim; none when "".
+	Locale string
+	TTL    time.Duration
 }
 
 // Mint signs an access token for c, valid for c.TTL from now. It returns an
@@ -86,7 +88,7 @@ func (d *DevIssuer) Mint(c DevClaims) (string, error) {
 		c.Name = c.Username
 	}
 	now := time.Now()
-	payload, err := json.Marshal(map[string]any{
+	claims := map[string]any{
 		"iss":                d.issuer,
 		"aud":                d.audience,
 		"sub":                c.Subject,
@@ -97,7 +99,11 @@ func (d *DevIssuer) Mint(c DevClaims) (string, error) {
 		"iat":                now.Unix(),
 		"nbf":                now.Unix(),
 		"exp":                now.Add(c.TTL).Unix(),
-	})
+	}
+	if c.Locale != "" {
+		claims["locale"] = c.Locale
+	}
+	payload, err := json.Marshal(claims)
 	if err != nil {
 		return "", err
 	}
@@ -156,6 +162,9 @@ type devTokenRequest struct {
 	Name     string   `json:"name,omitempty"`
 	Email    string   `json:"email,omitempty"`
 	Roles    []string `json:"roles"`
+	// Locale is the locale claim: the dashboard sends its language, as an
+	// identity provider sends the user's.
+	Locale string `json:"locale,omitempty"`
 	// ExpiresIn is the token's validity in seconds; 0 means an hour.
 	ExpiresIn int `json:"expires_in,omitempty"`
 }
@@ -181,7 +190,7 @@ func (d *DevIssuer) token(w http.ResponseWriter, r *http.Request) {
 	if req.ExpiresIn != 0 {
 		ttl = time.Duration(req.ExpiresIn) * time.Second
 	}
-	tok, err := d.Mint(DevClaims{Username: req.Username, Name: req.Name, Email: req.Email, Roles: req.Roles, TTL: ttl})
+	tok, err := d.Mint(DevClaims{Username: req.Username, Name: req.Name, Email: req.Email, Roles: req.Roles, Locale: req.Locale, TTL: ttl})
 	if err != nil {
 		writeError(w, r, translate(r.Context(), err))
 		return
@@ -211,6 +220,9 @@ func readDevTokenRequest(w http.ResponseWriter, r *http.Request) (devTokenReques
 	case !devUsername.MatchString(req.Username):
 		return req, Errorf(CodeValidation, "username must be 1 to 64 letters, digits or . _ @ -").
 			WithDetail("body.username", "not a username", req.Username)
+	case req.Locale != "" && !languageTag.MatchString(req.Locale):
+		return req, Errorf(CodeValidation, "locale must be a BCP 47 language tag such as es or en-US").
+			WithDetail("body.locale", "not a language tag", req.Locale)
 	case req.ExpiresIn != 0 && (req.ExpiresIn < int(devTokenMinTTL/time.Second) || req.ExpiresIn > int(devTokenMaxTTL/time.Second)):
 		return req, Errorf(CodeValidation, fmt.Sprintf("expires_in must be between %d and %d seconds",
 			int(devTokenMinTTL/time.Second), int(devTokenMaxTTL/time.Second))).

@@ -36,6 +36,13 @@ func TestDevSignIn(t *testing.T) {
 	require.Equal(t, "maria", profile["name"])
 	require.Equal(t, "maria@example.test", profile["email"])
 	require.Equal(t, "quality", profile["role"])
+	require.Equal(t, "", profile["locale"], "no locale claim")
+
+	// The dashboard sends its language as the locale claim.
+	r = b.devSignIn(t, `{"username":"lucia","roles":["quality"],"locale":"es"}`)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	me = b.do(t, http.MethodGet, "/users/me", r.Body["details"].(map[string]any)["access_token"].(string), nil)
+	require.Equal(t, "es", me.Body["details"].(map[string]any)["locale"])
 
 	// Name, e-mail and validity can be chosen; no roles is a user with none.
 	r = b.devSignIn(t, `{"username":"ana.lopez","name":"Ana López","email":"ana@cc.test","roles":[],"expires_in":5}`)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/role"
 )
 
@@ -140,7 +141,7 @@ func (n *notificationsResource) create(ctx context.Context, in *createNotificati
 	}
 	var created db.Notification
 	err := pgx.BeginFunc(ctx, n.pool, func(tx pgx.Tx) (err error) {
-		created, err = db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: b.UserID, Text: b.Text,
+		created, err = db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: b.UserID, Text: l10n.Plain(b.Text),
 			Variant: b.Variant, Link: b.Link, TaskUUID: b.TaskUUID, CreatedBy: p.User.ID})
 		return err
 	})

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,4 +153,46 @@ func TestChatUploadedEndToEndIsAudited(t *testing.T) {
 	next := details(r)["next"].(string)
 	r = b.do(t, http.MethodGet, "/tasks?sort=score&order=asc&limit=1&cursor="+next, alice, nil)
 	require.Equal(t, tasks[0]["uuid"], details(r)["tasks"].([]any)[0].(map[string]any)["uuid"])
+}
+
+// The server writes each user's notifications in their language: the
+// token's locale claim, or the one they chose, which claims then keep.
+func TestNotificationsInTheUsersLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.startWorkers(t, workers.Deps{})
+	claims := b.issuer.claims("sub-lucia")
+	claims["roles"], claims["locale"] = []string{"quality"}, "es_ES"
+	lucia := b.issuer.sign(t, claims)
+	me := details(b.do(t, http.MethodGet, "/users/me", lucia, nil))
+	require.Equal(t, "es-ES", me["locale"])
+	require.Equal(t, false, me["locale_chosen"])
+
+	texts := func() []string {
+		var out []string
+		for _, n := range items(t, b.do(t, http.MethodGet, "/notifications", lucia, nil)) {
+			out = append(out, n["text"].(string))
+		}
+		return out
+	}
+	tasks := uploaded(t, b.upload(t, lucia, file("bueno.txt", []byte(goodChat)), field("language", "es")))
+	b.waitStatus(t, lucia, tasks[0]["uuid"].(string), "audited")
+	require.Equal(t, []string{"bueno.txt se ha auditado: 100,00, aprobada (nota de aprobado 85,00)."}, texts())
+
+	// Chosen in the dashboard: English from now on, whatever the token says.
+	r := b.do(t, http.MethodPatch, "/users/me", lucia, strings.NewReader(`{"locale":"en"}`))
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, "en", details(r)["locale"])
+	require.Equal(t, true, details(r)["locale_chosen"])
+	require.Equal(t, "en", details(b.do(t, http.MethodGet, "/users/me", lucia, nil))["locale"], "the claim no longer changes it")
+	tasks = uploaded(t, b.upload(t, lucia, file("rude.txt", []byte(rudeChat)), field("language", "es")))
+	b.waitStatus(t, lucia, tasks[0]["uuid"].(string), "audited")
+	require.Contains(t, texts(), "rude.txt was audited: 0.00, did not pass (passing score 85.00).")
+
+	// Only a language the service writes, as the documented error.
+	for _, body := range []string{`{"locale":"fr"}`, `{"locale":""}`, `{"locale":"es","role":"admin"}`} {
+		requireError(t, b.do(t, http.MethodPatch, "/users/me", lucia, strings.NewReader(body)), http.StatusBadRequest, CodeValidation)
+	}
+	requireError(t, b.do(t, http.MethodPatch, "/users/me", lucia, strings.NewReader(`{}`)), http.StatusBadRequest, CodeMissingFields)
+	require.Equal(t, "en", details(b.do(t, http.MethodGet, "/users/me", lucia, nil))["locale"])
 }

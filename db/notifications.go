@@ -2,18 +2,27 @@ package db
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/l10n"
 )
 
 // Notification is a message for one user, or for everyone when global, as
 // one user sees it (ReadAt is that user's read state).
 type Notification struct {
 	ID string
-	NotificationNew
+	// UserID is the owner; "" for a global one.
+	UserID string
+	// Text is as written for the owner, in their language.
+	Text      string
+	Variant   string
+	Link      string
+	TaskUUID  *string
+	CreatedBy string
 	CreatedAt time.Time
 	ReadAt    *time.Time
 }
@@ -32,8 +41,9 @@ func (n Notification) audience() Audience {
 // NotificationNew is a notification to create.
 type NotificationNew struct {
 	// UserID is the owner; "" makes it global.
-	UserID    string
-	Text      string
+	UserID string
+	// Text is written in the owner's language (English for a global one).
+	Text      l10n.Text
 	Variant   string
 	Link      string
 	TaskUUID  *string
@@ -101,12 +111,19 @@ func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Noti
 	if n.CreatedBy != "" {
 		createdBy = &n.CreatedBy
 	}
+	locale := ""
+	if uid != nil {
+		err := tx.QueryRow(ctx, `SELECT locale FROM users WHERE id = $1`, n.UserID).Scan(&locale)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return Notification{}, err
+		}
+	}
 	created, err := scanNotification(tx.QueryRow(ctx, `
 		INSERT INTO notifications AS n (user_id, text, variant, link, task_uuid, created_by)
 		VALUES ($1, $2, $3, $4, $5, $6)
 		RETURNING n.id, COALESCE(n.user_id, ''), n.text, n.variant, COALESCE(n.link, ''), n.task_uuid,
 			COALESCE(n.created_by, ''), n.created_at, NULL::timestamptz`,
-		uid, n.Text, n.Variant, link, n.TaskUUID, createdBy))
+		uid, n.Text.In(locale), n.Variant, link, n.TaskUUID, createdBy))
 	if err != nil {
 		return Notification{}, err
 	}

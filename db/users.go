@@ -27,6 +27,11 @@ type User struct {
 	// SyncedAt is the last directory sync that listed the user; nil when
 	// none did (the user was created by signing in).
 	SyncedAt *time.Time
+	// Locale is the language notifications are written in (BCP 47), ""
+	// for English: the token's locale claim unless LocaleChosen, the
+	// user's choice in the dashboard.
+	Locale       string
+	LocaleChosen bool
 }
 
 // UserProfile is what a token (or a directory) says about a user.
@@ -36,16 +41,19 @@ type UserProfile struct {
 	Email    string
 	Name     string
 	Roles    []string
+	// Locale is the token's locale claim; "" when it has none, which
+	// keeps the one known.
+	Locale string
 }
 
 // lastSeenResolution bounds how often a user's last_seen_at is written.
 const lastSeenResolution = 5 * time.Minute
 
-const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at, synced_at`
+const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at, synced_at, locale, locale_chosen`
 
 func scanUser(row interface{ Scan(...any) error }) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt)
+	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt, &u.Locale, &u.LocaleChosen)
 	return u, err
 }
 
@@ -73,10 +81,11 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 		return u, nil
 	}
 	seen, err := scanUser(q.QueryRow(ctx, `
-		INSERT INTO users (id, username, email, name, roles, last_seen_at)
-		VALUES ($1, $2, $3, $4, $5, $6)
+		INSERT INTO users (id, username, email, name, roles, last_seen_at, locale)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (id) DO UPDATE SET
 			username = excluded.username,
+			locale = CASE WHEN users.locale_chosen OR excluded.locale = '' THEN users.locale ELSE excluded.locale END,
 			email = COALESCE(NULLIF(excluded.email, ''), users.email),
 			name = COALESCE(NULLIF(excluded.name, ''), users.name),
 			roles = excluded.roles,
@@ -87,7 +96,7 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 			last_seen_at = $6
 		WHERE users.active
 		RETURNING `+userColumns,
-		p.ID, p.Username, p.Email, p.Name, nonNil(p.Roles), now))
+		p.ID, p.Username, p.Email, p.Name, nonNil(p.Roles), now, p.Locale))
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Deactivated since it was read: left as it is.
 		return UserGet(ctx, q, p.ID)
@@ -99,6 +108,7 @@ func (u User) matches(p UserProfile) bool {
 	return u.Username == p.Username &&
 		(p.Email == "" || u.Email == p.Email) &&
 		(p.Name == "" || u.Name == p.Name) &&
+		(p.Locale == "" || u.LocaleChosen || u.Locale == p.Locale) &&
 		slices.Equal(u.Roles, p.Roles)
 }
 
@@ -297,4 +307,14 @@ func UserResolve(ctx context.Context, q DBTX, ref string) (string, error) {
 		}
 	}
 	return ref, nil
+}
+
+// UserSetLocale records locale as the language user id chose for what the
+// server writes them; tokens' locale claims no longer change it. It
+// returns the user, or a NotFound error.
+func UserSetLocale(ctx context.Context, q DBTX, id, locale string) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx, `
+		UPDATE users SET locale = $2, locale_chosen = true, updated_at = now() WHERE id = $1
+		RETURNING `+userColumns, id, locale))
+	return u, one(err, "no user %q", id)
 }

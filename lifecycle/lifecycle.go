@@ -16,6 +16,7 @@ import (
 	"slices"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/l10n"
 )
 
 // Step is one change of status the business allows: from any of its
@@ -120,7 +121,7 @@ func Link(uuid string) string { return "/tasks/" + uuid }
 
 // Notice is a notification to user about task, linking to it. Variant is
 // success, info, warning or error.
-func Notice(user string, task db.Task, variant, text string) db.NotificationNew {
+func Notice(user string, task db.Task, variant string, text l10n.Text) db.NotificationNew {
 	return db.NotificationNew{UserID: user, Text: text, Variant: variant, Link: Link(task.UUID), TaskUUID: &task.UUID}
 }
 

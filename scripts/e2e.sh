@@ -17,4 +17,4 @@ cleanup() {
 trap cleanup EXIT
 psql "$TEST_DATABASE_URL" -qc "CREATE DATABASE $db" >/dev/null
 go build -o "$tmp/auditd" ./cmd/auditd
-AUDITD_BIN="$tmp/auditd" DATABASE_URL="${base%/*}/$db$query" node web/e2e/run.mjs
+AUDITD_BIN="$tmp/auditd" DATABASE_URL="${base%/*}/$db$query" node web/e2e/run.mjs "$@"

@@ -5,7 +5,6 @@ package validation
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/mail"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 )
 
@@ -110,7 +110,7 @@ func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs
 	}
 	// Events last: they take the lock that orders event writers.
 	if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(n.ValidatorID, task, "success",
-		fmt.Sprintf("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)))); err != nil {
+		l10n.T("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)))); err != nil {
 		return db.Validation{}, err
 	}
 	if _, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{}); err != nil {
@@ -127,12 +127,12 @@ func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs
 
 // listed names the first few addresses of list and counts the others, so
 // that a notification stays short however many supervisors a campaign has.
-func listed(list []string) string {
+func listed(list []string) l10n.Text {
 	const shown = 3
 	if len(list) <= shown+1 {
-		return strings.Join(list, ", ")
+		return l10n.Plain(strings.Join(list, ", "))
 	}
-	return fmt.Sprintf("%s and %d others", strings.Join(list[:shown], ", "), len(list)-shown)
+	return l10n.T("%s and %d others", strings.Join(list[:shown], ", "), len(list)-shown)
 }
 
 // Again answers a request for a task that is not audited: the recorded

@@ -16,6 +16,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
@@ -151,7 +152,7 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 	if err != nil {
 		return w.backoff.settle(job.JobRow, err, func() error {
 			reason := describe(err, job.ID)
-			return failTask(ctx, w.pool, task, lifecycle.FailAudit, fmt.Sprintf("The audit of %s failed: %s.", task.FileName, reason),
+			return failTask(ctx, w.pool, task, lifecycle.FailAudit, l10n.T("The audit of %s failed: %s.", task.FileName, reason),
 				"audit: "+reason, job.Attempt)
 		})
 	}
@@ -230,7 +231,7 @@ func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Resul
 		variant = "warning"
 	}
 	_, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(task.UploadedBy, task, variant,
-		fmt.Sprintf("%s was audited: %s.", task.FileName, verdict(r))))
+		l10n.T("%s was audited: %s.", task.FileName, verdict(r))))
 	return err
 }
 

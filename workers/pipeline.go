@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 )
 
@@ -20,7 +21,7 @@ import (
 // still where step starts, keeping reason, and tells its uploader text, in
 // one transaction. The job may have run out of time, so this gets a little
 // time of its own.
-func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, step lifecycle.Step, text, reason string, attempt int) error {
+func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, step lifecycle.Step, text l10n.Text, reason string, attempt int) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {

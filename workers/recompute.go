@@ -11,6 +11,7 @@ import (
 
 	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/l10n"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -96,7 +97,7 @@ type auditEvent struct {
 }
 
 // notify queues a notification to user about task.
-func (o *outbox) notify(user string, task db.Task, variant, text string) {
+func (o *outbox) notify(user string, task db.Task, variant string, text l10n.Text) {
 	o.notes = append(o.notes, lifecycle.Notice(user, task, variant, text))
 }
 
@@ -116,11 +117,11 @@ func (o *outbox) flush(ctx context.Context, tx pgx.Tx) error {
 }
 
 // verdict describes a result for people: "85.00, passed (passing score 80.00)".
-func verdict(r scoring.Result) string {
+func verdict(r scoring.Result) l10n.Text {
 	if r.Passed {
-		return fmt.Sprintf("%.2f, passed (passing score %.2f)", r.Score, r.PassingScore)
+		return l10n.T("%.2f, passed (passing score %.2f)", r.Score, r.PassingScore)
 	}
-	return fmt.Sprintf("%.2f, did not pass (passing score %.2f)", r.Score, r.PassingScore)
+	return l10n.T("%.2f, did not pass (passing score %.2f)", r.Score, r.PassingScore)
 }
 
 // RecomputeAuditWorker applies analysts' edits (recorded by POST
@@ -222,7 +223,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 				if err := db.AuditEditResolve(ctx, tx, e.ID, db.EditRejected, 0, reason); err != nil {
 					return err
 				}
-				out.notify(e.AuthorID, task, "warning", "Your edit of "+task.FileName+" was not applied: "+reason)
+				out.notify(e.AuthorID, task, "warning", l10n.T("Your edit of %s was not applied: %s", task.FileName, reason))
 				continue
 			}
 			verdicts, missing := scoring.Merge(card.Scorecard, task.Kind, editVerdicts(e, current), current.Result.Verdicts(), engine)
@@ -241,7 +242,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 			if err := db.AuditEditResolve(ctx, tx, e.ID, db.EditApplied, stored.Revision, ""); err != nil {
 				return err
 			}
-			out.notify(e.AuthorID, task, "success", fmt.Sprintf("Your edit of %s is revision %d of its audit: %s, against scorecard version %d.",
+			out.notify(e.AuthorID, task, "success", l10n.T("Your edit of %s is revision %d of its audit: %s, against scorecard version %d.",
 				task.FileName, stored.Revision, verdict(result), result.ScorecardVersion))
 			task, current = updated, stored
 		}
@@ -306,7 +307,7 @@ func (w *RecomputeAuditWorker) fail(ctx context.Context, e db.AuditEdit, cause e
 			return err
 		}
 		var out outbox
-		out.notify(e.AuthorID, task, "error", "Your edit of "+task.FileName+" could not be applied: "+reason)
+		out.notify(e.AuthorID, task, "error", l10n.T("Your edit of %s could not be applied: %s", task.FileName, reason))
 		return out.flush(ctx, tx)
 	})
 }

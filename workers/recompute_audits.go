@@ -8,6 +8,7 @@ import (
 
 	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/l10n"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -232,7 +233,7 @@ func (w *RecomputeAuditsWorker) batchOf(ctx context.Context, client *river.Clien
 			return err
 		}
 		if w.notifyEvery > 0 && next.handled()/w.notifyEvery > p.handled()/w.notifyEvery {
-			return w.notify(ctx, tx, job.Args, "info", fmt.Sprintf(
+			return w.notify(ctx, tx, job.Args, "info", l10n.T(
 				"Recomputing the audits of campaign %s against scorecard version %d: %d of %d done.",
 				campaign.Name, job.Args.ScorecardVersion, next.handled(), max(next.Total, next.handled())))
 		}
@@ -251,25 +252,25 @@ func (w *RecomputeAuditsWorker) notifyDone(ctx context.Context, tx pgx.Tx, args 
 	if p.handled() == 0 && p.Superseded == 0 {
 		return nil
 	}
-	text := fmt.Sprintf("The audits of campaign %s were recomputed against scorecard version %d: %d re-scored",
+	text := l10n.T("The audits of campaign %s were recomputed against scorecard version %d: %d re-scored",
 		campaign.Name, args.ScorecardVersion, p.Rescored)
 	if p.Skipped > 0 {
-		text += fmt.Sprintf(", %d changed meanwhile", p.Skipped)
+		text = text.And(", %d changed meanwhile", p.Skipped)
 	}
 	variant := "success"
 	if p.Failed > 0 {
 		variant = "warning"
-		text += fmt.Sprintf(", %d could not be scored (the job's output lists them)", p.Failed)
+		text = text.And(", %d could not be scored (the job's output lists them)", p.Failed)
 	}
-	text += "."
+	text = text.And(".")
 	if p.Superseded != 0 {
-		text += fmt.Sprintf(" Version %d was published meanwhile: its own recomputation does the rest.", p.Superseded)
+		text = text.And(" Version %d was published meanwhile: its own recomputation does the rest.", p.Superseded)
 	}
 	return w.notify(ctx, tx, args, variant, text)
 }
 
 // notify tells the publisher, if the job has one.
-func (w *RecomputeAuditsWorker) notify(ctx context.Context, tx pgx.Tx, args jobs.RecomputeAuditsArgs, variant, text string) error {
+func (w *RecomputeAuditsWorker) notify(ctx context.Context, tx pgx.Tx, args jobs.RecomputeAuditsArgs, variant string, text l10n.Text) error {
 	if args.RequestedBy == "" {
 		return nil
 	}

@@ -2,7 +2,7 @@ package workers
 
 import (
 	"context"
-	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 )
 
@@ -31,16 +32,20 @@ func (w *SettleTasksWorker) Work(ctx context.Context, job *river.Job[jobs.Settle
 		return err
 	}
 	for _, a := range abandoned {
+		audit := a.JobKind == (jobs.AuditArgs{}).Kind()
 		step, fail := "transcription", lifecycle.FailTranscription
-		if a.JobKind == (jobs.AuditArgs{}).Kind() {
+		if audit {
 			step, fail = "audit", lifecycle.FailAudit
 		}
-		why := fmt.Sprintf("its %s job (%d) was cancelled", step, a.JobID)
+		why := l10n.T("its job (%s) was cancelled", strconv.FormatInt(a.JobID, 10))
 		if a.JobState == string(rivertype.JobStateDiscarded) {
-			why = fmt.Sprintf("its %s job (%d) gave up after %d attempts; see the worker logs or River UI", step, a.JobID, a.Attempt)
+			why = l10n.T("its job (%s) gave up after %d attempts; see the worker logs or River UI", strconv.FormatInt(a.JobID, 10), a.Attempt)
 		}
-		text := fmt.Sprintf("The %s of %s stopped: %s. An administrator can retry it.", step, a.Task.FileName, why)
-		if err := failTask(ctx, w.pool, a.Task, fail, text, step+": "+why, a.Attempt); err != nil {
+		text := l10n.T("The transcription of %s stopped: %s. An administrator can retry it.", a.Task.FileName, why)
+		if audit {
+			text = l10n.T("The audit of %s stopped: %s. An administrator can retry it.", a.Task.FileName, why)
+		}
+		if err := failTask(ctx, w.pool, a.Task, fail, text, step+": "+why.String(), a.Attempt); err != nil {
 			return err
 		}
 	}

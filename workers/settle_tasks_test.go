@@ -86,10 +86,10 @@ func TestSettleTasksFailsWhatJobsAbandoned(t *testing.T) {
 		return task
 	}
 	require.Equal(t, db.TaskFailed, get(cancelled.UUID).Status)
-	require.Contains(t, get(cancelled.UUID).Error, "audit job")
+	require.Contains(t, get(cancelled.UUID).Error, "audit: its job (")
 	require.Contains(t, get(cancelled.UUID).Error, "was cancelled")
 	require.Equal(t, db.TaskFailed, get(discarded.UUID).Status)
-	require.Contains(t, get(discarded.UUID).Error, "transcription job")
+	require.Contains(t, get(discarded.UUID).Error, "transcription: its job (")
 	require.Contains(t, get(discarded.UUID).Error, "after 5 attempts")
 	require.Equal(t, db.TaskTranscribed, get(waiting.UUID).Status)
 	require.Equal(t, db.TaskTranscribed, get(retried.UUID).Status)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/workers/directory"
 )
 
@@ -59,7 +60,7 @@ func (w *SyncUsersWorker) Work(ctx context.Context, job *river.Job[jobs.SyncUser
 	if w.directory == nil {
 		err := errors.New("no directory is configured on the worker: DIRECTORY_PROVIDER is not set")
 		return river.JobCancel(errors.Join(err,
-			w.tell(ctx, job, true, db.NotificationNew{Variant: "error", Text: "User sync cannot run: " + err.Error() + "."})))
+			w.tell(ctx, job, true, db.NotificationNew{Variant: "error", Text: l10n.T("User sync cannot run: %s.", err.Error())})))
 	}
 	if err := w.started(ctx, job); err != nil {
 		return err
@@ -76,22 +77,22 @@ func (w *SyncUsersWorker) Work(ctx context.Context, job *river.Job[jobs.SyncUser
 		return err
 	case err != nil:
 		final := job.Attempt >= job.MaxAttempts
-		text := fmt.Sprintf("User sync from %s failed on attempt %d of %d and will be retried: %s.",
+		text := l10n.T("User sync from %s failed on attempt %d of %d and will be retried: %s.",
 			w.directory.Name(), job.Attempt, job.MaxAttempts, describe(err, job.ID))
 		variant := "warning"
 		if final {
-			text = fmt.Sprintf("User sync from %s failed on its last attempt (%d of %d): %s.",
+			text = l10n.T("User sync from %s failed on its last attempt (%d of %d): %s.",
 				w.directory.Name(), job.Attempt, job.MaxAttempts, describe(err, job.ID))
 			variant = "error"
 		}
 		return errors.Join(err, w.tell(ctx, job, final, db.NotificationNew{Variant: variant, Text: text}))
 	}
-	text := fmt.Sprintf("User sync from %s finished: %d users listed; %d created, %d updated (%d disabled upstream), %d deactivated as gone upstream",
+	text := l10n.T("User sync from %s finished: %d users listed; %d created, %d updated (%d disabled upstream), %d deactivated as gone upstream",
 		w.directory.Name(), res.Listed, res.Created, res.Updated, res.Disabled, res.Deactivated)
 	if res.Skipped > 0 {
-		text += fmt.Sprintf("; %d skipped for lack of a subject", res.Skipped)
+		text = text.And("; %d skipped for lack of a subject", res.Skipped)
 	}
-	return w.notify(ctx, job, true, db.NotificationNew{Variant: "success", Text: text + "."})
+	return w.notify(ctx, job, true, db.NotificationNew{Variant: "success", Text: text.And(".")})
 }
 
 // sync lists the whole directory, upserts its users and then deactivates
@@ -183,7 +184,7 @@ func (w *SyncUsersWorker) started(ctx context.Context, job *river.Job[jobs.SyncU
 		}
 		for _, id := range ids {
 			if _, err := db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: id, Variant: "info",
-				Text: fmt.Sprintf("User sync from %s started.", w.directory.Name())}); err != nil {
+				Text: l10n.T("User sync from %s started.", w.directory.Name())}); err != nil {
 				return err
 			}
 		}

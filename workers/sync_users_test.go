@@ -19,6 +19,7 @@ import (
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/workers/directory"
 	"github.com/auditd/auditd/workers/directory/directorytest"
 )
@@ -114,7 +115,7 @@ func TestSyncUsers(t *testing.T) {
 	// A user who never signed in can be told things already.
 	tx, err := b.pool.Begin(ctx)
 	require.NoError(t, err)
-	_, err = db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: "s-ana", Text: "welcome", Variant: "info"})
+	_, err = db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: "s-ana", Text: l10n.Plain("welcome"), Variant: "info"})
 	require.NoError(t, err)
 	require.NoError(t, tx.Commit(ctx))
 
@@ -161,12 +162,12 @@ func TestSyncUsersBatches(t *testing.T) {
 	b.scim.SetUsers(all...)
 	_, err := b.run(t, w, nil)
 	require.NoError(t, err)
-	require.Contains(t, b.notifications(t)[1], "1203 users listed; 1202 created, 0 updated")
+	require.Contains(t, b.notifications(t)[1], "1,203 users listed; 1,202 created, 0 updated")
 
 	b.scim.SetUsers(all[:100]...)
 	_, err = b.run(t, w, nil)
 	require.NoError(t, err)
-	require.Contains(t, b.notifications(t)[3], "100 users listed; 0 created, 0 updated (0 disabled upstream), 1102 deactivated")
+	require.Contains(t, b.notifications(t)[3], "100 users listed; 0 created, 0 updated (0 disabled upstream), 1,102 deactivated")
 	var active int
 	require.NoError(t, b.pool.QueryRow(context.Background(), "SELECT count(*) FROM users WHERE active AND synced_at IS NOT NULL").Scan(&active))
 	require.Equal(t, 100, active)

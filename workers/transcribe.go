@@ -17,6 +17,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/media"
 	"github.com/auditd/auditd/storage"
@@ -277,9 +278,9 @@ func (w *TranscribeWorker) finish(ctx context.Context, job *river.Job[jobs.Trans
 // A task no longer queued or transcribing is left as it is.
 func (w *TranscribeWorker) fail(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task, cause error) error {
 	reason := describe(cause, job.ID)
-	text := fmt.Sprintf("Transcription of %s failed: %s.", task.FileName, reason)
+	text := l10n.T("Transcription of %s failed: %s.", task.FileName, reason)
 	if job.Attempt > 1 {
-		text = fmt.Sprintf("Transcription of %s failed after %d attempts: %s.", task.FileName, job.Attempt, reason)
+		text = l10n.T("Transcription of %s failed after %d attempts: %s.", task.FileName, job.Attempt, reason)
 	}
 	return failTask(ctx, w.pool, task, lifecycle.FailTranscription, text, reason, job.Attempt)
 }
@@ -291,7 +292,7 @@ func (w *TranscribeWorker) waitForEngine(ctx context.Context, task db.Task) erro
 		return river.JobSnooze(noEngineSnooze)
 	}
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(task.UploadedBy, task, "warning", fmt.Sprintf(
+		if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(task.UploadedBy, task, "warning", l10n.T(
 			"%s is waiting to be transcribed: no speech engine is configured (ASR_ENGINE=none). "+
 				"It will be once a worker has one.", task.FileName))); err != nil {
 			return err

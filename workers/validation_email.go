@@ -24,6 +24,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
@@ -101,16 +102,17 @@ func (w *SendValidationEmailWorker) record(ctx context.Context, job *river.Job[j
 		if err != nil {
 			return err
 		}
-		var variant, text string
+		var variant string
+		var text l10n.Text
 		switch {
 		case a.Status == db.EmailFailed && temporary:
-			variant, text = "error", fmt.Sprintf("The validation e-mail for %s could not be delivered after %d attempts (%s). The validation stays recorded.",
+			variant, text = "error", l10n.T("The validation e-mail for %s could not be delivered after %d attempts (%s). The validation stays recorded.",
 				task.FileName, v.EmailAttempts, a.Error)
 		case a.Status == db.EmailFailed:
-			variant, text = "error", fmt.Sprintf("The validation e-mail for %s was refused (%s). It will not be retried; the validation stays recorded.",
+			variant, text = "error", l10n.T("The validation e-mail for %s was refused (%s). It will not be retried; the validation stays recorded.",
 				task.FileName, a.Error)
 		case a.Status == db.EmailSent && v.EmailAttempts > 1:
-			variant, text = "success", fmt.Sprintf("The validation e-mail for %s was delivered after %d attempts.", task.FileName, v.EmailAttempts)
+			variant, text = "success", l10n.T("The validation e-mail for %s was delivered after %d attempts.", task.FileName, v.EmailAttempts)
 		default:
 			return nil
 		}

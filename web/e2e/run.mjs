@@ -169,6 +169,8 @@ async function eventually(fn, timeout = step) {
 
 /** visible waits for a locator to be visible. */
 const visible = (locator) => locator.first().waitFor({ state: 'visible', timeout: step });
+/** waitFor waits for a locator to be visible through the pipeline's work (upload to audited). */
+const waitFor = (locator) => locator.first().waitFor({ state: 'visible', timeout: 40_000 });
 const hidden = (locator) => locator.first().waitFor({ state: 'hidden', timeout: step });
 
 /** signIn uses the development sign-in form of the page it is on. */
@@ -194,7 +196,10 @@ async function inSpanish(browser, url, { username, roles = [] }, fn) {
     await page.getByLabel('Usuario', { exact: true }).fill(username);
     for (const role of roles) await page.getByRole('checkbox', { name: role, exact: true }).check();
     await page.getByRole('button', { name: 'Iniciar sesión' }).click();
-    await fn(page);
+    await fn(page).catch(async (err) => {
+      await page.screenshot({ path: join(artifacts, 'FAIL-es.png') });
+      throw err;
+    });
   } finally {
     await es.close();
   }
@@ -685,6 +690,40 @@ test('a call: its language checked at upload, transcribed, played from an author
   );
   await shot(page, 'task-call');
   rmSync(wav);
+});
+
+test('server notifications in the language of the user: Spanish from the dashboard, English once switched', async ({ browser, base }) => {
+  await inSpanish(browser, base + '/', { username: 'ines', roles: ['quality'] }, async (p) => {
+    // Signed in from a Spanish dashboard: the token says so, the server writes in it.
+    await visible(p.getByRole('heading', { name: 'Tareas' }));
+    await visible(p.getByRole('main').getByText('En directo'));
+    await p
+      .getByLabel('Elegir archivos')
+      .setInputFiles({ name: 'e2e-ines.json', mimeType: 'application/json', buffer: Buffer.from(chat('Inés')) });
+    await p.getByRole('link', { name: 'Notificaciones' }).click();
+    await waitFor(
+      p.getByRole('main').getByText(/e2e-ines\.json se ha auditado: \d+,\d\d, (aprobada|no aprobada) \(nota de aprobado 85,00\)\./),
+    );
+    await shot(p, 'notifications-es');
+
+    // Switched to English in the account menu: what the server writes next is English.
+    await p.getByRole('button', { name: /, menú de la cuenta$/ }).click();
+    await p.getByLabel('Idioma').selectOption('en');
+    await visible(p.getByRole('heading', { name: 'Notifications' }));
+    await eventually(async () => check((await p.evaluate(() => document.documentElement.lang)) === 'en', 'still Spanish'));
+    const token = await devToken(base, 'ines', ['quality']);
+    await eventually(async () => check((await api(base, token, 'GET', '/users/me')).locale === 'en', 'the profile is not English'));
+    await p.getByRole('link', { name: 'Tasks' }).click();
+    await p.getByLabel('Choose files').setInputFiles({
+      name: 'e2e-ines-2.json',
+      mimeType: 'application/json',
+      buffer: Buffer.from(chat('Inés').replace('goodbye', 'bye now, goodbye')),
+    });
+    await p.getByRole('link', { name: 'Notifications' }).click();
+    await waitFor(
+      p.getByRole('main').getByText(/e2e-ines-2\.json was audited: \d+\.\d\d, (passed|did not pass) \(passing score 85\.00\)\./),
+    );
+  });
 });
 
 test('dashboard: figures and charts of the period, filters in the URL', async ({ page, base }) => {

@@ -21,6 +21,8 @@ export interface DevSignIn {
   username: string;
   name?: string;
   roles: string[];
+  /** locale is the token's locale claim: the language the user signs in with. */
+  locale?: string;
   expires_in?: number;
 }
 

@@ -616,6 +616,24 @@ function initialLocale(): Locale {
 export const locale = signal<Locale>(initialLocale());
 document.documentElement.lang = locale.value;
 
+/** chosenLocale is the language chosen in this browser, or null when none was. */
+export function chosenLocale(): Locale | null {
+  const saved = localStorage.getItem(storageKey);
+  return saved === 'en' || saved === 'es' ? saved : null;
+}
+
+/** asLocale is the UI language of a BCP 47 tag ("es-MX" is es), or null for another language. */
+export function asLocale(tag: string): Locale | null {
+  const lang = tag.toLowerCase().split(/[-_]/)[0];
+  return lang === 'en' || lang === 'es' ? lang : null;
+}
+
+/** followLocale switches the UI language without remembering it as this browser's choice. */
+export function followLocale(l: Locale) {
+  document.documentElement.lang = l;
+  locale.value = l;
+}
+
 /** setLocale switches the UI language and remembers the choice in this browser. */
 export function setLocale(l: Locale) {
   localStorage.setItem(storageKey, l);

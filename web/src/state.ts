@@ -5,6 +5,7 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import { Api, errorMessage } from './api';
 import { Auth, callbackPath } from './auth';
+import { asLocale, chosenLocale, followLocale, type Locale } from './i18n';
 import { EventStream } from './events';
 import { NotificationsStore } from './notifications/store';
 import { location, navigate } from './router';
@@ -54,11 +55,35 @@ export class AppState {
       const me = await this.api.get<Profile>('/users/me');
       if (!this.entered) return;
       this.profile.value = me;
+      this.syncLocale(me);
       this.notifications.start(me.id);
       this.events.start();
     } catch (err) {
       this.entered = false;
       this.profileError.value = errorMessage(err);
+    }
+  }
+
+  /**
+   * syncLocale agrees the UI language with the profile's, the language the
+   * server writes notifications in: a choice made in this browser is sent
+   * to the server; otherwise the UI follows the profile's (the token's
+   * locale claim, or a choice made elsewhere), if any.
+   */
+  private syncLocale(me: Profile) {
+    const chosen = chosenLocale();
+    const server = me.locale ? asLocale(me.locale) : null;
+    if (chosen && (chosen !== server || !me.locale_chosen)) void this.saveLocale(chosen);
+    else if (!chosen && server) followLocale(server);
+  }
+
+  /** saveLocale makes l the language of the signed-in user's notifications (best effort: the UI has switched already). */
+  async saveLocale(l: Locale) {
+    if (!this.profile.value) return;
+    try {
+      this.profile.value = await this.api.patch<Profile>('/users/me', { locale: l });
+    } catch (err) {
+      this.toast('error', errorMessage(err));
     }
   }
 

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { t } from '../i18n';
+import { locale, t } from '../i18n';
 import { LanguageSelect } from '../shell/LanguageSelect';
 import { location } from '../router';
 import { useApp } from '../state';
@@ -87,6 +87,7 @@ function DevSignInForm() {
         username: username.trim(),
         name: name.trim() || undefined,
         roles: chosen,
+        locale: locale.value,
         expires_in: Number(lifetime) || undefined,
       });
     } catch (err) {

@@ -1,0 +1,37 @@
+package l10n
+
+// spanish translates the messages the server writes, keyed by their
+// English format. A key the code uses and this lacks fails the tests.
+var spanish = map[string]string{
+	"%.2f, passed (passing score %.2f)":                     "%.2f, aprobada (nota de aprobado %.2f)",
+	"%.2f, did not pass (passing score %.2f)":               "%.2f, no aprobada (nota de aprobado %.2f)",
+	"%s and %d others":                                      "%s y %d más",
+	"%s was audited: %s.":                                   "%s se ha auditado: %s.",
+	"The audit of %s failed: %s.":                           "La auditoría de %s ha fallado: %s.",
+	"Transcription of %s failed: %s.":                       "La transcripción de %s ha fallado: %s.",
+	"Transcription of %s failed after %d attempts: %s.":     "La transcripción de %s ha fallado tras %d intentos: %s.",
+	"You validated %s; its result is being e-mailed to %s.": "Has validado %s; su resultado se está enviando por correo a %s.",
+	"The validation e-mail for %s could not be delivered after %d attempts (%s). The validation stays recorded.":           "El correo de la validación de %s no se ha podido entregar tras %d intentos (%s). La validación queda registrada.",
+	"The validation e-mail for %s was refused (%s). It will not be retried; the validation stays recorded.":                "El correo de la validación de %s se ha rechazado (%s). No se reintentará; la validación queda registrada.",
+	"The validation e-mail for %s was delivered after %d attempts.":                                                        "El correo de la validación de %s se ha entregado tras %d intentos.",
+	"Your edit of %s was not applied: %s":                                                                                  "Tu edición de %s no se ha aplicado: %s",
+	"Your edit of %s could not be applied: %s":                                                                             "Tu edición de %s no se ha podido aplicar: %s",
+	"Your edit of %s is revision %d of its audit: %s, against scorecard version %d.":                                       "Tu edición de %s es la revisión %d de su auditoría: %s, con la versión %d del formulario.",
+	"%s is waiting to be transcribed: no speech engine is configured (ASR_ENGINE=none). It will be once a worker has one.": "%s espera su transcripción: no hay motor de voz configurado (ASR_ENGINE=none). Se transcribirá cuando un proceso de trabajo tenga uno.",
+	"User sync cannot run: %s.":  "La sincronización de usuarios no puede ejecutarse: %s.",
+	"User sync from %s started.": "Ha empezado la sincronización de usuarios desde %s.",
+	"User sync from %s failed on attempt %d of %d and will be retried: %s.":                                                       "La sincronización de usuarios desde %s ha fallado en el intento %d de %d y se reintentará: %s.",
+	"User sync from %s failed on its last attempt (%d of %d): %s.":                                                                "La sincronización de usuarios desde %s ha fallado en su último intento (%d de %d): %s.",
+	"User sync from %s finished: %d users listed; %d created, %d updated (%d disabled upstream), %d deactivated as gone upstream": "La sincronización de usuarios desde %s ha terminado: %d usuarios listados; %d creados, %d actualizados (%d desactivados en origen), %d desactivados por haber desaparecido del origen",
+	"; %d skipped for lack of a subject":                                                                                          "; %d omitidos por no tener identificador (subject)",
+	"The transcription of %s stopped: %s. An administrator can retry it.":                                                         "La transcripción de %s se ha detenido: %s. Un administrador puede reintentarla.",
+	"The audit of %s stopped: %s. An administrator can retry it.":                                                                 "La auditoría de %s se ha detenido: %s. Un administrador puede reintentarla.",
+	"its job (%s) was cancelled":                                                                                                  "su trabajo (%s) se canceló",
+	"its job (%s) gave up after %d attempts; see the worker logs or River UI":                                                     "su trabajo (%s) desistió tras %d intentos; consulta los registros del proceso de trabajo o River UI",
+	".": ".",
+	"Recomputing the audits of campaign %s against scorecard version %d: %d of %d done.":   "Recalculando las auditorías de la campaña %s con la versión %d del formulario: %d de %d hechas.",
+	"The audits of campaign %s were recomputed against scorecard version %d: %d re-scored": "Las auditorías de la campaña %s se han recalculado con la versión %d del formulario: %d puntuadas de nuevo",
+	", %d changed meanwhile":                                                    ", %d cambiadas mientras tanto",
+	", %d could not be scored (the job's output lists them)":                    ", %d no se han podido puntuar (la salida del trabajo las lista)",
+	" Version %d was published meanwhile: its own recomputation does the rest.": " Mientras tanto se publicó la versión %d: su propio recálculo hará el resto.",
+}
