@@ -2,7 +2,6 @@ package db
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -111,19 +110,16 @@ func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Noti
 	if n.CreatedBy != "" {
 		createdBy = &n.CreatedBy
 	}
-	locale := ""
-	if uid != nil {
-		err := tx.QueryRow(ctx, `SELECT locale FROM users WHERE id = $1`, n.UserID).Scan(&locale)
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return Notification{}, err
-		}
-	}
+	// The text in each language; the owner's is chosen in the same
+	// statement (users' locales are stored as canonical BCP 47 tags), in
+	// English for a global notification or a language without a catalog.
 	created, err := scanNotification(tx.QueryRow(ctx, `
 		INSERT INTO notifications AS n (user_id, text, variant, link, task_uuid, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6)
+		VALUES ($1, COALESCE($2::jsonb ->> (SELECT split_part(u.locale, '-', 1) FROM users u WHERE u.id = $1),
+			$2::jsonb ->> 'en'), $3, $4, $5, $6)
 		RETURNING n.id, COALESCE(n.user_id, ''), n.text, n.variant, COALESCE(n.link, ''), n.task_uuid,
 			COALESCE(n.created_by, ''), n.created_at, NULL::timestamptz`,
-		uid, n.Text.In(locale), n.Variant, link, n.TaskUUID, createdBy))
+		uid, n.Text.Translations(), n.Variant, link, n.TaskUUID, createdBy))
 	if err != nil {
 		return Notification{}, err
 	}

@@ -67,14 +67,18 @@ func (t Text) In(locale string) string {
 	return b.String()
 }
 
-// cat holds the translations; English is the keys themselves.
+// Translations is t in every language of the catalog, by primary
+// language subtag: "en" and "es".
+func (t Text) Translations() map[string]string {
+	return map[string]string{"en": t.In("en"), "es": t.In("es")}
+}
+
+// cat holds the translations; a key it lacks in a language (every key in
+// English) is its own format.
 var cat = func() *catalog.Builder {
 	b := catalog.NewBuilder(catalog.Fallback(language.English))
 	for en, es := range spanish {
 		if err := b.SetString(language.Spanish, en, es); err != nil {
-			panic(err)
-		}
-		if err := b.SetString(language.English, en, en); err != nil {
 			panic(err)
 		}
 	}

@@ -21,6 +21,7 @@ func TestIn(t *testing.T) {
 	require.Equal(t, "call-0142.wav was audited: 85.00, passed (passing score 80.00).", text.String())
 	require.Equal(t, "call-0142.wav se ha auditado: 85,00, aprobada (nota de aprobado 80,00).", text.In("es"))
 	require.Equal(t, text.In("es"), text.In("es-MX"), "any Spanish")
+	require.Equal(t, map[string]string{"en": text.In("en"), "es": text.In("es")}, text.Translations())
 	for _, other := range []string{"", "fr", "not a language", "EN_us"} {
 		require.Equal(t, text.In("en"), text.In(other), other)
 	}

@@ -32,17 +32,15 @@ func (w *SettleTasksWorker) Work(ctx context.Context, job *river.Job[jobs.Settle
 		return err
 	}
 	for _, a := range abandoned {
-		audit := a.JobKind == (jobs.AuditArgs{}).Kind()
-		step, fail := "transcription", lifecycle.FailTranscription
-		if audit {
-			step, fail = "audit", lifecycle.FailAudit
-		}
-		why := l10n.T("its job (%s) was cancelled", strconv.FormatInt(a.JobID, 10))
+		job := strconv.FormatInt(a.JobID, 10)
+		why := l10n.T("its job (%s) was cancelled", job)
 		if a.JobState == string(rivertype.JobStateDiscarded) {
-			why = l10n.T("its job (%s) gave up after %d attempts; see the worker logs or River UI", strconv.FormatInt(a.JobID, 10), a.Attempt)
+			why = l10n.T("its job (%s) gave up after %d attempts; see the worker logs or River UI", job, a.Attempt)
 		}
+		step, fail := "transcription", lifecycle.FailTranscription
 		text := l10n.T("The transcription of %s stopped: %s. An administrator can retry it.", a.Task.FileName, why)
-		if audit {
+		if a.JobKind == (jobs.AuditArgs{}).Kind() {
+			step, fail = "audit", lifecycle.FailAudit
 			text = l10n.T("The audit of %s stopped: %s. An administrator can retry it.", a.Task.FileName, why)
 		}
 		if err := failTask(ctx, w.pool, a.Task, fail, text, step+": "+why.String(), a.Attempt); err != nil {

@@ -167,10 +167,8 @@ async function eventually(fn, timeout = step) {
   }
 }
 
-/** visible waits for a locator to be visible. */
-const visible = (locator) => locator.first().waitFor({ state: 'visible', timeout: step });
-/** waitFor waits for a locator to be visible through the pipeline's work (upload to audited). */
-const waitFor = (locator) => locator.first().waitFor({ state: 'visible', timeout: 40_000 });
+/** visible waits for a locator to be visible, step long unless told. */
+const visible = (locator, timeout = step) => locator.first().waitFor({ state: 'visible', timeout });
 const hidden = (locator) => locator.first().waitFor({ state: 'hidden', timeout: step });
 
 /** signIn uses the development sign-in form of the page it is on. */
@@ -701,8 +699,9 @@ test('server notifications in the language of the user: Spanish from the dashboa
       .getByLabel('Elegir archivos')
       .setInputFiles({ name: 'e2e-ines.json', mimeType: 'application/json', buffer: Buffer.from(chat('Inés')) });
     await p.getByRole('link', { name: 'Notificaciones' }).click();
-    await waitFor(
+    await visible(
       p.getByRole('main').getByText(/e2e-ines\.json se ha auditado: \d+,\d\d, (aprobada|no aprobada) \(nota de aprobado 85,00\)\./),
+      40_000, // through the pipeline: upload to audited
     );
     await shot(p, 'notifications-es');
 
@@ -720,8 +719,9 @@ test('server notifications in the language of the user: Spanish from the dashboa
       buffer: Buffer.from(chat('Inés').replace('goodbye', 'bye now, goodbye')),
     });
     await p.getByRole('link', { name: 'Notifications' }).click();
-    await waitFor(
+    await visible(
       p.getByRole('main').getByText(/e2e-ines-2\.json was audited: \d+\.\d\d, (passed|did not pass) \(passing score 85\.00\)\./),
+      40_000, // through the pipeline: upload to audited
     );
   });
 });
@@ -825,14 +825,7 @@ test('review: items to review first, the Needs review filter, the share confirme
   await shot(page, 'dashboard-review');
 
   // In Spanish; the analyst confirms the verdict, which then needs no review.
-  const es = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 800 } });
-  try {
-    const p = await es.newPage();
-    await p.goto(`${base}/app/tasks/${unsure}`);
-    await visible(p.getByLabel('Usuario', { exact: true }));
-    await p.getByLabel('Usuario', { exact: true }).fill('rex');
-    await p.getByRole('checkbox', { name: 'quality', exact: true }).check();
-    await p.getByRole('button', { name: 'Iniciar sesión' }).click();
+  await inSpanish(browser, `${base}/app/tasks/${unsure}`, { username: 'rex', roles: ['quality'] }, async (p) => {
     await visible(p.getByRole('group', { name: 'Revisar (1)' }));
     const item = p.locator('[data-criterion="callback"]');
     await visible(item.getByText('Revisar', { exact: true }));
@@ -847,9 +840,7 @@ test('review: items to review first, the Needs review filter, the share confirme
     await p.goto(base + '/app/dashboard?campaign=e2e-review');
     await visible(p.getByTestId('dash-automatic').getByText('(5 de 6 veredictos automáticos)'));
     await shot(p, 'dashboard-es');
-  } finally {
-    await es.close();
-  }
+  });
   const left = await api(base, quality, 'GET', '/tasks?campaign=e2e-review&needs_review=true');
   check(left.total === 0, `${left.total} tasks still to review`);
 });

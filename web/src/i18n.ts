@@ -603,13 +603,8 @@ const catalogs: Record<Locale, Record<MessageKey, string>> = { en, es };
 const storageKey = 'auditd.locale';
 
 function initialLocale(): Locale {
-  const saved = localStorage.getItem(storageKey);
-  if (saved === 'en' || saved === 'es') return saved;
-  for (const tag of navigator.languages ?? [navigator.language]) {
-    const lang = tag.toLowerCase().split('-')[0];
-    if (lang === 'en' || lang === 'es') return lang;
-  }
-  return 'en';
+  const browser = (navigator.languages ?? [navigator.language]).map(asLocale).find((l) => l !== null);
+  return chosenLocale() ?? browser ?? 'en';
 }
 
 /** locale is the UI language; components that call t() re-render when it changes. */
@@ -618,8 +613,7 @@ document.documentElement.lang = locale.value;
 
 /** chosenLocale is the language chosen in this browser, or null when none was. */
 export function chosenLocale(): Locale | null {
-  const saved = localStorage.getItem(storageKey);
-  return saved === 'en' || saved === 'es' ? saved : null;
+  return asLocale(localStorage.getItem(storageKey) ?? '');
 }
 
 /** asLocale is the UI language of a BCP 47 tag ("es-MX" is es), or null for another language. */
