@@ -1,6 +1,7 @@
 package auditd_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -117,4 +118,33 @@ func TestDocumentationLinks(t *testing.T) {
 		}
 	}
 	require.Greater(t, checked, 20, "the links were found")
+}
+
+// TestTourIsTheEndToEndTests checks the README's pictures against the
+// end-to-end tests: each is a screenshot web/e2e/run.mjs takes (so a test
+// checked what it shows), kept in docs/tour/ by scripts/tour.sh, and
+// docs/tour/ holds nothing else.
+func TestTourIsTheEndToEndTests(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	e2e, err := os.ReadFile("web/e2e/run.mjs")
+	require.NoError(t, err)
+	shots := map[string]bool{}
+	for _, m := range regexp.MustCompile(`shot\(\w+, '([a-z0-9-]+)'`).FindAllStringSubmatch(string(e2e), -1) {
+		shots[m[1]] = true
+	}
+	shown := map[string]bool{}
+	for _, m := range regexp.MustCompile(`\]\(docs/tour/([a-z0-9-]+)\.jpg\)`).FindAllStringSubmatch(string(readme), -1) {
+		shown[m[1]+".jpg"] = true
+		require.True(t, shots[m[1]], "the README shows %s, which no end-to-end test takes", m[0])
+	}
+	require.NotEmpty(t, shown, "the README has a tour")
+	files, err := os.ReadDir("docs/tour")
+	require.NoError(t, err)
+	var kept []string
+	for _, f := range files {
+		kept = append(kept, f.Name())
+	}
+	require.ElementsMatch(t, slices.Sorted(maps.Keys(shown)), kept, "docs/tour/ holds the README's pictures, and only them")
 }

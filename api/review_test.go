@@ -65,6 +65,9 @@ func TestRecomputationsMarkEngineVerdictsForReview(t *testing.T) {
 	audit := task["audit"].(map[string]any)
 	require.Equal(t, "evidence 0.95 <nil>", assessment(t, audit, "greeting"))
 	require.Equal(t, "absence 0.9 <nil>", assessment(t, audit, "polite"))
+	// The evidence says in which turn it is; an absence quotes nothing.
+	require.Equal(t, []any{float64(1)}, auditItem(t, audit, "greeting")["evidence_turns"])
+	require.NotContains(t, auditItem(t, audit, "polite"), "evidence_turns")
 
 	// recompute_audits: the engine judges the criteria a new version adds,
 	// and marks those it is unsure of.

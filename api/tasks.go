@@ -335,6 +335,12 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 			return nil, err
 		}
 		d.Audit = auditView(audit)
+		if d.Transcript != nil {
+			quotes := transcript.NewQuotes(*d.Transcript)
+			for i, it := range d.Audit.Items {
+				d.Audit.Items[i].EvidenceTurns = quotes.Turns(it.Evidence)
+			}
+		}
 	}
 	if d.Revisions, err = db.AuditRevisionList(ctx, t.pool, task.UUID); err != nil {
 		return nil, err

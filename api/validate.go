@@ -115,6 +115,25 @@ type EmailSendErrorDetails struct {
 	EmailError         string `json:"email_error" doc:"Why the attempt failed, as the mail server said"`
 }
 
+// ValidationRecipients is who would receive the e-mail of a validation.
+type ValidationRecipients struct {
+	SentTo      []string `json:"sent_to" doc:"The e-mail's recipients, as sent_to of POST /validate-audit would list them"`
+	Bcc         []string `json:"bcc" doc:"The blind copies"`
+	ToValidator bool     `json:"to_validator" doc:"true when nobody else has an address, so the e-mail would go to the caller alone"`
+}
+
+func (v *validationsResource) recipients(ctx context.Context, in *taskInput) (*Output[ValidationRecipients], error) {
+	task, err := db.TaskGetByUUID(ctx, v.pool, in.UUID)
+	if err != nil {
+		return nil, err
+	}
+	a, err := validation.Recipients(ctx, v.deps(ctx), task, principal(ctx).User.Email)
+	if err != nil {
+		return nil, err
+	}
+	return ok(ValidationRecipients{SentTo: a.To, Bcc: a.Bcc, ToValidator: a.ToValidator}), nil
+}
+
 func validationResult(v db.Validation) ValidationResult {
 	return ValidationResult{Type: v.Type, TaskUUID: v.TaskUUID, SentTo: nonNilStrings(v.SentTo), Bcc: nonNilStrings(v.Bcc),
 		ValidatedAt: v.ValidatedAt.UTC(), EmailStatus: v.EmailStatus}
@@ -138,6 +157,14 @@ request sent again answers with the recorded validation and sends nothing; a dif
 The optional x-username header names the validator in the e-mail.`, o.MaxAttachments, size(o.MaxAttachmentBytes),
 		span(v.timeouts.Idle), span(v.timeouts.Total), span(bodyReadTimeout))
 	huma.Register(api, op, v.validate)
+
+	op = operation(http.MethodGet, "/tasks/{uuid}/validation-recipients", "get-validation-recipients",
+		"Who would receive the e-mail of a task's validation", role.Quality, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
+	op.Tags = []string{"tasks"}
+	op.Description += ` The addresses POST /validate-audit would write to if the caller validated the task now: the agent
+(when their address is known), the campaign's supervisors and VALIDATION_TO, else the caller; VALIDATION_BCC get a blind
+copy. 409 CONFLICT when there is nobody to write to (the message says what to set).`
+	huma.Register(api, op, v.recipients)
 
 	// Documented after registering: a request body declared before would be
 	// parsed by Huma, whole, before the handler runs.
@@ -188,9 +215,11 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 	if task.Status != db.TaskAudited {
 		return again(ctx, deps, task, n)
 	}
-	if n.SentTo, n.Bcc, err = validation.Recipients(ctx, deps, task, caller.User.Email); err != nil {
+	to, err := validation.Recipients(ctx, deps, task, caller.User.Email)
+	if err != nil {
 		return nil, err
 	}
+	n.SentTo, n.Bcc = to.To, to.Bcc
 	val, err := validation.Record(ctx, deps, task, n, q.blobs)
 	if errors.Is(err, db.ErrTaskStatus) {
 		// Validated (or changed) by another request meanwhile.

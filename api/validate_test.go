@@ -20,6 +20,7 @@ import (
 
 	"github.com/auditd/auditd/auditor"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -227,6 +228,10 @@ func TestValidateAudit(t *testing.T) {
 	// A call (default campaign, Spanish) validated with JSON.
 	call := uploaded(t, b.upload(t, alice, file("llamada-0142.wav", tone(t, "a.wav", 440, 1)), field("operator", "ana")))[0]["uuid"].(string)
 	b.auditCall(t, call)
+	r = b.do(t, http.MethodGet, "/tasks/"+call+"/validation-recipients", alice, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, map[string]any{"sent_to": []any{"ana@example.test", "qa-lead@example.test", "SUP@example.test"},
+		"bcc": []any{"archive@example.test"}, "to_validator": false}, details(r), "who the validation below writes to")
 	notes := "Buen trato.\nRevisar el cierre <b>pronto</b> & avisar."
 	r = b.validateJSON(t, alice, map[string]any{"task_uuid": call, "notes": notes, "isCall": true})
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
@@ -335,6 +340,30 @@ func TestValidateAudit(t *testing.T) {
 	require.Contains(t, r.Body["message"], "validated already")
 	require.Equal(t, call, r.Body["details"].(map[string]any)["task_uuid"])
 	require.Len(t, srv.Messages(), 2)
+}
+
+func TestValidationRecipients(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, _, _ := b.users(t)
+	id := uploaded(t, b.upload(t, alice, file("c.txt", []byte(goodChat))))[0]["uuid"].(string)
+	path := "/tasks/" + id + "/validation-recipients"
+
+	// No agent, no supervisors, no fixed recipients: the validator alone.
+	r := b.do(t, http.MethodGet, path, alice, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, map[string]any{"sent_to": []any{"alice@example.test"}, "bcc": []any{}, "to_validator": true}, details(r))
+
+	// … and nobody at all when the validator's token has no e-mail.
+	claims := b.issuer.claims("nomail")
+	delete(claims, "email")
+	r = b.do(t, http.MethodGet, path, b.issuer.sign(t, claims), nil)
+	requireError(t, r, http.StatusConflict, CodeConflict)
+	require.Contains(t, r.Body["message"], "add the campaign's supervisor e-mails")
+
+	requireError(t, b.do(t, http.MethodGet, path, b.issuer.token(t, "olga", "operator"), nil), http.StatusForbidden, CodeForbidden)
+	requireError(t, b.do(t, http.MethodGet, "/tasks/"+uuid.NewString()+"/validation-recipients", alice, nil), http.StatusNotFound, CodeNotFound)
+	requireError(t, b.do(t, http.MethodGet, "/tasks/not-a-uuid/validation-recipients", alice, nil), http.StatusBadRequest, CodeValidation)
 }
 
 func TestValidateAuditErrors(t *testing.T) {

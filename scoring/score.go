@@ -60,6 +60,9 @@ type Item struct {
 	Complies    bool    `json:"complies"`
 	Explanation string  `json:"explanation"`
 	Evidence    string  `json:"evidence,omitempty"`
+	// EvidenceTurns is filled where the item is shown with its transcript
+	// (transcript.Quotes.Turns); it is never stored.
+	EvidenceTurns []int `json:"evidence_turns,omitempty" doc:"Where each line of the evidence is said: the transcript's turn (segment, numbered from 1), or 0 for a line not found in it; only in GET /tasks/{uuid}, absent when no line is found"`
 	Assessment
 }
 

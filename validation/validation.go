@@ -32,16 +32,24 @@ type Deps struct {
 	To, Bcc []string
 }
 
+// Addressees are who gets the e-mail of a validation.
+type Addressees struct {
+	To, Bcc []string
+	// ToValidator: nobody else has an address, so the e-mail goes to the
+	// validator alone.
+	ToValidator bool
+}
+
 // Recipients returns who gets the e-mail of task's validation: the agent
 // (when their address is known), the campaign's supervisors and d.To, else
 // the validator (validatorEmail); and the blind copies, d.Bcc. Addresses
 // are deduplicated (ignoring case), in that order; one that does not parse
 // is left out, so nothing a token or a directory holds can reach a header.
 // With nobody to write to it is a Conflict error.
-func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string) (to, bcc []string, err error) {
+func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string) (Addressees, error) {
 	campaign, err := db.CampaignGet(ctx, d.Pool, task.CampaignID)
 	if err != nil {
-		return nil, nil, err
+		return Addressees{}, err
 	}
 	var candidates []string
 	if task.OperatorID != "" {
@@ -50,20 +58,21 @@ func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string
 		case err == nil:
 			candidates = append(candidates, agent.Email)
 		case !errcode.Is(err, errcode.NotFound):
-			return nil, nil, err
+			return Addressees{}, err
 		}
 	}
 	candidates = append(append(candidates, campaign.SupervisorEmails...), d.To...)
 	seen := map[string]bool{}
-	to = addresses(ctx, d.Log, seen, candidates)
-	if len(to) == 0 {
-		to = addresses(ctx, d.Log, seen, []string{validatorEmail})
+	a := Addressees{To: addresses(ctx, d.Log, seen, candidates)}
+	if len(a.To) == 0 {
+		a.To, a.ToValidator = addresses(ctx, d.Log, seen, []string{validatorEmail}), true
 	}
-	if len(to) == 0 {
-		return nil, nil, errcode.New(errcode.Conflict, "nobody to e-mail the validation to: the agent's address is unknown, campaign %q has no supervisor e-mails, "+
+	if len(a.To) == 0 {
+		return Addressees{}, errcode.New(errcode.Conflict, "nobody to e-mail the validation to: the agent's address is unknown, campaign %q has no supervisor e-mails, "+
 			"no VALIDATION_TO is configured, and your token carries no e-mail; add the campaign's supervisor e-mails", campaign.Name)
 	}
-	return to, addresses(ctx, d.Log, seen, d.Bcc), nil
+	a.Bcc = addresses(ctx, d.Log, seen, d.Bcc)
+	return a, nil
 }
 
 // addresses returns the bare addresses of list that parse and are not in

@@ -29,10 +29,10 @@ func TestRecipients(t *testing.T) {
 	campaign.SupervisorEmails = []string{"jefa@example.com", "not an address"}
 	_, err = db.CampaignUpdate(ctx, pool, campaign.ID, campaign.Name, campaign.CampaignSettings)
 	require.NoError(t, err)
-	to, bcc, err := validation.Recipients(ctx, d, task, "validator@example.com")
+	a, err := validation.Recipients(ctx, d, task, "validator@example.com")
 	require.NoError(t, err)
-	require.Equal(t, []string{"Ana@Example.com", "jefa@example.com", "qa-lead@example.com"}, to)
-	require.Equal(t, []string{"archive@example.com"}, bcc, "a blind copy of a recipient is left out")
+	require.Equal(t, validation.Addressees{To: []string{"Ana@Example.com", "jefa@example.com", "qa-lead@example.com"},
+		Bcc: []string{"archive@example.com"}}, a, "a blind copy of a recipient is left out")
 
 	// An agent without a known user, no supervisors, no fixed recipients:
 	// the validator.
@@ -41,13 +41,12 @@ func TestRecipients(t *testing.T) {
 	require.NoError(t, err)
 	task.OperatorID = "unknown-agent"
 	d.To, d.Bcc = nil, nil
-	to, bcc, err = validation.Recipients(ctx, d, task, "validator@example.com")
+	a, err = validation.Recipients(ctx, d, task, "validator@example.com")
 	require.NoError(t, err)
-	require.Equal(t, []string{"validator@example.com"}, to)
-	require.Empty(t, bcc)
+	require.Equal(t, validation.Addressees{To: []string{"validator@example.com"}, Bcc: []string{}, ToValidator: true}, a)
 
 	// Nobody at all: a conflict that says what to set.
-	_, _, err = validation.Recipients(ctx, d, task, "")
+	_, err = validation.Recipients(ctx, d, task, "")
 	require.Equal(t, errcode.Conflict, errcode.Of(err))
 	require.ErrorContains(t, err, "add the campaign's supervisor e-mails")
 }

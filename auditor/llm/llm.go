@@ -158,7 +158,7 @@ func (a *Auditor) Audit(ctx context.Context, card scoring.Scorecard, kind string
 	}
 	messages := []message{{Role: "system", Content: w.system(kind)}, {Role: "user", Content: prompt}}
 	format := responseFormat(criteria)
-	quotes := newQuoteIndex(t)
+	quotes := transcript.NewQuotes(t)
 	var last *InvalidAnswerError
 	for range a.attempts {
 		content, err := a.complete(ctx, messages, format)
@@ -300,7 +300,7 @@ func responseFormat(criteria []scoring.Criterion) map[string]any {
 // check validates an answer against the criteria and the transcript and
 // returns its verdicts in criteria order, or the problems found, each a
 // sentence the model can act on.
-func check(a answer, criteria []scoring.Criterion, quotes quoteIndex) ([]scoring.Verdict, []string) {
+func check(a answer, criteria []scoring.Criterion, quotes transcript.Quotes) ([]scoring.Verdict, []string) {
 	switch {
 	case a.refusal != "":
 		return nil, []string{"you refused to answer (" + a.refusal + "); the audit is part of quality assurance and needs a verdict per criterion"}
@@ -366,7 +366,7 @@ func check(a answer, criteria []scoring.Criterion, quotes quoteIndex) ([]scoring
 }
 
 // verdictOf reads and checks one criterion's verdict.
-func verdictOf(c scoring.Criterion, raw json.RawMessage, quotes quoteIndex) (scoring.Verdict, []string) {
+func verdictOf(c scoring.Criterion, raw json.RawMessage, quotes transcript.Quotes) (scoring.Verdict, []string) {
 	v := scoring.Verdict{CriterionID: c.ID}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
@@ -388,7 +388,7 @@ func verdictOf(c scoring.Criterion, raw json.RawMessage, quotes quoteIndex) (sco
 		problems = append(problems, fmt.Sprintf("the verdict of %q needs evidence: a quote, or an empty string", c.ID))
 	}
 	v.Explanation, v.Evidence = strings.TrimSpace(v.Explanation), strings.TrimSpace(v.Evidence)
-	if v.Evidence != "" && !quotes.contains(v.Evidence) {
+	if _, found := quotes.Find(v.Evidence); v.Evidence != "" && !found {
 		problems = append(problems, fmt.Sprintf("the evidence of %q is not in the transcript: %q; quote the transcript word for word, from one turn, or leave it empty", c.ID, v.Evidence))
 	}
 	v.Basis, v.Confidence = scoring.BasisAbsence, ConfidenceAbsence

@@ -332,7 +332,7 @@ test('the event stream reconnects with a fresh token and misses nothing', async 
   await visible(page.getByText(`${now.unread} unread of ${now.total}`));
 });
 
-test('admin jobs: the canary job is listed, filtered and retried', async ({ page, base }) => {
+test('admin jobs: the canary job is listed, filtered and retried; states in Spanish', async ({ page, base, browser }) => {
   await page.goto(base + '/');
   await signIn(page, { username: 'root', name: 'Rosa Admin', roles: ['admin'] });
   await page.getByRole('link', { name: 'Background jobs' }).click();
@@ -362,6 +362,13 @@ test('admin jobs: the canary job is listed, filtered and retried', async ({ page
   await visible(page.getByText(new RegExp(`^Job #${id} is (available|running|completed)\\.$`)));
   await row.locator('summary').click();
   await visible(row.getByText('"requested_by": "root"'));
+
+  await inSpanish(browser, `${base}/app/admin/jobs?state=completed&kind=canary`, { username: 'root', roles: ['admin'] }, async (p) => {
+    await visible(p.getByRole('checkbox', { name: 'completado' }));
+    await visible(p.getByRole('checkbox', { name: 'por reintentar' }));
+    await visible(p.locator('tr[data-kind="canary"][data-state="completed"]').getByText('completado', { exact: true }));
+    await shot(p, 'jobs-es');
+  });
 });
 
 test('API documentation: Swagger UI and Redoc render every operation offline', async ({ page, base }) => {
@@ -543,10 +550,16 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   check(mine.tasks.length === 1, `olga sees ${mine.tasks.length} tasks`);
 });
 
-test('task view: transcript, edit a criterion and see the score change, validate', async ({ page, base, smtp }) => {
+test('task view: numbered turns, evidence, weights and rules; edit with a guard, validate to listed recipients', async ({
+  page,
+  base,
+  smtp,
+  browser,
+}) => {
   const quality = await devToken(base, 'vera', ['quality']);
   const form = new FormData();
-  form.set('operator', 'olga');
+  // An agent who never signed in: no address of theirs is known.
+  form.set('operator', 'otto');
   form.append('files', new Blob([chat('Olga').replace('invoice', 'bill')], { type: 'application/json' }), 'e2e-chat-2.json');
   const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
   const { uuid } = (await res.json()).details.tasks[0];
@@ -561,12 +574,39 @@ test('task view: transcript, edit a criterion and see the score change, validate
   const score = page.getByTestId('task-score');
   const before = (await score.locator('strong').textContent()).trim();
 
+  // Turns are numbered; evidence links to its turn; weights, category
+  // subtotals, the critical rule and the passing score are shown.
+  await visible(page.locator('#turn-3 .turn-number').getByText('Turn 3'));
+  const greeting = page.locator('[data-criterion="greeting"]');
+  await visible(greeting.getByText(/· weight \d+/));
+  await greeting
+    .locator('.evidence')
+    .getByRole('button', { name: /Good morning, thank you for calling/ })
+    .click();
+  await eventually(async () =>
+    check((await page.locator('#turn-1').getAttribute('class')).includes('segment-focused'), 'turn 1 not shown'),
+  );
+  check(await page.locator('#turn-1').evaluate((el) => el === document.activeElement), 'turn 1 has not the focus');
+  await visible(page.locator('legend').filter({ hasText: /^Opening · \d+ of \d+ points$/ }));
+  await visible(page.getByTestId('audit-rules').getByText(/it passes at \d+\. A failed critical criterion makes the score 0\./));
+  await shot(page, 'task-evidence');
+
   // Toggle the first criterion and explain why: the score is recomputed.
   const first = page.locator('[data-criterion]').first();
   const box = first.getByRole('checkbox');
   const was = await box.isChecked();
   await box.setChecked(!was);
   await first.locator('textarea').fill('Changed by the e2e test');
+  // Leaving with the change unsaved asks first; staying keeps it.
+  let asked = '';
+  page.once('dialog', (d) => {
+    asked = d.message();
+    void d.dismiss();
+  });
+  await page.getByRole('link', { name: 'All tasks' }).click();
+  await eventually(() => check(asked === 'This audit has changes that are not saved. Leave and lose them?', `asked "${asked}"`));
+  check(new URL(page.url()).pathname === `/app/tasks/${uuid}`, `left for ${page.url()}`);
+  check((await first.locator('textarea').inputValue()) === 'Changed by the e2e test', 'the edit is lost');
   await page.getByRole('button', { name: /^Save and recompute \(1 changed\)$/ }).click();
   await visible(page.getByText(/^Saved as revision 2: score [\d.]+, (pass|fail)\.$/));
   await eventually(async () => {
@@ -608,6 +648,9 @@ test('task view: transcript, edit a criterion and see the score change, validate
   await page.getByRole('button', { name: 'Validate', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Validate the audit' });
   await visible(dialog);
+  // Who the e-mail goes to is said before it is sent: nobody but the analyst has an address here.
+  await visible(dialog.getByTestId('recipients').getByText('The e-mail will go to vera@example.test.'));
+  await visible(dialog.getByTestId('recipients').getByText(/so it goes to you alone\.$/));
   await dialog.getByLabel('Notes for the e-mail').fill('Good call overall.');
   await dialog
     .getByLabel('Attachments (optional)')
@@ -626,6 +669,82 @@ test('task view: transcript, edit a criterion and see the score change, validate
   await dialog.getByRole('button', { name: 'Close' }).click();
   await visible(page.locator('.facts').getByText('validated'));
   check((await page.getByRole('button', { name: 'Validate', exact: true }).count()) === 0, 'a validated task can be validated again');
+
+  // The validation stays on the page: notes, validator, recipients, attachments, the e-mail's status.
+  const block = page.getByTestId('validation');
+  await visible(block.getByRole('heading', { name: 'Validation' }));
+  await visible(block.getByTestId('validation-notes').getByText('Good call overall.'));
+  await visible(block.getByText('Vera Analyst'));
+  await visible(block.getByTestId('validation-sent-to').getByText('vera@example.test'));
+  await visible(block.getByTestId('validation-attachments').getByText('notes.txt'));
+  await visible(block.getByTestId('validation-email').getByText('sent', { exact: true }));
+  // Nothing is left to lose: leaving asks nothing.
+  await page.getByRole('link', { name: 'All tasks' }).click();
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  await shot(page, 'task-validated-block');
+
+  await inSpanish(browser, `${base}/app/tasks/${uuid}`, { username: 'vera', roles: ['quality'] }, async (p) => {
+    await visible(p.locator('#turn-2 .turn-number').getByText('Turno 2'));
+    await visible(p.locator('#turn-2 .speaker').getByText('Cliente', { exact: true }));
+    await visible(p.locator('legend').filter({ hasText: /^Apertura · \d+ de \d+ puntos$/ }));
+    await visible(p.locator('[data-criterion="greeting"]').getByText(/· peso \d+/));
+    await visible(p.getByTestId('audit-rules').getByText(/Un criterio crítico no cumplido deja la puntuación en 0\./));
+    const es = p.getByTestId('validation');
+    await visible(es.getByRole('heading', { name: 'Validación' }));
+    await visible(es.getByTestId('validation-email').getByText('enviado', { exact: true }));
+    await visible(p.getByRole('cell', { name: 'edición del analista' }).first());
+    await visible(p.getByText(/^Revisión 4 de /));
+    await shot(p, 'task-validated-es');
+  });
+});
+
+test('a failed task: uploaded again, it offers the retry; its reason shown and retried, in English and Spanish', async ({
+  page,
+  base,
+  browser,
+}) => {
+  const quality = await devToken(base, 'rita', ['quality']);
+  const body = chat('Rita').replace('invoice', 'direct debit');
+  const form = new FormData();
+  form.append('files', new Blob([body], { type: 'application/json' }), 'e2e-retry.json');
+  const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
+  const { uuid } = (await res.json()).details.tasks[0];
+  await eventually(async () => check((await api(base, quality, 'GET', `/tasks/${uuid}`)).status === 'audited', 'not audited'), 20_000);
+  // The audit failed for good, as it does when the model is down (set in
+  // the database: no outside service fails on demand).
+  execFileSync('psql', [
+    databaseURL,
+    '-qc',
+    `UPDATE tasks SET status = 'failed', error = 'the language model is down (e2e)' WHERE uuid = '${uuid}'`,
+  ]);
+
+  // The same file uploaded again is the failed task, which says why and leads to its Retry.
+  const again = { name: 'e2e-retry.json', mimeType: 'application/json', buffer: Buffer.from(body) };
+  await inSpanish(browser, `${base}/app/tasks`, { username: 'rita', roles: ['quality'] }, async (p) => {
+    await p.getByLabel('Elegir archivos').setInputFiles(again);
+    const entry = p.getByRole('list', { name: 'Subidas' }).locator('li[data-file="e2e-retry.json"]');
+    await visible(entry.getByText('Falló: the language model is down (e2e)'));
+    await shot(p, 'upload-failed-again-es');
+    await entry.getByRole('link', { name: 'Reintentar' }).click();
+    await visible(p.getByTestId('task-error').getByText('Falló: the language model is down (e2e)'));
+    await visible(p.getByRole('button', { name: 'Reintentar' }));
+    await shot(p, 'task-failed-es');
+  });
+  await page.goto(`${base}/app/tasks`);
+  await signIn(page, { username: 'rita', roles: ['quality'] });
+  await page.getByLabel('Choose files').setInputFiles(again);
+  const entry = page.getByRole('list', { name: 'Uploads' }).locator('li[data-file="e2e-retry.json"]');
+  await visible(entry.getByText('already uploaded'));
+  await visible(entry.getByText('It failed: the language model is down (e2e)'));
+  await entry.getByRole('link', { name: 'Retry' }).click();
+  await visible(page.getByTestId('task-error').getByText('It failed: the language model is down (e2e)'));
+  check((await page.getByText('the language model is down (e2e)').count()) === 1, 'the reason is shown more than once');
+  await shot(page, 'task-failed');
+  await page.getByRole('button', { name: 'Retry' }).click();
+  await visible(page.getByText('Sent back to the step it failed at; it moves on shortly.'));
+  // Audited again, shown live.
+  await visible(page.locator('.facts').getByText('audited', { exact: true }), 20_000);
+  await hidden(page.getByTestId('task-error'));
 });
 
 test('a call: its language checked at upload, transcribed, played from an authorised blob, a segment seeks the player', async ({

@@ -247,6 +247,46 @@ const en = {
   'validate.pending': 'The audit is validated; the e-mail is still being delivered.',
   'validate.sentTo': 'Sent to',
   'validate.bcc': 'Blind copy',
+  'task.turn': 'Turn {n}',
+  'audit.weight': 'weight {weight}',
+  'audit.subtotal': '{earned} of {possible} points',
+  'audit.total': 'Total: {earned} of {possible} points, score {score}.',
+  'audit.rules':
+    'The score is the weight of the criteria met over the weight of those that apply, out of 100; it passes at {passing}. A failed critical criterion makes the score 0.',
+  'audit.evidence': 'Go to turn {n}',
+  'audit.unsaved': 'This audit has changes that are not saved. Leave and lose them?',
+  'engine.rules': 'the rules engine',
+  'engine.llm': 'the language model {model}',
+  'engine.hybrid': 'the rules engine and the language model {model}',
+  'category.OPENING': 'Opening',
+  'category.SKILLS': 'Skills',
+  'category.COMPLIANCE': 'Compliance',
+  'category.CLOSING': 'Closing',
+  'jobState.available': 'available',
+  'jobState.cancelled': 'cancelled',
+  'jobState.completed': 'completed',
+  'jobState.discarded': 'discarded',
+  'jobState.pending': 'pending',
+  'jobState.retryable': 'to retry',
+  'jobState.running': 'running',
+  'jobState.scheduled': 'scheduled',
+  'validation.title': 'Validation',
+  'validation.by': 'Validated by',
+  'validation.at': 'When',
+  'validation.revision': 'Audit revision',
+  'validation.notes': 'Notes',
+  'validation.attachments': 'Attachments',
+  'validation.email': 'E-mail',
+  'validation.attempt': '1 attempt',
+  'validation.attempts': '{attempts} attempts',
+  'validation.sentAt': 'accepted by the mail server on {time}',
+  'emailStatus.sent': 'sent',
+  'emailStatus.pending': 'being delivered',
+  'emailStatus.failed': 'not delivered',
+  'validate.recipients': 'The e-mail will go to {to}.',
+  'validate.recipientsBcc': 'Blind copy to {bcc}.',
+  'validate.toValidator':
+    'Nobody else has an e-mail address (the agent’s is unknown and the campaign has no supervisors), so it goes to you alone.',
   'nav.dashboard': 'Dashboard',
   'dash.title': 'Dashboard',
   'dash.filters': 'Dashboard filters',
@@ -546,6 +586,46 @@ const es: Record<MessageKey, string> = {
   'validate.pending': 'La auditoría está validada; el correo aún se está entregando.',
   'validate.sentTo': 'Enviado a',
   'validate.bcc': 'Copia oculta',
+  'task.turn': 'Turno {n}',
+  'audit.weight': 'peso {weight}',
+  'audit.subtotal': '{earned} de {possible} puntos',
+  'audit.total': 'Total: {earned} de {possible} puntos, puntuación {score}.',
+  'audit.rules':
+    'La puntuación es el peso de los criterios cumplidos sobre el de los que aplican, sobre 100; aprueba con {passing}. Un criterio crítico no cumplido deja la puntuación en 0.',
+  'audit.evidence': 'Ir al turno {n}',
+  'audit.unsaved': 'Esta auditoría tiene cambios sin guardar. ¿Salir y perderlos?',
+  'engine.rules': 'el motor de reglas',
+  'engine.llm': 'el modelo de lenguaje {model}',
+  'engine.hybrid': 'el motor de reglas y el modelo de lenguaje {model}',
+  'category.OPENING': 'Apertura',
+  'category.SKILLS': 'Habilidades',
+  'category.COMPLIANCE': 'Cumplimiento',
+  'category.CLOSING': 'Cierre',
+  'jobState.available': 'disponible',
+  'jobState.cancelled': 'cancelado',
+  'jobState.completed': 'completado',
+  'jobState.discarded': 'descartado',
+  'jobState.pending': 'pendiente',
+  'jobState.retryable': 'por reintentar',
+  'jobState.running': 'en curso',
+  'jobState.scheduled': 'programado',
+  'validation.title': 'Validación',
+  'validation.by': 'Validada por',
+  'validation.at': 'Cuándo',
+  'validation.revision': 'Revisión de la auditoría',
+  'validation.notes': 'Observaciones',
+  'validation.attachments': 'Adjuntos',
+  'validation.email': 'Correo',
+  'validation.attempt': '1 intento',
+  'validation.attempts': '{attempts} intentos',
+  'validation.sentAt': 'aceptado por el servidor de correo el {time}',
+  'emailStatus.sent': 'enviado',
+  'emailStatus.pending': 'entregándose',
+  'emailStatus.failed': 'no entregado',
+  'validate.recipients': 'El correo irá a {to}.',
+  'validate.recipientsBcc': 'Copia oculta a {bcc}.',
+  'validate.toValidator':
+    'Nadie más tiene dirección de correo (no se conoce la del agente y la campaña no tiene supervisores), así que solo le llega a usted.',
   'nav.dashboard': 'Panel',
   'dash.title': 'Panel de resultados',
   'dash.filters': 'Filtros del panel',
@@ -642,6 +722,22 @@ export function t(key: MessageKey, vars?: Record<string, string | number>): stri
   return msg.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
 }
 
+/** formatNumber shows a number in the current language with at most one decimal ("12,5" in Spanish). */
+export function formatNumber(n: number): string {
+  return new Intl.NumberFormat(locale.value, { maximumFractionDigits: 1 }).format(n);
+}
+
+/** formatBytes shows a size in bytes in the unit that suits it ("293 kB"). */
+export function formatBytes(n: number): string {
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;
+  let i = 0;
+  while (n >= 1000 && i < units.length - 1) {
+    n /= 1000;
+    i++;
+  }
+  return new Intl.NumberFormat(locale.value, { style: 'unit', unit: units[i], unitDisplay: 'short', maximumFractionDigits: 1 }).format(n);
+}
+
 /** formatDateTime shows an ISO time as a date and time in the current language. */
 export function formatDateTime(iso: string | undefined | null): string {
   if (!iso) return '—';
@@ -684,8 +780,24 @@ export function listOf(items: string[]): string {
   return new Intl.ListFormat(locale.value, { type: 'conjunction' }).format(items);
 }
 
+/** named is a value of a kind (role, category, job state…) as people read it, or the value itself when it has no translation. */
+function named(kind: string, value: string): string {
+  const key = `${kind}.${value}` as MessageKey;
+  return key in en ? t(key) : value;
+}
+
 /** roleName is a role as people read it, in the current language. */
-export function roleName(role: string): string {
-  const key = `role.${role}` as MessageKey;
-  return key in en ? t(key) : role;
+export const roleName = (role: string) => named('role', role);
+
+/** categoryName is a scorecard category as people read it: the default scorecard's are translated, a campaign's own are shown as written. */
+export const categoryName = (category: string) => named('category', category);
+
+/** jobStateName is a background job's state as people read it. */
+export const jobStateName = (state: string) => named('jobState', state);
+
+/** engineName is the engine that wrote an audit ("rules", "llm:gpt-4o", "hybrid:gpt-4o") as people read it. */
+export function engineName(engine: string): string {
+  const [kind, model] = engine.split(/:(.*)/s);
+  const key = `engine.${kind}` as MessageKey;
+  return key in en ? t(key, { model: model ?? '' }) : engine;
 }

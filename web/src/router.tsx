@@ -15,12 +15,41 @@ function current(): Location {
 
 /** location is where the app is; components that read it re-render when it changes. */
 export const location = signal<Location>(current());
+
+/**
+ * leaving holds a question to ask before the app leaves the page, while
+ * a page has something to lose (unsaved edits); the browser asks its own
+ * before the tab is closed or reloaded.
+ */
+let leaving: string | null = null;
+
+/** guardLeaving asks question before leaving the page, until the returned function is called. */
+export function guardLeaving(question: string): () => void {
+  leaving = question;
+  const onUnload = (e: BeforeUnloadEvent) => e.preventDefault();
+  window.addEventListener('beforeunload', onUnload);
+  return () => {
+    if (leaving === question) leaving = null;
+    window.removeEventListener('beforeunload', onUnload);
+  };
+}
+
+/** mayLeave asks the guard's question, if any: whether to go ahead. */
+const mayLeave = () => leaving === null || window.confirm(leaving);
+
 window.addEventListener('popstate', () => {
+  if (current().path !== location.value.path && !mayLeave()) {
+    // Back or forward was pressed: stay, and put the page back on top.
+    const { path, query } = location.value;
+    window.history.pushState(null, '', query.size ? `${path}?${query}` : path);
+    return;
+  }
   location.value = current();
 });
 
-/** navigate goes to an in-app URL (path and query). */
+/** navigate goes to an in-app URL (path and query), unless the page has something to lose and the user stays. */
 export function navigate(to: string, opts: { replace?: boolean } = {}) {
+  if (new URL(to, window.location.href).pathname !== location.value.path && !mayLeave()) return;
   if (opts.replace) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
   location.value = current();

@@ -106,6 +106,9 @@ export type TaskDetail = Schemas['TaskDetail'];
 /** ComputedAudit is POST /compute-audit-results' 200. */
 export type ComputedAudit = Schemas['ComputedAudit'];
 
+/** ValidationRecipients is GET /tasks/{uuid}/validation-recipients: who a validation would e-mail. */
+export type ValidationRecipients = Schemas['ValidationRecipients'];
+
 /** ValidationResult is POST /validate-audit's 200. */
 export type ValidationResult = Schemas['ValidationResult'];
 

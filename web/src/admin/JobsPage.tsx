@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Query } from '../api';
-import { formatDateTime, formatRelative, t } from '../i18n';
+import { formatDateTime, formatRelative, jobStateName, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
 import { jobStates, type CanaryResult, type Job, type JobPage, type RiverUISession } from '../types';
@@ -62,7 +62,7 @@ export function JobsPage() {
         replace(updated);
         return updated;
       },
-      (u) => t(action === 'retry' ? 'jobs.retried' : 'jobs.cancelled', { id: u.id, state: u.state }),
+      (u) => t(action === 'retry' ? 'jobs.retried' : 'jobs.cancelled', { id: u.id, state: jobStateName(u.state) }),
     );
 
   // River UI's pages cannot send the token: it is exchanged for a session
@@ -149,7 +149,7 @@ function JobRow({ job: j, busy, onAct }: { job: Job; busy: boolean; onAct: (j: J
         </details>
       </td>
       <td>
-        <span class={`badge state-${j.state}`}>{j.state}</span>
+        <span class={`badge state-${j.state}`}>{jobStateName(j.state)}</span>
       </td>
       <td>{j.queue}</td>
       <td>
@@ -211,7 +211,7 @@ function FilterForm({ initial }: { initial: Filters }) {
                 checked={f.state.includes(s)}
                 onChange={(e) => setF({ ...f, state: e.currentTarget.checked ? [...f.state, s] : f.state.filter((x) => x !== s) })}
               />
-              {s}
+              {jobStateName(s)}
             </label>
           ))}
         </div>

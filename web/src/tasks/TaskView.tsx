@@ -1,9 +1,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { formatDateTime, t, type MessageKey } from '../i18n';
-import { Link } from '../router';
+import { categoryName, engineName, formatDateTime, formatNumber, t, type MessageKey } from '../i18n';
+import { guardLeaving, Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
+import { ValidationBlock } from './ValidationBlock';
 import { ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { ValidateDialog } from './ValidateDialog';
@@ -16,6 +17,11 @@ function clock(s: number | undefined): string {
   if (s === undefined) return '';
   const m = Math.floor(s / 60);
   return `${m}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
+}
+
+/** speakerLabel is who says a segment: the name the source gave, or the role in the reader's language when the source named only the role ("agent"). */
+function speakerLabel(s: Segment): string {
+  return s.name && s.name.toLowerCase() !== s.speaker ? s.name : t(`speaker.${s.speaker}` as MessageKey);
 }
 
 /** playingIndex is the segment that holds time, or -1. */
@@ -33,10 +39,10 @@ export function TaskView({ uuid }: { uuid: string }) {
   } = useLoad((signal) => app.api.get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, signal), [uuid]);
 
   useEffect(() => {
-    const offs = ['task.updated', 'audit.updated'].map((type) =>
+    const offs = ['task.updated', 'audit.updated', 'validation.created', 'validation.updated'].map((type) =>
       app.events.on(type, (ev) => {
-        const d = ev.data as { uuid?: string; task?: { uuid: string } };
-        if ((d.task?.uuid ?? d.uuid) === uuid) reload();
+        const d = ev.data as { uuid?: string; task?: { uuid: string }; task_uuid?: string };
+        if ((d.task?.uuid ?? d.task_uuid ?? d.uuid) === uuid) reload();
       }),
     );
     return () => offs.forEach((off) => off());
@@ -50,6 +56,8 @@ export function TaskView({ uuid }: { uuid: string }) {
 function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => void }) {
   const app = useApp();
   const [time, setTime] = useState(0);
+  // The turn an evidence link went to, shown until another is chosen.
+  const [focused, setFocused] = useState<number | null>(null);
   const audio = useRef<HTMLAudioElement>(null);
   const [validating, setValidating] = useState(false);
   const { busy, run } = useAction();
@@ -61,6 +69,15 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
     if (!a || s.start === undefined) return;
     a.currentTime = s.start;
     void a.play().catch(() => {});
+  };
+  /** goToTurn shows turn n (numbered from 1) and, in a call, plays it. */
+  const goToTurn = (n: number) => {
+    setFocused(n);
+    const el = document.getElementById(`turn-${n}`);
+    el?.scrollIntoView({ block: 'center' });
+    el?.focus({ preventScroll: true });
+    const s = segments[n - 1];
+    if (task.kind === 'call' && s) seek(s);
   };
 
   return (
@@ -129,7 +146,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
           <dd>{formatDateTime(task.created_at)}</dd>
         </div>
       </dl>
-      {task.error && <p class="alert alert-warning">{task.error}</p>}
+      {task.error && task.status !== 'failed' && <p class="alert alert-warning">{task.error}</p>}
       <div class="task-columns">
         <section class="card" aria-labelledby="transcript-title">
           <h2 id="transcript-title">{t('task.transcript')}</h2>
@@ -141,7 +158,8 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
               {segments.map((s, i) => {
                 const body = (
                   <>
-                    <span class={`speaker speaker-${s.speaker}`}>{s.name || t(`speaker.${s.speaker}` as MessageKey)}</span>
+                    <TurnNumber n={i + 1} />
+                    <span class={`speaker speaker-${s.speaker}`}>{speakerLabel(s)}</span>
                     {s.start !== undefined && <span class="muted small"> {clock(s.start)}</span>}
                     <span class="segment-text">{s.text}</span>
                   </>
@@ -149,7 +167,11 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
                 return (
                   <li
                     key={i}
-                    class={i === playing ? 'segment segment-playing' : 'segment'}
+                    id={`turn-${i + 1}`}
+                    tabIndex={-1}
+                    class={['segment', i === playing && 'segment-playing', focused === i + 1 && 'segment-focused']
+                      .filter(Boolean)
+                      .join(' ')}
                     aria-current={i === playing ? 'true' : undefined}
                   >
                     {task.kind === 'call' && s.start !== undefined ? (
@@ -168,12 +190,13 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
         <section class="card" aria-labelledby="audit-title">
           <h2 id="audit-title">{t('task.audit')}</h2>
           {task.audit ? (
-            <AuditEditor task={task} canEdit={canEdit && task.status === 'audited'} onSaved={onChanged} />
+            <AuditEditor task={task} canEdit={canEdit && task.status === 'audited'} onSaved={onChanged} onEvidence={goToTurn} />
           ) : (
             <p class="muted">{t('task.noAudit')}</p>
           )}
         </section>
       </div>
+      {task.validation && <ValidationBlock validation={task.validation} />}
       <Revisions task={task} />
       {validating && (
         <ValidateDialog
@@ -231,7 +254,17 @@ function Player({ uuid, audio, onTime }: { uuid: string; audio: preact.RefObject
   );
 }
 
-function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: boolean; onSaved: () => void }) {
+function AuditEditor({
+  task,
+  canEdit,
+  onSaved,
+  onEvidence,
+}: {
+  task: TaskDetail;
+  canEdit: boolean;
+  onSaved: () => void;
+  onEvidence: (turn: number) => void;
+}) {
   const app = useApp();
   const audit = task.audit!;
   const [drafts, setDrafts] = useState<Drafts>({});
@@ -258,6 +291,10 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
   const toReview = items.filter((it) => it.needs_review);
   const others = items.filter((it) => !it.needs_review);
   const categories = [...new Set(others.map((it) => it.category))];
+  // Unsaved edits are not lost by leaving the page without a question.
+  const unsaved = changed.length > 0;
+  useEffect(() => (unsaved ? guardLeaving(t('audit.unsaved')) : undefined), [unsaved]);
+  const subtotal = (cat: string) => audit.categories?.find((c) => c.category === cat);
   const set = (it: AuditItem, patch: Partial<Drafts[string]>) => {
     if (base === null) setBase(audit.revision);
     setDrafts({ ...drafts, [it.criterion_id]: { ...current(it), ...patch } });
@@ -309,8 +346,12 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
           revision: audit.revision,
           version: audit.scorecard_version,
           passing: audit.passing_score,
-          who: audit.updated_by_name || audit.engine || audit.source,
+          who: audit.updated_by_name || (audit.engine ? engineName(audit.engine) : t(`source.${audit.source}`)),
         })}
+      </p>
+      <p class="muted small" data-testid="audit-rules">
+        {t('audit.total', { earned: formatNumber(audit.earned), possible: formatNumber(audit.possible), score: audit.score.toFixed(1) })}{' '}
+        {t('audit.rules', { passing: audit.passing_score })}
       </p>
       {toReview.length > 0 && (
         <fieldset class="criteria criteria-review">
@@ -322,13 +363,22 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
               draft={drafts[it.criterion_id]}
               canEdit={canEdit}
               onChange={(patch) => set(it, patch)}
+              onEvidence={onEvidence}
             />
           ))}
         </fieldset>
       )}
       {categories.map((cat) => (
         <fieldset key={cat} class="criteria">
-          <legend>{cat}</legend>
+          <legend>
+            {categoryName(cat)}
+            {subtotal(cat) && (
+              <span class="muted small" data-testid="subtotal">
+                {' · '}
+                {t('audit.subtotal', { earned: formatNumber(subtotal(cat)!.earned), possible: formatNumber(subtotal(cat)!.possible) })}
+              </span>
+            )}
+          </legend>
           {others
             .filter((it) => it.category === cat)
             .map((it) => (
@@ -338,6 +388,7 @@ function AuditEditor({ task, canEdit, onSaved }: { task: TaskDetail; canEdit: bo
                 draft={drafts[it.criterion_id]}
                 canEdit={canEdit}
                 onChange={(patch) => set(it, patch)}
+                onEvidence={onEvidence}
               />
             ))}
         </fieldset>
@@ -383,11 +434,13 @@ function Criterion({
   draft,
   canEdit,
   onChange,
+  onEvidence,
 }: {
   item: AuditItem;
   draft?: Drafts[string];
   canEdit: boolean;
   onChange: (patch: Partial<Drafts[string]>) => void;
+  onEvidence: (turn: number) => void;
 }) {
   const d = draft ?? { complies: it.complies, explanation: it.explanation };
   const id = `crit-${it.criterion_id}`;
@@ -402,8 +455,9 @@ function Criterion({
           onChange={(e) => onChange({ complies: e.currentTarget.checked })}
         />
         <span>
-          {it.needs_review && <span class="criterion-category">{it.category} · </span>}
+          {it.needs_review && <span class="criterion-category">{categoryName(it.category)} · </span>}
           {it.question}
+          <span class="muted small"> · {t('audit.weight', { weight: formatNumber(it.weight) })}</span>
           {it.critical && <span class="badge task-fail"> {t('audit.critical')}</span>}
           {it.needs_review && (
             <>
@@ -423,7 +477,7 @@ function Criterion({
         readOnly={!canEdit}
         onInput={(e) => onChange({ explanation: e.currentTarget.value })}
       />
-      {it.evidence && <p class="small muted">“{it.evidence}”</p>}
+      {it.evidence && <Evidence text={it.evidence} turns={it.evidence_turns ?? []} onEvidence={onEvidence} />}
       {it.basis && (
         <p class="small muted" data-testid="assessment">
           {t('review.automatic', { basis: t(`basis.${it.basis}`), confidence: percent(it.confidence ?? 0) })}
@@ -444,6 +498,35 @@ function Criterion({
           </button>
         ))}
     </div>
+  );
+}
+
+/** TurnNumber is a turn's number as the transcript shows it, read out as "Turn n". */
+function TurnNumber({ n }: { n: number }) {
+  return (
+    <span class="turn-number">
+      <span class="sr-only">{t('task.turn', { n })}</span>
+      <span aria-hidden="true">{n}</span>
+    </span>
+  );
+}
+
+/** Evidence is an item's quotes, a line each, each linked to the turn it is said in when the service found it. */
+function Evidence({ text, turns, onEvidence }: { text: string; turns: number[]; onEvidence: (turn: number) => void }) {
+  return (
+    <ul class="evidence small">
+      {text.split('\n').map((line, i) => (
+        <li key={i}>
+          {turns[i] ? (
+            <button type="button" class="button-link" onClick={() => onEvidence(turns[i])} title={t('audit.evidence', { n: turns[i] })}>
+              <TurnNumber n={turns[i]} /> “{line}”
+            </button>
+          ) : (
+            <span class="muted">“{line}”</span>
+          )}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -468,7 +551,7 @@ function Revisions({ task }: { task: TaskDetail }) {
               <tr key={r.revision}>
                 <td>{r.revision}</td>
                 <td>{t(`source.${r.source}` as MessageKey)}</td>
-                <td>{r.author_name || r.author_id || r.engine || '—'}</td>
+                <td>{r.author_name || r.author_id || (r.engine ? engineName(r.engine) : '—')}</td>
                 <td>
                   {r.score_before !== undefined && <span class="muted">{r.score_before.toFixed(1)} → </span>}
                   <ScoreBadge score={r.score} passed={r.passed} />

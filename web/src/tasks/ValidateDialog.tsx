@@ -1,10 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { t } from '../i18n';
+import { listOf, t } from '../i18n';
 import { useApp } from '../state';
-import type { TaskDetail, ValidationResult } from '../types';
-import { ErrorMessage } from '../ui';
+import type { TaskDetail, ValidationRecipients, ValidationResult } from '../types';
+import { ErrorMessage, Loading, useLoad } from '../ui';
 
-/** ValidateDialog validates a task's audit with notes and attachments (multipart POST /validate-audit) and shows where the e-mail went. */
+/**
+ * ValidateDialog validates a task's audit with notes and attachments
+ * (multipart POST /validate-audit): it says who the e-mail will go to
+ * before it is sent, and where it went after.
+ */
 export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: () => void }) {
   const app = useApp();
   const ref = useRef<HTMLDialogElement>(null);
@@ -13,6 +17,10 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ValidationResult | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const recipients = useLoad(
+    (signal) => app.api.get<ValidationRecipients>(`/tasks/${encodeURIComponent(task.uuid)}/validation-recipients`, undefined, signal),
+    [task.uuid],
+  );
   useEffect(() => {
     ref.current?.showModal();
   }, []);
@@ -59,6 +67,21 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
         </div>
       ) : (
         <form onSubmit={(e) => void submit(e)}>
+          <div data-testid="recipients">
+            {recipients.data ? (
+              <div class="alert alert-info">
+                <p>{t('validate.recipients', { to: listOf(recipients.data.sent_to ?? []) })}</p>
+                {recipients.data.bcc && recipients.data.bcc.length > 0 && (
+                  <p>{t('validate.recipientsBcc', { bcc: listOf(recipients.data.bcc) })}</p>
+                )}
+                {recipients.data.to_validator && <p>{t('validate.toValidator')}</p>}
+              </div>
+            ) : recipients.error !== null ? (
+              <ErrorMessage error={recipients.error} onRetry={recipients.reload} />
+            ) : (
+              <Loading />
+            )}
+          </div>
           <div class="field">
             <label for="validate-notes">{t('validate.notes')}</label>
             <textarea id="validate-notes" rows={4} required value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
@@ -72,7 +95,7 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
             <button type="button" class="button" onClick={() => ref.current?.close()}>
               {t('app.cancel')}
             </button>
-            <button type="submit" class="button button-primary" disabled={busy}>
+            <button type="submit" class="button button-primary" disabled={busy || !recipients.data}>
               {busy ? t('validate.sending') : t('validate.submit')}
             </button>
           </div>
