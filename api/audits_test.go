@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -61,12 +62,15 @@ func editOf(t *testing.T, task map[string]any, verdicts map[string]bool) map[str
 	return map[string]any{"task_uuid": task["uuid"], "file_name": task["file_name"], "isCall": task["kind"] == "call", "audit": items}
 }
 
-// withoutItems returns the items of an audit except the given criteria.
+// withoutItems returns the items of an audit except the given criteria, as
+// every answer has them: without the evidence_turns of the task's view.
 func withoutItems(audit map[string]any, ids ...string) []any {
 	var out []any
 	for _, it := range audit["items"].([]any) {
-		if !contains(ids, it.(map[string]any)["criterion_id"].(string)) {
-			out = append(out, it)
+		item := maps.Clone(it.(map[string]any))
+		delete(item, "evidence_turns") // only the task's view finds them in its transcript
+		if !contains(ids, item["criterion_id"].(string)) {
+			out = append(out, item)
 		}
 	}
 	return out

@@ -643,6 +643,25 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   await page.getByRole('alert').getByRole('button', { name: 'Try again' }).click();
   await visible(page.getByText(/^Saved as revision 4: score [\d.]+, (pass|fail)\.$/));
 
+  // In Spanish: the question before leaving, and the recipients before validating.
+  await inSpanish(browser, `${base}/app/tasks/${uuid}`, { username: 'vera', roles: ['quality'] }, async (p) => {
+    await p.locator('[data-criterion]').first().locator('textarea').fill('Cambio sin guardar');
+    let pregunta = '';
+    p.once('dialog', (d) => {
+      pregunta = d.message();
+      void d.dismiss();
+    });
+    await p.getByRole('link', { name: 'Todas las tareas' }).click();
+    await eventually(() => check(pregunta === 'Esta auditoría tiene cambios sin guardar. ¿Salir y perderlos?', `asked "${pregunta}"`));
+    await p.getByRole('button', { name: 'Descartar cambios' }).click();
+    await p.getByRole('button', { name: 'Validar', exact: true }).click();
+    const dialogo = p.getByRole('dialog', { name: 'Validar la auditoría' });
+    await visible(dialogo.getByTestId('recipients').getByText('El correo irá a vera@example.test.'));
+    await visible(dialogo.getByTestId('recipients').getByText(/así que solo le llega a usted\.$/));
+    await shot(p, 'task-validate-es');
+    await dialogo.getByRole('button', { name: 'Cancelar' }).click();
+  });
+
   // Validate with an attachment: the loopback SMTP server receives it.
   const mailed = smtp.messages.length;
   await page.getByRole('button', { name: 'Validate', exact: true }).click();
