@@ -180,6 +180,15 @@ func TestDefaultScorecardIssueExamples(t *testing.T) {
 		{"no_forbidden_phrases", []string{"Hola.", "Me dijeron que no era su problema.",
 			"Lamento que le dijeran «no es mi problema»; no es forma de tratarle."}, true},
 		{"no_forbidden_phrases", []string{"Hi.", "Can you help?", "\"Not my problem, honestly."}, false}, // never closed: not a quotation
+		// … nor is reporting them in speech, which has no quotation marks;
+		// the speaker's own words stay theirs.
+		{"no_forbidden_phrases", []string{"hi", "the girl at reception said and i quote that's not our problem",
+			"oh no i'm so sorry so you were told that's not our problem that's not how anyone should be spoken to"}, true},
+		{"no_forbidden_phrases", []string{"hola", "en recepción me dijeron que no es su problema",
+			"lo siento mucho o sea que le dijeron no es mi problema eso no es forma de tratarle"}, true},
+		{"no_forbidden_phrases", []string{"hi", "can you check again", "as i said that's not my problem"}, false},
+		{"no_forbidden_phrases", []string{"hi", "can you check again", "i've already told you calm down"}, false},
+		{"no_forbidden_phrases", []string{"hola", "puede mirarlo otra vez", "ya le dije que no es mi problema"}, false},
 		{"farewell", []string{"Hello.", "Thanks, goodbye!", "..."}, false},
 		{"further_help", []string{"Hola, ¿algo más?", "Sí, otra cosa.", "Vale.", "Gracias.", "Se lo he cambiado.", "Adiós.", "Hasta luego."}, false},
 		{"further_help", []string{"Hello.", "Hi.", "I can't help you with anything else."}, false},

@@ -266,6 +266,36 @@ var subjects = set("i im ive ill id we weve yo")
 // negators are the words that negate what follows them in their clause.
 var negators = set("no not never nothing nunca jamas tampoco ni nor neither cant cannot dont doesnt didnt wont wouldnt couldnt shouldnt isnt arent wasnt werent aint unable")
 
+// reporters are the words that introduce someone else's words: "you were
+// told", "the receptionist said", «le dijeron». Spanish forms are third
+// person; English ones count unless a first-person subject says them ("as
+// I said", "I've already told you" are the speaker's own), but for "quote"
+// ("and I quote").
+var reporters = set("told said says saying quote quoted dijo dijeron dicen decia decian comento comentaron contesto contestaron respondio respondieron")
+
+// reportReach is how many words before a phrase a reporter reaches.
+const reportReach = 6
+
+// reported reports whether the occurrence sp is words the speaker reports
+// someone else saying, which a call's transcript cannot put in quotation
+// marks: a reporter shortly before it in its segment, with no first-person
+// subject between (which starts the speaker's own words again).
+func (a *audit) reported(sp span) bool {
+	seg := a.words[sp.first].seg
+	said := func(k int32) bool { return k >= 0 && a.words[k].seg == seg }
+	for k := sp.first - 1; said(k) && k >= sp.first-reportReach; k-- {
+		w := a.text(int(k))
+		switch {
+		case subjects[w]:
+			return false
+		case reporters[w]:
+			own := said(k-1) && subjects[a.text(int(k-1))] || said(k-2) && subjects[a.text(int(k-2))]
+			return !own || w == "quote"
+		}
+	}
+	return false
+}
+
 // clauseBreakers end a clause after them.
 var clauseBreakers = set("pero but aunque although sino however though")
 
@@ -689,6 +719,7 @@ const (
 	counted   place = iota // in scope, not negated: it counts
 	negatedIn              // in scope, but negated
 	outside                // out of scope, not negated
+	own                    // counted, and not someone else's words the speaker reports
 )
 
 // first returns the earliest occurrence of any phrase of g at place, as
@@ -711,7 +742,7 @@ func (a *audit) first(g group, r *rule, want place) (hit, bool) {
 			default:
 				continue
 			}
-			if at != want {
+			if want == own && (at != counted || a.reported(sp)) || want != own && at != want {
 				continue
 			}
 			// The earliest; of those, the longest (the most specific).
@@ -737,7 +768,7 @@ func (a *audit) together(g, replies group, r *rule) []hit {
 		seen := map[int32]bool{}
 		for _, sp := range a.occurrences(ref.id) {
 			seg := a.words[sp.first].seg
-			if seen[seg] || !a.inScope(r, seg) || r.negation && a.negated(ref.id, sp) {
+			if seen[seg] || !a.inScope(r, seg) || r.negation && a.negated(ref.id, sp) || a.reported(sp) {
 				continue
 			}
 			seen[seg] = true
@@ -851,7 +882,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		var said []hit
 		for _, ref := range c.none {
 			for _, sp := range a.occurrences(ref.id) {
-				if a.inScope(r, a.words[sp.first].seg) && !(r.negation && a.negated(ref.id, sp)) {
+				if a.inScope(r, a.words[sp.first].seg) && !(r.negation && a.negated(ref.id, sp)) && !a.reported(sp) {
 					said = append(said, hit{ref.text, ref.id, sp})
 				}
 			}
@@ -895,7 +926,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		v.Basis, v.Confidence = scoring.BasisAbsence, r.absenceConfidence
 		// A hint, else a reply, else cues together turn the verdict.
 		var signs []hit
-		if h, ok := a.first(c.hints, r, counted); ok {
+		if h, ok := a.first(c.hints, r, own); ok {
 			signs = []hit{h}
 		} else if h, ok := a.firstReply(c.replies, r); ok {
 			signs = []hit{h}
