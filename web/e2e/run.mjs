@@ -489,6 +489,17 @@ test('Spanish and English, chosen from the browser and switched', async ({ brows
   await ctx.close();
 });
 
+/** stayWhenAsked follows the link named link and, asked question before leaving, answers to stay. */
+async function stayWhenAsked(page, link, question) {
+  let asked = '';
+  page.once('dialog', (d) => {
+    asked = d.message();
+    void d.dismiss();
+  });
+  await page.getByRole('link', { name: link }).click();
+  await eventually(() => check(asked === question, `asked "${asked}"`));
+}
+
 /** chat is a chat transcript the rules auditor can judge. */
 const chat = (agent) =>
   JSON.stringify([
@@ -604,13 +615,7 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   await box.setChecked(!was);
   await first.locator('textarea').fill('Changed by the e2e test');
   // Leaving with the change unsaved asks first; staying keeps it.
-  let asked = '';
-  page.once('dialog', (d) => {
-    asked = d.message();
-    void d.dismiss();
-  });
-  await page.getByRole('link', { name: 'All tasks' }).click();
-  await eventually(() => check(asked === 'This audit has changes that are not saved. Leave and lose them?', `asked "${asked}"`));
+  await stayWhenAsked(page, 'All tasks', 'This audit has changes that are not saved. Leave and lose them?');
   check(new URL(page.url()).pathname === `/app/tasks/${uuid}`, `left for ${page.url()}`);
   check((await first.locator('textarea').inputValue()) === 'Changed by the e2e test', 'the edit is lost');
   await page.getByRole('button', { name: /^Save and recompute \(1 changed\)$/ }).click();
@@ -652,13 +657,7 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   // In Spanish: the question before leaving, and the recipients before validating.
   await inSpanish(browser, `${base}/app/tasks/${uuid}`, { username: 'vera', roles: ['quality'] }, async (p) => {
     await p.locator('[data-criterion]').first().locator('textarea').fill('Cambio sin guardar');
-    let pregunta = '';
-    p.once('dialog', (d) => {
-      pregunta = d.message();
-      void d.dismiss();
-    });
-    await p.getByRole('link', { name: 'Todas las tareas' }).click();
-    await eventually(() => check(pregunta === 'Esta auditoría tiene cambios sin guardar. ¿Salir y perderlos?', `asked "${pregunta}"`));
+    await stayWhenAsked(p, 'Todas las tareas', 'Esta auditoría tiene cambios sin guardar. ¿Salir y perderlos?');
     await p.getByRole('button', { name: 'Descartar cambios' }).click();
     await p.getByRole('button', { name: 'Validar', exact: true }).click();
     const dialogo = p.getByRole('dialog', { name: 'Validar la auditoría' });
