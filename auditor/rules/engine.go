@@ -719,7 +719,6 @@ const (
 	counted   place = iota // in scope, not negated: it counts
 	negatedIn              // in scope, but negated
 	outside                // out of scope, not negated
-	own                    // counted, and not someone else's words the speaker reports
 )
 
 // first returns the earliest occurrence of any phrase of g at place, as
@@ -742,7 +741,7 @@ func (a *audit) first(g group, r *rule, want place) (hit, bool) {
 			default:
 				continue
 			}
-			if want == own && (at != counted || a.reported(sp)) || want != own && at != want {
+			if at != want {
 				continue
 			}
 			// The earliest; of those, the longest (the most specific).
@@ -755,24 +754,42 @@ func (a *audit) first(g group, r *rule, want place) (hit, bool) {
 	return best, ok
 }
 
+// against returns the occurrences of g's phrases that count against the
+// speaker, for none, hints and cues: in r's scope, not negated, and not
+// someone else's words the speaker reports. Earliest first; of those that
+// start together, the longest (the most specific) first.
+func (a *audit) against(g group, r *rule) []hit {
+	var hs []hit
+	for _, ref := range g {
+		for _, sp := range a.occurrences(ref.id) {
+			if a.inScope(r, a.words[sp.first].seg) && !(r.negation && a.negated(ref.id, sp)) && !a.reported(sp) {
+				hs = append(hs, hit{ref.text, ref.id, sp})
+			}
+		}
+	}
+	slices.SortFunc(hs, func(x, y hit) int {
+		return cmp.Or(cmp.Compare(x.span.first, y.span.first), cmp.Compare(y.span.last, x.span.last))
+	})
+	return hs
+}
+
 // together returns the cues of the earliest turn in r's scope where
-// r.cuesTogether different cues are said, not negated: cues of g said in
-// the turn, and at most one reply cue of replies said back to it; nil when
+// r.cuesTogether different cues count against the speaker: cues of g said
+// in the turn (against), and at most one reply cue of replies said back to it; nil when
 // no turn has that many.
 func (a *audit) together(g, replies group, r *rule) []hit {
 	if len(g) == 0 && len(replies) == 0 {
 		return nil
 	}
+	// Each cue counts once in a turn, and the turn's hits stay in order
+	// (a reply cue comes after them, in the next turn).
 	bySeg := map[int32][]hit{}
-	for _, ref := range g {
-		seen := map[int32]bool{}
-		for _, sp := range a.occurrences(ref.id) {
-			seg := a.words[sp.first].seg
-			if seen[seg] || !a.inScope(r, seg) || r.negation && a.negated(ref.id, sp) || a.reported(sp) {
-				continue
-			}
-			seen[seg] = true
-			bySeg[seg] = append(bySeg[seg], hit{ref.text, ref.id, sp})
+	seen := map[[2]int32]bool{}
+	for _, h := range a.against(g, r) {
+		seg := a.words[h.span.first].seg
+		if k := [2]int32{seg, h.id}; !seen[k] {
+			seen[k] = true
+			bySeg[seg] = append(bySeg[seg], h)
 		}
 	}
 	answered := map[int32]bool{}
@@ -791,7 +808,6 @@ func (a *audit) together(g, replies group, r *rule) []hit {
 			best, bestSeg = hs, seg
 		}
 	}
-	slices.SortFunc(best, func(x, y hit) int { return cmp.Compare(x.span.first, y.span.first) })
 	return best
 }
 
@@ -879,14 +895,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	}
 	violation := false
 	if c.none != nil {
-		var said []hit
-		for _, ref := range c.none {
-			for _, sp := range a.occurrences(ref.id) {
-				if a.inScope(r, a.words[sp.first].seg) && !(r.negation && a.negated(ref.id, sp)) && !a.reported(sp) {
-					said = append(said, hit{ref.text, ref.id, sp})
-				}
-			}
-		}
+		said := a.against(c.none, r)
 		if len(said) == 0 {
 			findings = append(findings, a.w.clean(sc))
 			if h, ok := a.first(c.none, r, negatedIn); ok {
@@ -895,7 +904,6 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 				conflict = true
 			}
 		} else {
-			slices.SortFunc(said, func(x, y hit) int { return cmp.Compare(x.span.first, y.span.first) })
 			// Overlapping phrases ("that's not my problem", "not my
 			// problem") are one thing said.
 			times, end := 0, int32(-1)
@@ -926,8 +934,8 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		v.Basis, v.Confidence = scoring.BasisAbsence, r.absenceConfidence
 		// A hint, else a reply, else cues together turn the verdict.
 		var signs []hit
-		if h, ok := a.first(c.hints, r, own); ok {
-			signs = []hit{h}
+		if hs := a.against(c.hints, r); len(hs) > 0 {
+			signs = hs[:1]
 		} else if h, ok := a.firstReply(c.replies, r); ok {
 			signs = []hit{h}
 		} else {
