@@ -294,11 +294,21 @@ function AuditEditor({
   // Unsaved edits are not lost by leaving the page without a question.
   const unsaved = changed.length > 0;
   useEffect(() => (unsaved ? guardLeaving(t('audit.unsaved')) : undefined), [unsaved]);
-  const subtotal = (cat: string) => audit.categories?.find((c) => c.category === cat);
   const set = (it: AuditItem, patch: Partial<Drafts[string]>) => {
     if (base === null) setBase(audit.revision);
     setDrafts({ ...drafts, [it.criterion_id]: { ...current(it), ...patch } });
   };
+  const criterion = (it: AuditItem) => (
+    <Criterion
+      key={it.criterion_id}
+      item={it}
+      draft={drafts[it.criterion_id]}
+      canEdit={canEdit}
+      onChange={(patch) => set(it, patch)}
+      onEvidence={onEvidence}
+    />
+  );
+  const subtotals = new Map((audit.categories ?? []).map((c) => [c.category, c]));
 
   /** save sends the drafts based on revision on (the drafts' base unless told). */
   const save = async (on = base ?? audit.revision) => {
@@ -356,43 +366,26 @@ function AuditEditor({
       {toReview.length > 0 && (
         <fieldset class="criteria criteria-review">
           <legend>{t('review.group', { count: toReview.length })}</legend>
-          {toReview.map((it) => (
-            <Criterion
-              key={it.criterion_id}
-              item={it}
-              draft={drafts[it.criterion_id]}
-              canEdit={canEdit}
-              onChange={(patch) => set(it, patch)}
-              onEvidence={onEvidence}
-            />
-          ))}
+          {toReview.map(criterion)}
         </fieldset>
       )}
-      {categories.map((cat) => (
-        <fieldset key={cat} class="criteria">
-          <legend>
-            {categoryName(cat)}
-            {subtotal(cat) && (
-              <span class="muted small" data-testid="subtotal">
-                {' · '}
-                {t('audit.subtotal', { earned: formatNumber(subtotal(cat)!.earned), possible: formatNumber(subtotal(cat)!.possible) })}
-              </span>
-            )}
-          </legend>
-          {others
-            .filter((it) => it.category === cat)
-            .map((it) => (
-              <Criterion
-                key={it.criterion_id}
-                item={it}
-                draft={drafts[it.criterion_id]}
-                canEdit={canEdit}
-                onChange={(patch) => set(it, patch)}
-                onEvidence={onEvidence}
-              />
-            ))}
-        </fieldset>
-      ))}
+      {categories.map((cat) => {
+        const sub = subtotals.get(cat);
+        return (
+          <fieldset key={cat} class="criteria">
+            <legend>
+              {categoryName(cat)}
+              {sub && (
+                <span class="muted small" data-testid="subtotal">
+                  {' · '}
+                  {t('audit.subtotal', { earned: formatNumber(sub.earned), possible: formatNumber(sub.possible) })}
+                </span>
+              )}
+            </legend>
+            {others.filter((it) => it.category === cat).map(criterion)}
+          </fieldset>
+        );
+      })}
       {canEdit && (
         <div class="form-actions">
           <button type="submit" class="button button-primary" disabled={busy || changed.length === 0}>
