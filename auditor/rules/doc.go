@@ -84,8 +84,9 @@
 // letters or more within 2; shorter words ("diga" is not "día"), =words and the words of an
 // "exact" rule must match exactly. One inserted word may stand before each
 // word of a phrase ("buenos eh días"), but never a negation ("I don't
-// understand" is not "I understand") and never before a name ("soy de
-// Movistar" is not "soy {name}").
+// understand" is not "I understand"), never before a name ("soy de
+// Movistar" is not "soy {name}") and never before an =word ("es un
+// =pesado" is not "es un trámite pesado").
 //
 // A negation ("no", "not", "never", "can't", "nunca", "tampoco"…) among the
 // four words before a phrase, in its clause, undoes it: "no puedo

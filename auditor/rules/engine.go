@@ -31,6 +31,9 @@ type Engine struct {
 type citem struct {
 	ids  []int32
 	slot slot
+	// adjacent: no word may be inserted before it (a name, or =words
+	// only: "es un pesado" is not "es un trámite pesado").
+	adjacent bool
 }
 
 // cexpr is a compiled phrase.
@@ -144,14 +147,16 @@ func (c *compiler) term(t term) (int32, string) {
 	parts := make([]string, len(t))
 	for i, it := range t {
 		if it.slot != noSlot {
-			items[i] = citem{slot: it.slot}
+			items[i] = citem{slot: it.slot, adjacent: it.slot == slotName || it.slot == slotAgentName}
 			c.e.slots[it.slot] = true
 			parts[i] = fmt.Sprintf("{%d}", it.slot)
 			continue
 		}
 		var alts []string
+		items[i].adjacent = true
 		for _, p := range it.words {
 			items[i].ids = append(items[i].ids, c.word(p))
+			items[i].adjacent = items[i].adjacent && p.adjacent
 			alts = append(alts, fmt.Sprint(p))
 		}
 		parts[i] = strings.Join(alts, "|")
@@ -578,10 +583,8 @@ func (a *audit) termOccurrences(t int32) []span {
 		})
 		for k := range items[1:] {
 			it := &items[k+1]
-			// No word may come between a name and what introduces it:
-			// "soy de Movistar" is not "soy {name}".
 			steps := int32(2)
-			if it.slot == slotName || it.slot == slotAgentName {
+			if it.adjacent {
 				steps = 1
 			}
 			var next uint64

@@ -104,6 +104,19 @@ func TestAuditSpanishChat(t *testing.T) {
 			complies:   false, explanation: "El agente no dijo «buenos días».",
 		},
 		{
+			name: "no word is inserted before an =word",
+			rule: `{"none": ["es un =pesado"], "speaker": "agent"}`, kind: scoring.Chat,
+			transcript: segments(turn(agent, "Lo sé, es un trámite pesado, pero se lo hago yo.")),
+			complies:   true, explanation: "El agente no dijo ninguna frase prohibida.",
+		},
+		{
+			name: "an =word said right after its predecessor",
+			rule: `{"none": ["es un =pesado"], "speaker": "agent"}`, kind: scoring.Chat,
+			transcript: segments(turn(agent, "Mire, usted es un pesado.")),
+			complies:   false, explanation: "Frase prohibida: el agente dijo «es un pesado» en el turno 1.",
+			evidence: "Mire, usted es un pesado.",
+		},
+		{
 			name: "the customer saying it does not meet an agent criterion",
 			rule: greeting, kind: scoring.Chat,
 			transcript:  segments(turn(customer, "Buenos días"), turn(agent, "¿Qué desea?")),

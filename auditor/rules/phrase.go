@@ -31,6 +31,9 @@ type pattern struct {
 	word   string // normalised
 	prefix bool   // word* : any word that starts with word
 	exact  bool   // =word : no tolerance for misspellings
+	// adjacent: =word, which no inserted word may precede (an exact rule's
+	// words are exact, not adjacent).
+	adjacent bool
 }
 
 // proximity joins two terms: the second within n words of the first, in
@@ -174,7 +177,7 @@ func parseToken(tok string, exact bool) ([]item, error) {
 	for _, alt := range strings.Split(tok, "|") {
 		pt := pattern{exact: exact}
 		if s, ok := strings.CutPrefix(alt, "="); ok {
-			alt, pt.exact = s, true
+			alt, pt.exact, pt.adjacent = s, true, true
 		}
 		if s, ok := strings.CutSuffix(alt, "*"); ok {
 			alt, pt.prefix = s, true
