@@ -106,9 +106,10 @@
 // Speech has no quotation marks, so what a speaker reports someone else
 // saying does not count against them either, for none, hints and cues: a
 // phrase that follows, within six words of its turn, a reporting word
-// ("told", "said", "and I quote", «dijeron», «le dijo»), with no
-// first-person subject between. Said by the speaker ("as I said", "I've
-// already told you", «ya le dije») the words are their own.
+// ("told", "said", "and I quote", «dijeron», «le dijo», «que le hayan
+// respondido»), with no first-person subject between. Said by the speaker
+// ("as I said", "I've already told you", «ya le dije», «ya le he
+// contestado») the words are their own.
 //
 // The scorecard's phrases are indexed once (New); an audit then costs time
 // roughly linear in the transcript's length.

@@ -276,7 +276,15 @@ var negators = set("no not never nothing nunca jamas tampoco ni nor neither cant
 // person; English ones count unless a first-person subject says them ("as
 // I said", "I've already told you" are the speaker's own), but for "quote"
 // ("and I quote").
-var reporters = set("told said says saying quote quoted dijo dijeron dicen decia decian comento comentaron contesto contestaron respondio respondieron")
+var reporters = set("told said says saying quote quoted answered replied dijo dijeron dicen decia decian comento comentaron " +
+	"contesto contestaron respondio respondieron " + participles)
+
+// participles are the Spanish reporters that also follow a first-person
+// auxiliary: «le hayan respondido» reports, «ya le he contestado» does not.
+const participles = "dicho respondido contestado comentado"
+
+// firstPerson are the Spanish first-person auxiliaries of participles.
+var firstPerson, participle = set("he hemos habia habiamos"), set(participles)
 
 // reportReach is how many words before a phrase a reporter reaches.
 const reportReach = 6
@@ -294,7 +302,10 @@ func (a *audit) reported(sp span) bool {
 		case subjects[w]:
 			return false
 		case reporters[w]:
-			own := said(k-1) && subjects[a.text(int(k-1))] || said(k-2) && subjects[a.text(int(k-2))]
+			own := false
+			for j := k - 1; j >= k-2 && said(j); j-- {
+				own = own || subjects[a.text(int(j))] || participle[w] && firstPerson[a.text(int(j))]
+			}
 			return !own || w == "quote"
 		}
 	}
