@@ -1,7 +1,10 @@
 package db
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +40,7 @@ type Dashboard struct {
 	CriteriaFailed    []CriterionFailure `json:"criteria_failed" doc:"The ten criteria failed most"`
 	Automatic         Automatic          `json:"automatic" doc:"The engine's verdicts and how many it was confident of"`
 	Operators         OperatorRanking    `json:"operators"`
-	ProcessingSeconds Percentiles        `json:"processing_seconds" doc:"Upload to audited"`
+	ProcessingSeconds Percentiles        `json:"processing_seconds" doc:"Upload to audited, estimated within 4.5 %"`
 	Queue             []QueueDepth       `json:"queue" doc:"Jobs waiting or running, by queue"`
 	FailedJobs        []KindCount        `json:"failed_jobs" doc:"Jobs discarded in the period, and jobs waiting to be retried, by kind"`
 }
@@ -113,35 +116,81 @@ type KindCount struct {
 // operatorsListed is how many agents each end of the ranking shows.
 const operatorsListed = 5
 
-// where renders f over tasks t, appending its arguments to args.
-func (f StatsFilter) where(args *[]any) string {
-	add := func(cond string, v any) string {
-		*args = append(*args, v)
-		return strings.ReplaceAll(cond, "$?", "$"+strconv.Itoa(len(*args)))
-	}
-	conds := []string{add("t.created_at >= $?", f.From), add("t.created_at < $?", f.To)}
-	if f.CampaignID != "" {
-		conds = append(conds, add("t.campaign_id = $?", f.CampaignID))
-	}
-	if f.OperatorID != "" {
-		conds = append(conds, add("t.operator_id = $?", f.OperatorID))
-	}
-	return strings.Join(conds, " AND ")
+// rollup is a table of dashboard figures kept per unit of creation time
+// (migration 00013), and the function giving one task's contribution to it.
+type rollup struct {
+	table, unit, of string
+	day             bool // units are UTC days, else quarter hours
 }
 
-// StatsDashboard computes the dashboard for f. Its queries run side by side
-// on the pool's connections.
+var (
+	slotRollup = rollup{table: "task_stats", unit: "slot", of: "task_stats_of"}
+	dayRollup  = rollup{table: "task_stats_daily", unit: "day", of: "task_stats_daily_of", day: true}
+)
+
+// covered returns the part [lo, hi) of [f.From, f.To) that whole units of r
+// make up, read from r's table; the rest, the edges, is read from tasks.
+// With an agent, whom the rollups do not keep apart, it is empty (lo = hi =
+// f.To): the agent's tasks are read.
+func (f StatsFilter) covered(r rollup) (lo, hi time.Time) {
+	unit := 15 * time.Minute
+	if r.day {
+		unit = 24 * time.Hour
+	}
+	// Truncate counts from the zero time, midnight UTC.
+	lo, hi = f.From.Truncate(unit), f.To.Truncate(unit)
+	if lo.Before(f.From) {
+		lo = lo.Add(unit)
+	}
+	if f.OperatorID != "" || !lo.Before(hi) {
+		return f.To, f.To
+	}
+	return lo, hi
+}
+
+// rows renders, as a subquery aliased c, the rows of r that f selects with
+// the columns cols (c.name, named alike in r's table and function): r's own
+// over whole units, and the contributions of the tasks at the edges. It
+// appends its arguments to args.
+func (f StatsFilter) rows(r rollup, cols string, args *[]any) string {
+	p := func(v any) string {
+		*args = append(*args, v)
+		return "$" + strconv.Itoa(len(*args))
+	}
+	lo, hi := f.covered(r)
+	unit := func(t time.Time) string { return p(t) + "::timestamptz" }
+	if r.day {
+		unit = func(t time.Time) string { return p(t.UTC().Format(time.DateOnly)) + "::date" }
+	}
+	loUnit, hiUnit := unit(lo), unit(hi)
+	own := fmt.Sprintf("SELECT %s FROM %s c WHERE c.%s >= %s AND c.%s < %s", cols, r.table, r.unit, loUnit, r.unit, hiUnit)
+	edges := fmt.Sprintf("SELECT %s FROM tasks t, %s(t) c WHERE (t.created_at >= %s AND t.created_at < %s OR t.created_at >= %s AND t.created_at < %s)",
+		cols, r.of, p(f.From)+"::timestamptz", p(lo)+"::timestamptz", p(hi)+"::timestamptz", p(f.To)+"::timestamptz")
+	if f.CampaignID != "" {
+		id := p(f.CampaignID) + "::uuid"
+		own += " AND c.campaign_id = " + id
+		edges += " AND t.campaign_id = " + id
+	}
+	if f.OperatorID != "" {
+		edges += " AND t.operator_id = " + p(f.OperatorID) + "::text"
+	}
+	return "(" + own + " UNION ALL " + edges + ") c"
+}
+
+// processingStep is how many histogram buckets of the upload-to-audited time
+// an octave holds (task_stats_daily's processing dimension).
+const processingStep = 8
+
+// StatsDashboard computes the dashboard for f from the figures kept as
+// tasks change, and the tasks at the edges of the period. Its queries run
+// side by side on the pool's connections.
 func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashboard, error) {
 	d := Dashboard{ByStatus: map[string]int64{}}
-	g, ctx := errgroup.WithContext(ctx)
-	// query runs sql with {where} replaced by the filter's conditions and
-	// {arg} by the parameter of its first extra argument.
-	query := func(sql string, scan func(pgx.Rows) error, extra ...any) {
+	g, gctx := errgroup.WithContext(ctx)
+	query := func(sql func(args *[]any) string, scan func(pgx.Rows) error) {
 		g.Go(func() error {
 			var args []any
-			where := f.where(&args)
-			stmt := strings.NewReplacer("{where}", where, "{arg}", "$"+strconv.Itoa(len(args)+1)).Replace(sql)
-			rows, err := q.Query(ctx, stmt, append(args, extra...)...)
+			rows, err := q.Query(gctx, sql(&args), args...)
 			if err != nil {
 				return err
 			}
@@ -154,70 +203,86 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 			return rows.Err()
 		})
 	}
-	query(`SELECT count(*), count(t.score), count(*) FILTER (WHERE t.passed), count(*) FILTER (WHERE t.status = 'validated'),
-			COALESCE(sum(t.duration_seconds) FILTER (WHERE t.kind = 'call'), 0) / 60, avg(t.score)::float8,
-			percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM t.audited_at - t.created_at)),
-			percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM t.audited_at - t.created_at)),
-			COALESCE(sum(t.engine_verdicts), 0), COALESCE(sum(t.engine_confident), 0)
-		FROM tasks t WHERE {where}`, func(r pgx.Rows) error {
-		return r.Scan(&d.Tasks, &d.Audited, &d.Passed, &d.Validated, &d.AudioMinutes, &d.AverageScore,
-			&d.ProcessingSeconds.P50, &d.ProcessingSeconds.P95, &d.Automatic.Verdicts, &d.Automatic.Confident)
-	})
-	// One pass for the counts by status, by day (in the zone) and by score range.
-	buckets := make([]int64, 10)
+	// Counts by status and by day (in the zone), and the sums.
 	days := map[string]*Day{}
-	query(`SELECT to_char(date_trunc('day', t.created_at AT TIME ZONE {arg}), 'YYYY-MM-DD'),
-			t.status, CASE WHEN t.score IS NOT NULL THEN least(floor(t.score / 10)::int, 9) END, count(*),
-			count(*) FILTER (WHERE t.passed)
-		FROM tasks t WHERE {where} GROUP BY 1, 2, 3`, func(r pgx.Rows) error {
+	var scoreSum float64
+	query(func(args *[]any) string {
+		from := f.rows(slotRollup, "c.slot, c.status, c.tasks, c.scored, c.passed, c.score_sum, c.audio_seconds, "+
+			"c.engine_verdicts, c.engine_confident", args)
+		*args = append(*args, f.TZ)
+		return `SELECT to_char(c.slot AT TIME ZONE $` + strconv.Itoa(len(*args)) + `::text, 'YYYY-MM-DD'), c.status,
+				sum(c.tasks), sum(c.scored), sum(c.passed), sum(c.score_sum)::float8, sum(c.audio_seconds)::float8,
+				sum(c.engine_verdicts), sum(c.engine_confident)
+			FROM ` + from + ` GROUP BY 1, 2 HAVING sum(c.tasks) > 0`
+	}, func(r pgx.Rows) error {
 		var day, status string
-		var bucket *int
-		var n, passed int64
-		if err := r.Scan(&day, &status, &bucket, &n, &passed); err != nil {
+		var n, scored, passed, verdicts, confident int64
+		var score, audio float64
+		if err := r.Scan(&day, &status, &n, &scored, &passed, &score, &audio, &verdicts, &confident); err != nil {
 			return err
 		}
 		d.ByStatus[status] += n
+		d.Tasks += n
+		d.Audited += scored
+		d.Passed += passed
+		if status == TaskValidated {
+			d.Validated += n
+		}
+		scoreSum += score
+		d.AudioMinutes += audio / 60
+		d.Automatic.Verdicts += verdicts
+		d.Automatic.Confident += confident
 		dd := days[day]
 		if dd == nil {
 			dd = &Day{Day: day}
 			days[day] = dd
 		}
 		dd.Tasks += n
+		dd.Audited += scored
 		dd.Passed += passed
-		if bucket != nil {
-			buckets[*bucket] += n
-			dd.Audited += n
+		return nil
+	})
+	// The period's score ranges, agents, criteria and processing times.
+	buckets := make([]int64, 10)
+	var operators []OperatorAverage
+	judged := map[string]int64{}
+	var processing [][2]int64 // bucket, tasks
+	query(func(args *[]any) string {
+		return `SELECT c.dim, c.key, sum(c.n), sum(c.total)::float8
+			FROM ` + f.rows(dayRollup, "c.dim, c.key, c.n, c.total", args) + ` WHERE c.dim <> 'tasks'
+			GROUP BY 1, 2 HAVING sum(c.n) > 0`
+	}, func(r pgx.Rows) error {
+		var dim, key string
+		var n int64
+		var total float64
+		if err := r.Scan(&dim, &key, &n, &total); err != nil {
+			return err
+		}
+		switch dim {
+		case "score":
+			i, err := strconv.Atoi(key)
+			if err != nil || i < 0 || i >= len(buckets) {
+				return fmt.Errorf("dashboard: score range %q", key)
+			}
+			buckets[i] += n
+		case "operator":
+			operators = append(operators, OperatorAverage{OperatorID: key, Audited: n, AverageScore: total / float64(n)})
+		case "judged":
+			judged[key] = n
+		case "failed":
+			d.CriteriaFailed = append(d.CriteriaFailed, CriterionFailure{CriterionID: key, Failed: n})
+		case "processing":
+			k, err := strconv.ParseInt(key, 10, 64)
+			if err != nil {
+				return fmt.Errorf("dashboard: processing bucket %q", key)
+			}
+			processing = append(processing, [2]int64{k, n})
 		}
 		return nil
-	}, f.TZ)
-	query(`SELECT c.id, c.failed, c.judged, COALESCE(q.question, '')
-		FROM (
-			SELECT j.id, count(*) FILTER (WHERE j.id = ANY (t.failed_criteria)) AS failed, count(*) AS judged
-			FROM tasks t, unnest(t.judged_criteria) AS j(id) WHERE {where} GROUP BY j.id
-		) c
-		LEFT JOIN LATERAL (
-			SELECT e->>'question' AS question FROM scorecards s, jsonb_array_elements(s.criteria) e
-			WHERE e->>'id' = c.id ORDER BY s.published_at DESC LIMIT 1
-		) q ON true
-		WHERE c.failed > 0 ORDER BY c.failed DESC, c.id LIMIT 10`, func(r pgx.Rows) error {
-		var c CriterionFailure
-		err := r.Scan(&c.CriterionID, &c.Failed, &c.Judged, &c.Question)
-		c.Rate = float64(c.Failed) / float64(c.Judged)
-		d.CriteriaFailed = append(d.CriteriaFailed, c)
-		return err
-	})
-	var operators []OperatorAverage
-	query(`SELECT t.operator_id, count(*), avg(t.score)::float8 FROM tasks t
-		WHERE {where} AND t.score IS NOT NULL AND t.operator_id IS NOT NULL
-		GROUP BY t.operator_id ORDER BY 3 DESC, 1`, func(r pgx.Rows) error {
-		var o OperatorAverage
-		err := r.Scan(&o.OperatorID, &o.Audited, &o.AverageScore)
-		operators = append(operators, o)
-		return err
 	})
 	g.Go(func() error {
 		var err error
-		d.Queue, d.FailedJobs, err = jobStats(ctx, q, f.From, f.To)
+		d.Queue, d.FailedJobs, err = jobStats(gctx, q, f.From, f.To)
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -229,11 +294,29 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 	if d.Audited > 0 {
 		rate := float64(d.Passed) / float64(d.Audited)
 		d.ApprovalRate = &rate
+		avg := scoreSum / float64(d.Audited)
+		d.AverageScore = &avg
 	}
 	if d.Automatic.Verdicts > 0 {
 		share := float64(d.Automatic.Confident) / float64(d.Automatic.Verdicts)
 		d.Automatic.Share = &share
 	}
+	d.ProcessingSeconds = percentiles(processing)
+	for i := range d.CriteriaFailed {
+		c := &d.CriteriaFailed[i]
+		c.Judged = max(judged[c.CriterionID], c.Failed)
+		c.Rate = float64(c.Failed) / float64(c.Judged)
+	}
+	slices.SortFunc(d.CriteriaFailed, func(a, b CriterionFailure) int {
+		return cmp.Or(cmp.Compare(b.Failed, a.Failed), strings.Compare(a.CriterionID, b.CriterionID))
+	})
+	d.CriteriaFailed = d.CriteriaFailed[:min(len(d.CriteriaFailed), 10)]
+	if err := criteriaQuestions(ctx, q, d.CriteriaFailed); err != nil {
+		return Dashboard{}, err
+	}
+	slices.SortFunc(operators, func(a, b OperatorAverage) int {
+		return cmp.Or(cmp.Compare(b.AverageScore, a.AverageScore), strings.Compare(a.OperatorID, b.OperatorID))
+	})
 	d.Operators.Top = operators[:min(operatorsListed, len(operators))]
 	bottom := operators[max(0, len(operators)-operatorsListed):]
 	for i := len(bottom) - 1; i >= 0; i-- {
@@ -251,6 +334,60 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 		d.Operators.Top, d.Operators.Bottom = []OperatorAverage{}, []OperatorAverage{}
 	}
 	return d, nil
+}
+
+// criteriaQuestions names each criterion of failures by its question in
+// the latest scorecard that has it.
+func criteriaQuestions(ctx context.Context, q DBTX, failures []CriterionFailure) error {
+	ids := make([]string, len(failures))
+	for i, c := range failures {
+		ids[i] = c.CriterionID
+	}
+	rows, err := q.Query(ctx, `SELECT DISTINCT ON (e->>'id') e->>'id', COALESCE(e->>'question', '')
+		FROM scorecards s, jsonb_array_elements(s.criteria) e WHERE e->>'id' = ANY ($1)
+		ORDER BY e->>'id', s.published_at DESC`, ids)
+	if err != nil {
+		return err
+	}
+	questions := map[string]string{}
+	var id, question string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &question}, func() error {
+		questions[id] = question
+		return nil
+	}); err != nil {
+		return err
+	}
+	for i := range failures {
+		failures[i].Question = questions[failures[i].CriterionID]
+	}
+	return nil
+}
+
+// percentiles estimates the p50 and p95 of the upload-to-audited times
+// from their histogram (bucket k holds times in [2^(k/8), 2^((k+1)/8))
+// seconds): the middle of the bucket that holds the nearest rank, within
+// 4.5 % of it.
+func percentiles(histogram [][2]int64) Percentiles {
+	slices.SortFunc(histogram, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	var total int64
+	for _, b := range histogram {
+		total += b[1]
+	}
+	at := func(p float64) *float64 {
+		rank := int64(math.Ceil(p * float64(total)))
+		var seen int64
+		for _, b := range histogram {
+			if seen += b[1]; seen >= rank {
+				v := math.Round(math.Exp2((float64(b[0])+0.5)/processingStep)*10) / 10
+				return &v
+			}
+		}
+		return nil
+	}
+	if total == 0 {
+		return Percentiles{}
+	}
+	return Percentiles{P50: at(0.50), P95: at(0.95)}
 }
 
 func jobStats(ctx context.Context, q *pgxpool.Pool, from, to time.Time) ([]QueueDepth, []KindCount, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -421,12 +422,77 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Task, error) { return scanTask(row) })
 }
 
-// TaskCount returns how many tasks f selects.
-func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (int64, error) {
+// countExactly is how many matches TaskCount counts one by one before it
+// estimates instead.
+const countExactly = 10_000
+
+// TaskCount returns how many tasks f selects, and whether that is an
+// estimate. Filters on status, kind, campaign, creation time and result are
+// counted exactly from the counts kept per day (task_stats_daily); others
+// are counted one by one up to countExactly matches, beyond which the
+// planner's estimate is returned.
+func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
+	if f.OperatorID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil {
+		n, err = taskCountKept(ctx, q, f)
+		return n, false, err
+	}
 	var args []any
 	where := f.where(&args)
+	err = q.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1`+taskFrom+` WHERE `+where+` LIMIT `+
+		strconv.Itoa(countExactly+1)+`) t`, args...).Scan(&n)
+	if err != nil || n <= countExactly {
+		return n, false, err
+	}
+	var plan []struct {
+		Plan struct {
+			Rows float64 `json:"Plan Rows"`
+		}
+	}
+	if err := q.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1`+taskFrom+` WHERE `+where, args...).Scan(&plan); err != nil {
+		return 0, false, err
+	}
+	if len(plan) == 0 {
+		return 0, false, errors.New("task count: EXPLAIN returned no plan")
+	}
+	return max(int64(plan[0].Plan.Rows), n), true, nil
+}
+
+// taskCountKept counts the tasks f selects (by status, kind, campaign,
+// creation time and result only) from the counts kept per day.
+func taskCountKept(ctx context.Context, q DBTX, f TaskFilter) (int64, error) {
+	sf := StatsFilter{From: f.From, To: f.To}
+	if sf.From.IsZero() {
+		sf.From = time.Unix(0, 0)
+	}
+	if sf.To.IsZero() {
+		sf.To = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if f.Campaign != "" {
+		err := q.QueryRow(ctx, `SELECT id FROM campaigns WHERE name = $1`, f.Campaign).Scan(&sf.CampaignID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return 0, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	var args []any
+	rows := sf.rows(dayRollup, "c.dim, c.key, c.n", &args)
+	// key is "status kind passed"; an empty field matches any.
+	pattern := func(v string) string {
+		if v == "" {
+			return "[^ ]*"
+		}
+		return regexp.QuoteMeta(v)
+	}
+	passed := ""
+	if f.Passed != nil {
+		passed = strconv.FormatBool(*f.Passed)
+	}
+	args = append(args, "^"+pattern(f.Status)+" "+pattern(f.Kind)+" "+pattern(passed)+"$")
 	var n int64
-	err := q.QueryRow(ctx, `SELECT count(*)`+taskFrom+` WHERE `+where, args...).Scan(&n)
+	err := q.QueryRow(ctx, `SELECT COALESCE(sum(c.n), 0) FROM `+rows+` WHERE c.dim = 'tasks' AND c.key ~ $`+
+		strconv.Itoa(len(args)), args...).Scan(&n)
 	return n, err
 }
 

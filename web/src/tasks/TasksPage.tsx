@@ -32,6 +32,8 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
 interface Listing {
   tasks: TaskSummary[];
   total: number;
+  /** estimated: total is the server's estimate (many matches). */
+  estimated?: boolean;
   next?: string;
 }
 
@@ -82,7 +84,7 @@ export function TasksPage() {
         const listed = page.tasks ?? [];
         let list = listed;
         for (const s of live.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
-        return { tasks: list, total: page.total + list.length - listed.length, next: page.next };
+        return { tasks: list, total: page.total + list.length - listed.length, estimated: page.total_estimated, next: page.next };
       }),
     [key],
   );
@@ -94,7 +96,12 @@ export function TasksPage() {
     run(async () => {
       const page = await app.api.get<TaskPage>('/tasks', apiQuery(applied, next));
       const known = new Set((tasks ?? []).map((x) => x.uuid));
-      setView({ tasks: [...(tasks ?? []), ...(page.tasks ?? []).filter((x) => !known.has(x.uuid))], total: page.total, next: page.next });
+      setView({
+        tasks: [...(tasks ?? []), ...(page.tasks ?? []).filter((x) => !known.has(x.uuid))],
+        total: page.total,
+        estimated: page.total_estimated,
+        next: page.next,
+      });
     });
 
   const sortBy = (sort: TaskFilters['sort']) => {
@@ -129,7 +136,7 @@ export function TasksPage() {
       ) : (
         <>
           <p class="muted" aria-live="polite">
-            {t('tasks.count', { shown: tasks.length, total })}
+            {t(view?.estimated ? 'tasks.countAbout' : 'tasks.count', { shown: tasks.length, total })}
           </p>
           <div class="table-wrap">
             <table class="table">
