@@ -1,11 +1,11 @@
 package rules_test
 
 import (
-	"github.com/auditd/auditd/auditor/rules"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/auditor/rules"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
