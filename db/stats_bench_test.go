@@ -43,7 +43,11 @@ func seedTasks(t testing.TB, n int) *pgxpool.Pool {
 			LATERAL (SELECT CASE WHEN i % 5 = 0 THEN NULL ELSE (i * 37 % 10001) / 100.0 END AS score) s,
 			LATERAL (SELECT CASE WHEN i % 3 = 0 THEN 'chat' ELSE 'call' END AS kind) k`, n)
 	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `VACUUM ANALYZE tasks`)
+	// As the fold_task_stats job would, every few seconds, and autovacuum
+	// after it.
+	_, err = db.TaskStatsFold(ctx, pool)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `VACUUM ANALYZE tasks, task_stats_pending`)
 	require.NoError(t, err)
 	return pool
 }

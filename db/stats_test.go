@@ -26,7 +26,7 @@ func rollupDrift(t *testing.T, pool *pgxpool.Pool) []string {
 			SELECT c.slot, c.campaign_id, c.status, sum(c.tasks)::bigint tasks, sum(c.scored)::bigint scored,
 				sum(c.passed)::bigint passed, sum(c.score_sum) score_sum, sum(c.audio_seconds) audio_seconds,
 				sum(c.engine_verdicts)::bigint engine_verdicts, sum(c.engine_confident)::bigint engine_confident
-			FROM tasks t, task_stats_of(t) c GROUP BY 1, 2, 3
+			FROM tasks t, task_stats_of(t, 1) c GROUP BY 1, 2, 3
 		), kept AS (
 			SELECT slot, campaign_id, status, tasks, scored, passed, score_sum, audio_seconds, engine_verdicts, engine_confident
 			FROM task_stats WHERE (tasks, scored, passed, score_sum, audio_seconds, engine_verdicts, engine_confident)
@@ -36,7 +36,7 @@ func rollupDrift(t *testing.T, pool *pgxpool.Pool) []string {
 		WHERE f IS DISTINCT FROM k`,
 		`WITH fresh AS (
 			SELECT c.day, c.campaign_id, c.dim, c.key, sum(c.n)::bigint n, sum(c.total) total
-			FROM tasks t, task_stats_daily_of(t) c GROUP BY 1, 2, 3, 4
+			FROM tasks t, task_stats_daily_of(t, 1) c GROUP BY 1, 2, 3, 4
 		), kept AS (
 			SELECT day, campaign_id, dim, key, n, total FROM task_stats_daily WHERE (n, total) <> (0, 0)
 		)
@@ -129,15 +129,26 @@ func TestDashboardFiguresFollowTaskChanges(t *testing.T) {
 			})
 		}
 		require.NoError(t, g.Wait())
+		// Read with the changes pending, then folded.
+		dashboardsCount(t, pool, start, second)
+		n, err := db.TaskStatsFold(ctx, pool)
+		require.NoError(t, err)
+		require.Positive(t, n)
 		require.Empty(t, rollupDrift(t, pool), "round %d", round)
+		dashboardsCount(t, pool, start, second)
 	}
+}
 
-	// A period whose ends cut quarter hours and days reads the same
-	// figures as counting its tasks, in any zone and for a campaign.
+// dashboardsCount checks that periods whose ends cut quarter hours and days
+// read the same figures as counting their tasks, in any zone, for a
+// campaign and for an agent.
+func dashboardsCount(t *testing.T, pool *pgxpool.Pool, start time.Time, campaign string) {
+	t.Helper()
+	ctx := context.Background()
 	from, to := start.Add(7*time.Hour+7*time.Minute), start.Add(50*time.Hour+52*time.Minute)
 	for _, f := range []db.StatsFilter{
 		{From: from, To: to, TZ: "UTC"},
-		{From: from, To: to, TZ: "Asia/Kathmandu", CampaignID: second},
+		{From: from, To: to, TZ: "Asia/Kathmandu", CampaignID: campaign},
 		{From: start, To: start.Add(72 * time.Hour), TZ: "Europe/Madrid"},
 		{From: from, To: from.Add(10 * time.Minute), TZ: "UTC"},
 		{From: from, To: to, TZ: "UTC", OperatorID: "ana"},

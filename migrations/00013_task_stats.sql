@@ -1,8 +1,9 @@
 -- +goose Up
 -- Dashboard figures kept as tasks change, so that a dashboard sums a few
--- thousand rows whatever the number of tasks. Triggers on tasks add each
--- task's contribution (and take back its previous one) in the statement
--- that changes it, so the figures are exact at every commit.
+-- thousand rows whatever the number of tasks. Triggers on tasks record
+-- each change (task_stats_pending, below), which is folded into the figures
+-- every few seconds; readers add what is not folded yet, so what they read
+-- is exact at every commit.
 --
 -- task_stats: by quarter hour of creation (UTC), campaign and status. Any
 -- time zone's days start on a quarter hour, so tasks per day in any zone
@@ -42,27 +43,28 @@ CREATE TABLE task_stats_daily (
     PRIMARY KEY (day, campaign_id, dim, key)
 );
 
--- What one task adds to each: the triggers and the dashboard's edges (the
--- parts of its period that do not cover whole quarter hours or days) read
--- tasks through the same functions.
+-- What one task adds to each (sign 1), or takes back (sign -1): folding the
+-- pending changes and reading the dashboard's edges (the parts of its
+-- period that do not cover whole quarter hours or days) go through the same
+-- functions.
 -- +goose StatementBegin
-CREATE FUNCTION task_stats_of(t tasks)
+CREATE FUNCTION task_stats_of(t tasks, sign int)
 RETURNS TABLE (slot timestamptz, campaign_id uuid, status text, tasks bigint, scored bigint, passed bigint,
     score_sum numeric, audio_seconds numeric, engine_verdicts bigint, engine_confident bigint)
 LANGUAGE sql IMMUTABLE AS $$
     SELECT date_bin('15 minutes', t.created_at, timestamptz '2000-01-01 00:00:00+00'), t.campaign_id, t.status,
-        1, (t.score IS NOT NULL)::int, COALESCE(t.passed, false)::int, COALESCE(t.score, 0),
-        CASE WHEN t.kind = 'call' THEN COALESCE(t.duration_seconds, 0)::numeric ELSE 0 END,
-        t.engine_verdicts, t.engine_confident
+        sign, sign * (t.score IS NOT NULL)::int, sign * COALESCE(t.passed, false)::int, sign * COALESCE(t.score, 0),
+        sign * CASE WHEN t.kind = 'call' THEN COALESCE(t.duration_seconds, 0)::numeric ELSE 0 END,
+        sign * t.engine_verdicts, sign * t.engine_confident
     WHERE t.uuid IS NOT NULL
 $$;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
-CREATE FUNCTION task_stats_daily_of(t tasks)
+CREATE FUNCTION task_stats_daily_of(t tasks, sign int)
 RETURNS TABLE (day date, campaign_id uuid, dim text, key text, n bigint, total numeric)
 LANGUAGE sql IMMUTABLE AS $$
-    SELECT (t.created_at AT TIME ZONE 'UTC')::date, t.campaign_id, d.dim, d.key, 1, d.total
+    SELECT (t.created_at AT TIME ZONE 'UTC')::date, t.campaign_id, d.dim, d.key, sign, sign * d.total
     FROM (
         SELECT 'tasks', t.status || ' ' || t.kind || ' ' || COALESCE(t.passed::text, ''), 0::numeric
         UNION ALL
@@ -82,78 +84,100 @@ LANGUAGE sql IMMUTABLE AS $$
 $$;
 -- +goose StatementEnd
 
--- task_stats_change takes back the contributions of the rows before a
--- change and adds those after, netted and in key order (concurrent changes
--- lock the rows they share in one order), writing only the rows that
--- change.
--- +goose StatementBegin
-CREATE FUNCTION task_stats_change(before tasks[], after tasks[]) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-    INSERT INTO task_stats AS s
-    SELECT c.slot, c.campaign_id, c.status, sum(d.sign * c.tasks), sum(d.sign * c.scored), sum(d.sign * c.passed),
-        sum(d.sign * c.score_sum), sum(d.sign * c.audio_seconds), sum(d.sign * c.engine_verdicts),
-        sum(d.sign * c.engine_confident)
-    FROM (SELECT -1, b FROM unnest(before) b UNION ALL SELECT 1, a FROM unnest(after) a) d (sign, t),
-        task_stats_of(d.t) c
-    GROUP BY 1, 2, 3
-    HAVING sum(d.sign * c.tasks) <> 0 OR sum(d.sign * c.scored) <> 0 OR sum(d.sign * c.passed) <> 0
-        OR sum(d.sign * c.score_sum) <> 0 OR sum(d.sign * c.audio_seconds) <> 0
-        OR sum(d.sign * c.engine_verdicts) <> 0 OR sum(d.sign * c.engine_confident) <> 0
-    ORDER BY 1, 2, 3
-    ON CONFLICT (slot, campaign_id, status) DO UPDATE SET
-        tasks = s.tasks + excluded.tasks, scored = s.scored + excluded.scored, passed = s.passed + excluded.passed,
-        score_sum = s.score_sum + excluded.score_sum, audio_seconds = s.audio_seconds + excluded.audio_seconds,
-        engine_verdicts = s.engine_verdicts + excluded.engine_verdicts,
-        engine_confident = s.engine_confident + excluded.engine_confident;
+-- task_stats_pending: the tasks' rows before (sign -1) and after (sign 1)
+-- each change not folded into the figures yet. Writing them is all a change
+-- of a task costs its transaction: no row of the figures is locked there,
+-- so concurrent changes do not wait for each other. Readers add what is
+-- pending to the figures; task_stats_fold, run every few seconds by the
+-- fold_task_stats job, moves it into them. (Changing the type of a column
+-- of tasks needs this table empty: fold first.)
+-- Readers scan it whole, so autovacuum clears what folds delete after every
+-- 10,000 rows rather than a share of the table.
+CREATE TABLE task_stats_pending (
+    id   bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    sign smallint NOT NULL,
+    t    tasks NOT NULL
+) WITH (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
 
-    INSERT INTO task_stats_daily AS s
-    SELECT c.day, c.campaign_id, c.dim, c.key, sum(d.sign * c.n), sum(d.sign * c.total)
-    FROM (SELECT -1, b FROM unnest(before) b UNION ALL SELECT 1, a FROM unnest(after) a) d (sign, t),
-        task_stats_daily_of(d.t) c
-    GROUP BY 1, 2, 3, 4
-    HAVING sum(d.sign * c.n) <> 0 OR sum(d.sign * c.total) <> 0
-    ORDER BY 1, 2, 3, 4
-    ON CONFLICT (day, campaign_id, dim, key) DO UPDATE SET n = s.n + excluded.n, total = s.total + excluded.total;
-END
-$$;
--- +goose StatementEnd
-
--- One trigger call per statement, with the statement's rows before and
--- after (a bulk import is one netted write per figure, not one per task).
 -- +goose StatementBegin
-CREATE FUNCTION tasks_stats_apply() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION tasks_stats_pend() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF TG_OP = 'INSERT' THEN
-        PERFORM task_stats_change('{}'::tasks[], ARRAY(SELECT a::tasks FROM after a));
-    ELSIF TG_OP = 'DELETE' THEN
-        PERFORM task_stats_change(ARRAY(SELECT b::tasks FROM before b), '{}'::tasks[]);
+    IF TG_LEVEL = 'ROW' THEN
+        INSERT INTO task_stats_pending (sign, t) VALUES (-1, OLD), (1, NEW);
+    ELSIF TG_OP = 'INSERT' THEN
+        INSERT INTO task_stats_pending (sign, t) SELECT 1, a::tasks FROM after a;
     ELSE
-        PERFORM task_stats_change(ARRAY(SELECT b::tasks FROM before b), ARRAY(SELECT a::tasks FROM after a));
+        INSERT INTO task_stats_pending (sign, t) SELECT -1, b::tasks FROM before b;
     END IF;
     RETURN NULL;
 END
 $$;
 -- +goose StatementEnd
 
+-- task_stats_fold moves the pending changes into the figures, netted and in
+-- key order (concurrent folds lock the rows they share in one order, and a
+-- change is folded once: the second fold finds it deleted), writing only
+-- the rows that change. It returns how many it folded.
+-- +goose StatementBegin
+CREATE FUNCTION task_stats_fold() RETURNS bigint LANGUAGE sql AS $$
+    WITH moved AS (
+        DELETE FROM task_stats_pending RETURNING sign, t
+    ), slots AS (
+        INSERT INTO task_stats AS s
+        SELECT c.slot, c.campaign_id, c.status, sum(c.tasks), sum(c.scored), sum(c.passed), sum(c.score_sum),
+            sum(c.audio_seconds), sum(c.engine_verdicts), sum(c.engine_confident)
+        FROM moved m, task_stats_of(m.t, m.sign) c
+        GROUP BY 1, 2, 3
+        HAVING (sum(c.tasks), sum(c.scored), sum(c.passed), sum(c.score_sum), sum(c.audio_seconds),
+            sum(c.engine_verdicts), sum(c.engine_confident)) <> (0, 0, 0, 0, 0, 0, 0)
+        ORDER BY 1, 2, 3
+        ON CONFLICT (slot, campaign_id, status) DO UPDATE SET
+            tasks = s.tasks + excluded.tasks, scored = s.scored + excluded.scored, passed = s.passed + excluded.passed,
+            score_sum = s.score_sum + excluded.score_sum, audio_seconds = s.audio_seconds + excluded.audio_seconds,
+            engine_verdicts = s.engine_verdicts + excluded.engine_verdicts,
+            engine_confident = s.engine_confident + excluded.engine_confident
+    ), days AS (
+        INSERT INTO task_stats_daily AS s
+        SELECT c.day, c.campaign_id, c.dim, c.key, sum(c.n), sum(c.total)
+        FROM moved m, task_stats_daily_of(m.t, m.sign) c
+        GROUP BY 1, 2, 3, 4
+        HAVING (sum(c.n), sum(c.total)) <> (0, 0)
+        ORDER BY 1, 2, 3, 4
+        ON CONFLICT (day, campaign_id, dim, key) DO UPDATE SET n = s.n + excluded.n, total = s.total + excluded.total
+    )
+    SELECT count(*) FROM moved
+$$;
+-- +goose StatementEnd
+
 -- Writers wait while the figures are first computed from the tasks there are.
 LOCK TABLE tasks IN SHARE ROW EXCLUSIVE MODE;
 
+-- An insert or delete is pended once per statement (a bulk import is one
+-- write); an update per row, and only when it changes a figure.
 CREATE TRIGGER tasks_stats_insert AFTER INSERT ON tasks REFERENCING NEW TABLE AS after
-    FOR EACH STATEMENT EXECUTE FUNCTION tasks_stats_apply();
-CREATE TRIGGER tasks_stats_update AFTER UPDATE ON tasks REFERENCING OLD TABLE AS before NEW TABLE AS after
-    FOR EACH STATEMENT EXECUTE FUNCTION tasks_stats_apply();
+    FOR EACH STATEMENT EXECUTE FUNCTION tasks_stats_pend();
 CREATE TRIGGER tasks_stats_delete AFTER DELETE ON tasks REFERENCING OLD TABLE AS before
-    FOR EACH STATEMENT EXECUTE FUNCTION tasks_stats_apply();
+    FOR EACH STATEMENT EXECUTE FUNCTION tasks_stats_pend();
+CREATE TRIGGER tasks_stats_update AFTER UPDATE ON tasks
+    FOR EACH ROW
+    WHEN ((OLD.created_at, OLD.campaign_id, OLD.status, OLD.kind, OLD.score, OLD.passed, OLD.duration_seconds,
+           OLD.engine_verdicts, OLD.engine_confident, OLD.operator_id, OLD.judged_criteria, OLD.failed_criteria,
+           OLD.audited_at)
+          IS DISTINCT FROM
+          (NEW.created_at, NEW.campaign_id, NEW.status, NEW.kind, NEW.score, NEW.passed, NEW.duration_seconds,
+           NEW.engine_verdicts, NEW.engine_confident, NEW.operator_id, NEW.judged_criteria, NEW.failed_criteria,
+           NEW.audited_at))
+    EXECUTE FUNCTION tasks_stats_pend();
 
 INSERT INTO task_stats
 SELECT c.slot, c.campaign_id, c.status, sum(c.tasks), sum(c.scored), sum(c.passed), sum(c.score_sum),
     sum(c.audio_seconds), sum(c.engine_verdicts), sum(c.engine_confident)
-FROM tasks t, task_stats_of(t) c
+FROM tasks t, task_stats_of(t, 1) c
 GROUP BY 1, 2, 3;
 
 INSERT INTO task_stats_daily
 SELECT c.day, c.campaign_id, c.dim, c.key, sum(c.n), sum(c.total)
-FROM tasks t, task_stats_daily_of(t) c
+FROM tasks t, task_stats_daily_of(t, 1) c
 GROUP BY 1, 2, 3, 4;
 
 -- The dashboard no longer scans tasks by creation time with these.
@@ -165,12 +189,13 @@ CREATE INDEX tasks_stats_idx ON tasks (created_at) INCLUDE (status, kind, score,
     duration_seconds, audited_at, engine_verdicts, engine_confident);
 CREATE INDEX tasks_stats_criteria_idx ON tasks (created_at) INCLUDE (operator_id, campaign_id, judged_criteria,
     failed_criteria) WHERE judged_criteria IS NOT NULL;
-DROP TRIGGER tasks_stats_delete ON tasks;
 DROP TRIGGER tasks_stats_update ON tasks;
+DROP TRIGGER tasks_stats_delete ON tasks;
 DROP TRIGGER tasks_stats_insert ON tasks;
-DROP FUNCTION tasks_stats_apply();
-DROP FUNCTION task_stats_change(tasks[], tasks[]);
-DROP FUNCTION task_stats_daily_of(tasks);
-DROP FUNCTION task_stats_of(tasks);
+DROP FUNCTION task_stats_fold();
+DROP FUNCTION tasks_stats_pend();
+DROP TABLE task_stats_pending;
+DROP FUNCTION task_stats_daily_of(tasks, int);
+DROP FUNCTION task_stats_of(tasks, int);
 DROP TABLE task_stats_daily;
 DROP TABLE task_stats;

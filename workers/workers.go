@@ -58,6 +58,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &CanaryWorker{})
 	river.AddWorker(ws, &PruneEventsWorker{pool: d.Pool, retention: d.EventRetention})
 	river.AddWorker(ws, &SettleTasksWorker{pool: d.Pool})
+	river.AddWorker(ws, &FoldTaskStatsWorker{pool: d.Pool})
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
 	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff})
@@ -83,6 +84,9 @@ func Periodic(d Deps) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.SettleTasksArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "settle_tasks", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(jobs.FoldInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.FoldTaskStatsArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "fold_task_stats", RunOnStart: true}),
 	}
 	if d.Directory != nil {
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(d.UserSyncInterval),
