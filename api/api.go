@@ -120,7 +120,7 @@ func New(opts Options) *Server {
 	})
 	hapi := humachi.New(mux, cfg)
 	s := &Server{opts: opts, api: hapi, mux: mux}
-	lim := newLimiter(opts.RateLimit)
+	lim := newLimiter(opts.RateLimit, opts.Pool)
 	hapi.UseMiddleware(noStore, opts.Auth.middleware(lim), lim.middleware)
 
 	docsRoutes(mux)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net"
@@ -10,7 +11,8 @@ import (
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
-	"golang.org/x/time/rate"
+
+	"github.com/auditd/auditd/db"
 )
 
 // RateLimits bound what one user, or one client address without a valid
@@ -78,16 +80,20 @@ func (l RateLimits) limit(k bucketKind) (int, string) {
 	}
 }
 
-// limiter holds the buckets. They live as long as the process and are per
-// process: with several API processes a user gets each process's limit.
-// Users are the directory's, a bounded set; client addresses are not, so
-// full buckets (the same as new ones) are dropped as addresses pile up.
+// limiter takes requests from buckets kept in the database (db.RateTake),
+// so that a limit holds across every API process on it, not once per
+// process. To keep that cheap, a process takes a hundredth of a limit at a
+// time (a lease) and spends it locally: a round trip per 30 reads at the
+// default limits. A lease's leftovers are spent for the other processes and
+// kept for a minute at most, so with P processes a limit holds within P %
+// either way. Limits under 200 a minute are taken one by one, exactly.
 type limiter struct {
 	limits RateLimits
+	pool   db.DBTX
 	now    func() time.Time
 
 	mu      sync.Mutex
-	buckets map[bucketKey]*rate.Limiter
+	leases  map[bucketKey]*lease
 	pruneAt int
 }
 
@@ -96,11 +102,17 @@ type bucketKey struct {
 	kind bucketKind
 }
 
-// minPrune is the number of buckets below which none is dropped.
+// lease is what a process has taken from a bucket and not spent yet.
+type lease struct {
+	left int
+	used time.Time
+}
+
+// minPrune is the number of leases below which none is dropped.
 const minPrune = 4096
 
-func newLimiter(l RateLimits) *limiter {
-	return &limiter{limits: l.withDefaults(), now: time.Now, buckets: map[bucketKey]*rate.Limiter{}, pruneAt: minPrune}
+func newLimiter(l RateLimits, pool db.DBTX) *limiter {
+	return &limiter{limits: l.withDefaults(), pool: pool, now: time.Now, leases: map[bucketKey]*lease{}, pruneAt: minPrune}
 }
 
 // refusal is a request over its limit.
@@ -115,39 +127,62 @@ func (f *refusal) write(w http.ResponseWriter, r *http.Request) {
 	writeError(w, r, f.err)
 }
 
-// take spends one request from key's bucket of kind k, or refuses it.
-func (l *limiter) take(key string, k bucketKind) *refusal {
+// take spends one request from key's bucket of kind k, from the process's
+// lease when it has one, or refuses it. When the database cannot answer,
+// the request is let through and logged: the operation itself then meets
+// the same database, and a limiter must not refuse what it cannot count.
+func (l *limiter) take(ctx context.Context, key string, k bucketKind) *refusal {
 	n, what := l.limits.limit(k)
-	now := l.now()
-	l.mu.Lock()
-	b, ok := l.buckets[bucketKey{key, k}]
-	if !ok {
-		if len(l.buckets) >= l.pruneAt {
-			l.prune(now)
-		}
-		b = rate.NewLimiter(rate.Limit(float64(n)/60), n)
-		l.buckets[bucketKey{key, k}] = b
-	}
-	l.mu.Unlock()
-	res := b.ReserveN(now, 1)
-	delay := res.DelayFrom(now)
-	if delay == 0 {
+	bk, now := bucketKey{key, k}, l.now()
+	if l.spend(bk, now, 0) {
 		return nil
 	}
-	res.CancelAt(now)
-	seconds := int(math.Ceil(delay.Seconds()))
+	granted, wait, err := db.RateTake(ctx, l.pool, key, int16(k), now, time.Minute/time.Duration(n), time.Minute, max(1, n/100))
+	switch {
+	case err != nil:
+		logger(ctx).Warn("rate limit not checked", "error", err)
+		return nil
+	case granted > 0:
+		l.spend(bk, now, granted)
+		return nil
+	}
+	seconds := int(math.Ceil(wait.Seconds()))
 	return &refusal{retryAfter: seconds, err: Errorf(CodeRateLimited, fmt.Sprintf("too many "+what+"; retry in %d s", n, seconds)).
 		WithDetails(map[string]any{"limit_per_minute": n, "retry_after_seconds": seconds})}
 }
 
-// prune drops the full buckets; the caller holds l.mu.
-func (l *limiter) prune(now time.Time) {
-	for k, b := range l.buckets {
-		if b.TokensAt(now) >= float64(b.Burst()) {
-			delete(l.buckets, k)
+// spend adds granted requests to bk's lease and spends one from it if it
+// can. What a lease has left after a minute unused is dropped (the shared
+// bucket has refilled since), and so are such leases as they pile up.
+func (l *limiter) spend(bk bucketKey, now time.Time, granted int) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	le := l.leases[bk]
+	if le == nil {
+		if granted == 0 {
+			return false
 		}
+		if len(l.leases) >= l.pruneAt {
+			for k, old := range l.leases {
+				if now.Sub(old.used) >= time.Minute || old.left == 0 {
+					delete(l.leases, k)
+				}
+			}
+			l.pruneAt = max(minPrune, 2*len(l.leases))
+		}
+		le = &lease{}
+		l.leases[bk] = le
 	}
-	l.pruneAt = max(minPrune, 2*len(l.buckets))
+	if now.Sub(le.used) >= time.Minute {
+		le.left = 0
+	}
+	le.left += granted
+	if le.left == 0 {
+		return false
+	}
+	le.left--
+	le.used = now
+	return true
 }
 
 // middleware answers 429 RATE_LIMITED, with Retry-After in whole seconds, to
@@ -171,9 +206,9 @@ func (l *limiter) middleware(hctx huma.Context, next func(huma.Context)) {
 				kind = uploads
 			}
 		}
-		f = l.take(p.User.ID, kind)
+		f = l.take(r.Context(), p.User.ID, kind)
 	} else {
-		f = l.take(clientAddress(r), anonymous)
+		f = l.take(r.Context(), clientAddress(r), anonymous)
 	}
 	if f == nil {
 		next(hctx)
@@ -186,7 +221,7 @@ func (l *limiter) middleware(hctx huma.Context, next func(huma.Context)) {
 // address and returns the 429 to answer instead once the address is over
 // its limit.
 func (l *limiter) failedAuth(r *http.Request) *refusal {
-	return l.take(clientAddress(r), anonymous)
+	return l.take(r.Context(), clientAddress(r), anonymous)
 }
 
 // clientAddress is the address a request came from (behind a reverse proxy,

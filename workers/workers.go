@@ -59,6 +59,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &PruneEventsWorker{pool: d.Pool, retention: d.EventRetention})
 	river.AddWorker(ws, &SettleTasksWorker{pool: d.Pool})
 	river.AddWorker(ws, &FoldTaskStatsWorker{pool: d.Pool})
+	river.AddWorker(ws, &PruneRateBucketsWorker{pool: d.Pool})
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
 	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff})
@@ -87,6 +88,9 @@ func Periodic(d Deps) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(jobs.FoldInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.FoldTaskStatsArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "fold_task_stats", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(jobs.PruneRateBucketsInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.PruneRateBucketsArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "prune_rate_buckets", RunOnStart: true}),
 	}
 	if d.Directory != nil {
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(d.UserSyncInterval),
