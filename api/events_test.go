@@ -227,7 +227,7 @@ func TestStreamSurvivesListenerKills(t *testing.T) {
 	killed, killedPID := 0, 0
 	go func() {
 		for i := range total {
-			_, err := db.EventInsert(ctx, b.pool, "probe", db.Audience{UserID: "alice"}, map[string]int{"n": i})
+			err := db.EventInsert(ctx, b.pool, "probe", db.Audience{UserID: "alice"}, map[string]int{"n": i})
 			if err != nil {
 				written <- err
 				return

@@ -153,6 +153,21 @@ func TestChatUploadedEndToEndIsAudited(t *testing.T) {
 	next := details(r)["next"].(string)
 	r = b.do(t, http.MethodGet, "/tasks?sort=score&order=asc&limit=1&cursor="+next, alice, nil)
 	require.Equal(t, tasks[0]["uuid"], details(r)["tasks"].([]any)[0].(map[string]any)["uuid"])
+
+	// A scorecard published since is the next audit's: the workers keep
+	// the scorecards they read, by version.
+	r = b.do(t, http.MethodGet, "/campaigns", alice, nil)
+	campaign := r.Body["details"].([]any)[0].(map[string]any)["id"].(string)
+	r = b.do(t, http.MethodGet, "/campaigns/"+campaign+"/scorecard", alice, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	criteria := details(r)["criteria"].([]any)
+	sup := b.issuer.token(t, "sue", "supervisor")
+	r = b.json(t, http.MethodPut, "/campaigns/"+campaign+"/scorecard", sup, map[string]any{"criteria": criteria[1:]})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	more := uploaded(t, b.upload(t, alice, file("later.txt", []byte(goodChat+"Cliente: Adios.\n")), field("language", "es")))
+	later := b.waitStatus(t, alice, more[0]["uuid"].(string), "audited")["audit"].(map[string]any)
+	require.Equal(t, float64(2), later["scorecard_version"])
+	require.Len(t, later["items"].([]any), len(auditItems)-1)
 }
 
 // The server writes each user's notifications in their language: the

@@ -63,22 +63,53 @@ func scanAudit(row pgx.Row) (AuditRevision, error) {
 // transaction; it locks the task row. It returns the stored revision, or
 // a NotFound error for an unknown task.
 func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (AuditRevision, error) {
+	stored, _, err := auditAppend(ctx, tx, a, basedOn, nil)
+	return stored, err
+}
+
+// AuditAppendAndMove appends a's revision as AuditAppend does and, in the
+// same write of the task, moves it along path: from the first change that
+// starts from the task's status to the last, each recorded in its history,
+// with one task.updated event. It returns the task as it then is; the error
+// wraps ErrTaskStatus when no change of path starts from its status.
+func AuditAppendAndMove(ctx context.Context, tx pgx.Tx, a AuditRevision, path []TaskChange) (Task, error) {
+	_, t, err := auditAppend(ctx, tx, a, 0, path)
+	return t, err
+}
+
+func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, path []TaskChange) (AuditRevision, Task, error) {
+	var status string
 	var current *int
 	var previous []string
-	if err := tx.QueryRow(ctx, `SELECT audit_revision, judged_criteria FROM tasks WHERE uuid = $1 FOR UPDATE`,
-		a.TaskUUID).Scan(&current, &previous); err != nil {
-		return AuditRevision{}, one(err, "no task %s", a.TaskUUID)
+	if err := tx.QueryRow(ctx, `SELECT status, audit_revision, judged_criteria FROM tasks WHERE uuid = $1 FOR UPDATE`,
+		a.TaskUUID).Scan(&status, &current, &previous); err != nil {
+		return AuditRevision{}, Task{}, one(err, "no task %s", a.TaskUUID)
 	}
 	cur := 0
 	if current != nil {
 		cur = *current
 	}
 	if basedOn != 0 && basedOn != cur {
-		return AuditRevision{}, fmt.Errorf("%w: revision %d is current, not %d", ErrAuditRevision, cur, basedOn)
+		return AuditRevision{}, Task{}, fmt.Errorf("%w: revision %d is current, not %d", ErrAuditRevision, cur, basedOn)
+	}
+	// The moves: statuses left and reached, the status at the end, the attempt.
+	var left, reached []string
+	var to *string
+	attempt := 0
+	if path != nil {
+		i := slices.IndexFunc(path, func(c TaskChange) bool { return slices.Contains(c.From, status) })
+		if i < 0 {
+			return AuditRevision{}, Task{}, fmt.Errorf("%w: task %s is %s", ErrTaskStatus, a.TaskUUID, status)
+		}
+		for _, c := range path[i:] {
+			left, reached = append(left, status), append(reached, c.To)
+			status, attempt = c.To, c.Attempt
+		}
+		to = &status
 	}
 	result, err := json.Marshal(a.Result)
 	if err != nil {
-		return AuditRevision{}, err
+		return AuditRevision{}, Task{}, err
 	}
 	var diff []byte
 	if len(a.Diff) > 0 {
@@ -92,7 +123,7 @@ func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (
 		a.TaskUUID, cur+1, a.Result.ScorecardVersion, a.Result.Score, a.Result.Passed, result, a.Source,
 		a.Engine, a.AuthorID, a.AuthorName, diff))
 	if err != nil {
-		return AuditRevision{}, err
+		return AuditRevision{}, Task{}, err
 	}
 	judged, failed := make([]string, 0, len(a.Result.Items)), []string{}
 	for _, it := range a.Result.Items {
@@ -102,12 +133,28 @@ func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (
 		}
 	}
 	c := countReview(a.Result.Items, previous)
-	_, err = tx.Exec(ctx, `UPDATE tasks SET audit_revision = $2, score = $3, passed = $4,
-		judged_criteria = $5, failed_criteria = $6, review_items = $7, engine_verdicts = engine_verdicts + $8,
-		engine_confident = engine_confident + $9, audited_at = COALESCE(audited_at, now()), updated_at = now()
-		WHERE uuid = $1`,
-		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed, judged, failed, c.review, c.engine, c.confident)
-	return stored, err
+	t, err := scanTask(tx.QueryRow(ctx, `
+		WITH t AS (
+			UPDATE tasks SET audit_revision = $2, score = $3, passed = $4,
+				judged_criteria = $5, failed_criteria = $6, review_items = $7, engine_verdicts = engine_verdicts + $8,
+				engine_confident = engine_confident + $9, audited_at = COALESCE(audited_at, now()), updated_at = now(),
+				status = COALESCE($10, status), error = CASE WHEN $10::text IS NULL THEN error END,
+				attempts = CASE WHEN $11 > 0 THEN $11 ELSE attempts END
+			WHERE uuid = $1
+			RETURNING *
+		), history AS (
+			INSERT INTO task_transitions (task_uuid, from_status, to_status, attempt)
+			SELECT t.uuid, m.left_status, m.reached, t.attempts
+			FROM t, unnest($12::text[], $13::text[]) WITH ORDINALITY AS m (left_status, reached, n)
+			ORDER BY m.n
+		)
+		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`,
+		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed, judged, failed, c.review, c.engine, c.confident,
+		to, attempt, left, reached))
+	if err != nil || to == nil {
+		return stored, t, err
+	}
+	return stored, t, TaskEventInsert(ctx, tx, EventTaskUpdated, t)
 }
 
 // reviewCounts are what a revision changes in its task's review figures.
@@ -211,10 +258,10 @@ type AuditUpdate struct {
 // AuditEventInsert writes the audit.updated event of revision a of task t
 // (read after the revision was appended), seen by the task's operator and
 // by quality and above, like the task's own events. before is the previous
-// revision's score, if any. Call it late in the transaction that appended
-// the revision: it takes the events lock.
+// revision's score, if any. Call it in the transaction that appended the
+// revision.
 func AuditEventInsert(ctx context.Context, q DBTX, t Task, a AuditRevision, before *float64) error {
-	_, err := EventInsert(ctx, q, EventAuditUpdated, t.audience(), AuditUpdate{
+	err := EventInsert(ctx, q, EventAuditUpdated, t.audience(), AuditUpdate{
 		Task: t.Summary(), Revision: a.Revision, Source: a.Source, AuthorID: a.AuthorID, AuthorName: a.AuthorName,
 		ScorecardVersion: a.Result.ScorecardVersion, Score: a.Result.Score, Passed: a.Result.Passed, ScoreBefore: before,
 	})

@@ -55,6 +55,25 @@ func CampaignGetByName(ctx context.Context, q DBTX, name string) (Campaign, erro
 	return c, one(err, "no campaign is called %q", name)
 }
 
+// CampaignCurrent returns the campaign with id and the version of its
+// current scorecard (0 when it has none), or a NotFound error.
+func CampaignCurrent(ctx context.Context, q DBTX, id string) (Campaign, int, error) {
+	var version int
+	c, err := scanCampaign(withDest{q.QueryRow(ctx, `SELECT `+campaignColumns+`,
+		(SELECT COALESCE(max(version), 0) FROM scorecards WHERE campaign_id = campaigns.id)
+		FROM campaigns WHERE id = $1`, id), []any{&version}})
+	return c, version, one(err, "no campaign %s", id)
+}
+
+// withDest is a row whose Scan fills dest after the caller's destinations:
+// a scan function of a table's columns reads a query that adds more.
+type withDest struct {
+	pgx.Row
+	dest []any
+}
+
+func (r withDest) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.dest...)...) }
+
 // CampaignGet returns the campaign with id, or a NotFound error.
 func CampaignGet(ctx context.Context, q DBTX, id string) (Campaign, error) {
 	c, err := scanCampaign(q.QueryRow(ctx, `SELECT `+campaignColumns+` FROM campaigns WHERE id = $1`, id))

@@ -14,9 +14,6 @@ import (
 // EventChannel is the NOTIFY channel that carries new event ids.
 const EventChannel = "auditd_events"
 
-// eventsLockID serialises event writers so ids commit in increasing order.
-const eventsLockID = 0x65766e74 // "evnt"
-
 // Event is a change a client may show, as stored.
 type Event struct {
 	ID   int64
@@ -49,37 +46,52 @@ func Everyone() Audience {
 	return Audience{MinRole: &r}
 }
 
-// EventInsert records an event of type typ with data (marshalled to JSON) for
-// audience, and notifies listeners with its id at commit. Call it in the
-// transaction that makes the change, as late as possible: it holds a lock
-// that orders event writers until that transaction ends.
-func EventInsert(ctx context.Context, q DBTX, typ string, audience Audience, data any) (int64, error) {
-	payload, err := json.Marshal(data)
-	if err != nil {
-		return 0, fmt.Errorf("event %s: %w", typ, err)
+// EventNew is an event to record: its type, who may see it and its data
+// (marshalled to JSON).
+type EventNew struct {
+	Type     string
+	Audience Audience
+	Data     any
+}
+
+// EventInsert records an event of type typ with data (marshalled to JSON)
+// for audience, in the transaction that makes the change.
+func EventInsert(ctx context.Context, q DBTX, typ string, audience Audience, data any) error {
+	return EventsInsert(ctx, q, EventNew{Type: typ, Audience: audience, Data: data})
+}
+
+// EventsInsert records events in one statement, in their order. They are
+// written to the outbox and take their ids when the transaction commits
+// (migration 00015), so that ids commit in increasing order; listeners are
+// notified of them then.
+func EventsInsert(ctx context.Context, q DBTX, events ...EventNew) error {
+	if len(events) == 0 {
+		return nil
 	}
-	var uid *string
-	if audience.UserID != "" {
-		uid = &audience.UserID
+	types := make([]string, len(events))
+	users := make([]*string, len(events))
+	ranks := make([]*int16, len(events))
+	payloads := make([][]byte, len(events))
+	for i, e := range events {
+		payload, err := json.Marshal(e.Data)
+		if err != nil {
+			return fmt.Errorf("event %s: %w", e.Type, err)
+		}
+		types[i], payloads[i] = e.Type, payload
+		if e.Audience.UserID != "" {
+			users[i] = &e.Audience.UserID
+		}
+		if e.Audience.MinRole != nil {
+			r := int16(*e.Audience.MinRole)
+			ranks[i] = &r
+		}
 	}
-	var rank *int16
-	if audience.MinRole != nil {
-		r := int16(*audience.MinRole)
-		rank = &r
-	}
-	// One statement, so the lock is taken before the id even outside an
-	// explicit transaction.
-	var id int64
-	err = q.QueryRow(ctx, `
-		WITH lock AS (SELECT pg_advisory_xact_lock($1)),
-		ins AS (
-			INSERT INTO events (type, user_id, min_rank, data)
-			SELECT $2, $3, $4, $5 FROM lock
-			RETURNING id
-		)
-		SELECT id FROM ins, pg_notify($6, id::text)`,
-		eventsLockID, typ, uid, rank, payload, EventChannel).Scan(&id)
-	return id, err
+	_, err := q.Exec(ctx, `
+		INSERT INTO event_outbox (type, user_id, min_rank, data)
+		SELECT type, user_id, min_rank, data
+		FROM unnest($1::text[], $2::text[], $3::smallint[], $4::jsonb[]) WITH ORDINALITY AS e (type, user_id, min_rank, data, n)
+		ORDER BY n`, types, users, ranks, payloads)
+	return err
 }
 
 const eventColumns = `id, type, COALESCE(user_id, ''), min_rank, data, created_at`

@@ -3,7 +3,6 @@ package db_test
 import (
 	"context"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -34,27 +33,39 @@ func TestEventInsertNotifiesAndFilters(t *testing.T) {
 	require.NoError(t, err)
 
 	quality := role.Quality
-	id1, err := db.EventInsert(ctx, pool, "a", db.Audience{UserID: "ana"}, map[string]int{"n": 1})
-	require.NoError(t, err)
-	id2, err := db.EventInsert(ctx, pool, "b", db.Everyone(), map[string]int{"n": 2})
-	require.NoError(t, err)
-	id3, err := db.EventInsert(ctx, pool, "c", db.Audience{UserID: "op", MinRole: &quality}, map[string]int{"n": 3})
-	require.NoError(t, err)
-	require.Less(t, id1, id2)
-	require.Less(t, id2, id3)
+	require.NoError(t, db.EventInsert(ctx, pool, "a", db.Audience{UserID: "ana"}, map[string]int{"n": 1}))
+	require.NoError(t, db.EventInsert(ctx, pool, "b", db.Everyone(), map[string]int{"n": 2}))
+	// Several in one statement keep their order.
+	require.NoError(t, db.EventsInsert(ctx, pool,
+		db.EventNew{Type: "c", Audience: db.Audience{UserID: "op", MinRole: &quality}, Data: map[string]int{"n": 3}},
+		db.EventNew{Type: "d", Audience: db.Audience{UserID: "ana"}, Data: "four"}))
 
-	for _, want := range []int64{id1, id2, id3} {
+	all, err := db.EventsAfter(ctx, pool, 0, 10)
+	require.NoError(t, err)
+	require.Len(t, all, 4)
+	var types []string
+	for i, e := range all {
+		types = append(types, e.Type)
+		if i > 0 {
+			require.Less(t, all[i-1].ID, e.ID)
+		}
+	}
+	require.Equal(t, []string{"a", "b", "c", "d"}, types)
+	require.JSONEq(t, `{"n":3}`, string(all[2].Data))
+	require.JSONEq(t, `"four"`, string(all[3].Data))
+	id3 := all[2].ID
+
+	// A notification at each commit, with its last event's id.
+	for _, want := range []int64{all[0].ID, all[1].ID, all[3].ID} {
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		n, err := listener.WaitForNotification(wctx)
 		cancel()
 		require.NoError(t, err)
 		require.Equal(t, want, mustInt(t, n.Payload))
 	}
-
-	all, err := db.EventsAfter(ctx, pool, 0, 10)
-	require.NoError(t, err)
-	require.Len(t, all, 3)
-	require.JSONEq(t, `{"n":3}`, string(all[2].Data))
+	var pending int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM event_outbox`).Scan(&pending))
+	require.Zero(t, pending, "every event left the outbox at its commit")
 
 	visible := func(user string, r role.Role) []string {
 		evs, err := db.EventsAfterFor(ctx, pool, 0, id3, user, r, 10)
@@ -72,8 +83,10 @@ func TestEventInsertNotifiesAndFilters(t *testing.T) {
 	require.Equal(t, []string{"b"}, visible("nobody", role.None))
 }
 
-// Ids commit in order: a transaction that took an id holds back every later
-// writer, so a reader never sees id N+1 before N.
+// Ids commit in order: an event takes its id when its transaction commits,
+// so a transaction that wrote an event first but commits last has the
+// larger id, and a reader that has seen id N never misses one that commits
+// later with a smaller id. Writers do not wait for each other.
 func TestEventIdsCommitInOrder(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -81,24 +94,31 @@ func TestEventIdsCommitInOrder(t *testing.T) {
 
 	tx, err := pool.Begin(ctx)
 	require.NoError(t, err)
-	first, err := db.EventInsert(ctx, tx, "first", db.Everyone(), nil)
+	defer tx.Rollback(ctx) //nolint:errcheck
+	require.NoError(t, db.EventInsert(ctx, tx, "first written", db.Everyone(), nil))
+	require.NoError(t, db.EventInsert(ctx, tx, "first written, again", db.Everyone(), nil))
+	// Not held back by the open transaction.
+	require.NoError(t, db.EventInsert(ctx, pool, "second written", db.Everyone(), nil))
+	seen, err := db.EventsAfter(ctx, pool, 0, 10)
 	require.NoError(t, err)
+	require.Len(t, seen, 1)
+	require.Equal(t, "second written", seen[0].Type)
 
-	var wg sync.WaitGroup
-	var second int64
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		second, err = db.EventInsert(ctx, pool, "second", db.Everyone(), nil)
-	}()
-	// While the first transaction is open, no later event is visible.
-	for range 20 {
-		evs, qerr := db.EventsAfter(ctx, pool, 0, 10)
-		require.NoError(t, qerr)
-		require.Empty(t, evs)
-	}
 	require.NoError(t, tx.Commit(ctx))
-	wg.Wait()
+	later, err := db.EventsAfter(ctx, pool, seen[0].ID, 10)
 	require.NoError(t, err)
-	require.Greater(t, second, first)
+	require.Len(t, later, 2, "resuming after the id seen misses nothing")
+	require.Equal(t, "first written", later[0].Type)
+	require.Equal(t, "first written, again", later[1].Type)
+
+	// A transaction that rolls back leaves nothing behind.
+	tx, err = pool.Begin(ctx)
+	require.NoError(t, err)
+	require.NoError(t, db.EventInsert(ctx, tx, "rolled back", db.Everyone(), nil))
+	require.NoError(t, tx.Rollback(ctx))
+	require.NoError(t, db.EventInsert(ctx, pool, "after", db.Everyone(), nil))
+	all, err := db.EventsAfter(ctx, pool, 0, 10)
+	require.NoError(t, err)
+	require.Len(t, all, 4)
+	require.Equal(t, "after", all[3].Type)
 }

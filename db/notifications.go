@@ -123,7 +123,7 @@ func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Noti
 	if err != nil {
 		return Notification{}, err
 	}
-	if _, err := EventInsert(ctx, tx, EventNotificationCreated, created.audience(), created.View()); err != nil {
+	if err := EventInsert(ctx, tx, EventNotificationCreated, created.audience(), created.View()); err != nil {
 		return Notification{}, err
 	}
 	return created, nil
@@ -189,7 +189,7 @@ func NotificationSetRead(ctx context.Context, tx pgx.Tx, id, reader string, read
 	if err != nil {
 		return Notification{}, err
 	}
-	_, err = EventInsert(ctx, tx, EventNotificationUpdated, Audience{UserID: reader}, n.View())
+	err = EventInsert(ctx, tx, EventNotificationUpdated, Audience{UserID: reader}, n.View())
 	return n, err
 }
 
@@ -203,7 +203,7 @@ func NotificationDelete(ctx context.Context, tx pgx.Tx, n Notification) error {
 	if tag.RowsAffected() == 0 {
 		return errcode.New(errcode.NotFound, "no notification %s", n.ID)
 	}
-	_, err = EventInsert(ctx, tx, EventNotificationDeleted, n.audience(), NotificationView{ID: n.ID, UserID: n.View().UserID, IsGlobal: n.IsGlobal()})
+	err = EventInsert(ctx, tx, EventNotificationDeleted, n.audience(), NotificationView{ID: n.ID, UserID: n.View().UserID, IsGlobal: n.IsGlobal()})
 	return err
 }
 
@@ -215,7 +215,7 @@ func NotificationDeleteAllOf(ctx context.Context, tx pgx.Tx, id string) (int64, 
 	if err != nil {
 		return 0, err
 	}
-	_, err = EventInsert(ctx, tx, EventNotificationCleared, Audience{UserID: id},
+	err = EventInsert(ctx, tx, EventNotificationCleared, Audience{UserID: id},
 		map[string]any{"user_id": id, "deleted": tag.RowsAffected()})
 	return tag.RowsAffected(), err
 }

@@ -97,7 +97,7 @@ func ScorecardPublish(ctx context.Context, tx pgx.Tx, campaignID string, criteri
 		return Scorecard{}, one(err, "no campaign %s", campaignID)
 	}
 	quality := role.Quality
-	_, err = EventInsert(ctx, tx, EventScorecardPublished, Audience{MinRole: &quality}, s.Info())
+	err = EventInsert(ctx, tx, EventScorecardPublished, Audience{MinRole: &quality}, s.Info())
 	return s, err
 }
 

@@ -195,8 +195,7 @@ type TaskChange struct {
 
 // TaskTransition changes the status of task uuid, appends the change to its
 // history and writes a task.updated event, all through q (the caller's
-// transaction; call it last in that transaction, as it takes the events
-// lock). It returns the changed task, a NotFound error, or an error wrapping
+// transaction). It returns the changed task, a NotFound error, or an error wrapping
 // ErrTaskStatus when the task is not in one of c.From.
 func TaskTransition(ctx context.Context, q DBTX, uuid string, c TaskChange) (Task, error) {
 	var from string
@@ -239,8 +238,13 @@ func TaskSetDuration(ctx context.Context, q DBTX, uuid string, seconds float64) 
 // TaskEventInsert writes an event of type typ carrying t's summary, seen by
 // the task's audience.
 func TaskEventInsert(ctx context.Context, q DBTX, typ string, t Task) error {
-	_, err := EventInsert(ctx, q, typ, t.audience(), t.Summary())
-	return err
+	return EventsInsert(ctx, q, TaskEvent(typ, t))
+}
+
+// TaskEvent is an event of type typ carrying t's summary, seen by the
+// task's audience.
+func TaskEvent(typ string, t Task) EventNew {
+	return EventNew{Type: typ, Audience: t.audience(), Data: t.Summary()}
 }
 
 // audience is who may see events about t: its operator and every user of

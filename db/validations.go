@@ -170,7 +170,7 @@ func ValidationRecordAttempt(ctx context.Context, tx pgx.Tx, taskUUID string, a 
 // by users of the quality role and above (the view holds the blind copies).
 func ValidationEventInsert(ctx context.Context, q DBTX, typ string, v Validation) error {
 	quality := role.Quality
-	_, err := EventInsert(ctx, q, typ, Audience{MinRole: &quality}, v.View(true))
+	err := EventInsert(ctx, q, typ, Audience{MinRole: &quality}, v.View(true))
 	return err
 }
 

@@ -297,11 +297,12 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 			return nil, err
 		}
 	}
-	// Events last: they take the lock that orders event writers.
-	for _, task := range created {
-		if err := db.TaskEventInsert(ctx, tx, db.EventTaskCreated, task); err != nil {
-			return nil, err
-		}
+	events := make([]db.EventNew, len(created))
+	for i, task := range created {
+		events[i] = db.TaskEvent(db.EventTaskCreated, task)
+	}
+	if err := db.EventsInsert(ctx, tx, events...); err != nil {
+		return nil, err
 	}
 	if err := u.blobs.Commit(ctx, tx); err != nil {
 		return nil, err

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/l10n"
 )
@@ -104,15 +106,27 @@ type With struct {
 	Attempt int
 }
 
-// Move takes task uuid through step s, in q (the caller's transaction; call
-// it last there, as the event it writes takes the events lock). It returns
-// the changed task, db.ErrNotFound, or an error wrapping db.ErrTaskStatus
-// when the task is not in a status s starts from.
+// Move takes task uuid through step s, in q (the caller's transaction). It
+// returns the changed task, db.ErrNotFound, or an error wrapping
+// db.ErrTaskStatus when the task is not in a status s starts from.
 func Move(ctx context.Context, q db.DBTX, uuid string, s Step, w With) (db.Task, error) {
 	if s.to == "" {
 		return db.Task{}, fmt.Errorf("lifecycle: not a step of the table")
 	}
-	return db.TaskTransition(ctx, q, uuid, db.TaskChange{From: s.from, To: s.to, Error: w.Error, Attempt: w.Attempt})
+	return db.TaskTransition(ctx, q, uuid, s.change(w))
+}
+
+// Finish stores a's revision, the automatic audit, and takes its task
+// through Audited, and through Audit first when it is still transcribed (a
+// quick engine's audit never shows as auditing), in one write of the task
+// in tx. It returns the task as it then is, or an error wrapping
+// db.ErrTaskStatus when the task is neither transcribed nor auditing.
+func Finish(ctx context.Context, tx pgx.Tx, a db.AuditRevision, w With) (db.Task, error) {
+	return db.AuditAppendAndMove(ctx, tx, a, []db.TaskChange{Audit.change(w), Audited.change(w)})
+}
+
+func (s Step) change(w With) db.TaskChange {
+	return db.TaskChange{From: s.from, To: s.to, Error: w.Error, Attempt: w.Attempt}
 }
 
 // Link is where the dashboard shows task uuid, under its own prefix; a

@@ -20,6 +20,7 @@ import (
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/scoring"
 )
 
 // TestTable holds the shape of a task's life: every status is reached,
@@ -127,6 +128,76 @@ func TestMove(t *testing.T) {
 	require.Equal(t, 6, updates, "one task.updated event per step")
 }
 
+// TestFinish stores the automatic audit and moves the task to audited in
+// one write: through auditing when it was transcribed, from auditing when
+// a slow engine's audit showed it; never from elsewhere.
+func TestFinish(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool, c := dbtest.ForTasks(t)
+	insert := func(status string) string {
+		id := uuid.NewString()
+		sum := sha256.Sum256([]byte(id))
+		_, _, err := db.TaskInsert(ctx, pool, db.NewTask{UUID: id, Kind: db.TaskChat, Status: status,
+			FileName: "chat.txt", ContentType: "text/plain", SizeBytes: 1, SHA256: hex.EncodeToString(sum[:]),
+			BlobKey: "uploads/test/" + id, CampaignID: c.ID, OperatorID: "op-1", Language: "es", UploadedBy: "qa"})
+		require.NoError(t, err)
+		return id
+	}
+	finish := func(id string) (db.Task, error) {
+		tx, err := pool.Begin(ctx)
+		require.NoError(t, err)
+		defer tx.Rollback(ctx) //nolint:errcheck
+		task, err := lifecycle.Finish(ctx, tx, db.AuditRevision{TaskUUID: id, Source: db.AuditByEngine, Engine: "rules",
+			Result: scoring.Result{ScorecardVersion: 1, Score: 90, Passed: true}}, lifecycle.With{Attempt: 2})
+		if err == nil {
+			require.NoError(t, tx.Commit(ctx))
+		}
+		return task, err
+	}
+	path := func(id string) []string {
+		history, err := db.TaskHistory(ctx, pool, id)
+		require.NoError(t, err)
+		var to []string
+		for _, h := range history {
+			to = append(to, h.From+">"+h.To)
+		}
+		return to
+	}
+
+	quick := insert(db.TaskTranscribed)
+	task, err := finish(quick)
+	require.NoError(t, err)
+	require.Equal(t, db.TaskAudited, task.Status)
+	require.Equal(t, 2, task.Attempts)
+	require.Equal(t, 1, *task.AuditRevision)
+	require.Equal(t, []string{">transcribed", "transcribed>auditing", "auditing>audited"}, path(quick))
+
+	slow := insert(db.TaskTranscribed)
+	_, err = lifecycle.Move(ctx, pool, slow, lifecycle.Audit, lifecycle.With{Attempt: 1})
+	require.NoError(t, err)
+	task, err = finish(slow)
+	require.NoError(t, err)
+	require.Equal(t, db.TaskAudited, task.Status)
+	require.Equal(t, []string{">transcribed", "transcribed>auditing", "auditing>audited"}, path(slow))
+
+	_, err = finish(quick)
+	require.ErrorIs(t, err, db.ErrTaskStatus, "an audited task is not finished again")
+	revisions, err := db.AuditRevisionList(ctx, pool, quick)
+	require.NoError(t, err)
+	require.Len(t, revisions, 1, "and gets no second revision")
+
+	events, err := db.EventsAfter(ctx, pool, 0, 100)
+	require.NoError(t, err)
+	updates := 0
+	for _, e := range events {
+		if e.Type == db.EventTaskUpdated {
+			updates++
+		}
+	}
+	require.Equal(t, 3, updates, "one task.updated event per write: two finishes and the slow one's Audit")
+}
+
 // TestOnlyLifecycleChangesStatus holds the rule of the package: outside
 // lifecycle (and db, which runs the query), no code changes a task's
 // status itself.
@@ -156,7 +227,7 @@ func TestOnlyLifecycleChangesStatus(t *testing.T) {
 			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "TaskTransition" {
+			if sel, ok := n.(*ast.SelectorExpr); ok && (sel.Sel.Name == "TaskTransition" || sel.Sel.Name == "AuditAppendAndMove") {
 				offenders = append(offenders, path)
 			}
 			return true
@@ -164,5 +235,5 @@ func TestOnlyLifecycleChangesStatus(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	require.Empty(t, offenders, "status changes outside lifecycle.Move")
+	require.Empty(t, offenders, "status changes outside lifecycle.Move and lifecycle.Finish")
 }

@@ -117,7 +117,6 @@ func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs
 	if _, err := d.River.InsertTx(ctx, tx, jobs.SendValidationEmailArgs{TaskUUID: task.UUID}, nil); err != nil {
 		return db.Validation{}, err
 	}
-	// Events last: they take the lock that orders event writers.
 	if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(n.ValidatorID, task, "success",
 		l10n.T("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)))); err != nil {
 		return db.Validation{}, err

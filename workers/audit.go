@@ -100,6 +100,7 @@ type AuditWorker struct {
 	river.WorkerDefaults[jobs.AuditArgs]
 	pool    *pgxpool.Pool
 	auditor auditor.Engine
+	cards   *scorecards
 	review  float64
 	backoff Backoff
 }
@@ -131,8 +132,8 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 		return nil
 	case db.TaskTranscribed:
 		// A slow engine's audit shows as auditing while it runs; a quick
-		// one's goes to audited in the same transaction (one commit fewer
-		// on the path every task takes).
+		// one's goes to audited in the write that stores it (one commit
+		// and two writes of the task fewer on the path every task takes).
 		if slow, ok := w.auditor.(interface{ Slow() bool }); ok && slow.Slow() {
 			err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 				_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Audit, lifecycle.With{Attempt: job.Attempt})
@@ -157,20 +158,11 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 		})
 	}
 	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Result: result,
-			Source: db.AuditByEngine, Engine: w.auditor.Name()}, 0); err != nil {
+		if _, err := lifecycle.Finish(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Result: result,
+			Source: db.AuditByEngine, Engine: w.auditor.Name()}, lifecycle.With{Attempt: job.Attempt}); err != nil {
 			return err
 		}
-		if err := notifyAudited(ctx, tx, task, result); err != nil {
-			return err
-		}
-		if task.Status == db.TaskTranscribed {
-			if _, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Audit, lifecycle.With{Attempt: job.Attempt}); err != nil {
-				return err
-			}
-		}
-		_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Audited, lifecycle.With{Attempt: job.Attempt})
-		return err
+		return notifyAudited(ctx, tx, task, result)
 	})
 }
 
@@ -193,7 +185,7 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 	if err != nil {
 		return scoring.Result{}, err
 	}
-	campaign, card, err := currentScorecard(ctx, w.pool, task)
+	campaign, card, err := w.cards.current(ctx, w.pool, task)
 	if err != nil {
 		return scoring.Result{}, err
 	}
@@ -202,20 +194,6 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 		return scoring.Result{}, engineError(ctx, err)
 	}
 	return result, nil
-}
-
-// currentScorecard returns task's campaign and its current scorecard. A
-// campaign without one is a permanent error.
-func currentScorecard(ctx context.Context, q db.DBTX, task db.Task) (db.Campaign, db.Scorecard, error) {
-	campaign, err := db.CampaignGet(ctx, q, task.CampaignID)
-	if err != nil {
-		return db.Campaign{}, db.Scorecard{}, err
-	}
-	card, err := db.ScorecardCurrent(ctx, q, campaign.ID)
-	if errcode.Is(err, errcode.NotFound) {
-		return db.Campaign{}, db.Scorecard{}, permanent(fmt.Errorf("campaign %q has no scorecard", campaign.Name))
-	}
-	return campaign, card, err
 }
 
 // auditLanguage is the language an engine explains itself in: the

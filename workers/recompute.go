@@ -131,6 +131,7 @@ type RecomputeAuditWorker struct {
 	river.WorkerDefaults[jobs.RecomputeAuditArgs]
 	pool    *pgxpool.Pool
 	auditor auditor.Engine
+	cards   *scorecards
 	review  float64
 	backoff Backoff
 }
@@ -173,7 +174,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 	if err != nil {
 		return err
 	}
-	campaign, card, err := currentScorecard(ctx, w.pool, task)
+	campaign, card, err := w.cards.current(ctx, w.pool, task)
 	if err != nil {
 		return err
 	}
@@ -209,7 +210,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 		if err != nil || len(pending) == 0 {
 			return err
 		}
-		campaign, card, err := currentScorecard(ctx, tx, task)
+		campaign, card, err := w.cards.current(ctx, tx, task)
 		if err != nil {
 			return err
 		}

@@ -62,9 +62,10 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &PruneRateBucketsWorker{pool: d.Pool})
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
-	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff})
+	cards := newScorecards()
+	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor, cards: cards, review: d.ReviewConfidence, backoff: d.Backoff})
 	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe})
-	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff})
+	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor, cards: cards, review: d.ReviewConfidence, backoff: d.Backoff})
 	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff,
 		batch:       cmp.Or(d.RecomputeBatch, defaultRecomputeBatch),
 		notifyEvery: cmp.Or(d.RecomputeNotifyEvery, defaultRecomputeNotifyEvery)})
