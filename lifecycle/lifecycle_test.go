@@ -117,14 +117,7 @@ func TestMove(t *testing.T) {
 	}
 	require.Equal(t, []string{db.TaskTranscribed, db.TaskAuditing, db.TaskFailed, db.TaskTranscribed,
 		db.TaskAuditing, db.TaskAudited, db.TaskValidated}, path)
-	events, err := db.EventsAfter(ctx, pool, 0, 100)
-	require.NoError(t, err)
-	updates := 0
-	for _, e := range events {
-		if e.Type == db.EventTaskUpdated {
-			updates++
-		}
-	}
+	updates := countEvents(t, pool, db.EventTaskUpdated)
 	require.Equal(t, 6, updates, "one task.updated event per step")
 }
 
@@ -187,15 +180,22 @@ func TestFinish(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, revisions, 1, "and gets no second revision")
 
-	events, err := db.EventsAfter(ctx, pool, 0, 100)
+	updates := countEvents(t, pool, db.EventTaskUpdated)
+	require.Equal(t, 3, updates, "one task.updated event per write: two finishes and the slow one's Audit")
+}
+
+// countEvents counts the events of type typ written so far.
+func countEvents(t *testing.T, pool db.DBTX, typ string) int {
+	t.Helper()
+	events, err := db.EventsAfter(context.Background(), pool, 0, 100)
 	require.NoError(t, err)
-	updates := 0
+	n := 0
 	for _, e := range events {
-		if e.Type == db.EventTaskUpdated {
-			updates++
+		if e.Type == typ {
+			n++
 		}
 	}
-	require.Equal(t, 3, updates, "one task.updated event per write: two finishes and the slow one's Audit")
+	return n
 }
 
 // TestOnlyLifecycleChangesStatus holds the rule of the package: outside
