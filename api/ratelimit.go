@@ -106,6 +106,10 @@ type bucketKey struct {
 type lease struct {
 	left int
 	used time.Time
+	// fetching is closed when the request taking more for the lease from
+	// the database is done; nil when none is. One request at a time takes
+	// more, so that many at once do not each take a lease's worth.
+	fetching chan struct{}
 }
 
 // minPrune is the number of leases below which none is dropped.
@@ -134,37 +138,48 @@ func (f *refusal) write(w http.ResponseWriter, r *http.Request) {
 func (l *limiter) take(ctx context.Context, key string, k bucketKind) *refusal {
 	n, what := l.limits.limit(k)
 	bk, now := bucketKey{key, k}, l.now()
-	if l.spend(bk, now, 0) {
-		return nil
+	for {
+		le, done, wait := l.spend(bk, now)
+		switch {
+		case le == nil:
+			return nil
+		case wait != nil:
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil // the request is gone anyway
+			}
+		}
+		granted, retry, err := db.RateTake(ctx, l.pool, key, int16(k), now, time.Minute/time.Duration(n), time.Minute, max(1, n/100))
+		l.fetched(le, done, now, granted)
+		switch {
+		case err != nil:
+			logger(ctx).Warn("rate limit not checked", "error", err)
+			return nil
+		case granted > 0:
+			return nil
+		}
+		seconds := int(math.Ceil(retry.Seconds()))
+		return &refusal{retryAfter: seconds, err: Errorf(CodeRateLimited, fmt.Sprintf("too many "+what+"; retry in %d s", n, seconds)).
+			WithDetails(map[string]any{"limit_per_minute": n, "retry_after_seconds": seconds})}
 	}
-	granted, wait, err := db.RateTake(ctx, l.pool, key, int16(k), now, time.Minute/time.Duration(n), time.Minute, max(1, n/100))
-	switch {
-	case err != nil:
-		logger(ctx).Warn("rate limit not checked", "error", err)
-		return nil
-	case granted > 0:
-		l.spend(bk, now, granted)
-		return nil
-	}
-	seconds := int(math.Ceil(wait.Seconds()))
-	return &refusal{retryAfter: seconds, err: Errorf(CodeRateLimited, fmt.Sprintf("too many "+what+"; retry in %d s", n, seconds)).
-		WithDetails(map[string]any{"limit_per_minute": n, "retry_after_seconds": seconds})}
 }
 
-// spend adds granted requests to bk's lease and spends one from it if it
-// can. What a lease has left after a minute unused is dropped (the shared
-// bucket has refilled since), and so are such leases as they pile up.
-func (l *limiter) spend(bk bucketKey, now time.Time, granted int) bool {
+// spend spends one request from bk's lease and returns nil when it can.
+// Otherwise it returns the lease and either wait, closed when the request
+// taking more for it is done, or done, to close (fetched) once the caller
+// has taken more itself. What a lease has left after a minute unused is
+// dropped (the shared bucket has refilled since), and so are such leases
+// as they pile up.
+func (l *limiter) spend(bk bucketKey, now time.Time) (le *lease, done chan struct{}, wait <-chan struct{}) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	le := l.leases[bk]
+	le = l.leases[bk]
 	if le == nil {
-		if granted == 0 {
-			return false
-		}
 		if len(l.leases) >= l.pruneAt {
 			for k, old := range l.leases {
-				if now.Sub(old.used) >= time.Minute || old.left == 0 {
+				if old.fetching == nil && (now.Sub(old.used) >= time.Minute || old.left == 0) {
 					delete(l.leases, k)
 				}
 			}
@@ -176,13 +191,29 @@ func (l *limiter) spend(bk bucketKey, now time.Time, granted int) bool {
 	if now.Sub(le.used) >= time.Minute {
 		le.left = 0
 	}
-	le.left += granted
-	if le.left == 0 {
-		return false
+	switch {
+	case le.left > 0:
+		le.left--
+		le.used = now
+		return nil, nil, nil
+	case le.fetching != nil:
+		return le, nil, le.fetching
 	}
-	le.left--
-	le.used = now
-	return true
+	le.fetching = make(chan struct{})
+	return le, le.fetching, nil
+}
+
+// fetched adds to le what the caller took for it, the first of which the
+// caller spends, and lets the requests waiting for it go on.
+func (l *limiter) fetched(le *lease, done chan struct{}, now time.Time, granted int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if granted > 0 {
+		le.left += granted - 1
+		le.used = now
+	}
+	le.fetching = nil
+	close(done)
 }
 
 // middleware answers 429 RATE_LIMITED, with Retry-After in whole seconds, to

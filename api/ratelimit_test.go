@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -162,6 +163,34 @@ func TestLimiterLeasesAcrossProcesses(t *testing.T) {
 	l.now = func() time.Time { return start.Add(time.Hour + time.Minute) }
 	require.Nil(t, l.take(t.Context(), "bob", reads))
 	require.Equal(t, 9, l.leases[bucketKey{"bob", reads}].left, "a fresh lease")
+}
+
+// Many requests at once take one lease at a time from the shared bucket,
+// not one each: a hundred at once spend a hundred.
+func TestLimiterLeasesOneAtATime(t *testing.T) {
+	t.Parallel()
+	pool := dbtest.Pool(t)
+	start := time.Now()
+	procs := []*limiter{newLimiter(RateLimits{Reads: 1000}, pool), newLimiter(RateLimits{Reads: 1000}, pool)}
+	for _, p := range procs {
+		p.now = func() time.Time { return start }
+	}
+	var refused atomic.Int64
+	var wg sync.WaitGroup
+	for range 100 {
+		wg.Go(func() {
+			if procs[0].take(t.Context(), "alice", reads) != nil {
+				refused.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	require.Zero(t, refused.Load())
+	admitted := 0
+	for procs[1].take(t.Context(), "alice", reads) == nil {
+		admitted++
+	}
+	require.Equal(t, 900, admitted, "the other process gets what the hundred left")
 }
 
 // The leases of addresses that stopped sending are dropped as addresses
