@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -79,27 +80,63 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 		return nil, Errorf(CodeServiceUnavailable, "the event stream is not available: "+err.Error())
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
-		defer e.hub.unsubscribe(sub)
 		r, w := unwrap(hctx)
-		s := &sseWriter{w: w, rc: http.NewResponseController(w)}
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-store")
-		h.Set("Connection", "keep-alive")
 		h.Set("X-Accel-Buffering", "no")
-		w.WriteHeader(http.StatusOK)
+		s, detached := e.open(w)
+		end := func() {
+			e.hub.unsubscribe(sub)
+			s.close()
+		}
 		if s.retry() != nil {
+			end()
 			return
 		}
 		sent := hubLast
 		if after >= 0 {
 			if sent, err = e.replay(ctx, s, p, after, hubLast); err != nil {
 				logger(ctx).InfoContext(ctx, "event stream replay ended", "error", err)
+				end()
 				return
 			}
 		}
-		e.live(r.Context(), s, sub, sent, p.Expiry)
+		if !detached {
+			defer end()
+			e.live(r.Context(), s, sub, sent, p.Expiry)
+			return
+		}
+		// The handler returns, and with it the server's goroutine for the
+		// connection, its stack and buffers: an idle stream costs one small
+		// goroutine and its socket.
+		go func() {
+			defer end()
+			e.live(context.Background(), s, sub, sent, p.Expiry)
+		}()
 	}}, nil
+}
+
+// open starts the response: on an HTTP/1.x connection it takes the
+// connection over from the server (detached: the stream outlives the
+// handler, and ends the response by closing the connection); otherwise it
+// streams through w, as long as the handler runs.
+func (e *eventsResource) open(w http.ResponseWriter) (*sseWriter, bool) {
+	rc := http.NewResponseController(w)
+	conn, _, err := rc.Hijack()
+	if err != nil {
+		w.Header().Set("Connection", "keep-alive")
+		w.WriteHeader(http.StatusOK)
+		return &sseWriter{w: w, deadline: rc.SetWriteDeadline, flush: rc.Flush}, false
+	}
+	// The body runs until the connection closes: no length, no chunks.
+	w.Header().Set("Connection", "close")
+	var head bytes.Buffer
+	head.WriteString("HTTP/1.1 200 OK\r\n")
+	_ = w.Header().Write(&head)
+	head.WriteString("\r\n")
+	s := &sseWriter{w: conn, deadline: conn.SetWriteDeadline, closer: conn.Close, head: head.Bytes()}
+	return s, true
 }
 
 // replay sends the events in (after, upTo] that p may see and returns the
@@ -164,37 +201,50 @@ func (e *eventsResource) live(ctx context.Context, s *sseWriter, sub *subscriber
 	}
 }
 
-// sseWriter writes Server-Sent Events, each flushed with a write deadline.
-// It writes straight into the server's own response buffer: an idle
-// stream should cost as little memory as possible.
+// sseWriter writes Server-Sent Events, each with a write deadline and
+// flushed. It writes straight into the connection, or into the server's own
+// response buffer: an idle stream should cost as little memory as possible.
 type sseWriter struct {
-	w  io.Writer
-	rc *http.ResponseController
+	w        io.Writer
+	deadline func(time.Time) error
+	flush    func() error // nil: w is the connection
+	closer   func() error // nil: the server closes the connection
+	head     []byte       // the response's head, not written yet
 }
 
-func (s *sseWriter) flush() error {
-	_ = s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
-	if err := s.rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+func (s *sseWriter) write(p []byte) error {
+	_ = s.deadline(time.Now().Add(writeTimeout))
+	if s.head != nil {
+		p = append(s.head, p...)
+		s.head = nil
+	}
+	if _, err := s.w.Write(p); err != nil {
+		return err
+	}
+	if s.flush == nil {
+		return nil
+	}
+	if err := s.flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
 		return err
 	}
 	return nil
 }
 
 func (s *sseWriter) retry() error {
-	fmt.Fprintf(s.w, "retry: %d\n\n", retryMillis)
-	return s.flush()
+	return s.write(fmt.Appendf(nil, "retry: %d\n\n", retryMillis))
 }
 
 func (s *sseWriter) comment(text string) error {
-	fmt.Fprintf(s.w, ": %s\n\n", text)
-	return s.flush()
+	return s.write(fmt.Appendf(nil, ": %s\n\n", text))
 }
 
-func (s *sseWriter) send(f *frame) error {
-	if _, err := s.w.Write(f.wire); err != nil {
-		return err
+func (s *sseWriter) send(f *frame) error { return s.write(f.wire) }
+
+// close ends a stream that owns its connection.
+func (s *sseWriter) close() {
+	if s.closer != nil {
+		_ = s.closer()
 	}
-	return s.flush()
 }
 
 // frame is an event with its SSE encoding, made once however many streams

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,9 +29,15 @@ type sseClient struct {
 	events chan sseEvent
 	done   chan error // receives when the stream ends
 	cancel context.CancelFunc
+	proto  int // the HTTP version's major number
 }
 
 func openStream(t *testing.T, baseURL, path string, headers ...string) *sseClient {
+	t.Helper()
+	return openStreamWith(t, http.DefaultClient, baseURL, path, headers...)
+}
+
+func openStreamWith(t *testing.T, client *http.Client, baseURL, path string, headers ...string) *sseClient {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+path, nil)
@@ -38,12 +45,14 @@ func openStream(t *testing.T, baseURL, path string, headers ...string) *sseClien
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	res, err := http.DefaultClient.Do(req)
+	res, err := client.Do(req)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	require.Equal(t, "text/event-stream", res.Header.Get("Content-Type"))
+	require.Equal(t, "no-store", res.Header.Get("Cache-Control"))
+	require.NotEmpty(t, res.Header.Get("X-Request-Id"))
 	require.Equal(t, "no", res.Header.Get("X-Accel-Buffering"))
-	c := &sseClient{events: make(chan sseEvent, 10000), done: make(chan error, 1), cancel: cancel}
+	c := &sseClient{events: make(chan sseEvent, 10000), done: make(chan error, 1), cancel: cancel, proto: res.ProtoMajor}
 	go func() {
 		defer res.Body.Close()
 		sc := bufio.NewScanner(res.Body)
@@ -93,6 +102,37 @@ func (c *sseClient) next(t *testing.T) sseEvent {
 // stream opens the caller's event stream on b's server.
 func (b *testBundle) stream(t *testing.T, token string, headers ...string) *sseClient {
 	return openStream(t, b.http.URL, "/notifications/events", append([]string{"Authorization", "Bearer " + token}, headers...)...)
+}
+
+// Over HTTP/1.1 a stream takes its connection over from the server, so an
+// idle one costs little; over HTTP/2, where it cannot, it is served through
+// the response as long as it is open. Both deliver the same events, and
+// end when the client leaves.
+func TestStreamOverHTTP1AndHTTP2(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, _, root := b.users(t)
+	h2 := httptest.NewUnstartedServer(b.server)
+	h2.EnableHTTP2 = true
+	h2.StartTLS()
+	t.Cleanup(h2.Close)
+	streams := []*sseClient{
+		b.stream(t, alice),
+		openStreamWith(t, h2.Client(), h2.URL, "/notifications/events", "Authorization", "Bearer "+alice),
+	}
+	require.Equal(t, 1, streams[0].proto)
+	require.Equal(t, 2, streams[1].proto)
+	require.Equal(t, http.StatusCreated, b.json(t, http.MethodPost, "/notifications", root,
+		map[string]any{"text": "to both", "variant": "info", "user_id": "alice"}).Status)
+	for _, c := range streams {
+		ev := c.next(t)
+		require.Equal(t, db.EventNotificationCreated, ev.Type)
+		require.Equal(t, "to both", ev.Data["text"])
+	}
+	require.Equal(t, 2, b.hub.Subscribers())
+	streams[1].cancel()
+	require.Eventually(t, func() bool { return b.hub.Subscribers() == 1 }, 10*time.Second, 10*time.Millisecond,
+		"the HTTP/2 stream ended with its request")
 }
 
 func TestStreamAcrossProcessesAndResume(t *testing.T) {
