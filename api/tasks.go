@@ -47,7 +47,7 @@ func (t *tasksResource) register(api huma.API) {
 	op := operation(http.MethodGet, "/tasks", "list-tasks", "List tasks", role.Operator, http.StatusBadRequest)
 	op.Description += " Operators see only the tasks where they are the audited agent. Pages either with the opaque " +
 		"`next` cursor of the previous page (stable while tasks are added) or with `skip`; `total` counts every match " +
-		"(estimated, and `total_estimated` true, when more than 10,000 tasks match filters on the agent, file name, " +
+		"(estimated, and `total_estimated` true, when more than 1,000 tasks match filters on the agent, file name, " +
 		"review or score)."
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.list)
@@ -113,7 +113,7 @@ type TaskList struct {
 	// Total counts every task matching the filters, on every page.
 	Total int64 `json:"total"`
 	// TotalEstimated says that Total is an estimate.
-	TotalEstimated bool `json:"total_estimated,omitempty" doc:"total is an estimate: more than 10,000 tasks match"`
+	TotalEstimated bool `json:"total_estimated,omitempty" doc:"total is an estimate: more than 1,000 tasks match"`
 	// Next continues after this page; absent on the last page.
 	Next  string `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
 	Skip  int    `json:"skip"`
@@ -225,13 +225,11 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	}
 	// One more than asked tells whether another page follows.
 	page.Limit++
-	tasks, err := db.TaskList(ctx, t.pool, f, page)
+	tasks, total, estimated, err := db.TaskListTotal(ctx, t.pool, f, page)
 	if err != nil {
 		return nil, err
 	}
-	if out.Total, out.TotalEstimated, err = db.TaskCount(ctx, t.pool, f); err != nil {
-		return nil, err
-	}
+	out.Total, out.TotalEstimated = total, estimated
 	if len(tasks) > in.Limit {
 		tasks = tasks[:in.Limit]
 		pos := tasks[len(tasks)-1].Cursor(in.Sort)

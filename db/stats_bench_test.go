@@ -47,7 +47,7 @@ func seedTasks(t testing.TB, n int) *pgxpool.Pool {
 	// after it.
 	_, err = db.TaskStatsFold(ctx, pool)
 	require.NoError(t, err)
-	_, err = pool.Exec(ctx, `VACUUM ANALYZE tasks, task_stats_pending`)
+	_, err = pool.Exec(ctx, `VACUUM ANALYZE tasks, task_stats_pending, task_stats_daily, task_stats`)
 	require.NoError(t, err)
 	return pool
 }

@@ -199,7 +199,7 @@ func dashboardsCount(t *testing.T, pool *pgxpool.Pool, start time.Time, campaign
 
 // TestTaskCount counts tasks exactly from the counts kept per day for the
 // filters they cover, whatever the period's ends, and one by one for the
-// others, estimating past 10,000 matches.
+// others, estimating past 1,000 matches.
 func TestTaskCount(t *testing.T) {
 	t.Parallel()
 	pool, campaign := dbtest.ForTasks(t)
@@ -220,6 +220,7 @@ func TestTaskCount(t *testing.T) {
 	require.NoError(t, err)
 
 	yes, no := true, false
+	high, top, low := 90.0, 95.0, 10.0
 	from, to := start.Add(26*time.Hour+7*time.Minute), start.Add(9*24*time.Hour+3*time.Hour)
 	for _, f := range []db.TaskFilter{
 		{},
@@ -232,7 +233,9 @@ func TestTaskCount(t *testing.T) {
 		{From: from, To: from.Add(5 * time.Minute)},
 		{Campaign: "nope"},
 		{OperatorID: "agent-1", Status: db.TaskQueued},
-		{NeedsReview: &yes, From: from, To: to},
+		{NeedsReview: &yes, From: from, To: from.Add(24 * time.Hour)},
+		{MinScore: &high, MaxScore: &top, From: from, To: to},
+		{MaxScore: &low, Kind: db.TaskCall},
 	} {
 		n, estimated, err := db.TaskCount(ctx, pool, f)
 		require.NoError(t, err)
@@ -242,8 +245,21 @@ func TestTaskCount(t *testing.T) {
 		require.EqualValues(t, len(tasks), n, "%+v", f)
 	}
 
-	// Past 10,000 matches a filter the kept counts do not cover is
-	// estimated, and says so.
+	// A page that ends the list is its own total; one past the end counts.
+	f := db.TaskFilter{OperatorID: "agent-1", Status: db.TaskQueued}
+	for _, p := range []db.TaskPage{{Limit: 5000}, {Skip: 990, Limit: 20}, {Skip: 5000, Limit: 20}, {Limit: 20}} {
+		p.Sort = db.TaskSortCreatedAt
+		tasks, total, estimated, err := db.TaskListTotal(ctx, pool, f, p)
+		require.NoError(t, err)
+		require.False(t, estimated)
+		require.EqualValues(t, 1000, total, "%+v", p)
+		require.Len(t, tasks, min(p.Limit, max(0, 1000-p.Skip)), "%+v", p)
+	}
+
+	// Past 1,000 matches a filter the kept counts do not cover is
+	// estimated (from the statistics autovacuum keeps), and says so.
+	_, err = pool.Exec(ctx, `ANALYZE tasks`)
+	require.NoError(t, err)
 	n, estimated, err := db.TaskCount(ctx, pool, db.TaskFilter{FileName: "f"})
 	require.NoError(t, err)
 	require.True(t, estimated)

@@ -387,11 +387,13 @@ func (f TaskFilter) where(args *[]any) string {
 		}
 		conds = append(conds, cond)
 	}
+	// Scores as the score sort's index holds them (tasks not audited yet
+	// at -1), so that a range of scores is read from it.
 	if f.MinScore != nil {
-		add("t.score >= $?", *f.MinScore)
+		add("COALESCE(t.score, -1) >= $?", *f.MinScore)
 	}
 	if f.MaxScore != nil {
-		add("t.score <= $?", *f.MaxScore)
+		add("COALESCE(t.score, -1) BETWEEN 0 AND $?", *f.MaxScore)
 	}
 	if f.FileName != "" {
 		add("t.file_name ILIKE '%' || $? || '%'", likeEscaper.Replace(f.FileName))
@@ -426,9 +428,23 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Task, error) { return scanTask(row) })
 }
 
+// TaskListTotal returns the page p of the tasks f selects (TaskList) and
+// their total (TaskCount). A first page that holds the whole list is its
+// total, and then nothing is counted.
+func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, estimated bool, err error) {
+	if tasks, err = TaskList(ctx, q, f, p); err != nil {
+		return nil, 0, false, err
+	}
+	if p.After == nil && len(tasks) < p.Limit && (p.Skip == 0 || len(tasks) > 0) {
+		return tasks, int64(p.Skip + len(tasks)), false, nil
+	}
+	total, estimated, err = TaskCount(ctx, q, f)
+	return tasks, total, estimated, err
+}
+
 // countExactly is how many matches TaskCount counts one by one before it
 // estimates instead.
-const countExactly = 10_000
+const countExactly = 1_000
 
 // TaskCount returns how many tasks f selects, and whether that is an
 // estimate. Filters on status, kind, campaign, creation time and result are
@@ -442,7 +458,13 @@ func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bo
 	}
 	var args []any
 	where := f.where(&args)
-	err = q.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1`+taskFrom+` WHERE `+where+` LIMIT `+
+	// Every task has its campaign: the join is needed only to filter by its
+	// name, and without it a count reads the indexes alone.
+	from := ` FROM tasks t`
+	if f.Campaign != "" {
+		from = taskFrom
+	}
+	err = q.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1`+from+` WHERE `+where+` LIMIT `+
 		strconv.Itoa(countExactly+1)+`) t`, args...).Scan(&n)
 	if err != nil || n <= countExactly {
 		return n, false, err
@@ -452,7 +474,7 @@ func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bo
 			Rows float64 `json:"Plan Rows"`
 		}
 	}
-	if err := q.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1`+taskFrom+` WHERE `+where, args...).Scan(&plan); err != nil {
+	if err := q.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1`+from+` WHERE `+where, args...).Scan(&plan); err != nil {
 		return 0, false, err
 	}
 	if len(plan) == 0 {

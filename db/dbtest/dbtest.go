@@ -96,10 +96,11 @@ func ForTasks(t testing.TB) (*pgxpool.Pool, db.Campaign) {
 	return pool, campaign
 }
 
-// PoolFor returns a pool on the database at url, closed when t ends.
+// PoolFor returns a pool on the database at url, opened as the service
+// opens its own (db.Open), closed when t ends.
 func PoolFor(t testing.TB, url string) *pgxpool.Pool {
 	t.Helper()
-	pool, err := pgxpool.New(context.Background(), url)
+	pool, err := db.Open(context.Background(), url, 10*time.Second)
 	require.NoError(t, err)
 	t.Cleanup(pool.Close)
 	return pool
