@@ -125,7 +125,6 @@ func (e *eventsResource) open(w http.ResponseWriter) (*sseWriter, bool) {
 	rc := http.NewResponseController(w)
 	conn, _, err := rc.Hijack()
 	if err != nil {
-		w.Header().Set("Connection", "keep-alive")
 		w.WriteHeader(http.StatusOK)
 		return &sseWriter{w: w, deadline: rc.SetWriteDeadline, flush: rc.Flush}, false
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 )
 
@@ -131,16 +132,24 @@ func TestRateLimitDocumented(t *testing.T) {
 	}
 }
 
+// processesAt is the limiters of two API processes on pool, allowing 1000
+// reads a minute, whose clocks stand still at start: nothing refills
+// while a test spends.
+func processesAt(pool db.DBTX, start time.Time) []*limiter {
+	procs := []*limiter{newLimiter(RateLimits{Reads: 1000}, pool), newLimiter(RateLimits{Reads: 1000}, pool)}
+	for _, p := range procs {
+		p.now = func() time.Time { return start }
+	}
+	return procs
+}
+
 // Two processes leasing from the same buckets admit, between them, a
 // user's limit exactly once they have both spent what they leased.
 func TestLimiterLeasesAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	pool := dbtest.Pool(t)
 	start := time.Now()
-	procs := []*limiter{newLimiter(RateLimits{Reads: 1000}, pool), newLimiter(RateLimits{Reads: 1000}, pool)}
-	for _, p := range procs {
-		p.now = func() time.Time { return start } // no refill meanwhile
-	}
+	procs := processesAt(pool, start)
 	admitted := 0
 	for i := 0; ; i++ {
 		a, b := procs[i%2].take(t.Context(), "alice", reads), procs[(i+1)%2].take(t.Context(), "alice", reads)
@@ -170,11 +179,7 @@ func TestLimiterLeasesAcrossProcesses(t *testing.T) {
 func TestLimiterLeasesOneAtATime(t *testing.T) {
 	t.Parallel()
 	pool := dbtest.Pool(t)
-	start := time.Now()
-	procs := []*limiter{newLimiter(RateLimits{Reads: 1000}, pool), newLimiter(RateLimits{Reads: 1000}, pool)}
-	for _, p := range procs {
-		p.now = func() time.Time { return start }
-	}
+	procs := processesAt(pool, time.Now())
 	var refused atomic.Int64
 	var wg sync.WaitGroup
 	for range 100 {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/cmd/auditd/proctest"
@@ -123,12 +124,7 @@ func TestProcessesActAsOne(t *testing.T) {
 func waitCount(t *testing.T, pool *pgxpool.Pool, query string, n int) {
 	t.Helper()
 	var got int
-	for range 240 {
-		require.NoError(t, pool.QueryRow(context.Background(), query).Scan(&got))
-		if got == n {
-			return
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
-	t.Fatalf("%d of %d after two minutes: %s", got, n, query)
+	require.Eventually(t, func() bool {
+		return assert.NoError(t, pool.QueryRow(context.Background(), query).Scan(&got)) && got == n
+	}, 2*time.Minute, 100*time.Millisecond, "%s: not %d", query, n)
 }
