@@ -20,18 +20,19 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 98.4 % (English 98.1), confident 99.1 %, 1 of 121
-	// critical failures passed.
+	// Measured: 96.6 % (English 96.7, Spanish 96.4; lowest group English
+	// chats, 96.1), confident 98.6 %, 6 of 235 critical failures passed.
 	eval.Dev: {agreement: 0.96, groupAgreement: 0.95, confident: 0.98, criticalFalse: 0.05},
-	// Measured: 93.7 % (es 92.3, en 95.0, chats 93.0, calls 95.5; lowest
-	// group Spanish chats, 92.1), confident 97.0 %, 8 of 37 critical
-	// failures passed (21.6 %: one more than the round before, reported
-	// as read; the goal, 10 %, is not met by the rules alone).
-	eval.Holdout: {agreement: 0.9, groupAgreement: 0.88, confident: 0.96, criticalFalse: 0.22},
+	// Measured on 72 cases written for this split by three writers who
+	// never saw the rules: 91.4 % (es 90.6, en 92.1, chats 89.8, calls
+	// 93.3; lowest group Spanish chats, 88.4), confident 96.6 %, 7 of 38
+	// critical failures passed (18.4 %; the goal, 10 %, is not met by the
+	// rules alone).
+	eval.Holdout: {agreement: 0.9, groupAgreement: 0.87, confident: 0.95, criticalFalse: 0.2},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
-const minCases = 420
+const minCases = 490
 
 // TestAuditorAgreesWithTheAnalysts audits the evaluation set as the audit
 // job does and holds every split present, and each language and kind in

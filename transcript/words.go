@@ -21,7 +21,8 @@ type Word struct {
 // Unicode category Mn: "Días" → "dias", "ñ" → "n"), and treats every rune
 // that is not a letter, digit or spacing mark as a separator, except
 // apostrophes, which join ("don't" → "dont") so that a phrase and its
-// contracted spelling agree.
+// contracted spelling agree. A pictograph outside Latin-1 (Unicode
+// category So: "🙄", "😅", "☕") is a word of its own, so a rule can name it.
 func AppendWords(buf []byte, words []Word, text string) ([]byte, []Word) {
 	var cur Word
 	in := false // inside a word
@@ -53,6 +54,18 @@ func AppendWords(buf []byte, words []Word, text string) ([]byte, []Word) {
 			continue
 		}
 		if r == '’' || r == 'ʼ' {
+			continue
+		}
+		if r > unicode.MaxLatin1 && unicode.Is(unicode.So, r) {
+			// A pictograph ("🙄", "😅") is a word of its own.
+			if in {
+				cur.NormTo = int32(len(buf))
+				words = append(words, cur)
+				in = false
+			}
+			words = append(words, Word{From: int32(i), To: int32(i + size), NormFrom: int32(len(buf))})
+			buf = utf8.AppendRune(buf, r)
+			words[len(words)-1].NormTo = int32(len(buf))
 			continue
 		}
 		kept := false

@@ -24,6 +24,11 @@ func TestNormalWords(t *testing.T) {
 		{"Straße", []string{"straße"}},
 		{"Ελληνικά", []string{"ελληνικα"}},
 		{"…¡!¿?", []string{}},
+		{"Ya veo🙄 claro", []string{"ya", "veo", "🙄", "claro"}},
+		{"😂😂 ok", []string{"😂", "😂", "ok"}},
+		{"👍🏽 vale", []string{"👍", "vale"}},           // the skin tone is a separator
+		{"❤️gracias", []string{"❤", "gracias"}},      // the variation selector is dropped
+		{"20°C © 2026", []string{"20", "c", "2026"}}, // Latin-1 signs separate
 		{"", []string{}},
 	}
 	for _, tt := range tests {

@@ -25,6 +25,7 @@
 //	  "cues_together": 2,                              // 2 to 10 (default 2)
 //	  "replies": ["how rude"],                         // the other party's reply to a turn: a hint about it
 //	  "reply_cues": ["unbelievable"],                  // … a cue of the turn it answers
+//	  "unprompted": ["jaja*", "lol", "😂"],             // a hint when the other party's turn before had none
 //	  "negation": true,                                // a negated phrase does not count (default)
 //	  "exact": false,                                  // true: no tolerance for misspellings
 //	  "absence_confidence": 0.8, "not_applicable_confidence": 0.7, "hint_confidence": 0.6
@@ -78,7 +79,8 @@
 //
 // Transcript and phrases are compared as sequences of normalised words:
 // case folded, accents removed, punctuation ignored ("¿Algo más?" is "algo
-// mas"), apostrophes joined ("don't" is "dont"). A phrase word of 6 to 8
+// mas"), apostrophes joined ("don't" is "dont"), and a pictograph is a
+// word of its own ("🙄"). A phrase word of 6 to 8
 // letters matches a word within 1 edit (insertion, deletion, substitution
 // or transposition of adjacent letters: "gracais" is "gracias"), of 9
 // letters or more within 2; shorter words ("diga" is not "día"), =words and the words of an
@@ -136,7 +138,13 @@
 //     scope is a hint about it, and a reply cue ("unbelievable",
 //     "increíble") counts as one of the cues of the turn it answers (at
 //     most one per turn: "Well, that's how it works." answered
-//     "Unbelievable." is two cues). Rules with replies name their speaker.
+//     "Unbelievable." is two cues). Some signs tell only when they answer
+//     nothing like themselves: an unprompted phrase is a hint when the
+//     other party's turn before it said none of the unprompted phrases
+//     (an agent who laughs, "jaja", "lol", "😂", at a customer who had
+//     not laughed laughs at them, not with them); no negation undoes
+//     one ("no son suyas jeje"). Rules with replies or
+//     unprompted phrases name their speaker.
 //
 // Verdicts below the service's review threshold (AUDIT_REVIEW_CONFIDENCE)
 // are marked for an analyst's review, and the hybrid engine asks a

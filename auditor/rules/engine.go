@@ -54,15 +54,16 @@ type cexpr struct {
 
 // criterion is a compiled rule.
 type criterion struct {
-	rule      rule
-	any       group   // nil when the rule has no "any"
-	all       []group // one per item of "all"
-	none      group   // nil when the rule has no "none"
-	hints     group
-	cues      group
-	replies   group
-	replyCues group
-	appliesIf group
+	rule       rule
+	any        group   // nil when the rule has no "any"
+	all        []group // one per item of "all"
+	none       group   // nil when the rule has no "none"
+	hints      group
+	cues       group
+	replies    group
+	replyCues  group
+	unprompted group
+	appliesIf  group
 }
 
 // group is a list of alternative phrases.
@@ -85,7 +86,8 @@ func New(card scoring.Scorecard) (*Engine, error) {
 	for i, cr := range card.Criteria {
 		r, _ := parseRule(cr.Rule) // Validate accepted it
 		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints), cues: c.group(r.cues),
-			replies: c.group(r.replies), replyCues: c.group(r.replyCues), appliesIf: c.group(r.appliesIf)}
+			replies: c.group(r.replies), replyCues: c.group(r.replyCues), unprompted: c.group(r.unprompted),
+			appliesIf: c.group(r.appliesIf)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
 		}
@@ -855,6 +857,47 @@ func (a *audit) firstReply(g group, r *rule) (hit, bool) {
 	return best, ok
 }
 
+// firstUnprompted returns the earliest phrase of g that counts against the
+// speaker in a turn whose other party, in their turn before it, said none
+// of g's phrases: laughter answered with laughter is shared, laughter
+// that answers none is at the customer. Unlike hints, they are never
+// negated.
+func (a *audit) firstUnprompted(g group, r *rule) (hit, bool) {
+	if len(g) == 0 {
+		return hit{}, false
+	}
+	prompted := map[int32]bool{}
+	for _, ref := range g {
+		for _, sp := range a.occurrences(ref.id) {
+			if seg := a.words[sp.first].seg; a.others(r, seg) {
+				prompted[seg] = true
+			}
+		}
+	}
+	// A sign of tone is not a claim, so no negation undoes it ("no son
+	// suyas jeje").
+	signs := *r
+	signs.negation = false
+	for _, h := range a.against(g, &signs) {
+		seg := a.words[h.span.first].seg
+		prev := seg - 1
+		for prev >= 0 && !a.others(r, prev) {
+			prev--
+		}
+		if prev < 0 || !prompted[prev] {
+			return h, true
+		}
+	}
+	return hit{}, false
+}
+
+// others reports whether segment seg is the other party's, for a rule
+// with one speaker.
+func (a *audit) others(r *rule, seg int32) bool {
+	sp := a.speakers[seg]
+	return sp != r.speaker && sp != transcript.Unknown
+}
+
 // judge applies criterion c (id) to the transcript.
 func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	r := &c.rule
@@ -946,12 +989,16 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		v.Basis, v.Confidence = scoring.BasisConflict, confidenceConflict
 	default:
 		v.Basis, v.Confidence = scoring.BasisAbsence, r.absenceConfidence
-		// A hint, else a reply, else cues together turn the verdict.
+		// A hint, else a reply, else something unprompted, else cues
+		// together turn the verdict.
 		var signs []hit
+		unprompted := false
 		if hs := a.against(c.hints, r); len(hs) > 0 {
 			signs = hs[:1]
 		} else if h, ok := a.firstReply(c.replies, r); ok {
 			signs = []hit{h}
+		} else if h, ok := a.firstUnprompted(c.unprompted, r); ok {
+			signs, unprompted = []hit{h}, true
 		} else {
 			signs = a.together(c.cues, c.replyCues, r)
 		}
@@ -962,9 +1009,12 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 			for i, h := range signs {
 				cs[i] = a.cite(h)
 			}
-			if len(cs) == 1 { // cues come at least two together
+			switch {
+			case unprompted:
+				failures = append(failures, a.w.unprompted(cs[0], v.Complies))
+			case len(cs) == 1: // cues come at least two together
 				failures = append(failures, a.w.hint(cs[0], v.Complies))
-			} else {
+			default:
 				failures = append(failures, a.w.cues(cs, v.Complies))
 			}
 			cited = append(cited, signs...)

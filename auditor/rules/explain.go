@@ -49,6 +49,10 @@ type wording interface {
 	// cues: nothing decisive was said, but the cues cs, said in one turn,
 	// together suggest the verdict complies.
 	cues(cs []citation, complies bool) string
+	// unprompted: nothing decisive was said, but c was said when the
+	// other party had said nothing like it just before, which suggests
+	// the verdict complies.
+	unprompted(c citation, complies bool) string
 }
 
 // wordingFor picks the wording for a BCP 47 language tag: Spanish for "es"
@@ -255,6 +259,18 @@ func (w english) cues(cs []citation, complies bool) string {
 	return "Possibly not met: " + said + ", which together suggest it; an analyst should confirm."
 }
 
+func (w english) unprompted(c citation, complies bool) string {
+	other := "the agent"
+	if c.speaker == transcript.Agent {
+		other = "the customer"
+	}
+	said := w.clause(c) + ", though " + other + " had said nothing like it just before"
+	if complies {
+		return "Nothing decisive was said, but " + said + ", which suggests it is met; an analyst should confirm."
+	}
+	return "Possibly not met: " + said + "; an analyst should confirm."
+}
+
 // joinClauses says every citation of cs with clause, joined by and.
 func joinClauses(cs []citation, clause func(citation) string, and string) string {
 	said := make([]string, len(cs))
@@ -396,6 +412,18 @@ func (w spanish) cues(cs []citation, complies bool) string {
 		return "No se dijo nada concluyente, pero " + said + ", lo que en conjunto indica que se cumple; conviene que lo confirme un analista."
 	}
 	return "Posible incumplimiento: " + said + ", lo que en conjunto lo sugiere; conviene que lo confirme un analista."
+}
+
+func (w spanish) unprompted(c citation, complies bool) string {
+	other := "el agente"
+	if c.speaker == transcript.Agent {
+		other = "el cliente"
+	}
+	said := w.clause(c) + " sin que " + other + " hubiera dicho nada parecido justo antes"
+	if complies {
+		return "No se dijo nada concluyente, pero " + said + ", lo que indica que se cumple; conviene que lo confirme un analista."
+	}
+	return "Posible incumplimiento: " + said + "; conviene que lo confirme un analista."
 }
 
 // shown1 is how an explanation shows a phrase: alternatives by their first

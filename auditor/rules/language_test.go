@@ -289,6 +289,46 @@ func TestReplies(t *testing.T) {
 		judge(t, rule, scoring.Chat, chat, "es").Explanation)
 }
 
+// Laughter that answers laughter is shared; laughter that answers none is
+// at the customer. A pictograph is a word a rule can name, and no negation
+// undoes a sign of tone.
+func TestUnprompted(t *testing.T) {
+	t.Parallel()
+	rule := `{"none": ["=idiot", "=idiota"], "speaker": "agent", "unprompted": ["jaja*", "haha*", "=lol", "😂", "🙄"]}`
+	for _, tt := range []struct {
+		text     string
+		lang     string
+		complies bool
+	}{
+		{"Customer: the parcel was stolen from my porch\nAgent: lol, happens a lot round there", "en", false},
+		{"Cliente: me robaron el paquete\nAgente: Pues a veces los vecinos se llevan cosas que no son suyas jajaja", "es", false},
+		{"Customer: I typed my password wrong five times\nAgent: 🙄 ok, resetting it.", "en", false},
+		{"Cliente: puse mal la contraseña\nAgente: 😂 vale, te la reseteo", "es", false},
+		{"Customer: my cat walked on the keyboard haha\nAgent: Haha, cats! Let me fix it.", "en", true},
+		{"Cliente: mi gato pisó el teclado 😂\nAgente: Jajaja, los gatos. Te lo arreglo.", "es", true},
+		{"Customer: jaja ok, my fault\nAgent: No worries.\nAgent: haha, it's done.", "en", true},
+		{"Agent: Hello! 😊\nCustomer: hi\nAgent: All sorted.", "en", true},
+		{"Agent: haha hi, how can I help?", "en", false},
+		{"Customer: it's broken\nAgent: Sorry about that, let me check.\nCustomer: lol ok", "en", true},
+	} {
+		chat, _, err := transcript.ParseChat([]byte(tt.text))
+		require.NoError(t, err)
+		v := judge(t, rule, scoring.Chat, chat, tt.lang)
+		require.Equal(t, tt.complies, v.Complies, tt.text)
+		if !tt.complies {
+			require.Equal(t, []any{scoring.BasisConflict, 0.6}, []any{v.Basis, v.Confidence}, tt.text)
+		}
+	}
+	chat, _, err := transcript.ParseChat([]byte("Customer: the parcel was stolen\nAgent: lol, happens"))
+	require.NoError(t, err)
+	require.Equal(t, `Possibly not met: the agent said "lol" in turn 2, though the customer had said nothing like it just before; an analyst should confirm. The agent said no forbidden phrase.`,
+		judge(t, rule, scoring.Chat, chat, "en").Explanation)
+	chat, _, err = transcript.ParseChat([]byte("Cliente: me robaron el paquete\nAgente: 🙄 vale"))
+	require.NoError(t, err)
+	require.Equal(t, `Posible incumplimiento: el agente dijo «🙄» en el turno 2 sin que el cliente hubiera dicho nada parecido justo antes; conviene que lo confirme un analista. El agente no dijo ninguna frase prohibida.`,
+		judge(t, rule, scoring.Chat, chat, "es").Explanation)
+}
+
 func TestAssessment(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -314,19 +354,21 @@ func TestAssessment(t *testing.T) {
 func TestPhraseErrors(t *testing.T) {
 	t.Parallel()
 	for rule, want := range map[string]string{
-		`{"any": ["refund NEAR/x card"]}`:                       `rule.any[0]: "refund NEAR/x card" at character 8: NEAR/ takes a number of words from 1 to 50, as in NEAR/5`,
-		`{"any": ["NEAR/3 card"]}`:                              `rule.any[0]: "NEAR/3 card" at character 1: NEAR/3 needs words before it, as in "refund NEAR/5 card"`,
-		`{"any": ["card BEFORE/3"]}`:                            `rule.any[0]: "card BEFORE/3" at character 14: BEFORE/3 needs words after it`,
-		`{"any": ["ref {code}"]}`:                               `rule.any[0]: "ref {code}" at character 5: "{code}" is not a slot; slots are {agent_name}, {amount}, {date}, {name}, {number}, {ref}, {timeframe}`,
-		`{"any": ["re* fund"]}`:                                 `rule.any[0]: "re* fund" at character 1: "re*": a wildcard needs a stem of at least 3 letters`,
-		`{"any": ["a||b"]}`:                                     `rule.any[0]: "a||b" at character 1: "a||b" has an empty alternative; write word|other, =word or stem*`,
-		`{"any": ["x"], "absence_confidence": 2}`:               `rule.absence_confidence: must be a number from 0 to 1, such as 0.8`,
-		`{"any": ["x"], "hint_confidence": 0.5}`:                `rule.hint_confidence: only means something with "hints", "cues", "replies" or "reply_cues"`,
-		`{"none": ["x"], "cues_together": 3}`:                   `rule.cues_together: only means something with "cues" or "reply_cues"`,
-		`{"none": ["x"], "replies": ["how rude"]}`:              `rule.speaker: must be "agent" or "customer" when the rule has "replies" or "reply_cues": a reply comes from the other party`,
-		`{"none": ["x"], "speaker": "agent", "reply_cues": []}`: `rule.reply_cues: must list at least one phrase`,
-		`{"none": ["x"], "cues": ["well"], "cues_together": 1}`: `rule.cues_together: must be a whole number from 2 to 10: how many different cues in one turn count as a hint`,
-		`{"any": ["x"], "within_last_own_turns": 2}`:            `rule.speaker: must be "agent" or "customer" when the rule counts the speaker's own turns`,
+		`{"any": ["refund NEAR/x card"]}`:                         `rule.any[0]: "refund NEAR/x card" at character 8: NEAR/ takes a number of words from 1 to 50, as in NEAR/5`,
+		`{"any": ["NEAR/3 card"]}`:                                `rule.any[0]: "NEAR/3 card" at character 1: NEAR/3 needs words before it, as in "refund NEAR/5 card"`,
+		`{"any": ["card BEFORE/3"]}`:                              `rule.any[0]: "card BEFORE/3" at character 14: BEFORE/3 needs words after it`,
+		`{"any": ["ref {code}"]}`:                                 `rule.any[0]: "ref {code}" at character 5: "{code}" is not a slot; slots are {agent_name}, {amount}, {date}, {name}, {number}, {ref}, {timeframe}`,
+		`{"any": ["re* fund"]}`:                                   `rule.any[0]: "re* fund" at character 1: "re*": a wildcard needs a stem of at least 3 letters`,
+		`{"any": ["a||b"]}`:                                       `rule.any[0]: "a||b" at character 1: "a||b" has an empty alternative; write word|other, =word or stem*`,
+		`{"any": ["x"], "absence_confidence": 2}`:                 `rule.absence_confidence: must be a number from 0 to 1, such as 0.8`,
+		`{"any": ["x"], "hint_confidence": 0.5}`:                  `rule.hint_confidence: only means something with "hints", "cues", "replies", "reply_cues" or "unprompted"`,
+		`{"none": ["x"], "cues_together": 3}`:                     `rule.cues_together: only means something with "cues" or "reply_cues"`,
+		`{"none": ["x"], "replies": ["how rude"]}`:                `rule.speaker: must be "agent" or "customer" when the rule has "replies", "reply_cues" or "unprompted": they look at the other party's turns too`,
+		`{"none": ["x"], "unprompted": ["lol"]}`:                  `rule.speaker: must be "agent" or "customer" when the rule has "replies", "reply_cues" or "unprompted": they look at the other party's turns too`,
+		`{"none": ["x"], "speaker": "agent", "unprompted": [""]}`: `rule.unprompted[0]: "" has no words to look for`,
+		`{"none": ["x"], "speaker": "agent", "reply_cues": []}`:   `rule.reply_cues: must list at least one phrase`,
+		`{"none": ["x"], "cues": ["well"], "cues_together": 1}`:   `rule.cues_together: must be a whole number from 2 to 10: how many different cues in one turn count as a hint`,
+		`{"any": ["x"], "within_last_own_turns": 2}`:              `rule.speaker: must be "agent" or "customer" when the rule counts the speaker's own turns`,
 	} {
 		err := scoring.Validate(scoring.Scorecard{Criteria: []scoring.Criterion{criterion("c", rule)}}, rules.CheckRule)
 		require.Error(t, err, rule)

@@ -37,13 +37,14 @@ const (
 	keyCuesTogether            = "cues_together"
 	keyReplies                 = "replies"
 	keyReplyCues               = "reply_cues"
+	keyUnprompted              = "unprompted"
 )
 
 // ruleKeys lists every key, for the error that names an unknown one.
 var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keySpeaker, keyExact, keyNegation,
 	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
 	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence,
-	keyCues, keyCuesTogether, keyReplies, keyReplyCues}
+	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted}
 
 // anySpeaker is the speaker scope that takes every segment.
 const anySpeaker = "any"
@@ -80,7 +81,11 @@ type rule struct {
 	// reply is a hint. A reply cue ("unbelievable", "increíble") counts as
 	// one of the cues of the turn it answers.
 	replies, replyCues []phrase
-	appliesIf          []phrase // when none is said, the criterion does not apply
+	// unprompted phrases are a hint when the speaker says one and the
+	// other party's turn before said none of them: laughing at the
+	// customer ("jaja", "lol", "😂") rather than with them.
+	unprompted []phrase
+	appliesIf  []phrase // when none is said, the criterion does not apply
 	// appliesIfSpeaker is whose turns applies_if looks at: what the
 	// interaction is about ("I don't recognise a charge on my account"),
 	// negated or not.
@@ -189,6 +194,8 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 			r.replies = parsePhrases(v, key, r.exact, add)
 		case keyReplyCues:
 			r.replyCues = parsePhrases(v, key, r.exact, add)
+		case keyUnprompted:
+			r.unprompted = parsePhrases(v, key, r.exact, add)
 		case keyCuesTogether:
 			if json.Unmarshal(v, &r.cuesTogether) != nil || r.cuesTogether < 2 || r.cuesTogether > maxCuesTogether {
 				add(key, "must be a whole number from 2 to %d: how many different cues in one turn count as a hint", maxCuesTogether)
@@ -209,15 +216,17 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	if _, ok := fields[keyAppliesIfSpeaker]; ok && r.appliesIf == nil {
 		add(keyAppliesIfSpeaker, "only means something with %q", keyAppliesIf)
 	}
-	if _, ok := fields[keyHintConfidence]; ok && r.hints == nil && r.cues == nil && r.replies == nil && r.replyCues == nil {
-		add(keyHintConfidence, "only means something with %q, %q, %q or %q", keyHints, keyCues, keyReplies, keyReplyCues)
+	if _, ok := fields[keyHintConfidence]; ok && r.hints == nil && r.cues == nil && r.replies == nil && r.replyCues == nil &&
+		r.unprompted == nil {
+		add(keyHintConfidence, "only means something with %q, %q, %q, %q or %q", keyHints, keyCues, keyReplies, keyReplyCues,
+			keyUnprompted)
 	}
 	if _, ok := fields[keyCuesTogether]; ok && r.cues == nil && r.replyCues == nil {
 		add(keyCuesTogether, "only means something with %q or %q", keyCues, keyReplyCues)
 	}
-	if (r.replies != nil || r.replyCues != nil) && r.speaker == anySpeaker {
-		add(keySpeaker, "must be %q or %q when the rule has %q or %q: a reply comes from the other party",
-			transcript.Agent, transcript.Customer, keyReplies, keyReplyCues)
+	if (r.replies != nil || r.replyCues != nil || r.unprompted != nil) && r.speaker == anySpeaker {
+		add(keySpeaker, "must be %q or %q when the rule has %q, %q or %q: they look at the other party's turns too",
+			transcript.Agent, transcript.Customer, keyReplies, keyReplyCues, keyUnprompted)
 	}
 	if (r.withinFirstOwnTurns > 0 || r.withinLastOwnTurns > 0) && r.speaker == anySpeaker {
 		add(keySpeaker, "must be %q or %q when the rule counts the speaker's own turns", transcript.Agent, transcript.Customer)
