@@ -256,6 +256,34 @@ func TestTaskCount(t *testing.T) {
 		require.Len(t, tasks, min(p.Limit, max(0, 1000-p.Skip)), "%+v", p)
 	}
 
+	// A search by file name with few matches reads them once for the page
+	// and the total, in the page's order.
+	_, err = pool.Exec(ctx, `
+		INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
+			language, uploaded_by, created_at, updated_at, score)
+		SELECT gen_random_uuid(), 'chat', 'audited', 'Call-' || i || '.txt', 'text/plain', 1,
+			encode(sha256(('c' || i)::bytea), 'hex'), 'c' || i, $1, 'es', 'qa', $2::timestamptz - i * interval '1 hour',
+			$2::timestamptz, (i * 37) % 100
+		FROM generate_series(1, 30) i`, campaign.ID, start)
+	require.NoError(t, err)
+	search := db.TaskFilter{FileName: "call-1"}
+	for _, p := range []db.TaskPage{
+		{Sort: db.TaskSortFileName, Limit: 5},
+		{Sort: db.TaskSortScore, Desc: true, Limit: 5},
+		{Sort: db.TaskSortCreatedAt, Limit: 50},
+	} {
+		all, err := db.TaskList(ctx, pool, search, db.TaskPage{Sort: p.Sort, Desc: p.Desc, Limit: 1000})
+		require.NoError(t, err)
+		require.Len(t, all, 11, "Call-1, Call-10 … Call-19")
+		tasks, total, estimated, err := db.TaskListTotal(ctx, pool, search, p)
+		require.NoError(t, err)
+		require.False(t, estimated)
+		require.EqualValues(t, 11, total, "%+v", p)
+		require.Equal(t, all[:min(p.Limit, 11)], tasks, "%+v", p)
+	}
+	_, _, _, err = db.TaskListTotal(ctx, pool, search, db.TaskPage{Sort: "size", Limit: 5})
+	require.ErrorContains(t, err, `unknown sort "size"`)
+
 	// Past 1,000 matches a filter the kept counts do not cover is
 	// estimated (from the statistics autovacuum keeps), and says so.
 	_, err = pool.Exec(ctx, `ANALYZE tasks`)
@@ -264,4 +292,11 @@ func TestTaskCount(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, estimated)
 	require.InEpsilon(t, 12_000, n, 0.5)
+	tasks, total, estimated, err := db.TaskListTotal(ctx, pool, db.TaskFilter{FileName: "f"},
+		db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 20})
+	require.NoError(t, err)
+	require.True(t, estimated)
+	require.InEpsilon(t, 12_000, total, 0.5)
+	require.Len(t, tasks, 20)
+	require.True(t, tasks[0].CreatedAt.After(tasks[19].CreatedAt), "newest first")
 }

@@ -310,11 +310,15 @@ const (
 // expression over a cursor's value (a printf pattern for the parameter).
 // File names sort ignoring case; tasks not audited yet sort below every
 // score.
-var taskSorts = map[string]struct{ key, param string }{
+var taskSorts = map[string]taskSort{
 	TaskSortCreatedAt: {"t.created_at", "%s::timestamptz"},
 	TaskSortFileName:  {"lower(t.file_name)", "lower(%s::text)"},
 	TaskSortScore:     {"COALESCE(t.score, -1)", "%s::numeric"},
 }
+
+// taskSort is an ordering of tasks: the expression it orders by, and a
+// printf pattern of the same expression over a parameter.
+type taskSort struct{ key, param string }
 
 // TaskCursor is a position in an ordering: the sort value and uuid of the
 // last task seen.
@@ -404,34 +408,37 @@ func (f TaskFilter) where(args *[]any) string {
 // TaskList returns the page p of the tasks f selects. It returns an error
 // for an unknown p.Sort.
 func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, error) {
-	sort, ok := taskSorts[p.Sort]
-	if !ok {
-		return nil, fmt.Errorf("task list: unknown sort %q", p.Sort)
+	sort, dir, cmp, err := p.order()
+	if err != nil {
+		return nil, err
 	}
 	var args []any
 	where := f.where(&args)
-	dir, cmp := "ASC", ">"
-	if p.Desc {
-		dir, cmp = "DESC", "<"
-	}
 	if p.After != nil {
 		args = append(args, p.After.Value, p.After.UUID)
 		value := fmt.Sprintf(sort.param, "$"+strconv.Itoa(len(args)-1))
 		where += fmt.Sprintf(" AND (%s, t.uuid) %s (%s, $%d::uuid)", sort.key, cmp, value, len(args))
 	}
 	args = append(args, p.Limit, p.Skip)
-	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT %s%s WHERE %s ORDER BY %s %s, t.uuid %s LIMIT $%d OFFSET $%d`,
-		taskColumns, taskFrom, where, sort.key, dir, dir, len(args)-1, len(args)), args...)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Task, error) { return scanTask(row) })
+	return collectTasks(q.Query(ctx, fmt.Sprintf(`SELECT %s%s WHERE %s ORDER BY %s %s, t.uuid %s LIMIT $%d OFFSET $%d`,
+		taskColumns, taskFrom, where, sort.key, dir, dir, len(args)-1, len(args)), args...))
 }
 
 // TaskListTotal returns the page p of the tasks f selects (TaskList) and
 // their total (TaskCount). A first page that holds the whole list is its
-// total, and then nothing is counted.
+// total, and then nothing is counted. A first page of a search by file
+// name, which no index reads in order, reads the matches once for both
+// when there are no more than countExactly of them.
 func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, estimated bool, err error) {
+	if p.After == nil && p.Skip == 0 && f.FileName != "" {
+		few, err := taskListFew(ctx, q, f, p)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		if len(few) <= countExactly {
+			return few[:min(len(few), p.Limit)], int64(len(few)), false, nil
+		}
+	}
 	if tasks, err = TaskList(ctx, q, f, p); err != nil {
 		return nil, 0, false, err
 	}
@@ -440,6 +447,41 @@ func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks
 	}
 	total, estimated, err = TaskCount(ctx, q, f)
 	return tasks, total, estimated, err
+}
+
+// taskListFew returns up to countExactly+1 of the tasks f selects, in p's
+// order: all of them, in order, when there are no more than countExactly.
+func taskListFew(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, error) {
+	sort, dir, _, err := p.order()
+	if err != nil {
+		return nil, err
+	}
+	var args []any
+	where := f.where(&args)
+	return collectTasks(q.Query(ctx, fmt.Sprintf(`SELECT %s FROM (SELECT t.*%s WHERE %s LIMIT %d) t
+		JOIN campaigns c ON c.id = t.campaign_id ORDER BY %s %s, t.uuid %s`,
+		taskColumns, taskFrom, where, countExactly+1, sort.key, dir, dir), args...))
+}
+
+// order returns p's sort, its direction and the comparison that continues
+// it after a cursor; an error for an unknown p.Sort.
+func (p TaskPage) order() (sort taskSort, dir, cmp string, err error) {
+	sort, ok := taskSorts[p.Sort]
+	if !ok {
+		return sort, "", "", fmt.Errorf("task list: unknown sort %q", p.Sort)
+	}
+	if p.Desc {
+		return sort, "DESC", "<", nil
+	}
+	return sort, "ASC", ">", nil
+}
+
+// collectTasks scans the rows of a query of taskColumns.
+func collectTasks(rows pgx.Rows, err error) ([]Task, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (Task, error) { return scanTask(row) })
 }
 
 // countExactly is how many matches TaskCount counts one by one before it
