@@ -139,6 +139,56 @@ func TestDashboardFiguresFollowTaskChanges(t *testing.T) {
 	}
 }
 
+// After a bulk change the fold gives the pending table's emptied pages
+// back, waiting for no writer longer than its lock timeout and losing no
+// change written meanwhile; a small table is left alone.
+func TestTaskStatsCompact(t *testing.T) {
+	t.Parallel()
+	pool, campaign := dbtest.ForTasks(t)
+	ctx := context.Background()
+	start := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	compacted, err := db.TaskStatsCompact(ctx, pool)
+	require.NoError(t, err)
+	require.False(t, compacted, "an empty table is left alone")
+
+	_, err = pool.Exec(ctx, `
+		INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
+			language, uploaded_by, created_at, updated_at)
+		SELECT gen_random_uuid(), 'chat', 'queued', 'bulk-' || i || '.txt', 'text/plain', 1,
+			encode(sha256(('b' || i)::bytea), 'hex'), 'b' || i, $1, 'es', 'qa', $2::timestamptz + i * interval '1 second',
+			$2::timestamptz
+		FROM generate_series(1, 40000) i`, campaign.ID, start)
+	require.NoError(t, err)
+	_, err = db.TaskStatsFold(ctx, pool)
+	require.NoError(t, err)
+	var size int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT pg_relation_size('task_stats_pending')`).Scan(&size))
+	require.Greater(t, size, int64(8<<20), "the folded bulk insert left its pages")
+
+	// A writer holds the table past the lock timeout: compacting gives up.
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer tx.Rollback(ctx) //nolint:errcheck
+	_, err = tx.Exec(ctx, `UPDATE tasks SET status = 'failed' WHERE file_name = 'bulk-7.txt'`)
+	require.NoError(t, err)
+	compacted, err = db.TaskStatsCompact(ctx, pool)
+	require.NoError(t, err)
+	require.False(t, compacted)
+	require.NoError(t, tx.Commit(ctx))
+
+	// Free, it folds and truncates, and the writer's change is counted.
+	compacted, err = db.TaskStatsCompact(ctx, pool)
+	require.NoError(t, err)
+	require.True(t, compacted)
+	require.NoError(t, pool.QueryRow(ctx, `SELECT pg_relation_size('task_stats_pending')`).Scan(&size))
+	require.Zero(t, size)
+	require.Empty(t, rollupDrift(t, pool))
+	n, estimated, err := db.TaskCount(ctx, pool, db.TaskFilter{Status: db.TaskFailed})
+	require.NoError(t, err)
+	require.False(t, estimated)
+	require.EqualValues(t, 1, n)
+}
+
 // dashboardsCount checks that periods whose ends cut quarter hours and days
 // read the same figures as counting their tasks, in any zone, for a
 // campaign and for an agent.

@@ -419,9 +419,12 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 		value := fmt.Sprintf(sort.param, "$"+strconv.Itoa(len(args)-1))
 		where += fmt.Sprintf(" AND (%s, t.uuid) %s (%s, $%d::uuid)", sort.key, cmp, value, len(args))
 	}
-	args = append(args, p.Limit, p.Skip)
-	return collectTasks(q.Query(ctx, fmt.Sprintf(`SELECT %s%s WHERE %s ORDER BY %s %s, t.uuid %s LIMIT $%d OFFSET $%d`,
-		taskColumns, taskFrom, where, sort.key, dir, dir, len(args)-1, len(args)), args...))
+	// The limit and offset are written into the statement, not passed: a
+	// prepared statement's generic plan, which Postgres may switch to after
+	// five runs, would otherwise assume a tenth of a million tasks wanted
+	// and sort them all.
+	return collectTasks(q.Query(ctx, fmt.Sprintf(`SELECT %s%s WHERE %s ORDER BY %s %s, t.uuid %s LIMIT %d OFFSET %d`,
+		taskColumns, taskFrom, where, sort.key, dir, dir, p.Limit, p.Skip), args...))
 }
 
 // TaskListTotal returns the page p of the tasks f selects (TaskList) and

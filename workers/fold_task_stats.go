@@ -18,8 +18,14 @@ type FoldTaskStatsWorker struct {
 }
 
 // Work implements river.Worker. A change is folded once, whichever fold
-// deletes it first, so a retry or a concurrent run is harmless.
+// deletes it first, so a retry or a concurrent run is harmless. After a
+// burst of changes (a bulk import, a re-audit of a campaign) it also gives
+// the pending table's emptied pages back (db.TaskStatsCompact), which the
+// dashboard and the task list's totals would otherwise keep reading.
 func (w *FoldTaskStatsWorker) Work(ctx context.Context, job *river.Job[jobs.FoldTaskStatsArgs]) error {
-	_, err := db.TaskStatsFold(ctx, w.pool)
+	if _, err := db.TaskStatsFold(ctx, w.pool); err != nil {
+		return err
+	}
+	_, err := db.TaskStatsCompact(ctx, w.pool)
 	return err
 }
