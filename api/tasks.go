@@ -43,6 +43,7 @@ type tasksResource struct {
 
 func (t *tasksResource) register(api huma.API) {
 	t.registerUpload(api)
+	t.registerExport(api)
 
 	op := operation(http.MethodGet, "/tasks", "list-tasks", "List tasks", role.Operator, http.StatusBadRequest)
 	op.Description += " Operators see only the tasks where they are the audited agent. Pages either with the opaque " +
@@ -73,12 +74,8 @@ func (t *tasksResource) register(api huma.API) {
 		"The recording is personal data: `Cache-Control: no-store`, like every answer."
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.audio)
-	binary := &huma.Schema{Type: "string", Format: "binary"}
-	get := api.OpenAPI().Paths["/tasks/{uuid}/audio"].Get
-	get.Responses["200"] = &huma.Response{Description: "The whole recording",
-		Content: map[string]*huma.MediaType{"audio/*": {Schema: binary}}}
-	get.Responses["206"] = &huma.Response{Description: "The requested range of the recording",
-		Content: map[string]*huma.MediaType{"audio/*": {Schema: binary}}}
+	binaryResponse(api, "/tasks/{uuid}/audio", "200", "The whole recording", "audio/*")
+	binaryResponse(api, "/tasks/{uuid}/audio", "206", "The requested range of the recording", "audio/*")
 
 	op = operation(http.MethodPost, "/tasks/{uuid}/retry", "retry-task", "Retry a failed task", role.Quality,
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
@@ -88,7 +85,9 @@ func (t *tasksResource) register(api huma.API) {
 	huma.Register(api, op, t.retry)
 }
 
-type listTasksInput struct {
+// TaskFilterInput is the filters of the task list, shared by its export
+// (exported, so that Huma reads the fields it embeds).
+type TaskFilterInput struct {
 	Status      string `query:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed" doc:"Only tasks in this status"`
 	Kind        string `query:"kind" enum:"call,chat" doc:"Only calls or only chats"`
 	Campaign    string `query:"campaign" maxLength:"200" doc:"Only tasks of the campaign with this name"`
@@ -100,11 +99,25 @@ type listTasksInput struct {
 	NeedsReview string `query:"needs_review" enum:"true,false" doc:"Only audited tasks whose current audit has items that need an analyst's review (true: automatic verdicts below AUDIT_REVIEW_CONFIDENCE), or has none (false)"`
 	MinScore    string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
 	MaxScore    string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
-	Sort        string `query:"sort" enum:"created_at,file_name,score" default:"created_at" doc:"Sort key (tasks not audited yet sort below every score)"`
-	Order       string `query:"order" enum:"asc,desc" default:"desc" doc:"Sort direction"`
-	Cursor      string `query:"cursor" maxLength:"2000" doc:"The next value of the previous page, to continue after it"`
-	Skip        int    `query:"skip" minimum:"0" default:"0" doc:"Tasks to skip (after the cursor, if any)"`
-	Limit       int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Page size"`
+}
+
+// binaryResponse documents that the GET of path answers status with a file
+// of one of types.
+func binaryResponse(api huma.API, path, status, description string, types ...string) {
+	content := map[string]*huma.MediaType{}
+	for _, t := range types {
+		content[t] = &huma.MediaType{Schema: &huma.Schema{Type: "string", Format: "binary"}}
+	}
+	api.OpenAPI().Paths[path].Get.Responses[status] = &huma.Response{Description: description, Content: content}
+}
+
+type listTasksInput struct {
+	TaskFilterInput
+	Sort   string `query:"sort" enum:"created_at,file_name,score" default:"created_at" doc:"Sort key (tasks not audited yet sort below every score)"`
+	Order  string `query:"order" enum:"asc,desc" default:"desc" doc:"Sort direction"`
+	Cursor string `query:"cursor" maxLength:"2000" doc:"The next value of the previous page, to continue after it"`
+	Skip   int    `query:"skip" minimum:"0" default:"0" doc:"Tasks to skip (after the cursor, if any)"`
+	Limit  int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Page size"`
 }
 
 // TaskList is a page of tasks.
@@ -171,15 +184,16 @@ func parseScore(name, v string) (*float64, error) {
 	return &f, nil
 }
 
-func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[TaskList], error) {
-	p := principal(ctx)
-	f := db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.Q}
-	var err error
+// filter reads the filters as the database takes them. For a user below
+// quality, who sees only their own tasks, it narrows them to those; mine is
+// false when they asked for someone else's, which match nothing.
+func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db.TaskFilter, mine bool, err error) {
+	f = db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.Q}
 	if f.MinScore, err = parseScore("min_score", in.MinScore); err != nil {
-		return nil, err
+		return f, false, err
 	}
 	if f.MaxScore, err = parseScore("max_score", in.MaxScore); err != nil {
-		return nil, err
+		return f, false, err
 	}
 	if in.Passed != "" {
 		passed := in.Passed == "true"
@@ -191,15 +205,29 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	}
 	// A date is its UTC midnight.
 	if f.From, err = parseTimeIn("from", in.From, time.UTC); err != nil {
-		return nil, err
+		return f, false, err
 	}
 	if f.To, err = parseTimeIn("to", in.To, time.UTC); err != nil {
-		return nil, err
+		return f, false, err
 	}
 	if in.Operator != "" {
-		if f.OperatorID, err = resolveOperator(ctx, t.pool, in.Operator, "query.operator"); err != nil {
-			return nil, err
+		if f.OperatorID, err = resolveOperator(ctx, pool, in.Operator, "query.operator"); err != nil {
+			return f, false, err
 		}
+	}
+	if p := principal(ctx); !p.Is(role.Quality) {
+		if f.OperatorID != "" && f.OperatorID != p.User.ID {
+			return f, false, nil
+		}
+		f.OperatorID = p.User.ID
+	}
+	return f, true, nil
+}
+
+func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[TaskList], error) {
+	f, mine, err := in.filter(ctx, t.pool)
+	if err != nil {
+		return nil, err
 	}
 	page := db.TaskPage{Sort: in.Sort, Desc: in.Order == "desc", Skip: in.Skip, Limit: in.Limit}
 	if in.Cursor != "" {
@@ -217,11 +245,8 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		page.After = &db.TaskCursor{Value: c.Value, UUID: c.UUID}
 	}
 	out := TaskList{Tasks: []db.TaskSummary{}, Skip: in.Skip, Limit: in.Limit}
-	if !p.Is(role.Quality) {
-		if f.OperatorID != "" && f.OperatorID != p.User.ID {
-			return ok(out), nil
-		}
-		f.OperatorID = p.User.ID
+	if !mine {
+		return ok(out), nil
 	}
 	// One more than asked tells whether another page follows.
 	page.Limit++

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/db/dbtest"
 )
 
 // BenchmarkTaskList1M reads the first page of a million tasks as GET /tasks
@@ -15,7 +16,8 @@ import (
 // the total, exact from the counts kept per day), and reports its p50 and
 // p95 next to a plain count of the million.
 func BenchmarkTaskList1M(b *testing.B) {
-	pool := seedTasks(b, 1_000_000)
+	pool := dbtest.Pool(b)
+	dbtest.SeedTasks(b, pool, 1_000_000)
 	f := db.TaskFilter{}
 	page := db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 101}
 	benchAgainstCount(b, pool, func(ctx context.Context) {
@@ -34,7 +36,8 @@ func BenchmarkTaskList1M(b *testing.B) {
 // the audited ones) with its total (estimated: there are more than 10,000),
 // next to Postgres counting them.
 func BenchmarkTaskListNeedsReview1M(b *testing.B) {
-	pool := seedTasks(b, 1_000_000)
+	pool := dbtest.Pool(b)
+	dbtest.SeedTasks(b, pool, 1_000_000)
 	needsReview := true
 	f := db.TaskFilter{NeedsReview: &needsReview}
 	page := db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 101}
@@ -56,7 +59,8 @@ func BenchmarkTaskListNeedsReview1M(b *testing.B) {
 // reports its p50 and p95 over samplesPerOp reads an iteration (goal: p95
 // ≤ 20 ms for any page and filter).
 func BenchmarkTaskListFilters1M(b *testing.B) {
-	pool := seedTasks(b, 1_000_000)
+	pool := dbtest.Pool(b)
+	dbtest.SeedTasks(b, pool, 1_000_000)
 	ctx := context.Background()
 	yes, no := true, false
 	high, low := 90.0, 10.0

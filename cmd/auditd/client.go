@@ -66,14 +66,7 @@ func (c *apiClient) do(req *http.Request, out any) error {
 		return err
 	}
 	if res.StatusCode >= 400 {
-		var e struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		}
-		if json.Unmarshal(body, &e) != nil || e.Code == "" {
-			e.Code, e.Message = res.Status, strings.TrimSpace(string(body))
-		}
-		return errors.New(e.Code + ": " + e.Message)
+		return apiError(res, body)
 	}
 	var env struct {
 		Details json.RawMessage `json:"details"`
@@ -82,4 +75,42 @@ func (c *apiClient) do(req *http.Request, out any) error {
 		return fmt.Errorf("unexpected response (%s): %w", res.Status, err)
 	}
 	return json.Unmarshal(env.Details, out)
+}
+
+// apiError is an error answer as the command reports it: the error model's
+// code and message, or the status and body of anything else.
+func apiError(res *http.Response, body []byte) error {
+	var e struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Code == "" {
+		e.Code, e.Message = res.Status, strings.TrimSpace(string(body))
+	}
+	return errors.New(e.Code + ": " + e.Message)
+}
+
+// download copies the body of a GET of path to w as it arrives.
+func (c *apiClient) download(ctx context.Context, path string, w io.Writer) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.server+path, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 400 {
+		body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+		if err != nil {
+			return err
+		}
+		return apiError(res, body)
+	}
+	if _, err := io.Copy(w, res.Body); err != nil {
+		return fmt.Errorf("the download stopped before its end (the server's log says why): %w", err)
+	}
+	return nil
 }

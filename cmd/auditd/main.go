@@ -33,6 +33,7 @@ commands:
   token     mint an access token from the development issuer (AUTH_DEV=true)
   upload    upload recordings and chat transcripts through the API, with progress bars
   tasks     list tasks through the API as a table
+  export    export tasks with their audits through the API as CSV or XLSX
   jobs      list, show, retry or cancel background jobs through the admin API
   openapi   print the API's OpenAPI document (what GET /openapi.json serves)
 
@@ -92,6 +93,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return jobsCommand(ctx, args, getenv, stdout, stderr)
 	case "tasks":
 		return tasksCommand(ctx, args, getenv, stdout, stderr)
+	case "export":
+		return exportCommand(ctx, args, getenv, stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q\n%s", cmd, usage)
 }

@@ -24,23 +24,43 @@ type taskRow struct {
 	CreatedAt  time.Time `json:"created_at"`
 }
 
+// filterFlags adds the task list's filters to fs, by query parameter.
+func filterFlags(fs *flag.FlagSet) map[string]*string {
+	return map[string]*string{
+		"status":       fs.String("status", "", "only this status: queued, transcribing, transcribed, auditing, audited, validated, failed"),
+		"kind":         fs.String("kind", "", "only call or chat"),
+		"campaign":     fs.String("campaign", "", "only this campaign"),
+		"operator":     fs.String("operator", "", "only this agent (user id or username)"),
+		"from":         fs.String("from", "", "created at or after (RFC 3339 or YYYY-MM-DD)"),
+		"to":           fs.String("to", "", "created before (RFC 3339 or YYYY-MM-DD)"),
+		"q":            fs.String("q", "", "file name contains"),
+		"passed":       fs.String("passed", "", "only audits that passed (true) or not (false)"),
+		"needs_review": fs.String("needs-review", "", "only audits with items to review (true) or none (false)"),
+		"min_score":    fs.String("min-score", "", "only audits scoring at least this"),
+		"max_score":    fs.String("max-score", "", "only audits scoring at most this"),
+	}
+}
+
+// query is the query string of the flags set.
+func query(params map[string]*string) url.Values {
+	q := url.Values{}
+	for k, v := range params {
+		if *v != "" {
+			q.Set(k, *v)
+		}
+	}
+	return q
+}
+
 // tasksCommand lists tasks through the API as a table.
 func tasksCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tasks", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	server, token := clientFlags(fs, getenv)
-	params := map[string]*string{
-		"status":   fs.String("status", "", "only this status: queued, transcribing, transcribed, auditing, audited, validated, failed"),
-		"kind":     fs.String("kind", "", "only call or chat"),
-		"campaign": fs.String("campaign", "", "only this campaign"),
-		"operator": fs.String("operator", "", "only this agent (user id or username)"),
-		"from":     fs.String("from", "", "created at or after (RFC 3339 or YYYY-MM-DD)"),
-		"to":       fs.String("to", "", "created before (RFC 3339 or YYYY-MM-DD)"),
-		"q":        fs.String("q", "", "file name contains"),
-		"sort":     fs.String("sort", "created_at", "created_at or file_name"),
-		"order":    fs.String("order", "desc", "asc or desc"),
-		"cursor":   fs.String("cursor", "", "continue after a previous page"),
-	}
+	params := filterFlags(fs)
+	params["sort"] = fs.String("sort", "created_at", "created_at, file_name or score")
+	params["order"] = fs.String("order", "desc", "asc or desc")
+	params["cursor"] = fs.String("cursor", "", "continue after a previous page")
 	limit := fs.Int("limit", 50, "tasks per page (1..500)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -49,12 +69,8 @@ func tasksCommand(ctx context.Context, args []string, getenv func(string) string
 	if err != nil {
 		return err
 	}
-	q := url.Values{"limit": {fmt.Sprint(*limit)}}
-	for k, v := range params {
-		if *v != "" {
-			q.Set(k, *v)
-		}
-	}
+	q := query(params)
+	q.Set("limit", fmt.Sprint(*limit))
 	var page struct {
 		Tasks []taskRow `json:"tasks"`
 		Total int64     `json:"total"`

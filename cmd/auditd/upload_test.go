@@ -145,6 +145,28 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 	require.Regexp(t, `chat +transcribed +default +olga .* chat\.txt$`, rows[2])
 	require.Contains(t, stderr.String(), "2 of 2 tasks")
 
+	// `auditd export` writes them as CSV, whole or not at all.
+	exported := filepath.Join(dir, "export.csv")
+	stderr.Reset()
+	require.NoError(t, run(ctx, []string{"export", "--kind", "chat", "--output", exported},
+		env(map[string]string{"AUDITD_TOKEN": quality, "AUDITD_URL": b.url}), &stdout, &stderr))
+	csv, err := os.ReadFile(exported)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
+	require.Len(t, lines, 3, string(csv))
+	require.True(t, strings.HasPrefix(lines[0], "\ufeffuuid,file_name,kind,status,campaign,operator_id"), lines[0])
+	require.Contains(t, stderr.String(), "exported to "+exported)
+	bad := filepath.Join(dir, "bad.xlsx")
+	err = run(ctx, []string{"export", "--format", "pdf", "--output", bad},
+		env(map[string]string{"AUDITD_TOKEN": quality, "AUDITD_URL": b.url}), &stdout, &stderr)
+	require.ErrorContains(t, err, "VALIDATION_ERROR")
+	require.NoFileExists(t, bad)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.False(t, strings.HasPrefix(e.Name(), ".bad.xlsx"), "no temporary file left: %s", e.Name())
+	}
+
 	// Uploading the good files again: every one a duplicate, and success.
 	stdout.Reset()
 	stderr.Reset()

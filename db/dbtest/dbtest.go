@@ -214,3 +214,49 @@ func drop(admin, name string) {
 	defer conn.Close(ctx)
 	_, _ = conn.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
 }
+
+// SeedTasks inserts n audited-looking tasks into pool's database (the
+// large benchmarks' data) spread over the last year, with
+// 200 agents and the default scorecard's criteria; a quarter of the audits
+// have an item to review, and the engine made seven verdicts in each, of
+// which it was confident of five to seven.
+func SeedTasks(t testing.TB, pool *pgxpool.Pool, n int) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `INSERT INTO users (id, username) VALUES ('seed', 'seed')`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `
+		INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
+			operator_id, language, uploaded_by, duration_seconds, created_at, updated_at, score, passed, audited_at,
+			audit_revision, judged_criteria, failed_criteria, review_items, engine_verdicts, engine_confident)
+		SELECT gen_random_uuid(), k.kind, CASE WHEN s.score IS NULL THEN 'queued' WHEN i % 7 = 0 THEN 'validated' ELSE 'audited' END,
+			'seed-' || i || '.wav', 'audio/wav', 1000, encode(sha256(i::text::bytea), 'hex'), 'seed/' || i,
+			(SELECT id FROM campaigns WHERE name = 'default'), 'agent-' || (i % 200), 'es', 'seed',
+			CASE WHEN k.kind = 'call' THEN 60 + i % 600 END, c.at, c.at, s.score, s.score >= 85,
+			CASE WHEN s.score IS NOT NULL THEN c.at + (30 + i % 600) * interval '1 second' END,
+			CASE WHEN s.score IS NOT NULL THEN 1 END,
+			CASE WHEN s.score IS NOT NULL THEN ARRAY['greeting', 'verification', 'no_forbidden_phrases', 'empathy',
+				'resolution', 'further_help', 'farewell'] END,
+			CASE WHEN s.score IS NOT NULL THEN (ARRAY['greeting', 'verification', 'empathy'])[1:(i % 4)] END,
+			CASE WHEN s.score IS NOT NULL THEN (i % 4 = 1)::int END,
+			CASE WHEN s.score IS NOT NULL THEN 7 ELSE 0 END,
+			CASE WHEN s.score IS NOT NULL THEN 7 - i % 3 ELSE 0 END
+		FROM generate_series(1, $1) i,
+			LATERAL (SELECT now() - (i % 365) * interval '1 day' - (i % 86400) * interval '1 second' AS at) c,
+			LATERAL (SELECT CASE WHEN i % 5 = 0 THEN NULL ELSE (i * 37 % 10001) / 100.0 END AS score) s,
+			LATERAL (SELECT CASE WHEN i % 3 = 0 THEN 'chat' ELSE 'call' END AS kind) k`, n)
+	require.NoError(t, err)
+	// As the fold_task_stats job would, every few seconds, and autovacuum
+	// after it.
+	_, err = db.TaskStatsFold(ctx, pool)
+	require.NoError(t, err)
+	compacted, err := db.TaskStatsCompact(ctx, pool)
+	require.NoError(t, err)
+	require.True(t, compacted, "the seed's pending changes took more than a few pages")
+	_, err = pool.Exec(ctx, `VACUUM ANALYZE tasks, task_stats_pending, task_stats_daily, task_stats`)
+	require.NoError(t, err)
+	// The seed's writes are flushed before anything is measured, not by a
+	// checkpoint in the middle of it.
+	_, err = pool.Exec(ctx, `CHECKPOINT`)
+	require.NoError(t, err)
+}

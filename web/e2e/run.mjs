@@ -476,6 +476,9 @@ test('Spanish and English, chosen from the browser and switched', async ({ brows
   await page.getByLabel('Usuario', { exact: true }).fill('lucia');
   await page.getByRole('button', { name: 'Iniciar sesión' }).click();
   await visible(page.getByRole('heading', { name: 'Tareas' }));
+  await visible(page.getByRole('button', { name: 'Exportar CSV' }));
+  await visible(page.getByRole('button', { name: 'Exportar Excel' }));
+  await shot(page, 'tasks-es');
   await page.getByRole('link', { name: 'Perfil' }).click();
   await visible(page.getByRole('heading', { name: 'Tu perfil' }));
   await visible(page.getByRole('link', { name: 'Notificaciones' }));
@@ -560,6 +563,21 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   await eventually(() => check(new URL(page.url()).search === '?sort=score', page.url()));
   await visible(row);
   await shot(page, 'tasks');
+
+  // The list as filtered exports to a spreadsheet: CSV with a byte order
+  // mark, a row per task, a column per criterion.
+  await page.getByLabel('File name contains').fill('chat-1');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).search.includes('q=chat-1'), page.url()));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  check(/^tasks-\d{8}-\d{6}\.csv$/.test(download.suggestedFilename()), download.suggestedFilename());
+  const csv = readFileSync(await download.path(), 'utf8');
+  check(csv.startsWith('\ufeffuuid,file_name,'), csv.slice(0, 40));
+  const lines = csv.trim().split('\n');
+  check(lines.length === 2, `${lines.length} lines: ${csv}`);
+  check(lines[0].includes(',no_forbidden_phrases,') && lines[1].includes(',e2e-chat-1.json,'), csv);
+  await visible(page.getByText(/^Exported tasks-/));
+  await shot(page, 'tasks-export');
 
   // The agent sees the task as theirs.
   const olga = await devToken(base, 'olga', ['operator']);

@@ -187,6 +187,37 @@ export class Api {
     throw err;
   }
 
+  /** download saves the file a GET of path answers (an export) under the name the server gives it. */
+  async download(path: string, query?: Query): Promise<string> {
+    let res: Response;
+    try {
+      res = await fetch(buildURL(path, query), { headers: { Authorization: `Bearer ${await this.token()}` } });
+    } catch {
+      throw new ApiError(t('error.network'), 'NETWORK_ERROR', 0);
+    }
+    if (!res.ok) {
+      let parsed: unknown;
+      try {
+        parsed = await res.json();
+      } catch {
+        parsed = undefined;
+      }
+      const err = failureOf(res.status, parsed, res.headers.get('X-Request-Id'));
+      if (res.status === 401) this.onUnauthorized(err);
+      throw err;
+    }
+    const name = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export';
+    const url = URL.createObjectURL(await res.blob());
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    return name;
+  }
+
   get<T>(path: string, query?: Query, signal?: AbortSignal) {
     return this.request<T>('GET', path, { query, signal });
   }

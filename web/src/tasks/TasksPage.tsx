@@ -28,6 +28,12 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
   };
 }
 
+/** exportQuery is the export of what the list shows: its filters, a row per task. */
+function exportQuery(f: TaskFilters, format: 'csv' | 'xlsx'): Query {
+  const { sort: _sort, order: _order, limit: _limit, cursor: _cursor, ...filters } = apiQuery(f);
+  return { ...filters, format };
+}
+
 /** Listing is the list as the page shows it. */
 interface Listing {
   tasks: TaskSummary[];
@@ -124,6 +130,23 @@ export function TasksPage() {
         <button type="button" class="button" onClick={reload}>
           {t('app.refresh')}
         </button>
+        {(['csv', 'xlsx'] as const).map((format) => (
+          <button
+            key={format}
+            type="button"
+            class="button"
+            disabled={busy}
+            title={t('tasks.exportHint')}
+            onClick={() =>
+              void run(
+                () => app.api.download('/tasks/export', exportQuery(applied, format)),
+                (name) => t('tasks.exported', { name }),
+              )
+            }
+          >
+            {t(format === 'csv' ? 'tasks.exportCSV' : 'tasks.exportXLSX')}
+          </button>
+        ))}
       </PageHeader>
       {canUpload && <Upload live={live} />}
       <FilterForm key={key} initial={applied} />

@@ -1,0 +1,100 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/scoring"
+)
+
+// ExportRow is one task as an export writes it: the task, the criteria its
+// current audit judged and found not met, and, when asked for, that
+// audit's items (none before it is audited).
+type ExportRow struct {
+	UUID, Kind, Status, FileName, Campaign, OperatorID, Language string
+	CreatedAt                                                    time.Time
+	AuditedAt                                                    *time.Time
+	Score                                                        *float64
+	Passed                                                       *bool
+	ReviewItems, AuditRevision                                   int
+	Judged, Failed                                               []string
+	Items                                                        []scoring.Item
+}
+
+// exportBatch is how many tasks an export reads at a time: what it holds in
+// memory, whatever the number of tasks.
+const exportBatch = 500
+
+// ExportCriteria returns the ids of the criteria of every scorecard version
+// of the campaigns f selects (all campaigns when f names none), in the
+// order they first appear in them: the columns of an export with a column
+// per criterion.
+func ExportCriteria(ctx context.Context, q DBTX, f TaskFilter) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT e.c->>'id' FROM scorecards s
+		JOIN campaigns c ON c.id = s.campaign_id, jsonb_array_elements(s.criteria) WITH ORDINALITY e(c, i)
+		WHERE $1 = '' OR c.name = $1
+		GROUP BY 1 ORDER BY min(e.i), 1`, f.Campaign)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// TaskExport calls fn with every task f selects, newest first, with its
+// current audit's items when items is set, reading exportBatch tasks at a time by their
+// position in that order: memory does not grow with the number of tasks,
+// and tasks added meanwhile do not shift what is read. It stops at fn's
+// first error and returns it.
+func TaskExport(ctx context.Context, q DBTX, f TaskFilter, items bool, fn func(ExportRow) error) error {
+	// The items are read from the audit's revision only when asked for.
+	itemsColumn, itemsJoin := "NULL::jsonb", ""
+	if items {
+		itemsColumn = "r.result->'items'"
+		itemsJoin = " LEFT JOIN audit_revisions r ON r.task_uuid = t.uuid AND r.revision = t.audit_revision"
+	}
+	var after *TaskCursor
+	for {
+		var args []any
+		where := f.where(&args)
+		if after != nil {
+			args = append(args, after.Value, after.UUID)
+			where += fmt.Sprintf(" AND (t.created_at, t.uuid) < ($%d::timestamptz, $%d::uuid)", len(args)-1, len(args))
+		}
+		rows, err := q.Query(ctx, `SELECT t.uuid, t.kind, t.status, t.file_name, c.name, COALESCE(t.operator_id, ''),
+				t.language, t.created_at, t.audited_at, t.score::float8, t.passed, COALESCE(t.review_items, 0),
+				COALESCE(t.audit_revision, 0), COALESCE(t.judged_criteria, '{}'), COALESCE(t.failed_criteria, '{}'), `+
+			itemsColumn+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id`+itemsJoin+`
+			WHERE `+where+` ORDER BY t.created_at DESC, t.uuid DESC LIMIT `+strconv.Itoa(exportBatch), args...)
+		if err != nil {
+			return err
+		}
+		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ExportRow, error) {
+			var e ExportRow
+			var items []byte
+			err := row.Scan(&e.UUID, &e.Kind, &e.Status, &e.FileName, &e.Campaign, &e.OperatorID, &e.Language,
+				&e.CreatedAt, &e.AuditedAt, &e.Score, &e.Passed, &e.ReviewItems, &e.AuditRevision, &e.Judged, &e.Failed, &items)
+			if err == nil && items != nil {
+				err = json.Unmarshal(items, &e.Items)
+			}
+			return e, err
+		})
+		if err != nil {
+			return err
+		}
+		for _, e := range batch {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		if len(batch) < exportBatch {
+			return nil
+		}
+		last := batch[len(batch)-1]
+		after = &TaskCursor{Value: last.CreatedAt.Format(time.RFC3339Nano), UUID: last.UUID}
+	}
+}
