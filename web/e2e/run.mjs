@@ -564,6 +564,23 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   await visible(row);
   await shot(page, 'tasks');
 
+  // The agent, the result, the days (the browser's) and the score range.
+  const today = new Date();
+  const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
+  await page.getByLabel('Agent', { exact: true }).fill('olga');
+  await page.getByLabel('Result').selectOption('false');
+  await page.getByLabel('From (day)').fill(day);
+  await page.getByLabel('To (day, included)').fill(day);
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).search.includes(`operator=olga&passed=false&from=${day}&to=${day}`), page.url()));
+  await visible(row);
+  await shot(page, 'tasks-filters');
+  await page.getByLabel('Score from').fill('90');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await visible(page.getByText('No tasks match these filters.'));
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await visible(row);
+
   // The list as filtered exports to a spreadsheet: CSV with a byte order
   // mark, a row per task, a column per criterion.
   await page.getByLabel('File name contains').fill('chat-1');

@@ -7,7 +7,7 @@ import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
 import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
-import { applyTask, filtersOf, queryOf, type TaskFilters } from './state';
+import { applyTask, dayStart, filtersOf, queryOf, type TaskFilters } from './state';
 import { Upload } from './Upload';
 
 const basePath = '/app/tasks';
@@ -21,6 +21,13 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     campaign: f.campaign.trim(),
     q: f.q.trim(),
     needs_review: f.needs_review,
+    operator: f.operator.trim(),
+    passed: f.passed,
+    // Days in the user's zone: from its first midnight to after the last day.
+    from: f.from && dayStart(f.from),
+    to: f.to && dayStart(f.to, 1),
+    min_score: f.min_score.trim(),
+    max_score: f.max_score.trim(),
     sort: f.sort,
     order: f.order,
     limit: pageSize,
@@ -259,6 +266,56 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
         <div class="field">
           <label for="tasks-campaign">{t('tasks.campaign')}</label>
           <input id="tasks-campaign" value={f.campaign} onInput={(e) => setF({ ...f, campaign: e.currentTarget.value })} />
+        </div>
+      </div>
+      <div class="filter-row">
+        <div class="field">
+          <label for="tasks-operator">{t('tasks.operator')}</label>
+          <input id="tasks-operator" value={f.operator} onInput={(e) => setF({ ...f, operator: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="tasks-passed">{t('tasks.result')}</label>
+          <select
+            id="tasks-passed"
+            value={f.passed}
+            onChange={(e) => setF({ ...f, passed: e.currentTarget.value as TaskFilters['passed'] })}
+          >
+            <option value="">{t('tasks.any')}</option>
+            <option value="true">{t('tasks.resultPassed')}</option>
+            <option value="false">{t('tasks.resultFailed')}</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="tasks-from">{t('tasks.from')}</label>
+          <input id="tasks-from" type="date" value={f.from} onInput={(e) => setF({ ...f, from: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="tasks-to">{t('tasks.to')}</label>
+          <input id="tasks-to" type="date" value={f.to} onInput={(e) => setF({ ...f, to: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="tasks-min-score">{t('tasks.minScore')}</label>
+          <input
+            id="tasks-min-score"
+            type="number"
+            min="0"
+            max="100"
+            step="0.01"
+            value={f.min_score}
+            onInput={(e) => setF({ ...f, min_score: e.currentTarget.value })}
+          />
+        </div>
+        <div class="field">
+          <label for="tasks-max-score">{t('tasks.maxScore')}</label>
+          <input
+            id="tasks-max-score"
+            type="number"
+            min="0"
+            max="100"
+            step="0.01"
+            value={f.max_score}
+            onInput={(e) => setF({ ...f, max_score: e.currentTarget.value })}
+          />
         </div>
         <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
       </div>

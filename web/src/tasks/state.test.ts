@@ -71,4 +71,44 @@ describe('filters in the URL', () => {
     expect(queryOf(f).get('needs_review')).toBe('true');
     expect(filtersOf(new URLSearchParams('needs_review=maybe')).needs_review).toBe('');
   });
+
+  it('keeps the agent, result, days and score range', () => {
+    const f = {
+      ...defaultFilters,
+      operator: 'olga',
+      passed: 'false' as const,
+      from: '2026-11-01',
+      to: '2026-11-30',
+      min_score: '50',
+      max_score: '84.99',
+    };
+    expect(filtersOf(queryOf(f))).toEqual(f);
+    expect(queryOf(f).toString()).toBe('operator=olga&passed=false&from=2026-11-01&to=2026-11-30&min_score=50&max_score=84.99');
+    const bad = filtersOf(new URLSearchParams('passed=maybe&from=yesterday&to=2026-13'));
+    expect([bad.passed, bad.from, bad.to]).toEqual(['', '', '']);
+  });
+});
+
+describe('the new filters on live events', () => {
+  it('keep the agent, the result, the days (in the local zone, both included) and the score range', () => {
+    const audited = (uuid: string, over: Partial<TaskSummary>) => task(uuid, { status: 'audited', ...over });
+    const a = audited('a', { operator_id: 'olga', passed: true, score: 90 });
+    const b = audited('b', { operator_id: 'pepe', passed: false, score: 40 });
+    const keep = (f: Partial<typeof defaultFilters>) =>
+      [a, b].filter((t) => applyTask([], { ...defaultFilters, ...f }, t).length === 1).map((t) => t.uuid);
+    expect(keep({ operator: 'olga' })).toEqual(['a']);
+    expect(keep({ passed: 'false' })).toEqual(['b']);
+    expect(keep({ min_score: '50' })).toEqual(['a']);
+    expect(keep({ max_score: '40' })).toEqual(['b']);
+    expect(keep({ min_score: '41', max_score: '89' })).toEqual([]);
+    expect(keep({ passed: 'true' }).concat(keep({}))).toEqual(['a', 'a', 'b']);
+    const at = (iso: string) => audited('d', { created_at: iso });
+    const local = (y: number, m: number, d: number, h = 0) => new Date(y, m - 1, d, h).toISOString();
+    const days = { from: '2026-11-02', to: '2026-11-03' };
+    expect(applyTask([], { ...defaultFilters, ...days }, at(local(2026, 11, 2))).length).toBe(1);
+    expect(applyTask([], { ...defaultFilters, ...days }, at(local(2026, 11, 3, 23))).length).toBe(1);
+    expect(applyTask([], { ...defaultFilters, ...days }, at(local(2026, 11, 4))).length).toBe(0);
+    expect(applyTask([], { ...defaultFilters, ...days }, at(local(2026, 11, 1, 23))).length).toBe(0);
+    expect(applyTask([], { ...defaultFilters, min_score: '1' }, task('n'))).toEqual([]); // not audited: no score
+  });
 });

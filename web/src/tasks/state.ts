@@ -11,6 +11,16 @@ export interface TaskFilters {
   q: string;
   /** needs_review: 'true' keeps audits with items to review, 'false' those with none, '' any task. */
   needs_review: '' | 'true' | 'false';
+  /** operator: the agent's user id or username. */
+  operator: string;
+  /** passed: 'true' keeps audits that passed, 'false' those that did not, '' any task. */
+  passed: '' | 'true' | 'false';
+  /** from and to: days (YYYY-MM-DD) in the user's time zone, both included. */
+  from: string;
+  to: string;
+  /** min_score and max_score: score bounds, as typed. */
+  min_score: string;
+  max_score: string;
   sort: 'created_at' | 'file_name' | 'score';
   order: 'asc' | 'desc';
 }
@@ -21,6 +31,12 @@ export const defaultFilters: TaskFilters = {
   campaign: '',
   q: '',
   needs_review: '',
+  operator: '',
+  passed: '',
+  from: '',
+  to: '',
+  min_score: '',
+  max_score: '',
   sort: 'created_at',
   order: 'desc',
 };
@@ -29,21 +45,50 @@ export const defaultFilters: TaskFilters = {
 export function filtersOf(q: URLSearchParams): TaskFilters {
   const sort = q.get('sort');
   const review = q.get('needs_review');
+  const passed = q.get('passed');
+  const day = (k: string) => (/^\d{4}-\d{2}-\d{2}$/.test(q.get(k) ?? '') ? (q.get(k) as string) : '');
   return {
     status: q.get('status') ?? '',
     kind: q.get('kind') ?? '',
     campaign: q.get('campaign') ?? '',
     q: q.get('q') ?? '',
     needs_review: review === 'true' || review === 'false' ? review : '',
+    operator: q.get('operator') ?? '',
+    passed: passed === 'true' || passed === 'false' ? passed : '',
+    from: day('from'),
+    to: day('to'),
+    min_score: q.get('min_score') ?? '',
+    max_score: q.get('max_score') ?? '',
     sort: sort === 'file_name' || sort === 'score' ? sort : 'created_at',
     order: q.get('order') === 'asc' ? 'asc' : 'desc',
   };
 }
 
+/** filterKeys are the filters kept in the URL, by their name there (and the API's). */
+const filterKeys = [
+  'status',
+  'kind',
+  'campaign',
+  'q',
+  'needs_review',
+  'operator',
+  'passed',
+  'from',
+  'to',
+  'min_score',
+  'max_score',
+] as const;
+
+/** dayStart is local midnight of day (YYYY-MM-DD) plus days, as the API takes a time. */
+export function dayStart(day: string, days = 0): string {
+  const [y, m, d] = day.split('-').map(Number);
+  return new Date(y, m - 1, d + days).toISOString();
+}
+
 /** queryOf is the page's query string for f, defaults left out. */
 export function queryOf(f: TaskFilters): URLSearchParams {
   const q = new URLSearchParams();
-  for (const k of ['status', 'kind', 'campaign', 'q', 'needs_review'] as const) if (f[k].trim()) q.set(k, f[k].trim());
+  for (const k of filterKeys) if (f[k].trim()) q.set(k, f[k].trim());
   if (f.sort !== defaultFilters.sort) q.set('sort', f.sort);
   if (f.order !== defaultFilters.order) q.set('order', f.order);
   return q;
@@ -56,6 +101,16 @@ export function matches(f: TaskFilters, t: TaskSummary): boolean {
   if (f.campaign.trim() && t.campaign !== f.campaign.trim()) return false;
   if (f.q.trim() && !t.file_name.toLowerCase().includes(f.q.trim().toLowerCase())) return false;
   if (f.needs_review && (t.review_items === undefined || t.review_items > 0 !== (f.needs_review === 'true'))) return false;
+  if (f.operator.trim() && t.operator_id !== f.operator.trim()) return false;
+  if (f.passed && (t.passed === undefined || t.passed !== (f.passed === 'true'))) return false;
+  const created = Date.parse(t.created_at);
+  if (f.from && created < Date.parse(dayStart(f.from))) return false;
+  if (f.to && created >= Date.parse(dayStart(f.to, 1))) return false;
+  const min = f.min_score.trim() ? Number(f.min_score) : undefined;
+  const max = f.max_score.trim() ? Number(f.max_score) : undefined;
+  if ((min !== undefined || max !== undefined) && t.score === undefined) return false;
+  if (min !== undefined && (t.score as number) < min) return false;
+  if (max !== undefined && (t.score as number) > max) return false;
   return true;
 }
 
