@@ -596,6 +596,24 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   await visible(page.getByText(/^Exported tasks-/));
   await shot(page, 'tasks-export');
 
+  // A task someone else uploads waits above the list, which stays in place.
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await eventually(() => check(new URL(page.url()).search === '', page.url()));
+  await visible(row);
+  const shown = await page.locator('tbody tr').count();
+  const other = await devToken(base, 'uma', ['quality']);
+  const form = new FormData();
+  form.append('files', new Blob([chat('Ursula')], { type: 'application/json' }), 'e2e-chat-3.json');
+  const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${other}` }, body: form });
+  check(res.status === 202, `upload ${res.status}`);
+  const fresh = page.getByRole('button', { name: 'New tasks: 1 (show them)' });
+  await visible(fresh);
+  check((await page.locator('tbody tr').count()) === shown, 'the rows stay');
+  await shot(page, 'tasks-new');
+  await fresh.click();
+  await visible(page.locator('tbody tr').filter({ hasText: 'e2e-chat-3.json' }));
+  check((await page.locator('tbody tr').count()) === shown + 1, 'shown on asking');
+
   // The agent sees the task as theirs.
   const olga = await devToken(base, 'olga', ['operator']);
   const mine = await api(base, olga, 'GET', '/tasks?q=e2e-chat-1');

@@ -7,7 +7,7 @@ import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
 import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
-import { applyTask, dayStart, filtersOf, queryOf, type TaskFilters } from './state';
+import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, type TaskFilters } from './state';
 import { Upload } from './Upload';
 
 const basePath = '/app/tasks';
@@ -44,6 +44,8 @@ function exportQuery(f: TaskFilters, format: 'csv' | 'xlsx'): Query {
 /** Listing is the list as the page shows it. */
 interface Listing {
   tasks: TaskSummary[];
+  /** fresh: new tasks held above the list until the reader shows them. */
+  fresh: TaskSummary[];
   total: number;
   /** estimated: total is the server's estimate (many matches). */
   estimated?: boolean;
@@ -65,6 +67,8 @@ export function TasksPage() {
   const { busy, run } = useAction();
   const filters = useRef(applied);
   filters.current = applied;
+  // The tasks uploaded from this page go straight into the list.
+  const mine = useRef(new Set<string>());
   const canUpload = atLeast(app.profile.value?.role ?? 'none', 'quality');
 
   // Subscribed before loading: events that arrive meanwhile are applied on
@@ -76,8 +80,8 @@ export function TasksPage() {
         setLive((m) => new Map(m).set(s.uuid, s));
         setView((v) => {
           if (!v) return v;
-          const list = applyTask(v.tasks, filters.current, s);
-          return { ...v, tasks: list, total: v.total + list.length - v.tasks.length };
+          const shown = arrive(v, filters.current, s, mine.current.has(s.uuid));
+          return { ...v, ...shown, total: v.total + shown.tasks.length + shown.fresh.length - v.tasks.length - v.fresh.length };
         });
       }),
     );
@@ -97,7 +101,13 @@ export function TasksPage() {
         const listed = page.tasks ?? [];
         let list = listed;
         for (const s of live.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
-        return { tasks: list, total: page.total + list.length - listed.length, estimated: page.total_estimated, next: page.next };
+        return {
+          tasks: list,
+          fresh: [],
+          total: page.total + list.length - listed.length,
+          estimated: page.total_estimated,
+          next: page.next,
+        };
       }),
     [key],
   );
@@ -111,6 +121,7 @@ export function TasksPage() {
       const known = new Set((tasks ?? []).map((x) => x.uuid));
       setView({
         tasks: [...(tasks ?? []), ...(page.tasks ?? []).filter((x) => !known.has(x.uuid))],
+        fresh: view?.fresh ?? [],
         total: page.total,
         estimated: page.total_estimated,
         next: page.next,
@@ -155,8 +166,25 @@ export function TasksPage() {
           </button>
         ))}
       </PageHeader>
-      {canUpload && <Upload live={live} />}
+      {canUpload && (
+        <Upload
+          live={live}
+          onUploaded={(uuid) => {
+            mine.current.add(uuid);
+            setView((v) => v && { ...v, ...promote(v, uuid) });
+          }}
+        />
+      )}
       <FilterForm key={key} initial={applied} />
+      {view && view.fresh.length > 0 && (
+        <button
+          type="button"
+          class="button new-tasks"
+          onClick={() => setView({ ...view, tasks: [...view.fresh, ...view.tasks], fresh: [] })}
+        >
+          {t('tasks.fresh', { n: view.fresh.length })}
+        </button>
+      )}
       {error !== null ? (
         <ErrorMessage error={error} onRetry={reload} />
       ) : tasks === null ? (

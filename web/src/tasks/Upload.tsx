@@ -40,7 +40,7 @@ function uploadError(err: unknown, file: string): string {
  * a progress bar, then shows the task's status as the list's live copy of
  * it (live holds the tasks the event stream updated).
  */
-export function Upload({ live }: { live: Map<string, TaskSummary> }) {
+export function Upload({ live, onUploaded }: { live: Map<string, TaskSummary>; onUploaded?: (uuid: string) => void }) {
   const app = useApp();
   const [campaign, setCampaign] = useState('default');
   const [operator, setOperator] = useState('');
@@ -71,6 +71,7 @@ export function Upload({ live }: { live: Map<string, TaskSummary> }) {
           const token = await app.auth.accessToken();
           const task = await uploadFile(token, a.file, fields, (sent) => update(a.id, { sent }));
           update(a.id, { sent: 1, task });
+          onUploaded?.(task.uuid);
         } catch (err) {
           update(a.id, { error: uploadError(err, a.name) });
         }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskSummary } from '../types';
-import { applyTask, defaultFilters, filtersOf, queryOf } from './state';
+import { applyTask, arrive, defaultFilters, filtersOf, promote, queryOf } from './state';
 
 const task = (uuid: string, over: Partial<TaskSummary> = {}): TaskSummary => ({
   uuid,
@@ -110,5 +110,24 @@ describe('the new filters on live events', () => {
     expect(applyTask([], { ...defaultFilters, ...days }, at(local(2026, 11, 4))).length).toBe(0);
     expect(applyTask([], { ...defaultFilters, ...days }, at(local(2026, 11, 1, 23))).length).toBe(0);
     expect(applyTask([], { ...defaultFilters, min_score: '1' }, task('n'))).toEqual([]); // not audited: no score
+  });
+});
+
+describe('new tasks wait above the list', () => {
+  it("holds a new task back, changes known ones in place, and lets the reader's own in", () => {
+    const shown = { tasks: [task('a'), task('b')], fresh: [] };
+    const n = arrive(shown, defaultFilters, task('n'));
+    expect(n.tasks.map((t) => t.uuid)).toEqual(['a', 'b']);
+    expect(n.fresh.map((t) => t.uuid)).toEqual(['n']);
+    const audited = task('n', { status: 'audited', updated_at: '2026-01-02T00:00:00Z' });
+    expect(arrive(n, defaultFilters, audited).fresh).toEqual([audited]);
+    expect(arrive(n, { ...defaultFilters, status: 'transcribed' }, audited).fresh).toEqual([]);
+    const b = task('b', { status: 'audited', updated_at: '2026-01-02T00:00:00Z' });
+    expect(arrive(n, defaultFilters, b)).toEqual({ tasks: [task('a'), b], fresh: n.fresh });
+    expect(arrive(shown, defaultFilters, task('m'), true)).toEqual({ tasks: [task('m'), task('a'), task('b')], fresh: [] });
+    expect(arrive(n, defaultFilters, task('n'), true)).toEqual({ tasks: [task('n'), task('a'), task('b')], fresh: [] });
+    expect(promote(n, 'n')).toEqual({ tasks: [task('n'), task('a'), task('b')], fresh: [] });
+    expect(promote(n, 'x')).toBe(n);
+    expect(arrive(shown, { ...defaultFilters, sort: 'file_name' }, task('z'))).toBe(shown);
   });
 });

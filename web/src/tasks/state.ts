@@ -131,3 +131,32 @@ export function applyTask(list: TaskSummary[], f: TaskFilters, t: TaskSummary): 
   if (!matches(f, t) || f.sort !== 'created_at' || f.order !== 'desc') return list;
   return [t, ...list];
 }
+
+/** Shown is the list as the reader sees it, and the new tasks held back above it. */
+export interface Shown {
+  tasks: TaskSummary[];
+  /** fresh: tasks that arrived since the list was read, newest first, not shown until asked for. */
+  fresh: TaskSummary[];
+}
+
+/**
+ * arrive returns what is shown after an event carrying task t: a task in
+ * the list changes in place (applyTask); a new one that belongs at the top
+ * waits in fresh, so that the rows the reader is looking at stay where
+ * they are, unless it is one of theirs (mine: uploaded from this page), and
+ * a waiting one is updated or dropped there.
+ */
+export function arrive(s: Shown, f: TaskFilters, t: TaskSummary, mine = false): Shown {
+  if (mine || s.tasks.some((x) => x.uuid === t.uuid)) {
+    const tasks = applyTask(s.tasks, f, t);
+    return tasks === s.tasks ? s : { tasks, fresh: s.fresh.filter((x) => x.uuid !== t.uuid) };
+  }
+  const fresh = applyTask(s.fresh, f, t);
+  return fresh === s.fresh ? s : { ...s, fresh };
+}
+
+/** promote moves the task uuid, once the reader's own upload, from fresh to the top of the list. */
+export function promote(s: Shown, uuid: string): Shown {
+  const t = s.fresh.find((x) => x.uuid === uuid);
+  return t ? { tasks: [t, ...s.tasks], fresh: s.fresh.filter((x) => x !== t) } : s;
+}
