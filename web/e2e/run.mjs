@@ -603,7 +603,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   const shown = await page.locator('tbody tr').count();
   const other = await devToken(base, 'uma', ['quality']);
   const form = new FormData();
-  form.append('files', new Blob([chat('Ursula')], { type: 'application/json' }), 'e2e-chat-3.json');
+  form.append('files', new Blob([chat('Ursula')], { type: 'application/json' }), 'e2e-chat-4.json');
   const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${other}` }, body: form });
   check(res.status === 202, `upload ${res.status}`);
   const fresh = page.getByRole('button', { name: 'New tasks: 1 (show them)' });
@@ -611,7 +611,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   check((await page.locator('tbody tr').count()) === shown, 'the rows stay');
   await shot(page, 'tasks-new');
   await fresh.click();
-  await visible(page.locator('tbody tr').filter({ hasText: 'e2e-chat-3.json' }));
+  await visible(page.locator('tbody tr').filter({ hasText: 'e2e-chat-4.json' }));
   check((await page.locator('tbody tr').count()) === shown + 1, 'shown on asking');
 
   // The agent sees the task as theirs.
@@ -949,6 +949,18 @@ test('dashboard: figures and charts of the period, filters in the URL', async ({
   await page.getByRole('region', { name: 'Agents by average score' }).getByText('Figures as a table').click();
   await visible(page.getByRole('region', { name: 'Agents by average score' }).getByRole('cell', { name: 'pablo' }));
   await shot(page, 'dashboard');
+  // A chart leads to the tasks behind it: the agent's bar (here its row in
+  // the table, the same link) opens the list filtered to them, over the
+  // dashboard's period.
+  await page.getByRole('region', { name: 'Agents by average score' }).getByRole('link', { name: 'pablo' }).click();
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  const behind = new URL(page.url()).searchParams;
+  check(behind.get('operator') === 'pablo' && !!behind.get('from') && !!behind.get('to'), page.url());
+  await visible(page.locator('tbody tr').filter({ hasText: 'e2e-chat-3.json' }));
+  await eventually(async () => check((await page.locator('tbody tr').count()) === 1, `${await page.locator('tbody tr').count()} rows`));
+  await shot(page, 'dashboard-click-through');
+  await page.goBack();
+  await visible(page.getByRole('heading', { name: 'Dashboard' }));
   await page.getByLabel('Agent', { exact: true }).fill('nobody-here');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await eventually(() => check(new URL(page.url()).search === '?operator=nobody-here', page.url()));

@@ -1,7 +1,7 @@
-import type { ChartConfiguration } from 'chart.js';
+import type { ChartConfiguration, ChartOptions } from 'chart.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n';
-import { location } from '../router';
+import { Link, location, navigate } from '../router';
 import { useApp } from '../state';
 import type { Dashboard } from '../types';
 import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useLoad } from '../ui';
@@ -12,6 +12,29 @@ type Filters = Record<(typeof fields)[number], string>;
 
 function filtersOf(q: URLSearchParams): Filters {
   return { from: q.get('from') ?? '', to: q.get('to') ?? '', campaign: q.get('campaign') ?? '', operator: q.get('operator') ?? '' };
+}
+
+/** day is the calendar day of d in the browser's zone, as YYYY-MM-DD. */
+function day(d: Date): string {
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/**
+ * tasksLink is the task list behind a chart's bar: the dashboard's
+ * campaign, agent and period (in days, both ends included: the
+ * dashboard's `to` is the midnight that ends it; its default, the last 30
+ * days), narrowed by narrow.
+ */
+function tasksLink(applied: Filters, narrow: Record<string, string>): string {
+  const q = new URLSearchParams();
+  const now = new Date();
+  const [y, m, d] = applied.to ? applied.to.split('-').map(Number) : [];
+  q.set('from', applied.from || day(new Date(now.getFullYear(), now.getMonth(), now.getDate() - 30)));
+  q.set('to', applied.to ? day(new Date(y, m - 1, d - 1)) : day(now));
+  if (applied.campaign.trim()) q.set('campaign', applied.campaign.trim());
+  if (applied.operator.trim()) q.set('operator', applied.operator.trim());
+  for (const [k, v] of Object.entries(narrow)) q.set(k, v);
+  return `/app/tasks?${q}`;
 }
 
 const percent = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)} %`);
@@ -95,6 +118,7 @@ export function DashboardPage() {
                 [t('dash.day'), t('dash.tasks'), t('dash.audited'), t('dash.passed')],
                 ...data.per_day.map((d) => [d.day, d.tasks, d.audited, d.passed]),
               ]}
+              links={data.per_day.map((d) => tasksLink(applied, { from: d.day, to: d.day }))}
             />
             <ChartCard
               title={t('dash.distribution')}
@@ -106,6 +130,10 @@ export function DashboardPage() {
                 },
               }}
               table={[[t('dash.range'), t('dash.audited')], ...data.score_distribution.map((b) => [`${b.from}–${b.to}`, b.count])]}
+              links={data.score_distribution.map((b) =>
+                // Ranges hold their start: the last one holds 100 too.
+                tasksLink(applied, { min_score: String(b.from), max_score: String(b.to >= 100 ? 100 : b.to - 0.01) }),
+              )}
             />
             <ChartCard
               title={t('dash.approvalPerDay')}
@@ -128,6 +156,7 @@ export function DashboardPage() {
                 [t('dash.day'), t('dash.approval')],
                 ...data.per_day.map((d) => [d.day, d.audited ? percent(d.passed / d.audited) : '—']),
               ]}
+              links={data.per_day.map((d) => tasksLink(applied, { from: d.day, to: d.day }))}
             />
             <ChartCard
               title={t('dash.criteria')}
@@ -159,6 +188,7 @@ export function DashboardPage() {
                 [t('tasks.operator'), t('dash.average'), t('dash.audited')],
                 ...data.operators.top.map((o) => [o.operator_id, o.average_score.toFixed(1), o.audited]),
               ]}
+              links={data.operators.top.map((o) => tasksLink(applied, { operator: o.operator_id }))}
             />
           </div>
         </>
@@ -167,8 +197,22 @@ export function DashboardPage() {
   );
 }
 
-/** ChartCard draws one chart once the library has loaded; the same figures are in a table for screen readers. */
-function ChartCard({ title, config, table }: { title: string; config: ChartConfiguration; table: (string | number)[][] }) {
+/**
+ * ChartCard draws one chart once the library has loaded; the same figures
+ * are in a table for screen readers. With links (one per bar, as the
+ * table's rows), a bar clicked, or the first cell of its row, opens it.
+ */
+function ChartCard({
+  title,
+  config,
+  table,
+  links,
+}: {
+  title: string;
+  config: ChartConfiguration;
+  table: (string | number)[][];
+  links?: string[];
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const [error, setError] = useState<unknown>(null);
   const id = `chart-${title.replace(/\W+/g, '-').toLowerCase()}`;
@@ -178,17 +222,25 @@ function ChartCard({ title, config, table }: { title: string; config: ChartConfi
     import('./charts')
       .then(({ Chart }) => {
         if (gone || !canvas.current) return;
+        const click: Partial<ChartOptions> = links
+          ? {
+              onClick: (_e, els) => els[0] && links[els[0].index] && navigate(links[els[0].index]),
+              onHover: (e, els) => {
+                (e.native?.target as HTMLElement | undefined)?.style.setProperty('cursor', els.length ? 'pointer' : 'default');
+              },
+            }
+          : {};
         chart = new Chart(canvas.current, {
           ...config,
-          options: { responsive: true, maintainAspectRatio: false, animation: false, ...config.options },
-        });
+          options: { responsive: true, maintainAspectRatio: false, animation: false, ...click, ...config.options },
+        } as ChartConfiguration);
       })
       .catch(setError);
     return () => {
       gone = true;
       chart?.destroy();
     };
-  }, [JSON.stringify(config)]);
+  }, [JSON.stringify(config), JSON.stringify(links)]);
   const [head, ...rows] = table;
   return (
     <section class="card chart-card" aria-labelledby={id}>
@@ -216,7 +268,7 @@ function ChartCard({ title, config, table }: { title: string; config: ChartConfi
               {rows.map((r, i) => (
                 <tr key={i}>
                   {r.map((c, j) => (
-                    <td key={j}>{c}</td>
+                    <td key={j}>{j === 0 && links?.[i] ? <Link href={links[i]}>{c}</Link> : c}</td>
                   ))}
                 </tr>
               ))}
