@@ -99,9 +99,17 @@ func TestExportTasks(t *testing.T) {
 		require.NotEmpty(t, row[column(header, "confidence")])
 	}
 
-	// The list's filters and visibility.
+	// The list's filters and visibility, the failed criterion among them.
 	_, rows = export(quality, "q=good")
 	require.Len(t, rows, 2)
+	_, rows = export(quality, "failed_criterion=no_forbidden_phrases")
+	require.Len(t, rows, 2)
+	require.Equal(t, "'=HYPERLINK(1).txt", rows[1][column(rows[0], "file_name")])
+	list := b.do(t, http.MethodGet, "/tasks?failed_criterion=no_forbidden_phrases", quality, nil)
+	require.Equal(t, http.StatusOK, list.Status, list.RawBody)
+	require.Equal(t, float64(1), list.Body["details"].(map[string]any)["total"])
+	_, rows = export(quality, "failed_criterion=nope")
+	require.Len(t, rows, 1)
 	_, rows = export(quality, "campaign=nope")
 	require.Len(t, rows, 1, "the header alone")
 	_, rows = export(olga, "")
@@ -142,7 +150,7 @@ func TestExportTasks(t *testing.T) {
 	require.Equal(t, excelize.CellTypeInlineString, kind, "a file name is text")
 
 	for _, bad := range []string{"format=pdf", "shape=tall", "status=lost", "from=yesterday", "min_score=101",
-		"passed=maybe", "campaign=" + strings.Repeat("x", 201)} {
+		"passed=maybe", "campaign=" + strings.Repeat("x", 201), "failed_criterion=" + strings.Repeat("x", 65)} {
 		requireError(t, b.do(t, http.MethodGet, "/tasks/export?"+bad, quality, nil), http.StatusBadRequest, CodeValidation)
 	}
 	requireError(t, b.do(t, http.MethodGet, "/tasks/export", "", nil), http.StatusUnauthorized, CodeMissingAuthHeader)

@@ -49,7 +49,7 @@ func (t *tasksResource) register(api huma.API) {
 	op.Description += " Operators see only the tasks where they are the audited agent. Pages either with the opaque " +
 		"`next` cursor of the previous page (stable while tasks are added) or with `skip`; `total` counts every match " +
 		"(estimated, and `total_estimated` true, when more than 1,000 tasks match filters on the agent, file name, " +
-		"review or score)."
+		"review, score or failed criterion)."
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.list)
 
@@ -88,17 +88,18 @@ func (t *tasksResource) register(api huma.API) {
 // TaskFilterInput is the filters of the task list, shared by its export
 // (exported, so that Huma reads the fields it embeds).
 type TaskFilterInput struct {
-	Status      string `query:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed" doc:"Only tasks in this status"`
-	Kind        string `query:"kind" enum:"call,chat" doc:"Only calls or only chats"`
-	Campaign    string `query:"campaign" maxLength:"200" doc:"Only tasks of the campaign with this name"`
-	Operator    string `query:"operator" maxLength:"200" doc:"Only tasks of this agent (user id or username)"`
-	From        string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
-	To          string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
-	Q           string `query:"q" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
-	Passed      string `query:"passed" enum:"true,false" doc:"Only audited tasks that passed (true) or did not (false)"`
-	NeedsReview string `query:"needs_review" enum:"true,false" doc:"Only audited tasks whose current audit has items that need an analyst's review (true: automatic verdicts below AUDIT_REVIEW_CONFIDENCE), or has none (false)"`
-	MinScore    string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
-	MaxScore    string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
+	Status          string `query:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed" doc:"Only tasks in this status"`
+	Kind            string `query:"kind" enum:"call,chat" doc:"Only calls or only chats"`
+	Campaign        string `query:"campaign" maxLength:"200" doc:"Only tasks of the campaign with this name"`
+	Operator        string `query:"operator" maxLength:"200" doc:"Only tasks of this agent (user id or username)"`
+	From            string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
+	To              string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
+	Q               string `query:"q" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
+	Passed          string `query:"passed" enum:"true,false" doc:"Only audited tasks that passed (true) or did not (false)"`
+	NeedsReview     string `query:"needs_review" enum:"true,false" doc:"Only audited tasks whose current audit has items that need an analyst's review (true: automatic verdicts below AUDIT_REVIEW_CONFIDENCE), or has none (false)"`
+	MinScore        string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
+	MaxScore        string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
+	FailedCriterion string `query:"failed_criterion" maxLength:"64" doc:"Only audited tasks whose current audit found this criterion (its id) not met"`
 }
 
 // binaryResponse documents that the GET of path answers status with a file
@@ -188,7 +189,7 @@ func parseScore(name, v string) (*float64, error) {
 // quality, who sees only their own tasks, it narrows them to those; mine is
 // false when they asked for someone else's, which match nothing.
 func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db.TaskFilter, mine bool, err error) {
-	f = db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.Q}
+	f = db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.Q, FailedCriterion: in.FailedCriterion}
 	if f.MinScore, err = parseScore("min_score", in.MinScore); err != nil {
 		return f, false, err
 	}

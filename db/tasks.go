@@ -296,6 +296,9 @@ type TaskFilter struct {
 	NeedsReview *bool
 	// MinScore and MaxScore, when set, bound the current audit's score.
 	MinScore, MaxScore *float64
+	// FailedCriterion keeps tasks whose current audit found that criterion
+	// (its id) not met.
+	FailedCriterion string
 }
 
 // Task orderings for TaskPage.Sort. Each is a keyset ordering completed by
@@ -402,6 +405,10 @@ func (f TaskFilter) where(args *[]any) string {
 	if f.FileName != "" {
 		add("t.file_name ILIKE '%' || $? || '%'", likeEscaper.Replace(f.FileName))
 	}
+	if f.FailedCriterion != "" {
+		// Containment, which the array's index serves (= ANY does not).
+		add("t.failed_criteria @> ARRAY[$?::text]", f.FailedCriterion)
+	}
 	return strings.Join(conds, " AND ")
 }
 
@@ -497,7 +504,8 @@ const countExactly = 1_000
 // are counted one by one up to countExactly matches, beyond which the
 // planner's estimate is returned.
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
-	if f.OperatorID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil {
+	if f.OperatorID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil &&
+		f.FailedCriterion == "" {
 		n, err = taskCountKept(ctx, q, f)
 		return n, false, err
 	}

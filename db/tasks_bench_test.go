@@ -91,6 +91,8 @@ func BenchmarkTaskListFilters1M(b *testing.B) {
 		{"file_name", db.TaskFilter{FileName: "seed-4242"}, newest},
 		{"file_name_rare", db.TaskFilter{FileName: "seed-987654."}, newest},
 		{"operator_status", db.TaskFilter{OperatorID: "agent-7", Status: db.TaskAudited}, newest},
+		{"failed_criterion", db.TaskFilter{FailedCriterion: "empathy"}, newest},
+		{"failed_criterion_rare", db.TaskFilter{FailedCriterion: "farewell"}, newest},
 		{"sort_file_name", db.TaskFilter{}, db.TaskPage{Sort: db.TaskSortFileName, Limit: 101}},
 		{"sort_score", db.TaskFilter{}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 101}},
 		{"sort_score_operator", db.TaskFilter{OperatorID: "agent-7"}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 101}},

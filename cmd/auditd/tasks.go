@@ -27,17 +27,18 @@ type taskRow struct {
 // filterFlags adds the task list's filters to fs, by query parameter.
 func filterFlags(fs *flag.FlagSet) map[string]*string {
 	return map[string]*string{
-		"status":       fs.String("status", "", "only this status: queued, transcribing, transcribed, auditing, audited, validated, failed"),
-		"kind":         fs.String("kind", "", "only call or chat"),
-		"campaign":     fs.String("campaign", "", "only this campaign"),
-		"operator":     fs.String("operator", "", "only this agent (user id or username)"),
-		"from":         fs.String("from", "", "created at or after (RFC 3339 or YYYY-MM-DD)"),
-		"to":           fs.String("to", "", "created before (RFC 3339 or YYYY-MM-DD)"),
-		"q":            fs.String("q", "", "file name contains"),
-		"passed":       fs.String("passed", "", "only audits that passed (true) or not (false)"),
-		"needs_review": fs.String("needs-review", "", "only audits with items to review (true) or none (false)"),
-		"min_score":    fs.String("min-score", "", "only audits scoring at least this"),
-		"max_score":    fs.String("max-score", "", "only audits scoring at most this"),
+		"status":           fs.String("status", "", "only this status: queued, transcribing, transcribed, auditing, audited, validated, failed"),
+		"kind":             fs.String("kind", "", "only call or chat"),
+		"campaign":         fs.String("campaign", "", "only this campaign"),
+		"operator":         fs.String("operator", "", "only this agent (user id or username)"),
+		"from":             fs.String("from", "", "created at or after (RFC 3339 or YYYY-MM-DD)"),
+		"to":               fs.String("to", "", "created before (RFC 3339 or YYYY-MM-DD)"),
+		"q":                fs.String("q", "", "file name contains"),
+		"passed":           fs.String("passed", "", "only audits that passed (true) or not (false)"),
+		"needs_review":     fs.String("needs-review", "", "only audits with items to review (true) or none (false)"),
+		"min_score":        fs.String("min-score", "", "only audits scoring at least this"),
+		"max_score":        fs.String("max-score", "", "only audits scoring at most this"),
+		"failed_criterion": fs.String("failed-criterion", "", "only audits that found this criterion (its id) not met"),
 	}
 }
 

@@ -961,6 +961,16 @@ test('dashboard: figures and charts of the period, filters in the URL', async ({
   await shot(page, 'dashboard-click-through');
   await page.goBack();
   await visible(page.getByRole('heading', { name: 'Dashboard' }));
+  // The criteria failed most lead to the audits that failed them.
+  const criteria = page.getByRole('region', { name: 'Criteria failed most' });
+  await criteria.getByText('Figures as a table').click();
+  await criteria.getByRole('link').first().click();
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  check(!!new URL(page.url()).searchParams.get('failed_criterion'), page.url());
+  await visible(page.locator('tbody tr').first());
+  await shot(page, 'dashboard-criterion-tasks');
+  await page.goBack();
+  await visible(page.getByRole('heading', { name: 'Dashboard' }));
   await page.getByLabel('Agent', { exact: true }).fill('nobody-here');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await eventually(() => check(new URL(page.url()).search === '?operator=nobody-here', page.url()));

@@ -171,6 +171,7 @@ export function DashboardPage() {
                 options: { indexAxis: 'y', scales: { x: { min: 0, max: 100 } } },
               }}
               table={[[t('dash.criterion'), t('dash.failedRate')], ...data.criteria_failed.map((c) => [c.question, percent(c.rate)])]}
+              links={data.criteria_failed.map((c) => tasksLink(applied, { failed_criterion: c.criterion_id }))}
             />
             <ChartCard
               title={t('dash.operators')}

@@ -28,6 +28,7 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     to: f.to && dayStart(f.to, 1),
     min_score: f.min_score.trim(),
     max_score: f.max_score.trim(),
+    failed_criterion: f.failed_criterion.trim(),
     sort: f.sort,
     order: f.order,
     limit: pageSize,
@@ -343,6 +344,15 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
             step="0.01"
             value={f.max_score}
             onInput={(e) => setF({ ...f, max_score: e.currentTarget.value })}
+          />
+        </div>
+        <div class="field">
+          <label for="tasks-failed">{t('tasks.failedCriterion')}</label>
+          <input
+            id="tasks-failed"
+            value={f.failed_criterion}
+            placeholder="empathy"
+            onInput={(e) => setF({ ...f, failed_criterion: e.currentTarget.value })}
           />
         </div>
         <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />

@@ -81,9 +81,12 @@ describe('filters in the URL', () => {
       to: '2026-11-30',
       min_score: '50',
       max_score: '84.99',
+      failed_criterion: 'empathy',
     };
     expect(filtersOf(queryOf(f))).toEqual(f);
-    expect(queryOf(f).toString()).toBe('operator=olga&passed=false&from=2026-11-01&to=2026-11-30&min_score=50&max_score=84.99');
+    expect(queryOf(f).toString()).toBe(
+      'operator=olga&passed=false&from=2026-11-01&to=2026-11-30&min_score=50&max_score=84.99&failed_criterion=empathy',
+    );
     const bad = filtersOf(new URLSearchParams('passed=maybe&from=yesterday&to=2026-13'));
     expect([bad.passed, bad.from, bad.to]).toEqual(['', '', '']);
   });
@@ -110,6 +113,11 @@ describe('the new filters on live events', () => {
     expect(applyTask([], { ...defaultFilters, ...days }, at(local(2026, 11, 4))).length).toBe(0);
     expect(applyTask([], { ...defaultFilters, ...days }, at(local(2026, 11, 1, 23))).length).toBe(0);
     expect(applyTask([], { ...defaultFilters, min_score: '1' }, task('n'))).toEqual([]); // not audited: no score
+    // The failed criterion is not in a summary: a listed task changes in place, a new one waits.
+    const known = [a];
+    const later = { ...a, score: 80, updated_at: '2026-01-02T00:00:00Z' };
+    expect(applyTask(known, { ...defaultFilters, failed_criterion: 'empathy' }, later)).toEqual([later]);
+    expect(applyTask(known, { ...defaultFilters, failed_criterion: 'empathy' }, b)).toBe(known);
   });
 });
 

@@ -21,6 +21,8 @@ export interface TaskFilters {
   /** min_score and max_score: score bounds, as typed. */
   min_score: string;
   max_score: string;
+  /** failed_criterion: a criterion id the audit found not met. */
+  failed_criterion: string;
   sort: 'created_at' | 'file_name' | 'score';
   order: 'asc' | 'desc';
 }
@@ -37,6 +39,7 @@ export const defaultFilters: TaskFilters = {
   to: '',
   min_score: '',
   max_score: '',
+  failed_criterion: '',
   sort: 'created_at',
   order: 'desc',
 };
@@ -59,6 +62,7 @@ export function filtersOf(q: URLSearchParams): TaskFilters {
     to: day('to'),
     min_score: q.get('min_score') ?? '',
     max_score: q.get('max_score') ?? '',
+    failed_criterion: q.get('failed_criterion') ?? '',
     sort: sort === 'file_name' || sort === 'score' ? sort : 'created_at',
     order: q.get('order') === 'asc' ? 'asc' : 'desc',
   };
@@ -77,6 +81,7 @@ const filterKeys = [
   'to',
   'min_score',
   'max_score',
+  'failed_criterion',
 ] as const;
 
 /** dayStart is local midnight of day (YYYY-MM-DD) plus days, as the API takes a time. */
@@ -94,7 +99,7 @@ export function queryOf(f: TaskFilters): URLSearchParams {
   return q;
 }
 
-/** matches reports whether task t passes the filters f (as the API would filter it). */
+/** matches reports whether task t passes the filters f (as the API would filter it), but for the failed criterion, which a summary does not show. */
 export function matches(f: TaskFilters, t: TaskSummary): boolean {
   if (f.status && t.status !== f.status) return false;
   if (f.kind && t.kind !== f.kind) return false;
@@ -128,7 +133,9 @@ export function applyTask(list: TaskSummary[], f: TaskFilters, t: TaskSummary): 
     if (!matches(f, t)) return list.filter((x) => x.uuid !== t.uuid);
     return list.map((x) => (x.uuid === t.uuid ? t : x));
   }
-  if (!matches(f, t) || f.sort !== 'created_at' || f.order !== 'desc') return list;
+  // A summary does not say which criteria failed: under that filter a task
+  // not listed yet waits for the next load.
+  if (!matches(f, t) || f.failed_criterion.trim() || f.sort !== 'created_at' || f.order !== 'desc') return list;
   return [t, ...list];
 }
 
