@@ -331,6 +331,28 @@ func TestTaskCount(t *testing.T) {
 		require.EqualValues(t, 11, total, "%+v", p)
 		require.Equal(t, all[:min(p.Limit, 11)], tasks, "%+v", p)
 	}
+	// Paged by cursor and by skip, they come once each, in order.
+	for _, sort := range []string{db.TaskSortFileName, db.TaskSortScore, db.TaskSortCreatedAt} {
+		all, err := db.TaskList(ctx, pool, search, db.TaskPage{Sort: sort, Limit: 1000})
+		require.NoError(t, err)
+		var paged []db.Task
+		var after *db.TaskCursor
+		for range 5 {
+			page, total, _, err := db.TaskListTotal(ctx, pool, search, db.TaskPage{Sort: sort, Limit: 4, After: after})
+			require.NoError(t, err)
+			require.EqualValues(t, 11, total)
+			paged = append(paged, page...)
+			if len(page) < 4 {
+				break
+			}
+			c := page[len(page)-1].Cursor(sort)
+			after = &c
+		}
+		require.Equal(t, all, paged, sort)
+		page, _, _, err := db.TaskListTotal(ctx, pool, search, db.TaskPage{Sort: sort, Limit: 4, Skip: 9})
+		require.NoError(t, err)
+		require.Equal(t, all[9:], page)
+	}
 	_, _, _, err = db.TaskListTotal(ctx, pool, search, db.TaskPage{Sort: "size", Limit: 5})
 	require.ErrorContains(t, err, `unknown sort "size"`)
 

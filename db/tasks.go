@@ -420,12 +420,7 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 		return nil, err
 	}
 	var args []any
-	where := f.where(&args)
-	if p.After != nil {
-		args = append(args, p.After.Value, p.After.UUID)
-		value := fmt.Sprintf(sort.param, "$"+strconv.Itoa(len(args)-1))
-		where += fmt.Sprintf(" AND (%s, t.uuid) %s (%s, $%d::uuid)", sort.key, cmp, value, len(args))
-	}
+	where := f.where(&args) + p.after(sort, cmp, &args)
 	// The limit and offset are written into the statement, not passed: a
 	// prepared statement's generic plan, which Postgres may switch to after
 	// five runs, would otherwise assume a tenth of a million tasks wanted
@@ -436,17 +431,25 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 
 // TaskListTotal returns the page p of the tasks f selects (TaskList) and
 // their total (TaskCount). A first page that holds the whole list is its
-// total, and then nothing is counted. A first page of a search by file
-// name, which no index reads in order, reads the matches once for both
-// when there are no more than countExactly of them.
+// total, and then nothing is counted. A page of a search by file name or
+// failed criterion, which no index reads in order, reads the matches from
+// its position on at once and sorts them when there are no more than
+// countExactly of them: walking the list in order to find a few matches
+// would read most of it (and on a first page, they are the total).
 func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, estimated bool, err error) {
-	if p.After == nil && p.Skip == 0 && f.FileName != "" {
+	if f.FileName != "" || f.FailedCriterion != "" {
 		few, err := taskListFew(ctx, q, f, p)
 		if err != nil {
 			return nil, 0, false, err
 		}
 		if len(few) <= countExactly {
-			return few[:min(len(few), p.Limit)], int64(len(few)), false, nil
+			page := few[min(p.Skip, len(few)):]
+			page = page[:min(len(page), p.Limit)]
+			if p.After == nil {
+				return page, int64(len(few)), false, nil
+			}
+			total, estimated, err = TaskCount(ctx, q, f)
+			return page, total, estimated, err
 		}
 	}
 	if tasks, err = TaskList(ctx, q, f, p); err != nil {
@@ -459,18 +462,31 @@ func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks
 	return tasks, total, estimated, err
 }
 
-// taskListFew returns up to countExactly+1 of the tasks f selects, in p's
-// order: all of them, in order, when there are no more than countExactly.
+// taskListFew returns up to countExactly+1 of the tasks f selects after
+// p's position, in p's order: all of them, in order, when there are no
+// more than countExactly.
 func taskListFew(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, error) {
-	sort, dir, _, err := p.order()
+	sort, dir, cmp, err := p.order()
 	if err != nil {
 		return nil, err
 	}
 	var args []any
-	where := f.where(&args)
+	where := f.where(&args) + p.after(sort, cmp, &args)
 	return collectTasks(q.Query(ctx, fmt.Sprintf(`SELECT %s FROM (SELECT t.*%s WHERE %s LIMIT %d) t
 		JOIN campaigns c ON c.id = t.campaign_id ORDER BY %s %s, t.uuid %s`,
 		taskColumns, taskFrom, where, countExactly+1, sort.key, dir, dir), args...))
+}
+
+// after is the condition, appended to a WHERE clause, that starts the page
+// after p.After in sort (cmp: its comparison), with its arguments added to
+// args; nothing without a cursor.
+func (p TaskPage) after(sort taskSort, cmp string, args *[]any) string {
+	if p.After == nil {
+		return ""
+	}
+	*args = append(*args, p.After.Value, p.After.UUID)
+	value := fmt.Sprintf(sort.param, "$"+strconv.Itoa(len(*args)-1))
+	return fmt.Sprintf(" AND (%s, t.uuid) %s (%s, $%d::uuid)", sort.key, cmp, value, len(*args))
 }
 
 // order returns p's sort, its direction and the comparison that continues
