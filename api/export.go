@@ -49,7 +49,8 @@ func (t *tasksResource) registerExport(api huma.API) {
 	op := operation(http.MethodGet, "/tasks/export", "export-tasks", "Export tasks with their audits", role.Operator,
 		http.StatusBadRequest)
 	op.Description += " The tasks the list's filters select, newest first, as a spreadsheet: CSV (UTF-8 with a byte " +
-		"order mark, so that spreadsheet programs read accents right) or XLSX. `shape=wide` (default) is one row per task " +
+		"order mark, so that spreadsheet programs read accents right) or XLSX (one sheet: an export that could exceed its " +
+		"1,048,575 rows is refused before anything is written, naming CSV). `shape=wide` (default) is one row per task " +
 		"with a column per criterion of the campaigns' scorecards (`true`, `false`, or empty where the audit did not " +
 		"judge it); `shape=long` is one row per criterion of each audited task, with its verdict, basis, confidence and " +
 		"explanation. Times are ISO 8601 in UTC. The file is written as it is read, a few hundred tasks at a time, " +
@@ -72,15 +73,20 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 	if err != nil {
 		return nil, err
 	}
+	criteria, err := db.ExportCriteria(ctx, t.pool, f)
+	if err != nil {
+		return nil, err
+	}
 	columns := append([]string{}, exportTaskColumns...)
-	var criteria []string
 	if in.Shape == exportWide {
-		if criteria, err = db.ExportCriteria(ctx, t.pool, f); err != nil {
-			return nil, err
-		}
 		columns = append(columns, criteria...)
 	} else {
 		columns = append(columns, exportItemColumns...)
+	}
+	if in.Format == exportXLSX && mine {
+		if err := t.fitsXLSX(ctx, f, in.Shape, len(criteria)); err != nil {
+			return nil, err
+		}
 	}
 	name := "tasks-" + time.Now().UTC().Format("20060102-150405") + "." + in.Format
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
@@ -121,6 +127,31 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 		logger(r.Context()).ErrorContext(r.Context(), "export failed", "error", err)
 		panic(http.ErrAbortHandler)
 	}}, nil
+}
+
+// xlsxMaxRows is the most rows an XLSX export may hold: what a spreadsheet
+// program opens in one sheet, under the header. A larger export is CSV.
+var xlsxMaxRows int64 = excelize.TotalRows - 1
+
+// fitsXLSX refuses an XLSX export of the tasks f selects that could hold
+// more than xlsxMaxRows rows (at most one per criterion a task, in the
+// long shape), before anything is written: such a workbook would not open
+// whole, and would be built on the server's disk for nothing.
+func (t *tasksResource) fitsXLSX(ctx context.Context, f db.TaskFilter, shape string, criteria int) error {
+	n, _, err := db.TaskCount(ctx, t.pool, f)
+	if err != nil {
+		return err
+	}
+	rows, what := n, "tasks"
+	if shape == exportLong {
+		rows, what = n*int64(max(criteria, 1)), "criteria of tasks"
+	}
+	if rows <= xlsxMaxRows {
+		return nil
+	}
+	msg := fmt.Sprintf("an XLSX export holds at most %d rows, and this one could have %d (%s); export it as format=csv, "+
+		"or narrow the filters", xlsxMaxRows, rows, what)
+	return Errorf(CodeValidation, msg).WithDetail("query.format", "too many rows for XLSX", exportXLSX)
 }
 
 // countingWriter counts what passes through it.

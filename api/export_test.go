@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -155,4 +156,24 @@ func TestExportTasks(t *testing.T) {
 	}
 	requireError(t, b.do(t, http.MethodGet, "/tasks/export", "", nil), http.StatusUnauthorized, CodeMissingAuthHeader)
 	requireError(t, b.do(t, http.MethodGet, "/tasks/export", b.issuer.token(t, "nobody"), nil), http.StatusForbidden, CodeForbidden)
+}
+
+// An XLSX export that could not open whole in one sheet is refused before
+// anything is written, naming CSV. Not parallel: it lowers the limit the
+// parallel tests read.
+func TestExportRefusesAnOversizedWorkbook(t *testing.T) {
+	defer func(n int64) { xlsxMaxRows = n }(xlsxMaxRows)
+	xlsxMaxRows = 2
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	for i := range 3 {
+		uploaded(t, b.upload(t, quality, file(fmt.Sprintf("chat-%d.txt", i), fmt.Appendf(nil, "Agent: hello %d\nCustomer: bye\n", i))))
+	}
+	r := b.do(t, http.MethodGet, "/tasks/export?format=xlsx", quality, nil)
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.Body["message"], "format=csv")
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/tasks/export?format=xlsx&q=chat-1", quality, nil).Status)
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/tasks/export?format=csv", quality, nil).Status)
+	requireError(t, b.do(t, http.MethodGet, "/tasks/export?format=xlsx&shape=long&q=chat-1", quality, nil),
+		http.StatusBadRequest, CodeValidation)
 }
