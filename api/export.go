@@ -73,9 +73,13 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 	if err != nil {
 		return nil, err
 	}
-	criteria, err := db.ExportCriteria(ctx, t.pool, f)
-	if err != nil {
-		return nil, err
+	// The criteria are the wide shape's columns, and bound the long
+	// shape's rows in a workbook.
+	var criteria []string
+	if in.Shape == exportWide || in.Format == exportXLSX {
+		if criteria, err = db.ExportCriteria(ctx, t.pool, f); err != nil {
+			return nil, err
+		}
 	}
 	columns := append([]string{}, exportTaskColumns...)
 	if in.Shape == exportWide {

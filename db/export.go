@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -57,19 +56,19 @@ func TaskExport(ctx context.Context, q DBTX, f TaskFilter, items bool, fn func(E
 		itemsColumn = "r.result->'items'"
 		itemsJoin = " LEFT JOIN audit_revisions r ON r.task_uuid = t.uuid AND r.revision = t.audit_revision"
 	}
-	var after *TaskCursor
+	page := TaskPage{Sort: TaskSortCreatedAt, Desc: true}
+	sort, dir, cmp, err := page.order()
+	if err != nil {
+		return err
+	}
 	for {
 		var args []any
-		where := f.where(&args)
-		if after != nil {
-			args = append(args, after.Value, after.UUID)
-			where += fmt.Sprintf(" AND (t.created_at, t.uuid) < ($%d::timestamptz, $%d::uuid)", len(args)-1, len(args))
-		}
+		where := f.where(&args) + page.after(sort, cmp, &args)
 		rows, err := q.Query(ctx, `SELECT t.uuid, t.kind, t.status, t.file_name, c.name, COALESCE(t.operator_id, ''),
 				t.language, t.created_at, t.audited_at, t.score::float8, t.passed, COALESCE(t.review_items, 0),
 				COALESCE(t.audit_revision, 0), COALESCE(t.judged_criteria, '{}'), COALESCE(t.failed_criteria, '{}'), `+
 			itemsColumn+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id`+itemsJoin+`
-			WHERE `+where+` ORDER BY t.created_at DESC, t.uuid DESC LIMIT `+strconv.Itoa(exportBatch), args...)
+			WHERE `+where+` ORDER BY `+sort.key+` `+dir+`, t.uuid `+dir+` LIMIT `+strconv.Itoa(exportBatch), args...)
 		if err != nil {
 			return err
 		}
@@ -95,6 +94,6 @@ func TaskExport(ctx context.Context, q DBTX, f TaskFilter, items bool, fn func(E
 			return nil
 		}
 		last := batch[len(batch)-1]
-		after = &TaskCursor{Value: last.CreatedAt.Format(time.RFC3339Nano), UUID: last.UUID}
+		page.After = &TaskCursor{Value: last.CreatedAt.Format(time.RFC3339Nano), UUID: last.UUID}
 	}
 }

@@ -170,6 +170,13 @@ func (f StatsFilter) rows(r rollup, cols string, args *[]any) string {
 	own := fmt.Sprintf("SELECT %s FROM %s c WHERE c.%s >= %s AND c.%s < %s", cols, r.table, r.unit, unit(lo), r.unit, unit(hi))
 	pending := fmt.Sprintf("SELECT %s FROM task_stats_pending p, %s(p.t, p.sign) c WHERE (p.t).created_at >= %s AND (p.t).created_at < %s",
 		cols, r.of, loTime, hiTime)
+	campaign := ""
+	if f.CampaignID != "" {
+		campaign = p(f.CampaignID) + "::uuid"
+		own += " AND c.campaign_id = " + campaign
+		pending += " AND (p.t).campaign_id = " + campaign
+	}
+	union := own + " UNION ALL " + pending
 	// The ends of the period the rollup does not cover, each only when it
 	// is not empty: a prepared statement's generic plan cannot tell an
 	// empty range from a wide one, and would read every task for it.
@@ -180,24 +187,14 @@ func (f StatsFilter) rows(r rollup, cols string, args *[]any) string {
 	if hi.Before(f.To) {
 		ends = append(ends, "t.created_at >= "+hiTime+" AND t.created_at < "+p(f.To)+"::timestamptz")
 	}
-	edges := ""
 	if len(ends) > 0 {
-		edges = fmt.Sprintf("SELECT %s FROM tasks t, %s(t, 1) c WHERE (%s)", cols, r.of, strings.Join(ends, " OR "))
-	}
-	if f.CampaignID != "" {
-		id := p(f.CampaignID) + "::uuid"
-		own += " AND c.campaign_id = " + id
-		pending += " AND (p.t).campaign_id = " + id
-		if edges != "" {
-			edges += " AND t.campaign_id = " + id
+		union += fmt.Sprintf(" UNION ALL SELECT %s FROM tasks t, %s(t, 1) c WHERE (%s)", cols, r.of, strings.Join(ends, " OR "))
+		if campaign != "" {
+			union += " AND t.campaign_id = " + campaign
 		}
-	}
-	if f.OperatorID != "" && edges != "" {
-		edges += " AND t.operator_id = " + p(f.OperatorID) + "::text"
-	}
-	union := own + " UNION ALL " + pending
-	if edges != "" {
-		union += " UNION ALL " + edges
+		if f.OperatorID != "" {
+			union += " AND t.operator_id = " + p(f.OperatorID) + "::text"
+		}
 	}
 	return "(" + union + ") c"
 }

@@ -775,10 +775,16 @@ func (a *audit) first(g group, r *rule, want place) (hit, bool) {
 // someone else's words the speaker reports. Earliest first; of those that
 // start together, the longest (the most specific) first.
 func (a *audit) against(g group, r *rule) []hit {
+	return a.said(g, r, r.negation)
+}
+
+// said is against, with negation saying whether a negation undoes a
+// phrase.
+func (a *audit) said(g group, r *rule, negation bool) []hit {
 	var hs []hit
 	for _, ref := range g {
 		for _, sp := range a.occurrences(ref.id) {
-			if a.inScope(r, a.words[sp.first].seg) && !(r.negation && a.negated(ref.id, sp)) && !a.reported(sp) {
+			if a.inScope(r, a.words[sp.first].seg) && !(negation && a.negated(ref.id, sp)) && !a.reported(sp) {
 				hs = append(hs, hit{ref.text, ref.id, sp})
 			}
 		}
@@ -832,8 +838,8 @@ func (a *audit) together(g, replies group, r *rule) []hit {
 // said, not negated, by the other party.
 func (a *audit) answers(r *rule, p int32, sp span) (int32, bool) {
 	seg := a.words[sp.first].seg
-	if seg == 0 || a.speakers[seg] == r.speaker || a.speakers[seg] == transcript.Unknown ||
-		a.speakers[seg-1] != r.speaker || !a.inScope(r, seg-1) || r.negation && a.negated(p, sp) {
+	if seg == 0 || !a.others(r, seg) || a.speakers[seg-1] != r.speaker || !a.inScope(r, seg-1) ||
+		r.negation && a.negated(p, sp) {
 		return 0, false
 	}
 	return seg - 1, true
@@ -876,9 +882,7 @@ func (a *audit) firstUnprompted(g group, r *rule) (hit, bool) {
 	}
 	// A sign of tone is not a claim, so no negation undoes it ("no son
 	// suyas jeje").
-	signs := *r
-	signs.negation = false
-	for _, h := range a.against(g, &signs) {
+	for _, h := range a.said(g, r, false) {
 		seg := a.words[h.span.first].seg
 		prev := seg - 1
 		for prev >= 0 && !a.others(r, prev) {

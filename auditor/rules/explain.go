@@ -244,11 +244,14 @@ func (english) notApplicable(phrases []string) string {
 	return "It does not apply, so it is met: nothing was said of " + quoteList(inLanguage(phrases, false), `"`, `"`, " (and %d more)") + "."
 }
 
-func (w english) hint(c citation, complies bool) string {
+func (w english) hint(c citation, complies bool) string { return w.suggests(w.clause(c), complies) }
+
+// suggests is a hint's sentence, said what was said.
+func (english) suggests(said string, complies bool) string {
 	if complies {
-		return "Nothing decisive was said, but " + w.clause(c) + ", which suggests it is met; an analyst should confirm."
+		return "Nothing decisive was said, but " + said + ", which suggests it is met; an analyst should confirm."
 	}
-	return "Possibly not met: " + w.clause(c) + "; an analyst should confirm."
+	return "Possibly not met: " + said + "; an analyst should confirm."
 }
 
 func (w english) cues(cs []citation, complies bool) string {
@@ -264,11 +267,7 @@ func (w english) unprompted(c citation, complies bool) string {
 	if c.speaker == transcript.Agent {
 		other = "the customer"
 	}
-	said := w.clause(c) + ", though " + other + " had said nothing like it just before"
-	if complies {
-		return "Nothing decisive was said, but " + said + ", which suggests it is met; an analyst should confirm."
-	}
-	return "Possibly not met: " + said + "; an analyst should confirm."
+	return w.suggests(w.clause(c)+", though "+other+" had said nothing like it just before", complies)
 }
 
 // joinClauses says every citation of cs with clause, joined by and.
@@ -399,11 +398,14 @@ func (spanish) notApplicable(phrases []string) string {
 	return "No aplica, así que se cumple: no se habló de " + quoteList(inLanguage(phrases, true), "«", "»", " (y %d más)") + "."
 }
 
-func (w spanish) hint(c citation, complies bool) string {
+func (w spanish) hint(c citation, complies bool) string { return w.suggests(w.clause(c), complies) }
+
+// suggests is a hint's sentence, said what was said.
+func (spanish) suggests(said string, complies bool) string {
 	if complies {
-		return "No se dijo nada concluyente, pero " + w.clause(c) + ", lo que indica que se cumple; conviene que lo confirme un analista."
+		return "No se dijo nada concluyente, pero " + said + ", lo que indica que se cumple; conviene que lo confirme un analista."
 	}
-	return "Posible incumplimiento: " + w.clause(c) + "; conviene que lo confirme un analista."
+	return "Posible incumplimiento: " + said + "; conviene que lo confirme un analista."
 }
 
 func (w spanish) cues(cs []citation, complies bool) string {
@@ -419,11 +421,7 @@ func (w spanish) unprompted(c citation, complies bool) string {
 	if c.speaker == transcript.Agent {
 		other = "el cliente"
 	}
-	said := w.clause(c) + " sin que " + other + " hubiera dicho nada parecido justo antes"
-	if complies {
-		return "No se dijo nada concluyente, pero " + said + ", lo que indica que se cumple; conviene que lo confirme un analista."
-	}
-	return "Posible incumplimiento: " + said + "; conviene que lo confirme un analista."
+	return w.suggests(w.clause(c)+" sin que "+other+" hubiera dicho nada parecido justo antes", complies)
 }
 
 // shown1 is how an explanation shows a phrase: alternatives by their first

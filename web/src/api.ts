@@ -166,46 +166,25 @@ export class Api {
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(opts.body);
     }
-    let res: Response;
-    try {
-      res = await fetch(buildURL(path, opts.query), { method, headers, body, signal: opts.signal });
-    } catch (err) {
-      if (err instanceof DOMException && err.name === 'AbortError') throw err;
-      throw new ApiError(t('error.network'), 'NETWORK_ERROR', 0);
-    }
+    const res = await reach(buildURL(path, opts.query), { method, headers, body, signal: opts.signal });
     if (res.status === 204) return { status: 204, code: 'NO_CONTENT', details: undefined as T };
-    let parsed: unknown;
-    try {
-      parsed = await res.json();
-    } catch {
-      parsed = undefined;
-    }
+    const parsed = await jsonOf(res);
     const ok = successOf<T>(res.status, parsed);
     if (ok) return { status: res.status, code: ok.code, details: ok.details };
+    throw this.failure(res, parsed, opts.auth !== false);
+  }
+
+  /** failure is the error of an answer that is not a success; a 401 to a signed request also signs out. */
+  private failure(res: Response, parsed: unknown, signed: boolean): ApiError {
     const err = failureOf(res.status, parsed, res.headers.get('X-Request-Id'));
-    if (res.status === 401 && opts.auth !== false) this.onUnauthorized(err);
-    throw err;
+    if (res.status === 401 && signed) this.onUnauthorized(err);
+    return err;
   }
 
   /** download saves the file a GET of path answers (an export) under the name the server gives it. */
   async download(path: string, query?: Query): Promise<string> {
-    let res: Response;
-    try {
-      res = await fetch(buildURL(path, query), { headers: { Authorization: `Bearer ${await this.token()}` } });
-    } catch {
-      throw new ApiError(t('error.network'), 'NETWORK_ERROR', 0);
-    }
-    if (!res.ok) {
-      let parsed: unknown;
-      try {
-        parsed = await res.json();
-      } catch {
-        parsed = undefined;
-      }
-      const err = failureOf(res.status, parsed, res.headers.get('X-Request-Id'));
-      if (res.status === 401) this.onUnauthorized(err);
-      throw err;
-    }
+    const res = await reach(buildURL(path, query), { headers: { Authorization: `Bearer ${await this.token()}` } });
+    if (!res.ok) throw this.failure(res, await jsonOf(res), true);
     const name = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export';
     const url = URL.createObjectURL(await res.blob());
     const a = document.createElement('a');
@@ -232,6 +211,25 @@ export class Api {
 
   delete<T>(path: string, query?: Query) {
     return this.request<T>('DELETE', path, { query });
+  }
+}
+
+/** reach fetches url, a failure to connect as the network error (an abort as itself). */
+async function reach(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    if (err instanceof DOMException && err.name === 'AbortError') throw err;
+    throw new ApiError(t('error.network'), 'NETWORK_ERROR', 0);
+  }
+}
+
+/** jsonOf is res's body as JSON, or undefined when it is not JSON. */
+async function jsonOf(res: Response): Promise<unknown> {
+  try {
+    return await res.json();
+  } catch {
+    return undefined;
   }
 }
 

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { Link, location, navigate } from '../router';
 import { useApp } from '../state';
+import { dayOf, dayStart } from '../tasks/state';
 import type { Dashboard } from '../types';
 import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useLoad } from '../ui';
 
@@ -14,11 +15,6 @@ function filtersOf(q: URLSearchParams): Filters {
   return { from: q.get('from') ?? '', to: q.get('to') ?? '', campaign: q.get('campaign') ?? '', operator: q.get('operator') ?? '' };
 }
 
-/** day is the calendar day of d in the browser's zone, as YYYY-MM-DD. */
-function day(d: Date): string {
-  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
-}
-
 /**
  * tasksLink is the task list behind a chart's bar: the dashboard's
  * campaign, agent and period (in days, both ends included: the
@@ -27,10 +23,9 @@ function day(d: Date): string {
  */
 function tasksLink(applied: Filters, narrow: Record<string, string>): string {
   const q = new URLSearchParams();
-  const now = new Date();
-  const [y, m, d] = applied.to ? applied.to.split('-').map(Number) : [];
-  q.set('from', applied.from || day(new Date(now.getFullYear(), now.getMonth(), now.getDate() - 30)));
-  q.set('to', applied.to ? day(new Date(y, m - 1, d - 1)) : day(now));
+  const today = dayOf(new Date());
+  q.set('from', applied.from || dayOf(new Date(dayStart(today, -30))));
+  q.set('to', dayOf(new Date(applied.to ? dayStart(applied.to, -1) : dayStart(today))));
   if (applied.campaign.trim()) q.set('campaign', applied.campaign.trim());
   if (applied.operator.trim()) q.set('operator', applied.operator.trim());
   for (const [k, v] of Object.entries(narrow)) q.set(k, v);

@@ -322,30 +322,25 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
           <label for="tasks-to">{t('tasks.to')}</label>
           <input id="tasks-to" type="date" value={f.to} onInput={(e) => setF({ ...f, to: e.currentTarget.value })} />
         </div>
-        <div class="field">
-          <label for="tasks-min-score">{t('tasks.minScore')}</label>
-          <input
-            id="tasks-min-score"
-            type="number"
-            min="0"
-            max="100"
-            step="0.01"
-            value={f.min_score}
-            onInput={(e) => setF({ ...f, min_score: e.currentTarget.value })}
-          />
-        </div>
-        <div class="field">
-          <label for="tasks-max-score">{t('tasks.maxScore')}</label>
-          <input
-            id="tasks-max-score"
-            type="number"
-            min="0"
-            max="100"
-            step="0.01"
-            value={f.max_score}
-            onInput={(e) => setF({ ...f, max_score: e.currentTarget.value })}
-          />
-        </div>
+        {(
+          [
+            ['min_score', 'tasks-min-score', 'tasks.minScore'],
+            ['max_score', 'tasks-max-score', 'tasks.maxScore'],
+          ] as const
+        ).map(([k, id, label]) => (
+          <div class="field" key={k}>
+            <label for={id}>{t(label)}</label>
+            <input
+              id={id}
+              type="number"
+              min="0"
+              max="100"
+              step="0.01"
+              value={f[k]}
+              onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })}
+            />
+          </div>
+        ))}
         <div class="field">
           <label for="tasks-failed">{t('tasks.failedCriterion')}</label>
           <input

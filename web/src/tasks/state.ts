@@ -84,6 +84,11 @@ const filterKeys = [
   'failed_criterion',
 ] as const;
 
+/** dayOf is the calendar day of d in the browser's zone, as YYYY-MM-DD. */
+export function dayOf(d: Date): string {
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
 /** dayStart is local midnight of day (YYYY-MM-DD) plus days, as the API takes a time. */
 export function dayStart(day: string, days = 0): string {
   const [y, m, d] = day.split('-').map(Number);
