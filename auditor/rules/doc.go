@@ -20,6 +20,7 @@
 //	  "after_customer_turns": 1,                       // only after the customer's first turn
 //	  "applies_if": ["my account", "mi pedido"],       // not applicable (met) when none is said,
 //	  "applies_if_speaker": "customer",                // … by this speaker (default any), negated or not
+//	  "applies_if_own": ["i can see your booking"],    // … or one of these by the rule's own speaker
 //	  "hints": ["as i said"],                          // weak signals, see Confidence
 //	  "cues": ["well", "honestly", "people"],          // weaker: cues_together of them in one turn are a hint
 //	  "cues_together": 2,                              // 2 to 10 (default 2)

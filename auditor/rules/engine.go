@@ -64,6 +64,8 @@ type criterion struct {
 	replyCues  group
 	unprompted group
 	appliesIf  group
+	// appliesIfOwn is nil when the rule has no "applies_if_own".
+	appliesIfOwn group
 }
 
 // group is a list of alternative phrases.
@@ -87,7 +89,7 @@ func New(card scoring.Scorecard) (*Engine, error) {
 		r, _ := parseRule(cr.Rule) // Validate accepted it
 		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints), cues: c.group(r.cues),
 			replies: c.group(r.replies), replyCues: c.group(r.replyCues), unprompted: c.group(r.unprompted),
-			appliesIf: c.group(r.appliesIf)}
+			appliesIf: c.group(r.appliesIf), appliesIfOwn: c.group(r.appliesIfOwn)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
 		}
@@ -902,6 +904,17 @@ func (a *audit) others(r *rule, seg int32) bool {
 	return sp != r.speaker && sp != transcript.Unknown
 }
 
+// applies reports whether criterion c, which has applies_if, applies:
+// one of its phrases is said by applies_if_speaker, negated or not, or
+// one of applies_if_own by the rule's own speaker.
+func (a *audit) applies(c *criterion) bool {
+	if _, ok := a.first(c.appliesIf, &rule{speaker: c.rule.appliesIfSpeaker}, counted); ok {
+		return true
+	}
+	_, ok := a.first(c.appliesIfOwn, &rule{speaker: c.rule.speaker}, counted)
+	return ok
+}
+
 // judge applies criterion c (id) to the transcript.
 func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	r := &c.rule
@@ -913,13 +926,11 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	}
 	sc.firstOwn, sc.lastOwn = r.withinFirstOwnTurns, r.withinLastOwnTurns
 	v := scoring.Verdict{CriterionID: id}
-	if c.appliesIf != nil {
-		if _, ok := a.first(c.appliesIf, &rule{speaker: r.appliesIfSpeaker}, counted); !ok {
-			v.Complies = true
-			v.Explanation = a.w.notApplicable(phrasesOf(c.appliesIf))
-			v.Basis, v.Confidence = scoring.BasisAbsence, r.notApplicableConfidence
-			return v
-		}
+	if c.appliesIf != nil && !a.applies(c) {
+		v.Complies = true
+		v.Explanation = a.w.notApplicable(phrasesOf(append(slices.Clip(c.appliesIf), c.appliesIfOwn...)))
+		v.Basis, v.Confidence = scoring.BasisAbsence, r.notApplicableConfidence
+		return v
 	}
 	var failures, findings []string
 	var decisive, cited []hit

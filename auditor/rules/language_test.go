@@ -329,6 +329,36 @@ func TestUnprompted(t *testing.T) {
 		judge(t, rule, scoring.Chat, chat, "es").Explanation)
 }
 
+// TestAppliesIfOwn: a criterion applies when the customer names their
+// account, and also when the agent opens one the customer never named; the
+// agent's own phrases said by the customer do not make it apply.
+func TestAppliesIfOwn(t *testing.T) {
+	t.Parallel()
+	rule := `{"any": ["date of birth", "fecha de nacimiento"], "speaker": "agent",
+		"applies_if": ["my account", "mi cuenta"], "applies_if_speaker": "customer",
+		"applies_if_own": ["i can see your booking", "ya veo su reserva"]}`
+	for _, tt := range []struct {
+		name, chat, language string
+		complies             bool
+		basis                string
+	}{
+		{"the agent opens the booking", "Customer: can I move the flight to Friday?\nAgent: I can see your booking, it's moved.", "en",
+			false, scoring.BasisAbsence},
+		{"the agent opens the booking after asking", "Customer: can I move the flight?\nAgent: Your date of birth, please?\nCustomer: 2 May 1990\nAgent: I can see your booking, it's moved.", "en",
+			true, scoring.BasisEvidence},
+		{"informational", "Customer: what time do you open?\nAgent: At nine.", "en", true, scoring.BasisAbsence},
+		{"el agente abre la reserva", "Cliente: quiero pasar el vuelo al viernes\nAgente: Ya veo su reserva, queda cambiada.", "es",
+			false, scoring.BasisAbsence},
+		{"the customer's words", "Cliente: ya veo su reserva de mesas en la web, ¿a qué hora abren?\nAgente: A las nueve.", "es",
+			true, scoring.BasisAbsence},
+	} {
+		chat, _, err := transcript.ParseChat([]byte(tt.chat))
+		require.NoError(t, err, tt.name)
+		v := judge(t, rule, scoring.Chat, chat, tt.language)
+		require.Equal(t, []any{tt.complies, tt.basis}, []any{v.Complies, v.Basis}, tt.name)
+	}
+}
+
 func TestAssessment(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -363,6 +393,7 @@ func TestPhraseErrors(t *testing.T) {
 		`{"any": ["x"], "absence_confidence": 2}`:                 `rule.absence_confidence: must be a number from 0 to 1, such as 0.8`,
 		`{"any": ["x"], "hint_confidence": 0.5}`:                  `rule.hint_confidence: only means something with "hints", "cues", "replies", "reply_cues" or "unprompted"`,
 		`{"none": ["x"], "cues_together": 3}`:                     `rule.cues_together: only means something with "cues" or "reply_cues"`,
+		`{"any": ["x"], "applies_if_own": ["y"]}`:                 `rule.applies_if_own: only means something with "applies_if"`,
 		`{"none": ["x"], "replies": ["how rude"]}`:                `rule.speaker: must be "agent" or "customer" when the rule has "replies", "reply_cues" or "unprompted": they look at the other party's turns too`,
 		`{"none": ["x"], "unprompted": ["lol"]}`:                  `rule.speaker: must be "agent" or "customer" when the rule has "replies", "reply_cues" or "unprompted": they look at the other party's turns too`,
 		`{"none": ["x"], "speaker": "agent", "unprompted": [""]}`: `rule.unprompted[0]: "" has no words to look for`,

@@ -20,6 +20,7 @@ const (
 	keyHints                   = "hints"
 	keyAppliesIf               = "applies_if"
 	keyAppliesIfSpeaker        = "applies_if_speaker"
+	keyAppliesIfOwn            = "applies_if_own"
 	keySpeaker                 = "speaker"
 	keyExact                   = "exact"
 	keyNegation                = "negation"
@@ -41,7 +42,7 @@ const (
 )
 
 // ruleKeys lists every key, for the error that names an unknown one.
-var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keySpeaker, keyExact, keyNegation,
+var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keyAppliesIfOwn, keySpeaker, keyExact, keyNegation,
 	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
 	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence,
 	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted}
@@ -90,6 +91,10 @@ type rule struct {
 	// interaction is about ("I don't recognise a charge on my account"),
 	// negated or not.
 	appliesIfSpeaker string
+	// appliesIfOwn also makes the criterion apply, said by the rule's own
+	// speaker: the agent opening the account ("I can see your booking")
+	// when the customer named none.
+	appliesIfOwn []phrase
 	// speaker is transcript.Agent, transcript.Customer or anySpeaker.
 	speaker string
 	// exact turns off tolerance for misspellings (not for case, accents or
@@ -161,6 +166,8 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 			r.all = parseGroups(v, r.exact, add)
 		case keySpeaker:
 			r.speaker = parseSpeaker(v, key, add)
+		case keyAppliesIfOwn:
+			r.appliesIfOwn = parsePhrases(v, key, r.exact, add)
 		case keyAppliesIfSpeaker:
 			r.appliesIfSpeaker = parseSpeaker(v, key, add)
 		case keyExact:
@@ -213,8 +220,10 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	if _, ok := fields[keyNotApplicableConfidence]; ok && r.appliesIf == nil {
 		add(keyNotApplicableConfidence, "only means something with %q", keyAppliesIf)
 	}
-	if _, ok := fields[keyAppliesIfSpeaker]; ok && r.appliesIf == nil {
-		add(keyAppliesIfSpeaker, "only means something with %q", keyAppliesIf)
+	for _, key := range []string{keyAppliesIfSpeaker, keyAppliesIfOwn} {
+		if _, ok := fields[key]; ok && r.appliesIf == nil {
+			add(key, "only means something with %q", keyAppliesIf)
+		}
 	}
 	if _, ok := fields[keyHintConfidence]; ok && r.hints == nil && r.cues == nil && r.replies == nil && r.replyCues == nil &&
 		r.unprompted == nil {
