@@ -101,7 +101,7 @@ func TestExportTasks(t *testing.T) {
 	}
 
 	// The list's filters and visibility, the failed criterion among them.
-	_, rows = export(quality, "q=good")
+	_, rows = export(quality, "file_name=good")
 	require.Len(t, rows, 2)
 	_, rows = export(quality, "failed_criterion=no_forbidden_phrases")
 	require.Len(t, rows, 2)
@@ -172,8 +172,8 @@ func TestExportRefusesAnOversizedWorkbook(t *testing.T) {
 	r := b.do(t, http.MethodGet, "/tasks/export?format=xlsx", quality, nil)
 	requireError(t, r, http.StatusBadRequest, CodeValidation)
 	require.Contains(t, r.Body["message"], "format=csv")
-	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/tasks/export?format=xlsx&q=chat-1", quality, nil).Status)
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/tasks/export?format=xlsx&file_name=chat-1", quality, nil).Status)
 	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/tasks/export?format=csv", quality, nil).Status)
-	requireError(t, b.do(t, http.MethodGet, "/tasks/export?format=xlsx&shape=long&q=chat-1", quality, nil),
+	requireError(t, b.do(t, http.MethodGet, "/tasks/export?format=xlsx&shape=long&file_name=chat-1", quality, nil),
 		http.StatusBadRequest, CodeValidation)
 }

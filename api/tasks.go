@@ -94,7 +94,8 @@ type TaskFilterInput struct {
 	Operator        string `query:"operator" maxLength:"200" doc:"Only tasks of this agent (user id or username)"`
 	From            string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
 	To              string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
-	Q               string `query:"q" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
+	Q               string `query:"q" maxLength:"200" doc:"Only tasks where these words are found, in the transcript, the audit's explanations, the validation's notes or the file name, in the task's language and ignoring accents: every word must be found (reembolso finds reembolsó and reembolsos), \"a phrase\" in quotation marks word for word, a prefix with * (reembols*), OR between alternatives, -word leaves out tasks that have it" example:"\"tarjeta bloqueada\" reembols*"`
+	FileName        string `query:"file_name" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
 	Passed          string `query:"passed" enum:"true,false" doc:"Only audited tasks that passed (true) or did not (false)"`
 	NeedsReview     string `query:"needs_review" enum:"true,false" doc:"Only audited tasks whose current audit has items that need an analyst's review (true: automatic verdicts below AUDIT_REVIEW_CONFIDENCE), or has none (false)"`
 	MinScore        string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
@@ -189,7 +190,16 @@ func parseScore(name, v string) (*float64, error) {
 // quality, who sees only their own tasks, it narrows them to those; mine is
 // false when they asked for someone else's, which match nothing.
 func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db.TaskFilter, mine bool, err error) {
-	f = db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.Q, FailedCriterion: in.FailedCriterion}
+	f = db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.FileName,
+		FailedCriterion: in.FailedCriterion}
+	if in.Q != "" {
+		var serr *db.SearchError
+		if f.Text, err = db.SearchQuery(ctx, pool, in.Q); errors.As(err, &serr) {
+			return f, false, invalidQuery("q", serr.Reason, in.Q)
+		} else if err != nil {
+			return f, false, err
+		}
+	}
 	if f.MinScore, err = parseScore("min_score", in.MinScore); err != nil {
 		return f, false, err
 	}
@@ -261,8 +271,20 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		pos := tasks[len(tasks)-1].Cursor(in.Sort)
 		out.Next = listCursor{Sort: in.Sort, Order: in.Order, Value: pos.Value, UUID: pos.UUID}.encode()
 	}
+	var snippets map[string][]db.SnippetPart
+	if f.Text != "" && len(tasks) > 0 {
+		uuids := make([]string, len(tasks))
+		for i, task := range tasks {
+			uuids[i] = task.UUID
+		}
+		if snippets, err = db.TaskSnippets(ctx, t.pool, f.Text, uuids); err != nil {
+			return nil, err
+		}
+	}
 	for _, task := range tasks {
-		out.Tasks = append(out.Tasks, task.Summary())
+		s := task.Summary()
+		s.Snippet = snippets[task.UUID]
+		out.Tasks = append(out.Tasks, s)
 	}
 	return ok(out), nil
 }

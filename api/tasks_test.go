@@ -16,15 +16,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/workers"
 )
 
 // part is one part of a multipart upload: a file when name is set.
@@ -573,9 +576,9 @@ func TestListTasks(t *testing.T) {
 		"operator=olga":                       {"F_final.txt", "Delta.txt", "A-report.txt"},
 		"from=2024-05-03&to=2024-05-05":       {"Delta.txt", "c.txt"},
 		"from=2024-05-03T00:00:00Z&kind=chat": {"F_final.txt", "e.txt", "Delta.txt", "c.txt"},
-		"q=REPORT":                            {"A-report.txt"},
-		"q=100%25":                            {"b_100%.txt"},
-		"q=_":                                 {"F_final.txt", "b_100%.txt"},
+		"file_name=REPORT":                    {"A-report.txt"},
+		"file_name=100%25":                    {"b_100%.txt"},
+		"file_name=_":                         {"F_final.txt", "b_100%.txt"},
 		"sort=file_name&order=asc":            {"A-report.txt", "b_100%.txt", "c.txt", "Delta.txt", "e.txt", "F_final.txt", "g.wav"},
 		"sort=created_at&order=asc&kind=call": {"g.wav"},
 	}
@@ -831,4 +834,69 @@ func TestAmbiguousOperator(t *testing.T) {
 	requireError(t, r, http.StatusBadRequest, CodeValidation)
 	require.Contains(t, r.RawBody, `"location":"body.operator"`)
 	b.requireNothingStored(t)
+}
+
+// TestSearchTasks finds audited chats by what was said and by what their
+// audit says, with the list's other filters and an operator's narrowing,
+// quotes where the words are, and refuses a search it cannot run.
+func TestSearchTasks(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{jobWait: 20 * time.Second})
+	b.startWorkers(t, workers.Deps{})
+	quality := b.issuer.token(t, "qa", "quality")
+	olga := b.issuer.token(t, "olga", "operator")
+	b.audited(t, quality, file("good.txt", []byte(goodChat)), file("rude.txt", []byte(rudeChat)))
+	b.audited(t, quality, field("operator", "olga"), file("olga.txt", []byte(goodChat+"Cliente: y el reembolso?\n")))
+	search := func(token, query string) []string {
+		t.Helper()
+		r := b.do(t, http.MethodGet, "/tasks?"+query, token, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		names := []string{}
+		d := r.Body["details"].(map[string]any)
+		for _, task := range d["tasks"].([]any) {
+			names = append(names, task.(map[string]any)["file_name"].(string))
+		}
+		sort.Strings(names)
+		require.EqualValues(t, len(names), d["total"], query)
+		return names
+	}
+	require.Equal(t, []string{"good.txt", "olga.txt"}, search(quality, "q=duplicado"))
+	require.Equal(t, []string{"good.txt", "olga.txt"}, search(quality, "q="+url.QueryEscape(`"cargo duplicado"`)))
+	require.Equal(t, []string{"olga.txt"}, search(quality, "q=reembolsos"))
+	require.Equal(t, []string{"rude.txt"}, search(quality, "q="+url.QueryEscape("problema -cobrado")))
+	require.Equal(t, []string{"olga.txt"}, search(quality, "q=duplicado&operator=olga"))
+	require.Equal(t, []string{"olga.txt"}, search(olga, "q=duplicado"), "an operator finds only their own")
+	require.Equal(t, []string{}, search(quality, "q=hipoteca"))
+	// The audit's words: the rules engine explains the rude chat's failure
+	// quoting what the agent said.
+	require.Contains(t, search(quality, "q="+url.QueryEscape("prohibida")), "rude.txt")
+
+	r := b.do(t, http.MethodGet, "/tasks?q=duplicado&operator=olga", quality, nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	snippet := r.Body["details"].(map[string]any)["tasks"].([]any)[0].(map[string]any)["snippet"].([]any)
+	var marked []string
+	for _, part := range snippet {
+		if p := part.(map[string]any); p["match"] == true {
+			marked = append(marked, p["text"].(string))
+		}
+	}
+	require.Equal(t, []string{"duplicado"}, marked)
+	r = b.do(t, http.MethodGet, "/tasks?file_name=good", quality, nil)
+	require.Nil(t, r.Body["details"].(map[string]any)["tasks"].([]any)[0].(map[string]any)["snippet"], "no snippet without words searched")
+
+	for query, location := range map[string]string{
+		"q=" + url.QueryEscape(`"cargo`):     "query.q",
+		"q=" + url.QueryEscape("-duplicado"): "query.q",
+		"q=" + url.QueryEscape("OR"):         "query.q",
+		"q=a":                                "query.q",
+		"q=" + strings.Repeat("x", 201):      "query.q",
+		"q=%00":                              "query.q",
+	} {
+		r := b.do(t, http.MethodGet, "/tasks?"+query, quality, nil)
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Equal(t, location, r.Body["details"].([]any)[0].(map[string]any)["location"], query)
+		require.NotContains(t, r.Body["message"], "tsquery", query)
+	}
+	r = b.do(t, http.MethodGet, "/tasks/export?q="+url.QueryEscape(`"cargo`), quality, nil)
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
 }

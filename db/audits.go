@@ -151,6 +151,9 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`,
 		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed, judged, failed, c.review, c.engine, c.confident,
 		to, attempt, left, reached))
+	if err == nil {
+		err = TaskSearchRefresh(ctx, tx, a.TaskUUID)
+	}
 	if err != nil || to == nil {
 		return stored, t, err
 	}

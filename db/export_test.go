@@ -18,3 +18,11 @@ func MigrateSchemaTo(ctx context.Context, pool *pgxpool.Pool, version int64) err
 	_, err = app.UpTo(ctx, version)
 	return err
 }
+
+// SetSearchExactly sets how many tasks a search by words may find for its
+// list to be read from what it found, until restore is called.
+func SetSearchExactly(n int) (restore func()) {
+	old := searchExactly
+	searchExactly = n
+	return func() { searchExactly = old }
+}

@@ -78,6 +78,9 @@ type TaskSummary struct {
 	ReviewItems *int      `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (automatic verdicts below AUDIT_REVIEW_CONFIDENCE), once audited"`
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
+	// Snippet is where a search's words were found, in a list searched by
+	// words (q).
+	Snippet []SnippetPart `json:"snippet,omitempty" doc:"In a list searched by words (q): the passages of the transcript, the audit's explanations or the validation's notes where they were found, the words found marked; absent when only the file name has them"`
 }
 
 // Summary returns the summary of t.
@@ -289,6 +292,12 @@ type TaskFilter struct {
 	From, To time.Time
 	// FileName matches file names containing it, ignoring case.
 	FileName string
+	// Text, a tsquery from SearchQuery, keeps the tasks whose search
+	// document (task_search) it matches.
+	Text string
+	// found, when not nil, keeps the tasks of these uuids instead of
+	// searching for Text again: all the tasks it matches (taskListSearch).
+	found []string
 	// Passed, when set, keeps audited tasks that passed (or did not).
 	Passed *bool
 	// NeedsReview, when set, keeps audited tasks whose current audit has
@@ -405,6 +414,12 @@ func (f TaskFilter) where(args *[]any) string {
 	if f.FileName != "" {
 		add("t.file_name ILIKE '%' || $? || '%'", likeEscaper.Replace(f.FileName))
 	}
+	switch {
+	case f.found != nil:
+		add("t.uuid = ANY($?::uuid[])", f.found)
+	case f.Text != "":
+		add("t.uuid IN (SELECT s.task_uuid FROM task_search s WHERE s.document @@ $?::tsquery)", f.Text)
+	}
 	if f.FailedCriterion != "" {
 		// Containment, which the array's index serves (= ANY does not).
 		add("t.failed_criteria @> ARRAY[$?::text]", f.FailedCriterion)
@@ -431,12 +446,30 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 
 // TaskListTotal returns the page p of the tasks f selects (TaskList) and
 // their total (TaskCount). A first page that holds the whole list is its
-// total, and then nothing is counted. A page of a search by file name or
-// failed criterion, which no index reads in order, reads the matches from
-// its position on at once and sorts them when there are no more than
-// countExactly of them: walking the list in order to find a few matches
-// would read most of it (and on a first page, they are the total).
+// total, and then nothing is counted. A page of a search (by words, file
+// name or failed criterion), which no index reads in order, reads the
+// matches from its position on at once and sorts them when there are no
+// more than countExactly of them: walking the list in order to find a few
+// matches would read most of it (and on a first page, they are the total).
 func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, estimated bool, err error) {
+	if f.Text != "" {
+		tasks, total, ok, err := taskListSearch(ctx, q, f, p)
+		if ok || err != nil {
+			return tasks, total, false, err
+		}
+		// More than searchExactly tasks have the words: the list is walked
+		// in order, and its total is the planner's estimate unless the
+		// first page holds it.
+		if tasks, err = TaskList(ctx, q, f, p); err != nil {
+			return nil, 0, false, err
+		}
+		if p.After == nil && len(tasks) < p.Limit && (p.Skip == 0 || len(tasks) > 0) {
+			return tasks, int64(p.Skip + len(tasks)), false, nil
+		}
+		var args []any
+		total, err = taskCountPlanned(ctx, q, f.countFrom(), f.where(&args), args)
+		return tasks, max(total, int64(p.Skip+len(tasks))), true, err
+	}
 	if f.FileName != "" || f.FailedCriterion != "" {
 		few, err := taskListFew(ctx, q, f, p)
 		if err != nil {
@@ -460,6 +493,53 @@ func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks
 	}
 	total, estimated, err = TaskCount(ctx, q, f)
 	return tasks, total, estimated, err
+}
+
+// searchExactly is how many tasks a search by words may find for its list
+// to be read from what it found (taskListSearch) rather than by walking the
+// list in order.
+var searchExactly = 20_000
+
+// taskListSearch returns the page p of the tasks f selects, f searching by
+// words (Text), and their exact total, reading first every task the words
+// are found in, when they are no more than searchExactly; ok is false when
+// there are more. Walking the list in order and looking up each task's
+// words would read a hundred tasks for every one found in 1 % of them;
+// this reads each task found once.
+func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, ok bool, err error) {
+	if err = q.QueryRow(ctx, `SELECT COALESCE(array_agg(task_uuid::text), '{}') FROM (SELECT task_uuid FROM task_search
+		WHERE document @@ $1::tsquery LIMIT $2) s`, f.Text, searchExactly+1).Scan(&f.found); err != nil {
+		return nil, 0, false, err
+	}
+	if len(f.found) > searchExactly {
+		return nil, 0, false, nil
+	}
+	sort, dir, cmp, err := p.order()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	var args []any
+	where := f.where(&args)
+	// The total, over what the filters select before the page's position,
+	// is counted in the same read when the page has no cursor.
+	count, after := "count(*) OVER ()", p.after(sort, cmp, &args)
+	if after != "" {
+		count = "0"
+	}
+	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT %s, %s%s WHERE %s%s ORDER BY %s %s, t.uuid %s LIMIT %d OFFSET %d`,
+		taskColumns, count, taskFrom, where, after, sort.key, dir, dir, p.Limit, p.Skip), args...)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	tasks, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (Task, error) { return scanTask(scanAlso{row, []any{&total}}) })
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if after != "" || len(tasks) == 0 {
+		args = nil
+		err = q.QueryRow(ctx, `SELECT count(*)`+f.countFrom()+` WHERE `+f.where(&args), args...).Scan(&total)
+	}
+	return tasks, total, true, err
 }
 
 // taskListFew returns up to countExactly+1 of the tasks f selects after
@@ -521,35 +601,47 @@ const countExactly = 1_000
 // planner's estimate is returned.
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
 	if f.OperatorID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil &&
-		f.FailedCriterion == "" {
+		f.FailedCriterion == "" && f.Text == "" {
 		n, err = taskCountKept(ctx, q, f)
 		return n, false, err
 	}
 	var args []any
 	where := f.where(&args)
-	// Every task has its campaign: the join is needed only to filter by its
-	// name, and without it a count reads the indexes alone.
-	from := ` FROM tasks t`
-	if f.Campaign != "" {
-		from = taskFrom
-	}
+	from := f.countFrom()
 	err = q.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1`+from+` WHERE `+where+` LIMIT `+
 		strconv.Itoa(countExactly+1)+`) t`, args...).Scan(&n)
 	if err != nil || n <= countExactly {
 		return n, false, err
 	}
+	planned, err := taskCountPlanned(ctx, q, from, where, args)
+	return max(planned, n), true, err
+}
+
+// countFrom is the FROM clause that counts the tasks f selects. Every task
+// has its campaign: the join is needed only to filter by its name, and
+// without it a count reads the indexes alone.
+func (f TaskFilter) countFrom() string {
+	if f.Campaign != "" {
+		return taskFrom
+	}
+	return ` FROM tasks t`
+}
+
+// taskCountPlanned is the planner's estimate of how many tasks the clause
+// where (over from, with args) selects.
+func taskCountPlanned(ctx context.Context, q DBTX, from, where string, args []any) (int64, error) {
 	var plan []struct {
 		Plan struct {
 			Rows float64 `json:"Plan Rows"`
 		}
 	}
 	if err := q.QueryRow(ctx, `EXPLAIN (FORMAT JSON) SELECT 1`+from+` WHERE `+where, args...).Scan(&plan); err != nil {
-		return 0, false, err
+		return 0, err
 	}
 	if len(plan) == 0 {
-		return 0, false, errors.New("task count: EXPLAIN returned no plan")
+		return 0, errors.New("task count: EXPLAIN returned no plan")
 	}
-	return max(int64(plan[0].Plan.Rows), n), true, nil
+	return int64(plan[0].Plan.Rows), nil
 }
 
 // taskCountKept counts the tasks f selects (by status, kind, campaign,

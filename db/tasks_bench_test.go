@@ -115,3 +115,57 @@ func BenchmarkTaskListFilters1M(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTaskSearch1M searches a million tasks' transcripts as GET
+// /tasks?q= does (db.SearchQuery, the first page of 100 and one more with
+// its total, db.TaskListTotal, and the page's snippets, db.TaskSnippets),
+// for searches from the commonest words to a phrase said in a hundred
+// tasks, alone and with other filters; each sub-benchmark reports its p50
+// and p95 over samplesPerOp searches an iteration (goal: p95 ≤ 50 ms).
+func BenchmarkTaskSearch1M(b *testing.B) {
+	pool := dbtest.Pool(b)
+	dbtest.SeedTasks(b, pool, 1_000_000)
+	dbtest.SeedSearch(b, pool)
+	ctx := context.Background()
+	newest := db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 101}
+	for _, tc := range []struct {
+		name, q string
+		f       db.TaskFilter
+		page    db.TaskPage
+	}{
+		{"common_word", "cliente", db.TaskFilter{}, newest},
+		{"word_in_1_percent", "reembolso", db.TaskFilter{}, newest},
+		{"phrase_in_100", `"tarjeta bloqueada"`, db.TaskFilter{}, newest},
+		{"prefix", "reembols*", db.TaskFilter{}, newest},
+		{"two_words", "reembolso tarjeta", db.TaskFilter{}, newest},
+		{"or", "reembolso OR bloqueada", db.TaskFilter{}, newest},
+		{"not_found", "hipoteca", db.TaskFilter{}, newest},
+		{"word_and_operator", "reembolso", db.TaskFilter{OperatorID: "agent-7"}, newest},
+		{"word_and_status", "reembolso", db.TaskFilter{Status: db.TaskValidated}, newest},
+		{"word_by_score", "reembolso", db.TaskFilter{}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 101}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			var took []time.Duration
+			for b.Loop() {
+				for range samplesPerOp {
+					start := time.Now()
+					f := tc.f
+					var err error
+					f.Text, err = db.SearchQuery(ctx, pool, tc.q)
+					require.NoError(b, err)
+					tasks, _, _, err := db.TaskListTotal(ctx, pool, f, tc.page)
+					require.NoError(b, err)
+					uuids := make([]string, len(tasks))
+					for i, t := range tasks {
+						uuids[i] = t.UUID
+					}
+					_, err = db.TaskSnippets(ctx, pool, f.Text, uuids)
+					require.NoError(b, err)
+					took = append(took, time.Since(start))
+				}
+			}
+			b.ReportMetric(percentileMS(took, 0.5), "p50-ms")
+			b.ReportMetric(percentileMS(took, 0.95), "p95-ms")
+		})
+	}
+}

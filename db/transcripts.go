@@ -8,7 +8,8 @@ import (
 )
 
 // TranscriptSave stores tr as the transcript of task uuid, replacing any
-// earlier one (a transcription that runs again overwrites its result).
+// earlier one (a transcription that runs again overwrites its result), and
+// makes the task's words searchable.
 func TranscriptSave(ctx context.Context, q DBTX, uuid string, tr transcript.Transcript) error {
 	b, err := json.Marshal(nonNil(tr.Segments))
 	if err != nil {
@@ -19,7 +20,10 @@ func TranscriptSave(ctx context.Context, q DBTX, uuid string, tr transcript.Tran
 		ON CONFLICT (task_uuid) DO UPDATE SET text = excluded.text, segments = excluded.segments,
 			engine = excluded.engine, language = excluded.language, created_at = now()`,
 		uuid, tr.Text, b, tr.Engine, tr.Language)
-	return err
+	if err != nil {
+		return err
+	}
+	return TaskSearchRefresh(ctx, q, uuid)
 }
 
 // TranscriptGet returns the transcript of task uuid, or a NotFound error

@@ -128,7 +128,11 @@ func ValidationInsert(ctx context.Context, tx pgx.Tx, n NewValidation) (Validati
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Validation{}, fmt.Errorf("%w: task %s is not audited", ErrTaskStatus, n.TaskUUID)
 	}
-	return v, err
+	if err != nil {
+		return Validation{}, err
+	}
+	// The notes are searchable.
+	return v, TaskSearchRefresh(ctx, tx, n.TaskUUID)
 }
 
 // ValidationGet returns the validation of task taskUUID, or a NotFound

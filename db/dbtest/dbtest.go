@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -257,6 +258,52 @@ func SeedTasks(t testing.TB, pool *pgxpool.Pool, n int) {
 	require.NoError(t, err)
 	// The seed's writes are flushed before anything is measured, not by a
 	// checkpoint in the middle of it.
+	_, err = pool.Exec(ctx, `CHECKPOINT`)
+	require.NoError(t, err)
+}
+
+// searchWords are the words of SeedSearch's transcripts, the commonest
+// first: a contact centre's Spanish.
+var searchWords = strings.Fields(`cliente agente gracias hola factura buenos días señor señora cuenta
+	servicio número teléfono llamada problema pago tarjeta línea datos ayuda momento favor caso
+	correo dirección nombre contrato tarifa cargo mes semana hoy mañana tarde noche minutos horas
+	consulta gestión solicitud incidencia técnico visita router fibra móvil internet conexión señal
+	cobertura plan oferta precio euros importe recibo banco transferencia domiciliación saldo deuda
+	cancelar cambiar activar revisar comprobar confirmar verificar enviar recibir llegar esperar
+	entiendo disculpe perdone lamento siento claro perfecto vale bueno exacto correcto efectivamente
+	sistema aplicación página web contraseña usuario acceso clave código referencia expediente
+	pedido envío paquete entrega devolución producto tienda almacén transportista seguimiento
+	póliza seguro siniestro cobertura perito taller coche hogar vivienda daños parte asistencia
+	vuelo reserva billete maleta equipaje aeropuerto retraso conexión embarque asiento
+	cita médico consulta receta farmacia tratamiento prueba resultado especialista urgencias
+	luz gas agua contador lectura suministro corte avería potencia instalación permanencia
+	portabilidad operador competencia compañía baja alta renovación descuento promoción regalo
+	queja reclamación supervisor responsable departamento área equipo compañero encargado
+	documento dni nie pasaporte fecha nacimiento titular firma autorización copia original`)
+
+// SeedSearch gives every task of pool's database (SeedTasks's) a
+// transcript of 60 of searchWords, the commonest most often, and its
+// search document, as the service would have written them. Among them,
+// "reembolso" is said in about one task in a hundred and "tarjeta
+// bloqueada" in about one in ten thousand.
+func SeedSearch(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	_, err := pool.Exec(ctx, `
+		INSERT INTO transcripts (task_uuid, text, segments, engine, language)
+		SELECT t.uuid, concat_ws(' ', x.text,
+				CASE WHEN random() < 0.01 THEN 'Le tramito el reembolso.' END,
+				CASE WHEN random() < 0.0001 THEN 'Tiene la tarjeta bloqueada.' END),
+			'[]', 'seed', 'es'
+		FROM tasks t, LATERAL (
+			SELECT string_agg(($1::text[])[1 + floor(random() ^ 3 * cardinality($1::text[]))::int], ' ') AS text
+			FROM generate_series(1, 60) WHERE t.uuid IS NOT NULL) x`, searchWords)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `
+		INSERT INTO task_search (task_uuid, document) SELECT uuid, task_search_document(uuid) FROM tasks`)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `VACUUM ANALYZE transcripts, task_search`)
+	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `CHECKPOINT`)
 	require.NoError(t, err)
 }

@@ -552,7 +552,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   await page.getByLabel('File name contains').fill('CHAT-1');
   await page.getByLabel('Status').selectOption('audited');
   await page.getByRole('button', { name: 'Apply filters' }).click();
-  await eventually(() => check(new URL(page.url()).search === '?status=audited&q=CHAT-1', page.url()));
+  await eventually(() => check(new URL(page.url()).search === '?status=audited&file_name=CHAT-1', page.url()));
   await visible(row);
   await page.getByLabel('File name contains').fill('no-such-file');
   await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -585,7 +585,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   // mark, a row per task, a column per criterion.
   await page.getByLabel('File name contains').fill('chat-1');
   await page.getByRole('button', { name: 'Apply filters' }).click();
-  await eventually(() => check(new URL(page.url()).search.includes('q=chat-1'), page.url()));
+  await eventually(() => check(new URL(page.url()).search.includes('file_name=chat-1'), page.url()));
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
   check(/^tasks-\d{8}-\d{6}\.csv$/.test(download.suggestedFilename()), download.suggestedFilename());
   const csv = readFileSync(await download.path(), 'utf8');
@@ -616,7 +616,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
 
   // The agent sees the task as theirs.
   const olga = await devToken(base, 'olga', ['operator']);
-  const mine = await api(base, olga, 'GET', '/tasks?q=e2e-chat-1');
+  const mine = await api(base, olga, 'GET', '/tasks?file_name=e2e-chat-1');
   check(mine.tasks.length === 1, `olga sees ${mine.tasks.length} tasks`);
 });
 
@@ -929,7 +929,7 @@ test('dashboard: figures and charts of the period, filters in the URL', async ({
   form.append('files', new Blob([chat('Pablo')], { type: 'application/json' }), 'e2e-chat-3.json');
   await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
   await eventually(
-    async () => check((await api(base, quality, 'GET', '/tasks?q=e2e-chat-3&status=audited')).total === 1, 'not audited'),
+    async () => check((await api(base, quality, 'GET', '/tasks?file_name=e2e-chat-3&status=audited')).total === 1, 'not audited'),
     20_000,
   );
   await page.goto(base + '/');
@@ -1012,7 +1012,7 @@ test('review: items to review first, the Needs review filter, the share confirme
   await page.getByLabel('File name contains').fill('e2e-review');
   await page.getByLabel('Review', { exact: true }).selectOption('true');
   await page.getByRole('button', { name: 'Apply filters' }).click();
-  await eventually(() => check(new URL(page.url()).search === '?q=e2e-review&needs_review=true', page.url()));
+  await eventually(() => check(new URL(page.url()).search === '?file_name=e2e-review&needs_review=true', page.url()));
   const rows = page.locator('tbody tr');
   await visible(rows.filter({ hasText: 'e2e-review-1.json' }).getByText('1 to review'));
   await eventually(async () => check((await rows.count()) === 1, `${await rows.count()} rows`));
@@ -1061,6 +1061,59 @@ test('review: items to review first, the Needs review filter, the share confirme
   });
   const left = await api(base, quality, 'GET', '/tasks?campaign=e2e-review&needs_review=true');
   check(left.total === 0, `${left.total} tasks still to review`);
+});
+
+test('search: the words said found in every chat, the passages marked, in English and Spanish', async ({ page, browser, base }) => {
+  const quality = await devToken(base, 'sara', ['quality']);
+  const upload = async (name, text) => {
+    const form = new FormData();
+    form.append('files', new Blob([text], { type: 'text/plain' }), name);
+    const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
+    const { uuid } = (await res.json()).details.tasks[0];
+    await eventually(async () => check((await api(base, quality, 'GET', `/tasks/${uuid}`)).status === 'audited', 'not audited'), 20_000);
+  };
+  await upload(
+    'e2e-search-1.txt',
+    'Agente: Buenos días, le atiende Sara.\nCliente: Tengo la tarjeta bloqueada desde ayer.\nAgente: Lo siento. Le tramito el reembolso de la comisión y la desbloqueo ahora.\nAgente: Que tenga buen día.\n',
+  );
+  await upload(
+    'e2e-search-2.txt',
+    'Agente: Buenas tardes, soy Sara.\nCliente: Quería cambiar de tarifa.\nAgente: Hecho, ya tiene la nueva tarifa.\n',
+  );
+
+  await page.goto(base + '/app/tasks');
+  await signIn(page, { username: 'sara', roles: ['quality'] });
+  await page.getByLabel('Words said or written').fill('"tarjeta bloqueada" reembolsos');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).searchParams.get('q') === '"tarjeta bloqueada" reembolsos', page.url()));
+  const rows = page.locator('tbody tr');
+  const found = rows.filter({ hasText: 'e2e-search-1.txt' });
+  await visible(found.getByTestId('snippet'));
+  const marked = await found.locator('mark').allTextContents();
+  check(
+    ['tarjeta', 'bloqueada', 'reembolso'].every((w) => marked.includes(w)),
+    `marked: ${marked}`,
+  );
+  await eventually(async () => check((await rows.count()) === 1, `${await rows.count()} rows`));
+  await shot(page, 'tasks-search');
+
+  // A search the service cannot run says why.
+  await page.getByLabel('Words said or written').fill('"tarjeta');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await visible(page.getByText(/quotation mark that opens a phrase/));
+
+  await inSpanish(
+    browser,
+    base + '/app/tasks?q=' + encodeURIComponent('tarifa OR desbloqueo'),
+    { username: 'sara', roles: ['quality'] },
+    async (es) => {
+      await visible(es.getByLabel('Palabras dichas o escritas'));
+      const hits = es.locator('tbody tr');
+      await visible(hits.filter({ hasText: 'e2e-search-2.txt' }).locator('mark', { hasText: 'tarifa' }).first());
+      await visible(hits.filter({ hasText: 'e2e-search-1.txt' }).locator('mark', { hasText: 'desbloqueo' }));
+      await shot(es, 'tasks-search-es');
+    },
+  );
 });
 
 test('admin: users and sync (409 shown), campaign settings and scorecard publication', async ({ page, base }) => {

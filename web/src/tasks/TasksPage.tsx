@@ -20,6 +20,7 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     kind: f.kind,
     campaign: f.campaign.trim(),
     q: f.q.trim(),
+    file_name: f.file_name.trim(),
     needs_review: f.needs_review,
     operator: f.operator.trim(),
     passed: f.passed,
@@ -217,6 +218,11 @@ export function TasksPage() {
                     <td>
                       <Link href={`${basePath}/${x.uuid}`}>{x.file_name}</Link>
                       {x.error && <p class="small muted">{x.error}</p>}
+                      {x.snippet && (
+                        <p class="small snippet" data-testid="snippet">
+                          {x.snippet.map((part, i) => (part.match ? <mark key={i}>{part.text}</mark> : part.text))}
+                        </p>
+                      )}
                     </td>
                     <td>{t(x.kind === 'call' ? 'tasks.call' : 'tasks.chat')}</td>
                     <td>
@@ -257,9 +263,23 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
   return (
     <form class="filters" role="search" onSubmit={submit} aria-label={t('tasks.filters')}>
       <div class="filter-row">
-        <div class="field">
+        <div class="field field-wide">
           <label for="tasks-q">{t('tasks.search')}</label>
-          <input id="tasks-q" type="search" value={f.q} onInput={(e) => setF({ ...f, q: e.currentTarget.value })} />
+          <input
+            id="tasks-q"
+            type="search"
+            value={f.q}
+            placeholder={t('tasks.searchExample')}
+            aria-describedby="tasks-q-hint"
+            onInput={(e) => setF({ ...f, q: e.currentTarget.value })}
+          />
+          <p id="tasks-q-hint" class="small muted">
+            {t('tasks.searchHint')}
+          </p>
+        </div>
+        <div class="field">
+          <label for="tasks-file">{t('tasks.fileName')}</label>
+          <input id="tasks-file" type="search" value={f.file_name} onInput={(e) => setF({ ...f, file_name: e.currentTarget.value })} />
         </div>
         <div class="field">
           <label for="tasks-status">{t('tasks.status')}</label>

@@ -38,12 +38,21 @@ describe('applyTask', () => {
     const f = { ...defaultFilters, status: 'transcribed' };
     const list = [task('a'), task('b')];
     expect(applyTask(list, f, task('a', { status: 'audited', updated_at: '2026-01-02T00:00:00Z' })).map((t) => t.uuid)).toEqual(['b']);
-    expect(applyTask(list, { ...defaultFilters, q: 'CALL' }, task('x', { file_name: 'a-call.wav' })).map((t) => t.uuid)).toEqual([
+    expect(applyTask(list, { ...defaultFilters, file_name: 'CALL' }, task('x', { file_name: 'a-call.wav' })).map((t) => t.uuid)).toEqual([
       'x',
       'a',
       'b',
     ]);
-    expect(applyTask(list, { ...defaultFilters, q: 'call' }, task('y'))).toBe(list);
+    expect(applyTask(list, { ...defaultFilters, file_name: 'call' }, task('y'))).toBe(list);
+  });
+
+  it("under a search by words: keeps a listed task's snippet, and a new task waits for the next load", () => {
+    const f = { ...defaultFilters, q: 'reembolso' };
+    const snippet = [{ text: 'el ' }, { text: 'reembolso', match: true }];
+    const list = [task('a', { snippet }), task('b')];
+    const changed = applyTask(list, f, task('a', { status: 'audited', updated_at: '2026-01-02T00:00:00Z' }));
+    expect(changed[0]).toMatchObject({ uuid: 'a', status: 'audited', snippet });
+    expect(applyTask(list, f, task('n'))).toBe(list);
   });
 
   it('keeps the review filter: a task whose last item to review was settled leaves it', () => {
@@ -62,7 +71,8 @@ describe('filters in the URL', () => {
     const f = {
       ...defaultFilters,
       status: 'audited',
-      q: 'x',
+      q: '"tarjeta bloqueada" reembols*',
+      file_name: 'x',
       needs_review: 'true' as const,
       sort: 'score' as const,
       order: 'asc' as const,

@@ -8,7 +8,10 @@ export interface TaskFilters {
   status: string;
   kind: string;
   campaign: string;
+  /** q: words to find in what was said, the audit's explanations, the validation's notes or the file name. */
   q: string;
+  /** file_name: text the file name contains. */
+  file_name: string;
   /** needs_review: 'true' keeps audits with items to review, 'false' those with none, '' any task. */
   needs_review: '' | 'true' | 'false';
   /** operator: the agent's user id or username. */
@@ -32,6 +35,7 @@ export const defaultFilters: TaskFilters = {
   kind: '',
   campaign: '',
   q: '',
+  file_name: '',
   needs_review: '',
   operator: '',
   passed: '',
@@ -55,6 +59,7 @@ export function filtersOf(q: URLSearchParams): TaskFilters {
     kind: q.get('kind') ?? '',
     campaign: q.get('campaign') ?? '',
     q: q.get('q') ?? '',
+    file_name: q.get('file_name') ?? '',
     needs_review: review === 'true' || review === 'false' ? review : '',
     operator: q.get('operator') ?? '',
     passed: passed === 'true' || passed === 'false' ? passed : '',
@@ -74,6 +79,7 @@ const filterKeys = [
   'kind',
   'campaign',
   'q',
+  'file_name',
   'needs_review',
   'operator',
   'passed',
@@ -104,12 +110,15 @@ export function queryOf(f: TaskFilters): URLSearchParams {
   return q;
 }
 
-/** matches reports whether task t passes the filters f (as the API would filter it), but for the failed criterion, which a summary does not show. */
+/**
+ * matches reports whether task t passes the filters f (as the API would filter it), but for the words searched and the
+ * failed criterion, which a summary does not show.
+ */
 export function matches(f: TaskFilters, t: TaskSummary): boolean {
   if (f.status && t.status !== f.status) return false;
   if (f.kind && t.kind !== f.kind) return false;
   if (f.campaign.trim() && t.campaign !== f.campaign.trim()) return false;
-  if (f.q.trim() && !t.file_name.toLowerCase().includes(f.q.trim().toLowerCase())) return false;
+  if (f.file_name.trim() && !t.file_name.toLowerCase().includes(f.file_name.trim().toLowerCase())) return false;
   if (f.needs_review && (t.review_items === undefined || t.review_items > 0 !== (f.needs_review === 'true'))) return false;
   if (f.operator.trim() && t.operator_id !== f.operator.trim()) return false;
   if (f.passed && (t.passed === undefined || t.passed !== (f.passed === 'true'))) return false;
@@ -136,11 +145,14 @@ export function applyTask(list: TaskSummary[], f: TaskFilters, t: TaskSummary): 
   if (i >= 0) {
     if (list[i].updated_at > t.updated_at) return list;
     if (!matches(f, t)) return list.filter((x) => x.uuid !== t.uuid);
-    return list.map((x) => (x.uuid === t.uuid ? t : x));
+    // An event's summary has no snippet: the one the search gave stays.
+    return list.map((x) => (x.uuid === t.uuid ? { ...t, snippet: t.snippet ?? x.snippet } : x));
   }
-  // A summary does not say which criteria failed: under that filter a task
-  // not listed yet waits for the next load.
-  if (!matches(f, t) || f.failed_criterion.trim() || f.sort !== 'created_at' || f.order !== 'desc') return list;
+  // A summary does not say which criteria failed nor what was said: under
+  // those filters a task not listed yet waits for the next load.
+  if (!matches(f, t) || f.failed_criterion.trim() || f.q.trim() || f.sort !== 'created_at' || f.order !== 'desc') {
+    return list;
+  }
   return [t, ...list];
 }
 

@@ -1,0 +1,256 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TaskSearchRefresh writes task uuid's search document again from what it
+// is made of (task_search_document: the file name, the transcript, the
+// current audit's explanations and the validation's notes). Whatever
+// changes one of those calls it in the same transaction.
+func TaskSearchRefresh(ctx context.Context, q DBTX, uuid string) error {
+	_, err := q.Exec(ctx, `
+		INSERT INTO task_search (task_uuid, document) VALUES ($1, task_search_document($1))
+		ON CONFLICT (task_uuid) DO UPDATE SET document = excluded.document`, uuid)
+	return err
+}
+
+// searchConfigs are the text search configurations a query is read in:
+// each task's document is in its language's, and a query matches a task
+// when it matches as read in that language. Reading it in all of them and
+// joining the readings with OR is the same, without knowing the tasks.
+var searchConfigs = []string{"auditd_es", "auditd_en", "auditd_simple"} // Spanish and English first
+
+// maxSearchTerms bounds the words and phrases of a search.
+const maxSearchTerms = 16
+
+// SearchError is SearchQuery's error for a search it cannot run: what is
+// wrong with it, in words a user can act on, to follow "the search".
+type SearchError struct{ Reason string }
+
+func (e *SearchError) Error() string { return e.Reason }
+
+func searchErrorf(format string, args ...any) error {
+	return &SearchError{Reason: fmt.Sprintf(format, args...)}
+}
+
+// searchTerm is a word, a prefix (refund*) or a quoted phrase of a search,
+// possibly excluded (-word) or joined to the term before by OR.
+type searchTerm struct {
+	text                   string
+	phrase, prefix, negate bool
+	or                     bool // joined to the previous term by OR rather than AND
+}
+
+// parseSearch reads a search as people type it in a search box: words
+// (all of them must be found), "quoted phrases", prefixes (reembols*),
+// -excluded words and OR between two terms.
+func parseSearch(s string) ([]searchTerm, error) {
+	var terms []searchTerm
+	or := false
+	for rest := strings.TrimSpace(s); rest != ""; rest = strings.TrimLeftFunc(rest, unicode.IsSpace) {
+		var t searchTerm
+		if rest[0] == '-' {
+			t.negate, rest = true, rest[1:]
+		}
+		if rest != "" && rest[0] == '"' {
+			end := strings.IndexByte(rest[1:], '"')
+			if end < 0 {
+				return nil, searchErrorf("has a quotation mark that opens a phrase and does not close it; close it or remove it")
+			}
+			t.text, t.phrase, rest = rest[1:end+1], true, rest[end+2:]
+		} else {
+			end := strings.IndexFunc(rest, unicode.IsSpace)
+			if end < 0 {
+				end = len(rest)
+			}
+			t.text, rest = rest[:end], rest[end:]
+			if t.text == "OR" && !t.negate {
+				if len(terms) == 0 || or {
+					return nil, searchErrorf("has OR where it cannot go: OR goes between two words or phrases, as in «reembolso OR devolución»")
+				}
+				or = true
+				continue
+			}
+			if stem, ok := strings.CutSuffix(t.text, "*"); ok {
+				t.text, t.prefix = stem, true
+				if strings.IndexFunc(stem, isSearchable) < 0 || strings.IndexFunc(stem, func(r rune) bool { return !isSearchable(r) }) >= 0 {
+					return nil, searchErrorf("has %q: a prefix is letters or digits followed by *, as in reembols*", t.text+"*")
+				}
+			}
+		}
+		if strings.IndexFunc(t.text, isSearchable) < 0 {
+			continue
+		}
+		t.or, or = or, false
+		terms = append(terms, t)
+	}
+	if or {
+		return nil, searchErrorf("has OR where it cannot go: OR goes between two words or phrases, as in «reembolso OR devolución»")
+	}
+	if len(terms) > maxSearchTerms {
+		return nil, searchErrorf("has more than %d words or phrases; search for at most %[1]d at once", maxSearchTerms)
+	}
+	if len(terms) == 0 {
+		return nil, searchErrorf("has no words to search for: type words, a \"phrase\" or a prefix*")
+	}
+	if !slices.ContainsFunc(terms, func(t searchTerm) bool { return !t.negate }) {
+		return nil, searchErrorf("only leaves words out (-word); say what to find too")
+	}
+	return terms, nil
+}
+
+// fileWordBreaks are the characters that task_search_document reads as
+// spaces in a file name, read so in a search too: «seed-4242» finds
+// seed-4242.wav.
+var fileWordBreaks = strings.NewReplacer("_", " ", "-", " ")
+
+func isSearchable(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }
+
+// SearchQuery turns a search (parseSearch) into the text of a tsquery that
+// finds it in tasks of any language; an error for a search it cannot
+// run (a *SearchError), such as one made only of words too common to be
+// indexed ("el", "the").
+func SearchQuery(ctx context.Context, q DBTX, search string) (string, error) {
+	terms, err := parseSearch(search)
+	if err != nil {
+		return "", err
+	}
+	// Terms joined by OR bind first, then the rest are all required:
+	// «tarjeta reembolso OR devolución» is tarjeta AND (reembolso OR devolución).
+	var groups [][]searchTerm
+	for _, t := range terms {
+		if t.or {
+			groups[len(groups)-1] = append(groups[len(groups)-1], t)
+		} else {
+			groups = append(groups, []searchTerm{t})
+		}
+	}
+	// Each term is one parameter, read in every configuration.
+	args := make([]any, len(terms))
+	for i, t := range terms {
+		switch {
+		case t.prefix:
+			args[i] = t.text + ":*"
+		case t.phrase:
+			args[i] = t.text
+		default:
+			args[i] = fileWordBreaks.Replace(t.text) // as in a file name's words (task_search_document)
+		}
+	}
+	reading := func(config string, positive bool) string {
+		var ands []string
+		n := 0
+		for _, g := range groups {
+			var ors []string
+			for _, t := range g {
+				n++
+				if positive && t.negate {
+					continue
+				}
+				fn := "plainto_tsquery"
+				switch {
+				case t.phrase:
+					fn = "phraseto_tsquery"
+				case t.prefix:
+					fn = "to_tsquery"
+				}
+				term := fmt.Sprintf("%s('%s', task_search_plain($%d))", fn, config, n)
+				if t.negate {
+					term = "!!" + term
+				}
+				ors = append(ors, term)
+			}
+			if ors != nil {
+				ands = append(ands, "("+strings.Join(ors, " || ")+")")
+			}
+		}
+		return "(" + strings.Join(ands, " && ") + ")"
+	}
+	readings := make([]string, len(searchConfigs))
+	for i, config := range searchConfigs {
+		readings[i] = reading(config, false)
+	}
+	// What is to be found must be words Spanish or English index: not only
+	// words too common to be (stop words), even if the reading without
+	// stop words keeps them.
+	var tsquery string
+	var words bool
+	err = q.QueryRow(ctx, `SELECT `+strings.Join(readings, " || ")+`, numnode(`+reading(searchConfigs[0], true)+` || `+
+		reading(searchConfigs[1], true)+`) > 0`, args...).Scan(&tsquery, &words)
+	if err != nil {
+		return "", err
+	}
+	if !words {
+		return "", searchErrorf("has only words too common to search for (such as «el», «de», «the»); add a more telling one")
+	}
+	return tsquery, nil
+}
+
+// SnippetPart is a piece of a search result's snippet: text as it was
+// written, and whether it is one of the words searched for.
+type SnippetPart struct {
+	Text  string `json:"text"`
+	Match bool   `json:"match,omitempty" doc:"This piece is a word the search found"`
+}
+
+// Marks around the words ts_headline found: characters of Unicode's
+// private use area, taken out of the text first, so no text can forge one.
+// The text is quoted as it was searched (task_search_plain: without ¿, ¡,
+// « or »).
+const (
+	snippetStart = "\uE000"
+	snippetStop  = "\uE001"
+)
+
+// TaskSnippets returns, for each of the tasks uuids, the passages of its
+// search text (task_search_text) where tsquery (SearchQuery's) finds the
+// most, with the words found marked; nothing for a task whose text does
+// not have them (a match of its file name).
+func TaskSnippets(ctx context.Context, q DBTX, tsquery string, uuids []string) (map[string][]SnippetPart, error) {
+	rows, err := q.Query(ctx, `
+		SELECT t.uuid::text, ts_headline(task_search_config(t.language),
+			task_search_plain(translate(task_search_text(t.uuid), '`+snippetStart+snippetStop+`', '')), $1::tsquery,
+			'StartSel="`+snippetStart+`", StopSel="`+snippetStop+`", MaxWords=24, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "')
+		FROM tasks t WHERE t.uuid = ANY($2::uuid[])`, tsquery, uuids)
+	if err != nil {
+		return nil, err
+	}
+	snippets := map[string][]SnippetPart{}
+	var uuid, headline string
+	_, err = pgx.ForEachRow(rows, []any{&uuid, &headline}, func() error {
+		if parts := snippetParts(headline); parts != nil {
+			snippets[uuid] = parts
+		}
+		return nil
+	})
+	return snippets, err
+}
+
+// snippetParts splits a headline at its marks; nil when nothing is marked.
+func snippetParts(headline string) []SnippetPart {
+	var parts []SnippetPart
+	marked := false
+	for rest := headline; rest != ""; {
+		before, after, found := strings.Cut(rest, snippetStart)
+		if before != "" {
+			parts = append(parts, SnippetPart{Text: before})
+		}
+		if !found {
+			break
+		}
+		word, tail, _ := strings.Cut(after, snippetStop)
+		parts = append(parts, SnippetPart{Text: word, Match: true})
+		marked, rest = true, tail
+	}
+	if !marked {
+		return nil
+	}
+	return parts
+}

@@ -1,0 +1,197 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/transcript"
+)
+
+// TestSearch finds tasks by what was said, what their audit and validation
+// say and their file names, in Spanish and English, as analysts type
+// searches.
+func TestSearch(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTasks(t)
+	say := func(name, language, text string) db.NewTask {
+		t.Helper()
+		n := b.newTask(name)
+		n.Language = language
+		_, _, err := db.TaskInsert(ctx, b.pool, n)
+		require.NoError(t, err)
+		require.NoError(t, db.TranscriptSave(ctx, b.pool, n.UUID, transcript.Transcript{Text: text, Engine: "test", Language: language}))
+		return n
+	}
+	refund := say("llamada_reembolso", "es", "Agente: Le he tramitado el reembolsó de 49,99 euros.\nCliente: ¿Y la tarjeta bloqueada?\nAgente: «Desbloqueada» mañana.")
+	card := say("chat-0453", "es", "Agente: Su tarjeta está bloqueada por seguridad.\nCliente: vale")
+	english := say("call-7", "en", "Agent: I've issued a full refund, reference RF-2201.\nCustomer: Thanks, the card was blocked.")
+	quiet := say("silence", "es", "Agente: Buenos días.\nCliente: Adiós.")
+
+	// The audit's explanations and the validation's notes are searched too.
+	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		_, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: quiet.UUID, Source: db.AuditByEngine, Result: scoring.Result{
+			Items: []scoring.Item{{CriterionID: "empathy", Category: "C", Question: "?", Weight: 10,
+				Explanation: "El agente no mostró comprensión alguna."}}}}, 0)
+		return err
+	}))
+	_, err := b.pool.Exec(ctx, `INSERT INTO users (id, username) VALUES ('validator', 'validator');
+		UPDATE tasks SET status = 'audited' WHERE uuid = '`+quiet.UUID+`'`)
+	require.NoError(t, err)
+	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+		_, err := db.ValidationInsert(ctx, tx, db.NewValidation{TaskUUID: quiet.UUID, Notes: "Revisar con el supervisor",
+			ValidatorID: "validator", ValidatorName: "V", IsCall: true, SentTo: []string{"a@example.com"},
+			RequestHash: strings.Repeat("a", 64)})
+		return err
+	}))
+
+	find := func(search string) []string {
+		t.Helper()
+		text, err := db.SearchQuery(ctx, b.pool, search)
+		require.NoError(t, err, search)
+		tasks, total, estimated, err := db.TaskListTotal(ctx, b.pool, db.TaskFilter{Text: text},
+			db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 10})
+		require.NoError(t, err, search)
+		require.False(t, estimated)
+		names := []string{}
+		for _, task := range tasks {
+			names = append(names, strings.TrimSuffix(task.FileName, ".wav"))
+		}
+		sort.Strings(names)
+		require.EqualValues(t, len(names), total, search)
+		return names
+	}
+	for search, want := range map[string][]string{
+		"reembolso":                     {"llamada_reembolso"}, // said «reembolsó»: accents do not count
+		"REEMBOLSOS":                    {"llamada_reembolso"}, // nor case, and the plural is the word
+		"tarjeta":                       {"chat-0453", "llamada_reembolso"},
+		`"tarjeta bloqueada"`:           {"llamada_reembolso"}, // «tarjeta está bloqueada» is not the phrase…
+		`"tarjeta está bloqueada"`:      {"chat-0453"},         // …this is
+		"reembols*":                     {"llamada_reembolso"},
+		"refund":                        {"call-7"},
+		"refunds":                       {"call-7"}, // English words in English
+		"blocked card":                  {"call-7"},
+		"reembolso OR refund":           {"call-7", "llamada_reembolso"},
+		"tarjeta -reembolso":            {"chat-0453"},
+		"tarjeta reembolso OR refund":   {"llamada_reembolso"},
+		"comprensión":                   {"silence"}, // the audit's explanation
+		"supervisor":                    {"silence"}, // the validation's notes
+		"0453":                          {"chat-0453"},
+		"chat-0453":                     {"chat-0453"}, // the file name's words
+		"llamada reembolso":             {"llamada_reembolso"},
+		"hipoteca":                      {},
+		"el reembolso de":               {"llamada_reembolso"}, // common words are left out, not required
+		`"de 49,99 euros" tramitado`:    {"llamada_reembolso"},
+		"tarjeta OR hipoteca -vale":     {"llamada_reembolso"},
+		"Tarjeta   bloqueada  ":         {"chat-0453", "llamada_reembolso"},
+		"desbloqueada":                  {"llamada_reembolso"}, // said «Desbloqueada», quoted
+		"¿reembolso?":                   {"llamada_reembolso"},
+		`reembolso "tarjeta bloqueada"`: {"llamada_reembolso"},
+	} {
+		require.Equal(t, want, find(search), search)
+	}
+
+	// Snippets quote where the words are, marked; none for a match of the
+	// file name alone.
+	text, err := db.SearchQuery(ctx, b.pool, "bloqueada")
+	require.NoError(t, err)
+	snippets, err := db.TaskSnippets(ctx, b.pool, text, []string{card.UUID, refund.UUID, english.UUID})
+	require.NoError(t, err)
+	require.Equal(t, []db.SnippetPart{{Text: "Agente: Su tarjeta está "}, {Text: "bloqueada", Match: true},
+		{Text: " por seguridad.\nCliente: vale"}}, snippets[card.UUID])
+	require.Contains(t, snippets, refund.UUID)
+	require.NotContains(t, snippets, english.UUID, "English «blocked» is not the Spanish word")
+	text, err = db.SearchQuery(ctx, b.pool, "0453")
+	require.NoError(t, err)
+	snippets, err = db.TaskSnippets(ctx, b.pool, text, []string{card.UUID})
+	require.NoError(t, err)
+	require.Empty(t, snippets)
+
+	// A mark in the text cannot forge a highlight.
+	forged := say("forged", "es", "Agente: \uE000falso\uE001 reembolso")
+	text, err = db.SearchQuery(ctx, b.pool, "reembolso")
+	require.NoError(t, err)
+	snippets, err = db.TaskSnippets(ctx, b.pool, text, []string{forged.UUID})
+	require.NoError(t, err)
+	require.Equal(t, []db.SnippetPart{{Text: "Agente: falso "}, {Text: "reembolso", Match: true}}, snippets[forged.UUID])
+}
+
+// TestSearchErrors: a search the service cannot run says why, in words a
+// person can act on.
+func TestSearchErrors(t *testing.T) {
+	t.Parallel()
+	b := setupTasks(t)
+	for search, want := range map[string]string{
+		`"tarjeta bloqueada`:           "has a quotation mark that opens a phrase and does not close it; close it or remove it",
+		"OR reembolso":                 "has OR where it cannot go: OR goes between two words or phrases, as in «reembolso OR devolución»",
+		"reembolso OR":                 "has OR where it cannot go: OR goes between two words or phrases, as in «reembolso OR devolución»",
+		"reembolso OR OR refund":       "has OR where it cannot go: OR goes between two words or phrases, as in «reembolso OR devolución»",
+		"re-emb*":                      `has "re-emb*": a prefix is letters or digits followed by *, as in reembols*`,
+		"*":                            `has "*": a prefix is letters or digits followed by *, as in reembols*`,
+		"-reembolso":                   "only leaves words out (-word); say what to find too",
+		"a":                            "has only words too common to search for (such as «el», «de», «the»); add a more telling one",
+		"A -reembolso":                 "has only words too common to search for (such as «el», «de», «the»); add a more telling one",
+		"?? !!":                        `has no words to search for: type words, a "phrase" or a prefix*`,
+		strings.Repeat("palabra ", 17): "has more than 16 words or phrases; search for at most 16 at once",
+	} {
+		_, err := db.SearchQuery(context.Background(), b.pool, search)
+		var serr *db.SearchError
+		require.True(t, errors.As(err, &serr), "%q: %v", search, err)
+		require.Equal(t, want, serr.Reason, search)
+	}
+}
+
+// TestSearchPages pages through a search as GET /tasks does, reading the
+// tasks found at once and, when too many are found, walking the list in
+// order: the same pages either way.
+func TestSearchPages(t *testing.T) {
+	ctx := context.Background()
+	b := setupTasks(t)
+	for i := range 5 {
+		n := b.insertTask(t, fmt.Sprintf("found-%d", i))
+		require.NoError(t, db.TranscriptSave(ctx, b.pool, n.UUID, transcript.Transcript{Text: "la tarjeta", Engine: "test", Language: "es"}))
+	}
+	other := b.insertTask(t, "other")
+	require.NoError(t, db.TranscriptSave(ctx, b.pool, other.UUID, transcript.Transcript{Text: "la factura", Engine: "test", Language: "es"}))
+	text, err := db.SearchQuery(ctx, b.pool, "tarjeta")
+	require.NoError(t, err)
+	pages := func() (names [][]string, totals []int64) {
+		t.Helper()
+		p := db.TaskPage{Sort: db.TaskSortFileName, Limit: 2}
+		for {
+			tasks, total, _, err := db.TaskListTotal(ctx, b.pool, db.TaskFilter{Text: text}, p)
+			require.NoError(t, err)
+			var page []string
+			for _, task := range tasks {
+				page = append(page, task.FileName)
+			}
+			names, totals = append(names, page), append(totals, total)
+			if len(tasks) < 2 {
+				return names, totals
+			}
+			c := tasks[len(tasks)-1].Cursor(db.TaskSortFileName)
+			p.After = &c
+		}
+	}
+	want := [][]string{{"found-0.wav", "found-1.wav"}, {"found-2.wav", "found-3.wav"}, {"found-4.wav"}}
+	names, totals := pages()
+	require.Equal(t, want, names)
+	require.Equal(t, []int64{5, 5, 5}, totals)
+	restore := db.SetSearchExactly(2)
+	defer restore()
+	names, totals = pages()
+	require.Equal(t, want, names, "walking the list")
+	require.Len(t, totals, 3)
+	for _, total := range totals {
+		require.Positive(t, total)
+	}
+}
