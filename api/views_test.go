@@ -21,11 +21,7 @@ func (b *testBundle) saveView(t *testing.T, token, name, query string) map[strin
 // viewNames lists token's views by their names, as GET /views orders them.
 func (b *testBundle) viewNames(t *testing.T, token string) []string {
 	t.Helper()
-	names := []string{}
-	for _, v := range items(t, b.do(t, http.MethodGet, "/views", token, nil)) {
-		names = append(names, v["name"].(string))
-	}
-	return names
+	return column(items(t, b.do(t, http.MethodGet, "/views", token, nil)), "name")
 }
 
 func TestViewsCreateListRenameDelete(t *testing.T) {
