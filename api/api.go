@@ -144,6 +144,7 @@ func New(opts Options) *Server {
 	(&usersResource{pool: opts.Pool}).register(hapi)
 	(&usersAdminResource{pool: opts.Pool, river: opts.River, directory: opts.Directory}).register(hapi)
 	(&notificationsResource{pool: opts.Pool}).register(hapi)
+	(&viewsResource{pool: opts.Pool}).register(hapi)
 	(&campaignsResource{pool: opts.Pool, river: opts.River}).register(hapi)
 	(&statsResource{pool: opts.Pool, now: time.Now}).register(hapi)
 	(&auditsResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)

@@ -51,10 +51,13 @@ func items(t *testing.T, r response) []map[string]any {
 	return out
 }
 
-func texts(list []map[string]any) []string {
+func texts(list []map[string]any) []string { return column(list, "text") }
+
+// column is the text field key of each item of list.
+func column(list []map[string]any, key string) []string {
 	var out []string
 	for _, n := range list {
-		out = append(out, n["text"].(string))
+		out = append(out, n[key].(string))
 	}
 	return out
 }

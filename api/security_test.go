@@ -61,7 +61,7 @@ func routes(t testing.TB, s *Server) []route {
 
 // objects are the ids a swept request puts in its path.
 type objects struct {
-	task, notification, campaign string
+	task, notification, campaign, view string
 }
 
 // fill replaces the path parameters of path with o's ids.
@@ -70,6 +70,8 @@ func (o objects) fill(path string) string {
 	switch {
 	case strings.HasPrefix(path, "/notifications/"):
 		id = o.notification
+	case strings.HasPrefix(path, "/views/") && o.view != "":
+		id = o.view
 	case strings.HasPrefix(path, "/admin/jobs/"):
 		id = "987654321" // no such job: nothing real is retried or cancelled
 	}
@@ -118,7 +120,7 @@ func bearer(token string) http.Header {
 }
 
 // sweepBundle is a bundle with one audited chat whose agent is opa, and a
-// notification of opa's.
+// notification and a saved view of opa's.
 func sweepBundle(t *testing.T) (*testBundle, objects, map[string]string) {
 	t.Helper()
 	b := setup(t)
@@ -136,6 +138,7 @@ func sweepBundle(t *testing.T) (*testBundle, objects, map[string]string) {
 	o := objects{task: task, notification: b.notify(t, tokens["opa"], map[string]any{
 		"text": "yours", "variant": "info", "user_id": "opa"})}
 	o.campaign = campaignID(t, b, tokens["qa"])
+	o.view = b.saveView(t, tokens["opa"], "opa's audits", "status=audited")["id"].(string)
 	return b, o, tokens
 }
 
@@ -206,9 +209,10 @@ func TestSecuritySweep(t *testing.T) {
 		// owner's (and any admin's). Someone else's object answers exactly
 		// as an object that does not exist, so ids cannot be probed.
 		swept := 0
-		missing := objects{task: "00000000-0000-4000-8000-000000000000", notification: "00000000-0000-4000-8000-000000000000"}
+		missing := objects{task: "00000000-0000-4000-8000-000000000000", notification: "00000000-0000-4000-8000-000000000000",
+			view: "00000000-0000-4000-8000-000000000000"}
 		for _, rt := range all {
-			if !strings.Contains(rt.path, "{uuid}") && !strings.HasPrefix(rt.path, "/notifications/{") {
+			if !strings.Contains(rt.path, "{uuid}") && !strings.HasPrefix(rt.path, "/notifications/{") && !strings.HasPrefix(rt.path, "/views/{") {
 				continue
 			}
 			if rt.minRole() > role.Operator || rt.path == "/notifications/events" {
@@ -228,7 +232,7 @@ func TestSecuritySweep(t *testing.T) {
 				require.NotEqual(t, http.StatusNotFound, mine.Status, "%s: %s", rt, mine.RawBody)
 			}
 		}
-		require.GreaterOrEqual(t, swept, 5, "tasks, revisions, audio and notifications are swept")
+		require.GreaterOrEqual(t, swept, 8, "tasks, revisions, audio, notifications and views are swept")
 		// Lists and ids in bodies and queries.
 		r := b.do(t, http.MethodGet, "/tasks", tokens["opb"], nil)
 		require.Empty(t, details(r)["tasks"])
@@ -238,7 +242,11 @@ func TestSecuritySweep(t *testing.T) {
 		requireError(t, b.do(t, http.MethodDelete, "/notifications?user_id=opa", tokens["opb"], nil), http.StatusForbidden, CodeForbidden)
 		requireError(t, b.json(t, http.MethodPost, "/notifications", tokens["opb"],
 			map[string]any{"text": "spoof", "variant": "info", "user_id": "opa"}), http.StatusForbidden, CodeForbidden)
-		// opa's notification is untouched by all of that.
+		require.Empty(t, items(t, b.do(t, http.MethodGet, "/views", tokens["opb"], nil)))
+		// opa's notification and view are untouched by all of that.
+		view := details(b.do(t, http.MethodGet, "/views/"+o.view, tokens["opa"], nil))
+		require.Equal(t, "opa's audits", view["name"])
+		require.Equal(t, "status=audited", view["query"])
 		list := items(t, b.do(t, http.MethodGet, "/notifications", tokens["opa"], nil))
 		require.Equal(t, []string{"yours"}, texts(list))
 		require.Equal(t, false, list[0]["read"])
@@ -309,8 +317,22 @@ func TestSecuritySweep(t *testing.T) {
 		}
 		require.Zero(t, count(`SELECT count(*) FROM tasks WHERE file_name = 'forged.txt'`))
 
+		view := map[string]any{"name": "forged", "query": ""}
+		for _, f := range []string{"id", "created_at", "user_id"} {
+			body := with(view, f)
+			body["user_id"] = "qa"
+			if f != "user_id" {
+				delete(body, "user_id")
+			}
+			r := b.json(t, http.MethodPost, "/views", tokens["qb"], body)
+			require.Contains(t, []int{http.StatusBadRequest, http.StatusUnprocessableEntity}, r.Status, r.RawBody)
+			require.Contains(t, r.RawBody, f, r.RawBody)
+		}
+		require.Zero(t, count(`SELECT count(*) FROM saved_views WHERE name = 'forged'`))
+
 		// Without the forged fields the same requests succeed, so the
 		// refusals above were for those fields.
+		b.saveView(t, tokens["qb"], "forged", "")
 		b.notify(t, tokens["qa"], note)
 		// (202 when its recomputation outlasts the short wait of these tests)
 		require.Contains(t, []int{http.StatusOK, http.StatusAccepted}, b.edit(t, tokens["qb"], edit).Status)

@@ -3,15 +3,11 @@ package db
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgerrcode"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -131,8 +127,5 @@ func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSett
 // nameTaken turns the unique violation of a campaign's name into a
 // Conflict error.
 func nameTaken(err error, name string) error {
-	if pg, ok := errors.AsType[*pgconn.PgError](err); ok && pg.Code == pgerrcode.UniqueViolation {
-		return errcode.Wrap(errcode.Conflict, err, fmt.Sprintf("a campaign called %q exists already", name))
-	}
-	return err
+	return unique(err, fmt.Sprintf("a campaign called %q exists already", name))
 }

@@ -101,6 +101,15 @@ func one(err error, format string, args ...any) error {
 	return err
 }
 
+// unique turns a unique violation into a Conflict error saying message,
+// the only place that does; other errors pass through.
+func unique(err error, message string) error {
+	if pg, ok := errors.AsType[*pgconn.PgError](err); ok && pg.Code == pgerrcode.UniqueViolation {
+		return errcode.Wrap(errcode.Conflict, err, message)
+	}
+	return err
+}
+
 // Unavailable reports whether err means the database could not be reached:
 // no connection, a broken one, or a server shutting down, starting up or
 // restarting (SQLSTATE class 08, 57P01–57P03). Such an error is worth

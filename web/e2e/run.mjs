@@ -922,6 +922,124 @@ test('server notifications in the language of the user: Spanish from the dashboa
   });
 });
 
+test('saved view: filters and sort saved under a name, changed, applied again; renamed and deleted; in English and Spanish', async ({
+  page,
+  base,
+  browser,
+}) => {
+  const quality = await devToken(base, 'e2e-views-up', ['quality']);
+  for (const name of ['e2e-view-a.json', 'e2e-view-b.json']) {
+    const form = new FormData();
+    form.append('files', new Blob([chat(name)], { type: 'application/json' }), name);
+    const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
+    check(res.status === 202, `upload ${name}: ${res.status}`);
+  }
+  const rowA = (p) => p.locator('tbody tr').filter({ hasText: 'e2e-view-a.json' });
+  const rowB = (p) => p.locator('tbody tr').filter({ hasText: 'e2e-view-b.json' });
+
+  await page.goto(base + '/app/tasks');
+  await signIn(page, { username: 'sara', name: 'Sara Analyst', roles: ['quality'] });
+  const views = page.getByRole('region', { name: 'Saved views' });
+  await visible(views.getByText('No saved views yet'));
+  // The filters and the sort of a list worth keeping.
+  await page.getByLabel('File name contains').fill('e2e-view-a');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await page.getByRole('button', { name: 'Score' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?q=e2e-view-a&sort=score', page.url()));
+  await visible(rowA(page));
+  await hidden(rowB(page));
+
+  // Saved under a name; the API's refusals stay in the dialog.
+  await views.getByRole('button', { name: 'Save these filters…' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Save the filters as a view' });
+  await visible(dialog.getByText('Filters and order saved: q=e2e-view-a&sort=score'));
+  await dialog.getByLabel('Name').fill('   ');
+  await dialog.getByRole('button', { name: 'Save view' }).click();
+  await visible(dialog.getByRole('alert').getByText('The name must be 1 to 80 characters, without tabs or line breaks.'));
+  await visible(dialog.getByRole('alert').getByText("a view's name cannot be blank"));
+  await shot(page, 'saved-views-invalid');
+  await dialog.getByLabel('Name').fill('Chats of A');
+  await dialog.getByRole('button', { name: 'Save view' }).click();
+  await hidden(dialog);
+  await visible(page.getByText('Saved the view “Chats of A”.'));
+  const link = views.getByRole('link', { name: 'Chats of A' });
+  await visible(link);
+  check((await link.getAttribute('aria-current')) === 'true', 'the view shown now is not marked');
+  // The same name in another case is taken: said in the dialog.
+  await views.getByRole('button', { name: 'Save these filters…' }).click();
+  await dialog.getByLabel('Name').fill('CHATS OF A');
+  await dialog.getByRole('button', { name: 'Save view' }).click();
+  await visible(dialog.getByRole('alert').getByText('You already have a view called “CHATS OF A”: choose another name.'));
+  await visible(dialog.getByRole('alert').getByText('you have a saved view called "CHATS OF A" already; choose another name'));
+  await shot(page, 'saved-views-taken');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await hidden(dialog);
+
+  // Other filters, then the view again: its list, its filters in the form and the URL.
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await page.getByLabel('File name contains').fill('e2e-view-b');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await visible(rowB(page));
+  await hidden(rowA(page));
+  check((await link.getAttribute('aria-current')) === null, 'a view is marked as shown with other filters');
+  await link.click();
+  await eventually(() => check(new URL(page.url()).search === '?q=e2e-view-a&sort=score', page.url()));
+  await visible(rowA(page));
+  await hidden(rowB(page));
+  check((await page.getByLabel('File name contains').inputValue()) === 'e2e-view-a', 'the filter form');
+  await visible(page.getByRole('columnheader', { name: 'Score' }).and(page.locator('[aria-sort="descending"]')));
+  await eventually(async () => check((await link.getAttribute('aria-current')) === 'true', 'not marked once applied'));
+  await shot(page, 'saved-views');
+
+  // Renamed, then deleted after asking.
+  await views.getByRole('button', { name: 'Rename the view Chats of A' }).click();
+  const renaming = page.getByRole('dialog', { name: 'Rename the view “Chats of A”' });
+  await renaming.getByLabel('Name').fill('Agent A, by score');
+  await renaming.getByRole('button', { name: 'Rename' }).click();
+  await visible(views.getByRole('link', { name: 'Agent A, by score' }));
+  await views.getByRole('button', { name: 'Delete the view Agent A, by score' }).click();
+  const confirm = page.getByRole('dialog', { name: 'Delete the view “Agent A, by score”?' });
+  await visible(confirm);
+  await shot(page, 'saved-views-delete');
+  await confirm.getByRole('button', { name: 'Delete the view' }).click();
+  await visible(page.getByText('Deleted the view “Agent A, by score”.'));
+  await visible(views.getByText('No saved views yet'));
+  const sara = await devToken(base, 'sara', ['quality']);
+  check((await api(base, sara, 'GET', '/views')).items.length === 0, 'the view is still in the API');
+
+  // In Spanish, another analyst's views, saved and applied the same way.
+  await api(base, sara, 'POST', '/views', { name: 'De Sara', query: 'kind=call' });
+  await inSpanish(browser, base + '/app/tasks', { username: 'sofia', roles: ['quality'] }, async (p) => {
+    const vistas = p.getByRole('region', { name: 'Vistas guardadas' });
+    await visible(vistas.getByText('Aún no hay vistas guardadas'));
+    await p.getByLabel('El nombre del archivo contiene').fill('e2e-view-b');
+    await p.getByRole('button', { name: 'Aplicar filtros' }).click();
+    await visible(rowB(p));
+    await hidden(rowA(p));
+    await vistas.getByRole('button', { name: 'Guardar estos filtros…' }).click();
+    const dlg = p.getByRole('dialog', { name: 'Guardar los filtros como vista' });
+    await dlg.getByLabel('Nombre').fill('Chats de B');
+    await dlg.getByRole('button', { name: 'Guardar vista' }).click();
+    await visible(p.getByText('Vista «Chats de B» guardada.'));
+    await vistas.getByRole('button', { name: 'Guardar estos filtros…' }).click();
+    await dlg.getByLabel('Nombre').fill('chats de b');
+    await dlg.getByRole('button', { name: 'Guardar vista' }).click();
+    await visible(dlg.getByRole('alert').getByText('Ya tienes una vista llamada «chats de b»: elige otro nombre.'));
+    await shot(p, 'saved-views-taken-es');
+    await dlg.getByRole('button', { name: 'Cancelar' }).click();
+    await p.getByLabel('El nombre del archivo contiene').fill('e2e-view-a');
+    await p.getByRole('button', { name: 'Aplicar filtros' }).click();
+    await visible(rowA(p));
+    await hidden(rowB(p));
+    await vistas.getByRole('link', { name: 'Chats de B' }).click();
+    await eventually(() => check(new URL(p.url()).search === '?q=e2e-view-b', p.url()));
+    await visible(rowB(p));
+    await hidden(rowA(p));
+    check((await vistas.getByRole('link').count()) === 1, 'another user’s view is listed');
+    await shot(p, 'saved-views-es');
+  });
+});
+
 test('dashboard: figures and charts of the period, filters in the URL', async ({ page, base }) => {
   const quality = await devToken(base, 'dana', ['quality']);
   const form = new FormData();

@@ -117,3 +117,9 @@ export type Dashboard = Schemas['DashboardStats'];
 
 /** Scorecard is a version of a campaign's scorecard; its criteria are edited as JSON. */
 export type Scorecard = Schemas['ScorecardView'];
+
+/** SavedView is one of the user's saved views of the task list (GET /views): its query is the list's, canonical. */
+export type SavedView = Schemas['SavedView'];
+
+/** ViewList is GET /views: the user's views by name, and how many they may keep. */
+export type ViewList = Omit<Schemas['ViewList'], 'items'> & { items: SavedView[] | null };

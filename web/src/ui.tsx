@@ -128,6 +128,37 @@ export function useAction() {
   return { busy, run };
 }
 
+/** useModal is a ref for a <dialog> that opens as a modal when the component mounts. */
+export function useModal() {
+  const ref = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    ref.current?.showModal();
+  }, []);
+  return ref;
+}
+
+/**
+ * useSubmit runs a dialog's form action: busy while it runs, its failure
+ * kept in error (cleared by the next try) for the dialog to show.
+ */
+export function useSubmit() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const submit = (action: () => Promise<void>) => async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, submit };
+}
+
 /** ConfirmDialog is a modal question (the native <dialog>: focus stays inside, Escape cancels). */
 export function ConfirmDialog(props: {
   open: boolean;

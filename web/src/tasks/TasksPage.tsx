@@ -8,6 +8,7 @@ import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types
 import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, type TaskFilters } from './state';
+import { SavedViews } from './SavedViews';
 import { Upload } from './Upload';
 
 const basePath = '/app/tasks';
@@ -177,6 +178,7 @@ export function TasksPage() {
           }}
         />
       )}
+      <SavedViews />
       <FilterForm key={key} initial={applied} />
       {view && view.fresh.length > 0 && (
         <button

@@ -1,8 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { listOf, t } from '../i18n';
 import { useApp } from '../state';
 import type { TaskDetail, ValidationRecipients, ValidationResult } from '../types';
-import { ErrorMessage, Loading, useLoad } from '../ui';
+import { ErrorMessage, Loading, useLoad, useModal, useSubmit } from '../ui';
 
 /**
  * ValidateDialog validates a task's audit with notes and attachments
@@ -11,36 +11,23 @@ import { ErrorMessage, Loading, useLoad } from '../ui';
  */
 export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: () => void }) {
   const app = useApp();
-  const ref = useRef<HTMLDialogElement>(null);
+  const ref = useModal();
   const [notes, setNotes] = useState('');
   const [files, setFiles] = useState<File[]>([]);
-  const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ValidationResult | null>(null);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, submit } = useSubmit();
   const recipients = useLoad(
     (signal) => app.api.get<ValidationRecipients>(`/tasks/${encodeURIComponent(task.uuid)}/validation-recipients`, undefined, signal),
     [task.uuid],
   );
-  useEffect(() => {
-    ref.current?.showModal();
-  }, []);
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(null);
+  const validate = async () => {
     const form = new FormData();
     form.set('task_uuid', task.uuid);
     form.set('notes', notes);
     form.set('isCall', String(task.kind === 'call'));
     files.forEach((f, i) => form.append(`attachment${i + 1}`, f, f.name));
-    try {
-      setResult(await app.api.request<ValidationResult>('POST', '/validate-audit', { form }));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    setResult(await app.api.request<ValidationResult>('POST', '/validate-audit', { form }));
   };
 
   return (
@@ -66,7 +53,7 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
           </div>
         </div>
       ) : (
-        <form onSubmit={(e) => void submit(e)}>
+        <form onSubmit={(e) => void submit(validate)(e)}>
           <div data-testid="recipients">
             {recipients.data ? (
               <div class="alert alert-info">
