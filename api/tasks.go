@@ -92,6 +92,8 @@ type TaskFilterInput struct {
 	Kind            string `query:"kind" enum:"call,chat" doc:"Only calls or only chats"`
 	Campaign        string `query:"campaign" maxLength:"200" doc:"Only tasks of the campaign with this name"`
 	Operator        string `query:"operator" maxLength:"200" doc:"Only tasks of this agent (user id or username)"`
+	ValidatedBy     string `query:"validated_by" maxLength:"200" doc:"Only tasks validated by this user (user id or username)"`
+	Language        string `query:"language" maxLength:"35" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"Only tasks in this language, a BCP 47 tag: es is every Spanish (es, es-MX…), es-MX only Mexican Spanish" example:"es"`
 	From            string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
 	To              string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
 	Q               string `query:"q" maxLength:"200" doc:"Only tasks where these words are found, in the transcript, the audit's explanations, the validation's notes or the file name, in the task's language and ignoring accents: every word must be found (reembolso finds reembolsó and reembolsos), \"a phrase\" in quotation marks word for word, a prefix with * (reembols*), OR between alternatives, -word leaves out tasks that have it" example:"\"tarjeta bloqueada\" reembols*"`
@@ -191,7 +193,7 @@ func parseScore(name, v string) (*float64, error) {
 // false when they asked for someone else's, which match nothing.
 func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db.TaskFilter, mine bool, err error) {
 	f = db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.FileName,
-		FailedCriterion: in.FailedCriterion}
+		FailedCriterion: in.FailedCriterion, Language: in.Language}
 	if in.Q != "" {
 		var serr *db.SearchError
 		if f.Text, err = db.SearchQuery(ctx, pool, in.Q); errors.As(err, &serr) {
@@ -220,6 +222,11 @@ func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db
 	}
 	if f.To, err = parseTimeIn("to", in.To, time.UTC); err != nil {
 		return f, false, err
+	}
+	if in.ValidatedBy != "" {
+		if f.ValidatedBy, err = resolveOperator(ctx, pool, in.ValidatedBy, "query.validated_by"); err != nil {
+			return f, false, err
+		}
 	}
 	if in.Operator != "" {
 		if f.OperatorID, err = resolveOperator(ctx, pool, in.Operator, "query.operator"); err != nil {

@@ -867,6 +867,9 @@ func TestSearchTasks(t *testing.T) {
 	require.Equal(t, []string{"olga.txt"}, search(quality, "q=duplicado&operator=olga"))
 	require.Equal(t, []string{"olga.txt"}, search(olga, "q=duplicado"), "an operator finds only their own")
 	require.Equal(t, []string{}, search(quality, "q=hipoteca"))
+	require.Equal(t, []string{"good.txt", "olga.txt"}, search(quality, "q=duplicado&language=es"))
+	require.Equal(t, []string{}, search(quality, "q=duplicado&language=en"))
+	require.Equal(t, []string{}, search(quality, "q=duplicado&validated_by=qa"))
 	// The audit's words: the rules engine explains the rude chat's failure
 	// quoting what the agent said.
 	require.Contains(t, search(quality, "q="+url.QueryEscape("prohibida")), "rude.txt")
@@ -885,12 +888,16 @@ func TestSearchTasks(t *testing.T) {
 	require.Nil(t, r.Body["details"].(map[string]any)["tasks"].([]any)[0].(map[string]any)["snippet"], "no snippet without words searched")
 
 	for query, location := range map[string]string{
-		"q=" + url.QueryEscape(`"cargo`):     "query.q",
-		"q=" + url.QueryEscape("-duplicado"): "query.q",
-		"q=" + url.QueryEscape("OR"):         "query.q",
-		"q=a":                                "query.q",
-		"q=" + strings.Repeat("x", 201):      "query.q",
-		"q=%00":                              "query.q",
+		"q=" + url.QueryEscape(`"cargo`):      "query.q",
+		"q=" + url.QueryEscape("-duplicado"):  "query.q",
+		"q=" + url.QueryEscape("OR"):          "query.q",
+		"q=a":                                 "query.q",
+		"q=" + strings.Repeat("x", 201):       "query.q",
+		"q=%00":                               "query.q",
+		"language=e":                          "query.language",
+		"language=es_MX":                      "query.language",
+		"language=" + strings.Repeat("a", 36): "query.language",
+		"validated_by=%01":                    "query.validated_by",
 	} {
 		r := b.do(t, http.MethodGet, "/tasks?"+query, quality, nil)
 		requireError(t, r, http.StatusBadRequest, CodeValidation)

@@ -195,3 +195,55 @@ func TestSearchPages(t *testing.T) {
 		require.Positive(t, total)
 	}
 }
+
+// TestTaskFilterValidatorAndLanguage keeps the tasks a user validated, and
+// those in a language or any of its regions.
+func TestTaskFilterValidatorAndLanguage(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTasks(t)
+	insert := func(name, language string) db.NewTask {
+		t.Helper()
+		n := b.newTask(name)
+		n.Language = language
+		_, _, err := db.TaskInsert(ctx, b.pool, n)
+		require.NoError(t, err)
+		return n
+	}
+	spain, mexico, english := insert("spain", "es"), insert("mexico", "es-MX"), insert("english", "en-GB")
+	insert("spanglish", "esx")
+	_, err := b.pool.Exec(ctx, `INSERT INTO users (id, username) VALUES ('vera', 'vera'), ('otto', 'otto')`)
+	require.NoError(t, err)
+	for validator, task := range map[string]db.NewTask{"vera": mexico, "otto": english} {
+		require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
+			if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Source: db.AuditByEngine}, 0); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `UPDATE tasks SET status = 'audited' WHERE uuid = $1`, task.UUID); err != nil {
+				return err
+			}
+			_, err := db.ValidationInsert(ctx, tx, db.NewValidation{TaskUUID: task.UUID, Notes: "ok", ValidatorID: validator,
+				ValidatorName: validator, SentTo: []string{"a@example.com"}, RequestHash: strings.Repeat("b", 64)})
+			return err
+		}))
+	}
+	names := func(f db.TaskFilter) []string {
+		t.Helper()
+		tasks, total, _, err := db.TaskListTotal(ctx, b.pool, f, db.TaskPage{Sort: db.TaskSortFileName, Limit: 10})
+		require.NoError(t, err)
+		var got []string
+		for _, task := range tasks {
+			got = append(got, strings.TrimSuffix(task.FileName, ".wav"))
+		}
+		require.EqualValues(t, len(got), total)
+		return got
+	}
+	require.Equal(t, []string{"mexico"}, names(db.TaskFilter{ValidatedBy: "vera"}))
+	require.Equal(t, []string{"english"}, names(db.TaskFilter{ValidatedBy: "otto"}))
+	require.Empty(t, names(db.TaskFilter{ValidatedBy: "nobody"}))
+	require.Equal(t, []string{"mexico", "spain"}, names(db.TaskFilter{Language: "es"}))
+	require.Equal(t, []string{"mexico"}, names(db.TaskFilter{Language: "ES-mx"}))
+	require.Equal(t, []string{"english"}, names(db.TaskFilter{Language: "en"}))
+	require.Empty(t, names(db.TaskFilter{Language: "en", ValidatedBy: "vera"}))
+	_ = spain
+}

@@ -72,6 +72,7 @@ type TaskSummary struct {
 	FileName    string    `json:"file_name"`
 	Campaign    string    `json:"campaign" doc:"The campaign's name"`
 	OperatorID  string    `json:"operator_id,omitempty" doc:"The audited agent's user id"`
+	Language    string    `json:"language" doc:"The interaction's language (BCP 47)"`
 	Error       string    `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
 	Score       *float64  `json:"score,omitempty" doc:"The current audit's score (0..100), once audited"`
 	Passed      *bool     `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score"`
@@ -87,7 +88,7 @@ type TaskSummary struct {
 func (t Task) Summary() TaskSummary {
 	return TaskSummary{
 		UUID: t.UUID, Kind: t.Kind, Status: t.Status, FileName: t.FileName, Campaign: t.CampaignName,
-		OperatorID: t.OperatorID, Error: t.Error, Score: t.Score, Passed: t.Passed, ReviewItems: t.ReviewItems,
+		OperatorID: t.OperatorID, Language: t.Language, Error: t.Error, Score: t.Score, Passed: t.Passed, ReviewItems: t.ReviewItems,
 		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 	}
 }
@@ -308,6 +309,11 @@ type TaskFilter struct {
 	// FailedCriterion keeps tasks whose current audit found that criterion
 	// (its id) not met.
 	FailedCriterion string
+	// ValidatedBy keeps the tasks this user (id) validated.
+	ValidatedBy string
+	// Language keeps the tasks in this language or one of its regions: "es"
+	// is es, es-MX…; "es-MX" only es-MX (ignoring case).
+	Language string
 }
 
 // Task orderings for TaskPage.Sort. Each is a keyset ordering completed by
@@ -420,6 +426,12 @@ func (f TaskFilter) where(args *[]any) string {
 	case f.Text != "":
 		add("t.uuid IN (SELECT s.task_uuid FROM task_search s WHERE s.document @@ $?::tsquery)", f.Text)
 	}
+	if f.ValidatedBy != "" {
+		add("EXISTS (SELECT 1 FROM validations v WHERE v.task_uuid = t.uuid AND v.validator_id = $?)", f.ValidatedBy)
+	}
+	if f.Language != "" {
+		add("(lower(t.language) = lower($?) OR lower(t.language) LIKE lower($?) || '-%')", f.Language)
+	}
 	if f.FailedCriterion != "" {
 		// Containment, which the array's index serves (= ANY does not).
 		add("t.failed_criteria @> ARRAY[$?::text]", f.FailedCriterion)
@@ -447,7 +459,7 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 // TaskListTotal returns the page p of the tasks f selects (TaskList) and
 // their total (TaskCount). A first page that holds the whole list is its
 // total, and then nothing is counted. A page of a search (by words, file
-// name or failed criterion), which no index reads in order, reads the
+// name, failed criterion or validator), which no index reads in order, reads the
 // matches from its position on at once and sorts them when there are no
 // more than countExactly of them: walking the list in order to find a few
 // matches would read most of it (and on a first page, they are the total).
@@ -470,7 +482,7 @@ func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks
 		total, err = taskCountPlanned(ctx, q, f.countFrom(), f.where(&args), args)
 		return tasks, max(total, int64(p.Skip+len(tasks))), true, err
 	}
-	if f.FileName != "" || f.FailedCriterion != "" {
+	if f.FileName != "" || f.FailedCriterion != "" || f.ValidatedBy != "" {
 		few, err := taskListFew(ctx, q, f, p)
 		if err != nil {
 			return nil, 0, false, err
@@ -601,7 +613,7 @@ const countExactly = 1_000
 // planner's estimate is returned.
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
 	if f.OperatorID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil &&
-		f.FailedCriterion == "" && f.Text == "" {
+		f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" {
 		n, err = taskCountKept(ctx, q, f)
 		return n, false, err
 	}

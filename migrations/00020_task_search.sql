@@ -54,7 +54,8 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
         (SELECT string_agg(i.item->>'explanation', E'\n' ORDER BY i.n)
          FROM tasks t
          JOIN audit_revisions r ON r.task_uuid = t.uuid AND r.revision = t.audit_revision,
-         jsonb_array_elements(r.result->'items') WITH ORDINALITY AS i (item, n)
+         jsonb_array_elements(CASE jsonb_typeof(r.result->'items') WHEN 'array' THEN r.result->'items' ELSE '[]' END)
+             WITH ORDINALITY AS i (item, n)
          WHERE t.uuid = task),
         (SELECT v.notes FROM validations v WHERE v.task_uuid = task))
 $$;

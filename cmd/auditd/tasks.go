@@ -31,6 +31,8 @@ func filterFlags(fs *flag.FlagSet) map[string]*string {
 		"kind":             fs.String("kind", "", "only call or chat"),
 		"campaign":         fs.String("campaign", "", "only this campaign"),
 		"operator":         fs.String("operator", "", "only this agent (user id or username)"),
+		"validated_by":     fs.String("validated-by", "", "only tasks this user validated (user id or username)"),
+		"language":         fs.String("language", "", "only this language (es: every Spanish; es-MX)"),
 		"from":             fs.String("from", "", "created at or after (RFC 3339 or YYYY-MM-DD)"),
 		"to":               fs.String("to", "", "created before (RFC 3339 or YYYY-MM-DD)"),
 		"q":                fs.String("q", "", `words said or written: "a phrase", prefix*, OR, -word`),

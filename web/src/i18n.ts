@@ -206,6 +206,8 @@ const en = {
   'tasks.searchExample': '"blocked card" refund*',
   'tasks.searchHint': 'In transcripts, audits, notes and file names, ignoring accents. "A phrase", prefix*, OR, -word.',
   'tasks.fileName': 'File name contains',
+  'tasks.validatedBy': 'Validated by',
+  'tasks.language': 'Language',
   'tasks.status': 'Status',
   'tasks.kind': 'Kind',
   'tasks.any': 'Any',
@@ -590,6 +592,8 @@ const es: Record<MessageKey, string> = {
   'tasks.searchHint':
     'En transcripciones, auditorías, notas y nombres de archivo, sin importar tildes. "Una frase", prefijo*, OR, -palabra.',
   'tasks.fileName': 'El nombre del archivo contiene',
+  'tasks.validatedBy': 'Validada por',
+  'tasks.language': 'Idioma',
   'tasks.status': 'Estado',
   'tasks.kind': 'Tipo',
   'tasks.any': 'Cualquiera',

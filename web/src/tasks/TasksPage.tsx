@@ -31,6 +31,8 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     min_score: f.min_score.trim(),
     max_score: f.max_score.trim(),
     failed_criterion: f.failed_criterion.trim(),
+    validated_by: f.validated_by.trim(),
+    language: f.language.trim(),
     sort: f.sort,
     order: f.order,
     limit: pageSize,
@@ -370,6 +372,20 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
             value={f.failed_criterion}
             placeholder="empathy"
             onInput={(e) => setF({ ...f, failed_criterion: e.currentTarget.value })}
+          />
+        </div>
+        <div class="field">
+          <label for="tasks-validator">{t('tasks.validatedBy')}</label>
+          <input id="tasks-validator" value={f.validated_by} onInput={(e) => setF({ ...f, validated_by: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="tasks-language">{t('tasks.language')}</label>
+          <input
+            id="tasks-language"
+            value={f.language}
+            placeholder="es, en-GB"
+            size={8}
+            onInput={(e) => setF({ ...f, language: e.currentTarget.value })}
           />
         </div>
         <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />

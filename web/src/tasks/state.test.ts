@@ -8,6 +8,7 @@ const task = (uuid: string, over: Partial<TaskSummary> = {}): TaskSummary => ({
   status: 'transcribed',
   file_name: `${uuid}.json`,
   campaign: 'default',
+  language: 'es-MX',
   created_at: '2026-01-01T00:00:00Z',
   updated_at: '2026-01-01T00:00:00Z',
   ...over,
@@ -46,6 +47,14 @@ describe('applyTask', () => {
     expect(applyTask(list, { ...defaultFilters, file_name: 'call' }, task('y'))).toBe(list);
   });
 
+  it('keeps the language, every region of it, and waits under the validator filter', () => {
+    expect(applyTask([], { ...defaultFilters, language: 'es' }, task('n')).map((t) => t.uuid)).toEqual(['n']);
+    expect(applyTask([], { ...defaultFilters, language: 'ES-mx' }, task('n')).map((t) => t.uuid)).toEqual(['n']);
+    expect(applyTask([], { ...defaultFilters, language: 'en' }, task('n'))).toEqual([]);
+    expect(applyTask([], { ...defaultFilters, language: 'es-AR' }, task('n'))).toEqual([]);
+    expect(applyTask([], { ...defaultFilters, validated_by: 'vera' }, task('n'))).toEqual([]);
+  });
+
   it("under a search by words: keeps a listed task's snippet, and a new task waits for the next load", () => {
     const f = { ...defaultFilters, q: 'reembolso' };
     const snippet = [{ text: 'el ' }, { text: 'reembolso', match: true }];
@@ -73,6 +82,8 @@ describe('filters in the URL', () => {
       status: 'audited',
       q: '"tarjeta bloqueada" reembols*',
       file_name: 'x',
+      validated_by: 'vera',
+      language: 'es',
       needs_review: 'true' as const,
       sort: 'score' as const,
       order: 'asc' as const,

@@ -26,6 +26,10 @@ export interface TaskFilters {
   max_score: string;
   /** failed_criterion: a criterion id the audit found not met. */
   failed_criterion: string;
+  /** validated_by: the validator's user id or username. */
+  validated_by: string;
+  /** language: a BCP 47 tag; es is every Spanish. */
+  language: string;
   sort: 'created_at' | 'file_name' | 'score';
   order: 'asc' | 'desc';
 }
@@ -44,6 +48,8 @@ export const defaultFilters: TaskFilters = {
   min_score: '',
   max_score: '',
   failed_criterion: '',
+  validated_by: '',
+  language: '',
   sort: 'created_at',
   order: 'desc',
 };
@@ -68,6 +74,8 @@ export function filtersOf(q: URLSearchParams): TaskFilters {
     min_score: q.get('min_score') ?? '',
     max_score: q.get('max_score') ?? '',
     failed_criterion: q.get('failed_criterion') ?? '',
+    validated_by: q.get('validated_by') ?? '',
+    language: q.get('language') ?? '',
     sort: sort === 'file_name' || sort === 'score' ? sort : 'created_at',
     order: q.get('order') === 'asc' ? 'asc' : 'desc',
   };
@@ -88,6 +96,8 @@ const filterKeys = [
   'min_score',
   'max_score',
   'failed_criterion',
+  'validated_by',
+  'language',
 ] as const;
 
 /** dayOf is the calendar day of d in the browser's zone, as YYYY-MM-DD. */
@@ -111,8 +121,8 @@ export function queryOf(f: TaskFilters): URLSearchParams {
 }
 
 /**
- * matches reports whether task t passes the filters f (as the API would filter it), but for the words searched and the
- * failed criterion, which a summary does not show.
+ * matches reports whether task t passes the filters f (as the API would filter it), but for the words searched, the
+ * failed criterion and the validator, which a summary does not show.
  */
 export function matches(f: TaskFilters, t: TaskSummary): boolean {
   if (f.status && t.status !== f.status) return false;
@@ -121,6 +131,8 @@ export function matches(f: TaskFilters, t: TaskSummary): boolean {
   if (f.file_name.trim() && !t.file_name.toLowerCase().includes(f.file_name.trim().toLowerCase())) return false;
   if (f.needs_review && (t.review_items === undefined || t.review_items > 0 !== (f.needs_review === 'true'))) return false;
   if (f.operator.trim() && t.operator_id !== f.operator.trim()) return false;
+  const lang = f.language.trim().toLowerCase();
+  if (lang && t.language.toLowerCase() !== lang && !t.language.toLowerCase().startsWith(lang + '-')) return false;
   if (f.passed && (t.passed === undefined || t.passed !== (f.passed === 'true'))) return false;
   const created = Date.parse(t.created_at);
   if (f.from && created < Date.parse(dayStart(f.from))) return false;
@@ -148,9 +160,9 @@ export function applyTask(list: TaskSummary[], f: TaskFilters, t: TaskSummary): 
     // An event's summary has no snippet: the one the search gave stays.
     return list.map((x) => (x.uuid === t.uuid ? { ...t, snippet: t.snippet ?? x.snippet } : x));
   }
-  // A summary does not say which criteria failed nor what was said: under
-  // those filters a task not listed yet waits for the next load.
-  if (!matches(f, t) || f.failed_criterion.trim() || f.q.trim() || f.sort !== 'created_at' || f.order !== 'desc') {
+  // A summary does not say which criteria failed, what was said nor who
+  // validated: under those filters a task not listed yet waits for the next load.
+  if (!matches(f, t) || f.failed_criterion.trim() || f.q.trim() || f.validated_by.trim() || f.sort !== 'created_at' || f.order !== 'desc') {
     return list;
   }
   return [t, ...list];
