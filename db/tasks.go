@@ -296,9 +296,6 @@ type TaskFilter struct {
 	// Text, a tsquery from SearchQuery, keeps the tasks whose search
 	// document (task_search) it matches.
 	Text string
-	// found, when not nil, keeps the tasks of these uuids instead of
-	// searching for Text again: all the tasks it matches (taskListSearch).
-	found []string
 	// Passed, when set, keeps audited tasks that passed (or did not).
 	Passed *bool
 	// NeedsReview, when set, keeps audited tasks whose current audit has
@@ -420,10 +417,7 @@ func (f TaskFilter) where(args *[]any) string {
 	if f.FileName != "" {
 		add("t.file_name ILIKE '%' || $? || '%'", likeEscaper.Replace(f.FileName))
 	}
-	switch {
-	case f.found != nil:
-		add("t.uuid = ANY($?::uuid[])", f.found)
-	case f.Text != "":
+	if f.Text != "" {
 		add("t.uuid IN (SELECT s.task_uuid FROM task_search s WHERE s.document @@ $?::tsquery)", f.Text)
 	}
 	if f.ValidatedBy != "" {
@@ -519,18 +513,24 @@ var searchExactly = 20_000
 // words would read a hundred tasks for every one found in 1 % of them;
 // this reads each task found once.
 func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, ok bool, err error) {
+	var found []string
 	if err = q.QueryRow(ctx, `SELECT COALESCE(array_agg(task_uuid::text), '{}') FROM (SELECT task_uuid FROM task_search
-		WHERE document @@ $1::tsquery LIMIT $2) s`, f.Text, searchExactly+1).Scan(&f.found); err != nil {
+		WHERE document @@ $1::tsquery LIMIT $2) s`, f.Text, searchExactly+1).Scan(&found); err != nil {
 		return nil, 0, false, err
 	}
-	if len(f.found) > searchExactly {
+	if len(found) > searchExactly {
 		return nil, 0, false, nil
 	}
 	sort, dir, cmp, err := p.order()
 	if err != nil {
 		return nil, 0, false, err
 	}
-	var args []any
+	// The tasks found, then the other filters: read from what was found,
+	// whatever the order and the filters (walking an index in order and
+	// looking each task up among those found is what this avoids).
+	f.Text = ""
+	args := []any{found}
+	from := ` FROM unnest($1::uuid[]) AS found (uuid) JOIN tasks t ON t.uuid = found.uuid JOIN campaigns c ON c.id = t.campaign_id`
 	where := f.where(&args)
 	// The total, over what the filters select before the page's position,
 	// is counted in the same read when the page has no cursor.
@@ -539,7 +539,7 @@ func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (task
 		count = "0"
 	}
 	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT %s, %s%s WHERE %s%s ORDER BY %s %s, t.uuid %s LIMIT %d OFFSET %d`,
-		taskColumns, count, taskFrom, where, after, sort.key, dir, dir, p.Limit, p.Skip), args...)
+		taskColumns, count, from, where, after, sort.key, dir, dir, p.Limit, p.Skip), args...)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -548,8 +548,8 @@ func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (task
 		return nil, 0, false, err
 	}
 	if after != "" || len(tasks) == 0 {
-		args = nil
-		err = q.QueryRow(ctx, `SELECT count(*)`+f.countFrom()+` WHERE `+f.where(&args), args...).Scan(&total)
+		args = args[:1]
+		err = q.QueryRow(ctx, `SELECT count(*)`+from+` WHERE `+f.where(&args), args...).Scan(&total)
 	}
 	return tasks, total, true, err
 }
