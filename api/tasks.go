@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -22,7 +21,6 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/intake"
-	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
@@ -514,37 +512,16 @@ func (e *errorWriter) ReadFrom(r io.Reader) (int64, error) {
 }
 
 func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.TaskSummary], error) {
-	tx, err := t.pool.Begin(ctx)
+	var changed db.Task
+	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
+		task, err := db.TaskGetByUUID(ctx, tx, in.UUID)
+		if err != nil {
+			return err
+		}
+		changed, err = lifecycle.RetryTask(ctx, tx, t.river, task)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	task, err := db.TaskGetByUUID(ctx, tx, in.UUID)
-	if err != nil {
-		return nil, err
-	}
-	if task.Status != db.TaskFailed {
-		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s is %s; only a failed task can be retried", task.UUID, task.Status))
-	}
-	retry, err := lifecycle.RetryOf(ctx, tx, task)
-	if err != nil {
-		return nil, err
-	}
-	next := river.JobArgs(jobs.AuditArgs{TaskUUID: task.UUID})
-	if retry.To() == db.TaskQueued {
-		next = jobs.TranscribeArgs{TaskUUID: task.UUID}
-	}
-	if _, err := t.river.InsertTx(ctx, tx, next, nil); err != nil {
-		return nil, err
-	}
-	changed, err := lifecycle.Move(ctx, tx, task.UUID, retry, lifecycle.With{})
-	if errors.Is(err, db.ErrTaskStatus) {
-		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s changed meanwhile; only a failed task can be retried", task.UUID))
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
 		return nil, err
 	}
 	return accepted(changed.Summary()), nil
