@@ -146,8 +146,8 @@ func TestBulkReaudit(t *testing.T) {
 		results := b.bulkResults(t, alice, a["id"].(string), "")
 		require.Len(t, results, 4)
 		require.Regexp(t, `^succeeded: revision 3: \d+\.\d\d, (passed|did not pass) \(passing score 85\.00\), against scorecard version 2$`, results[ids[0]])
-		require.Equal(t, "skipped: validated: its audit can no longer change", results[ids[3]])
-		require.Equal(t, "skipped: queued: its first audit is still to come", results[call])
+		require.Equal(t, "skipped: it is validated: its audit can no longer change", results[ids[3]])
+		require.Equal(t, "skipped: it is queued: its first audit is still to come", results[call])
 		// A new engine revision against the current scorecard.
 		for _, id := range ids[:2] {
 			audit := b.currentAudit(t, alice, id)
@@ -206,7 +206,7 @@ func TestBulkRetry(t *testing.T) {
 	a := b.bulkEnded(t, alice, selection["id"].(string))
 	require.Equal(t, "retry done: matched 2, 1 succeeded, 1 skipped, 0 failed", tally(a))
 	require.Equal(t, map[string]string{mine[0]: "succeeded: sent back to transcribed",
-		mine[1]: "skipped: transcribed: only a failed task can be retried"}, b.bulkResults(t, alice, a["id"].(string), ""))
+		mine[1]: "skipped: it is transcribed: only a failed task can be retried"}, b.bulkResults(t, alice, a["id"].(string), ""))
 	a = b.bulkEnded(t, alice, filter["id"].(string))
 	require.Equal(t, "retry done: matched 2, 2 succeeded, 0 skipped, 0 failed", tally(a))
 	require.Equal(t, map[string]string{ana[0]: "succeeded: sent back to transcribed", ana[1]: "succeeded: sent back to transcribed"},
@@ -245,7 +245,7 @@ func TestBulkAssign(t *testing.T) {
 	require.Equal(t, "assign done: matched 2, 2 succeeded, 0 skipped, 0 failed", tally(b.bulkEnded(t, sue, a["id"].(string))))
 	a = b.bulkAction(t, sue, map[string]any{"action": "assign", "task_uuids": []string{ids[0], ids[2]}, "assignee": "maria"})
 	require.Equal(t, "assign done: matched 2, 1 succeeded, 1 skipped, 0 failed", tally(b.bulkEnded(t, sue, a["id"].(string))))
-	require.Equal(t, map[string]string{ids[0]: "skipped: assigned to maria already", ids[2]: "succeeded: assigned to maria"},
+	require.Equal(t, map[string]string{ids[0]: "skipped: it is assigned to maria already", ids[2]: "succeeded: assigned to maria"},
 		b.bulkResults(t, sue, a["id"].(string), ""))
 
 	// The list filters by assignee, and shows it.
@@ -288,7 +288,7 @@ func TestBulkValidate(t *testing.T) {
 	require.Equal(t, "validate done: matched 3, 1 succeeded, 1 skipped, 1 failed", tally(a))
 	results := b.bulkResults(t, vera, a["id"].(string), "")
 	require.Equal(t, "succeeded: validated; the result is being e-mailed to ana@example.com", results[ana[0]])
-	require.Equal(t, "skipped: validated already", results[ana[2]])
+	require.Equal(t, "skipped: it is validated already", results[ana[2]])
 	require.Contains(t, results[ghost], "failed: nobody to e-mail the validation to")
 	require.Equal(t, "audited", details(b.do(t, http.MethodGet, "/tasks/"+ghost, alice, nil))["status"], "nothing of it stays")
 

@@ -70,27 +70,27 @@ func Skip(action string, p db.BulkParams, task db.Task) string {
 		case db.TaskAudited:
 			return ""
 		case db.TaskValidated:
-			return "validated: its audit can no longer change"
+			return "it is validated: its audit can no longer change"
 		case db.TaskFailed:
-			return "failed: retry it instead"
+			return "it has failed: retry it instead"
 		}
-		return fmt.Sprintf("%s: its first audit is still to come", task.Status)
+		return fmt.Sprintf("it is %s: its first audit is still to come", task.Status)
 	case Retry:
 		if task.Status != db.TaskFailed {
-			return fmt.Sprintf("%s: only a failed task can be retried", task.Status)
+			return fmt.Sprintf("it is %s: only a failed task can be retried", task.Status)
 		}
 	case Assign:
 		if task.AssigneeID == p.AssigneeID {
-			return fmt.Sprintf("assigned to %s already", p.AssigneeID)
+			return fmt.Sprintf("it is assigned to %s already", p.AssigneeID)
 		}
 	case Validate:
 		switch task.Status {
 		case db.TaskAudited:
 			return ""
 		case db.TaskValidated:
-			return "validated already"
+			return "it is validated already"
 		}
-		return fmt.Sprintf("%s: only an audited task can be validated", task.Status)
+		return fmt.Sprintf("it is %s: only an audited task can be validated", task.Status)
 	}
 	return ""
 }

@@ -37,14 +37,14 @@ func TestSkip(t *testing.T) {
 		action, status, skip string
 	}{
 		{bulk.Reaudit, db.TaskAudited, ""},
-		{bulk.Reaudit, db.TaskValidated, "validated: its audit can no longer change"},
-		{bulk.Reaudit, db.TaskFailed, "failed: retry it instead"},
-		{bulk.Reaudit, db.TaskTranscribing, "transcribing: its first audit is still to come"},
+		{bulk.Reaudit, db.TaskValidated, "it is validated: its audit can no longer change"},
+		{bulk.Reaudit, db.TaskFailed, "it has failed: retry it instead"},
+		{bulk.Reaudit, db.TaskTranscribing, "it is transcribing: its first audit is still to come"},
 		{bulk.Retry, db.TaskFailed, ""},
-		{bulk.Retry, db.TaskAudited, "audited: only a failed task can be retried"},
+		{bulk.Retry, db.TaskAudited, "it is audited: only a failed task can be retried"},
 		{bulk.Validate, db.TaskAudited, ""},
-		{bulk.Validate, db.TaskValidated, "validated already"},
-		{bulk.Validate, db.TaskQueued, "queued: only an audited task can be validated"},
+		{bulk.Validate, db.TaskValidated, "it is validated already"},
+		{bulk.Validate, db.TaskQueued, "it is queued: only an audited task can be validated"},
 		{bulk.Assign, db.TaskValidated, ""},
 	}
 	for _, c := range cases {
@@ -52,7 +52,7 @@ func TestSkip(t *testing.T) {
 	}
 	mine := in(db.TaskAudited)
 	mine.AssigneeID = "maria"
-	require.Equal(t, "assigned to maria already", bulk.Skip(bulk.Assign, db.BulkParams{AssigneeID: "maria"}, mine))
+	require.Equal(t, "it is assigned to maria already", bulk.Skip(bulk.Assign, db.BulkParams{AssigneeID: "maria"}, mine))
 	require.Empty(t, bulk.Skip(bulk.Assign, db.BulkParams{AssigneeID: "pedro"}, mine))
 	require.True(t, bulk.Irreversible(bulk.Validate))
 	require.False(t, bulk.Irreversible(bulk.Assign))
