@@ -235,6 +235,7 @@ func (w *BulkActionWorker) run(ctx context.Context, client *river.Client[pgx.Tx]
 			}
 		}
 	}
+	ids = ids[:len(tasks)] // the page may end early
 	deps := validation.Deps{Pool: w.pool, River: client, Log: w.log, To: w.to, Bcc: w.bcc}
 	err = pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 		locked, err := db.BulkActionLock(ctx, tx, a.ID)
@@ -251,11 +252,14 @@ func (w *BulkActionWorker) run(ctx context.Context, client *river.Client[pgx.Tx]
 		}
 		var counts db.BulkCounts
 		var out outbox
-		for _, task := range tasks {
-			if recorded[task.UUID] {
+		// Tasks are locked in uuid order, as recompute_audits locks them:
+		// two jobs acting on the same tasks wait for each other instead of
+		// deadlocking.
+		for _, id := range slices.Sorted(slices.Values(ids)) {
+			if recorded[id] {
 				continue
 			}
-			outcome, err := w.one(ctx, tx, deps, a, requester, task.UUID, judged[task.UUID], &out)
+			outcome, err := w.one(ctx, tx, deps, a, requester, id, judged[id], &out)
 			if err != nil {
 				return err
 			}
