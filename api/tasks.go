@@ -22,7 +22,6 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/intake"
-	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
@@ -103,6 +102,7 @@ type TaskFilterInput struct {
 	MinScore        string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
 	MaxScore        string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
 	FailedCriterion string `query:"failed_criterion" maxLength:"64" doc:"Only audited tasks whose current audit found this criterion (its id) not met"`
+	Assignee        string `query:"assignee" maxLength:"200" doc:"Only tasks assigned to this analyst (user id or username)"`
 }
 
 // binaryResponse documents that the GET of path answers status with a file
@@ -233,6 +233,11 @@ func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db
 			return f, false, err
 		}
 	}
+	if in.Assignee != "" {
+		if f.AssigneeID, err = resolveOperator(ctx, pool, in.Assignee, "query.assignee"); err != nil {
+			return f, false, err
+		}
+	}
 	if p := principal(ctx); !p.Is(role.Quality) {
 		if f.OperatorID != "" && f.OperatorID != p.User.ID {
 			return f, false, nil
@@ -320,6 +325,7 @@ type TaskDetail struct {
 	Error           string     `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
 	Attempts        int        `json:"attempts"`
 	ReviewItems     *int       `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
+	AssigneeID      string     `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
 	AudioURL        string     `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
@@ -374,7 +380,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		SizeBytes: task.SizeBytes, SHA256: task.SHA256, Campaign: task.CampaignName, OperatorID: task.OperatorID,
 		Language: task.Language, Direction: task.Direction, StartedAt: task.StartedAt, ExternalID: task.ExternalID,
 		UploadedBy: task.UploadedBy, DurationSeconds: task.DurationSeconds, Error: task.Error, Attempts: task.Attempts,
-		ReviewItems: task.ReviewItems, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
+		ReviewItems: task.ReviewItems, AssigneeID: task.AssigneeID, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
 	}
 	if task.Kind == db.TaskCall {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"
@@ -543,37 +549,16 @@ func (e *errorWriter) ReadFrom(r io.Reader) (int64, error) {
 }
 
 func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.TaskSummary], error) {
-	tx, err := t.pool.Begin(ctx)
+	var changed db.Task
+	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
+		task, err := db.TaskGetByUUID(ctx, tx, in.UUID)
+		if err != nil {
+			return err
+		}
+		changed, err = lifecycle.RetryTask(ctx, tx, t.river, task)
+		return err
+	})
 	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // a no-op after Commit
-	task, err := db.TaskGetByUUID(ctx, tx, in.UUID)
-	if err != nil {
-		return nil, err
-	}
-	if task.Status != db.TaskFailed {
-		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s is %s; only a failed task can be retried", task.UUID, task.Status))
-	}
-	retry, err := lifecycle.RetryOf(ctx, tx, task)
-	if err != nil {
-		return nil, err
-	}
-	next := river.JobArgs(jobs.AuditArgs{TaskUUID: task.UUID})
-	if retry.To() == db.TaskQueued {
-		next = jobs.TranscribeArgs{TaskUUID: task.UUID}
-	}
-	if _, err := t.river.InsertTx(ctx, tx, next, nil); err != nil {
-		return nil, err
-	}
-	changed, err := lifecycle.Move(ctx, tx, task.UUID, retry, lifecycle.With{})
-	if errors.Is(err, db.ErrTaskStatus) {
-		return nil, Errorf(CodeConflict, fmt.Sprintf("task %s changed meanwhile; only a failed task can be retried", task.UUID))
-	}
-	if err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
 		return nil, err
 	}
 	return accepted(changed.Summary()), nil

@@ -3,9 +3,8 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -298,12 +297,7 @@ func (v *validationsResource) awaitFirstAttempt(ctx context.Context, taskUUID st
 // validatorName is the name the e-mail gives the validator: the x-username
 // header (as compute-audit-results takes it), else the user's name.
 func validatorName(r *http.Request, u db.User) string {
-	for _, n := range []string{printable(r.Header.Get("x-username"), 200), u.Name, u.Username} {
-		if n != "" {
-			return n
-		}
-	}
-	return u.ID
+	return cmp.Or(printable(r.Header.Get("x-username"), 200), validation.ValidatorName(u))
 }
 
 // invalidBody is a VALIDATION_ERROR about body field name.
@@ -475,9 +469,7 @@ func (q *validationRequest) hash() string {
 	for i, f := range q.files {
 		sums[i] = f.SHA256
 	}
-	h := sha256.New()
-	_ = json.NewEncoder(h).Encode([]any{q.taskUUID, q.notes, *q.isCall, sums})
-	return hex.EncodeToString(h.Sum(nil))
+	return validation.RequestHash(q.taskUUID, q.notes, *q.isCall, sums)
 }
 
 // part reads one part: a field, or a file to attach.

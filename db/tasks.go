@@ -60,8 +60,11 @@ type Task struct {
 	ReviewItems *int
 	// AuditRevision is the current revision of the audit (nil before any).
 	AuditRevision *int
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// AssigneeID is the user id of the analyst the task is assigned to, ""
+	// for none.
+	AssigneeID string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // TaskSummary is what lists and events show of a task.
@@ -77,6 +80,7 @@ type TaskSummary struct {
 	Score       *float64  `json:"score,omitempty" doc:"The current audit's score (0..100), once audited"`
 	Passed      *bool     `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score"`
 	ReviewItems *int      `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (automatic verdicts below AUDIT_REVIEW_CONFIDENCE), once audited"`
+	AssigneeID  string    `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
 	CreatedAt   time.Time `json:"created_at"`
 	UpdatedAt   time.Time `json:"updated_at"`
 	// Snippet is where a search's words were found, in a list searched by
@@ -89,7 +93,7 @@ func (t Task) Summary() TaskSummary {
 	return TaskSummary{
 		UUID: t.UUID, Kind: t.Kind, Status: t.Status, FileName: t.FileName, Campaign: t.CampaignName,
 		OperatorID: t.OperatorID, Language: t.Language, Error: t.Error, Score: t.Score, Passed: t.Passed, ReviewItems: t.ReviewItems,
-		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		AssigneeID: t.AssigneeID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 	}
 }
 
@@ -118,14 +122,14 @@ type NewTask struct {
 const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.size_bytes, t.sha256, t.blob_key,
 	t.campaign_id, c.name, COALESCE(t.operator_id, ''), t.language, COALESCE(t.direction, ''), t.started_at,
 	COALESCE(t.external_id, ''), t.uploaded_by, t.duration_seconds, COALESCE(t.error, ''), t.attempts,
-	t.score::float8, t.passed, t.review_items, t.audit_revision, t.created_at, t.updated_at`
+	t.score::float8, t.passed, t.review_items, t.audit_revision, COALESCE(t.assignee_id, ''), t.created_at, t.updated_at`
 
 func scanTask(row pgx.Row) (Task, error) {
 	var t Task
 	err := row.Scan(&t.UUID, &t.Kind, &t.Status, &t.FileName, &t.ContentType, &t.SizeBytes, &t.SHA256, &t.BlobKey,
 		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
 		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
-		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.CreatedAt, &t.UpdatedAt)
+		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.AssigneeID, &t.CreatedAt, &t.UpdatedAt)
 	return t, err
 }
 
@@ -175,6 +179,32 @@ func TaskGetByUUID(ctx context.Context, q DBTX, uuid string) (Task, error) {
 // after the other.
 func TaskLock(ctx context.Context, tx pgx.Tx, uuid string) (Task, error) {
 	return taskWhere(ctx, tx, `t.uuid = $1 FOR UPDATE OF t`, uuid)
+}
+
+// TasksGet returns the tasks of uuids (lower-case) that exist, in uuid
+// order.
+func TasksGet(ctx context.Context, q DBTX, uuids []string) ([]Task, error) {
+	return collectTasks(q.Query(ctx, `SELECT `+taskColumns+taskFrom+` WHERE t.uuid = ANY($1::uuid[]) ORDER BY t.uuid`, uuids))
+}
+
+// TasksExisting returns the subset of uuids (lower-case) that are tasks.
+func TasksExisting(ctx context.Context, q DBTX, uuids []string) (map[string]bool, error) {
+	return keySet(q.Query(ctx, `SELECT uuid::text FROM tasks WHERE uuid = ANY($1::uuid[])`, uuids))
+}
+
+// TaskAssign assigns task uuid to the analyst whose user id is assignee
+// and writes its task.updated event, through q (the caller's transaction).
+// It returns the task as it then is, or a NotFound error.
+func TaskAssign(ctx context.Context, q DBTX, uuid, assignee string) (Task, error) {
+	t, err := scanTask(q.QueryRow(ctx, `
+		WITH t AS (
+			UPDATE tasks SET assignee_id = $2, updated_at = now() WHERE uuid = $1 RETURNING *
+		)
+		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`, uuid, assignee))
+	if err != nil {
+		return Task{}, one(err, "no task %s", uuid)
+	}
+	return t, TaskEventInsert(ctx, q, EventTaskUpdated, t)
 }
 
 // TaskGetBySHA256 returns the task whose file has the hex SHA-256 sum, or a
@@ -282,35 +312,40 @@ func TaskHistory(ctx context.Context, q DBTX, uuid string) ([]TaskStateChange, e
 	})
 }
 
-// TaskFilter selects tasks; zero fields select everything.
+// TaskFilter selects tasks; zero fields select everything. Its JSON form
+// is how a bulk action keeps the filter it was given, resolved.
 type TaskFilter struct {
-	Status   string
-	Kind     string
-	Campaign string // the campaign's name
+	Status   string `json:"status,omitempty"`
+	Kind     string `json:"kind,omitempty"`
+	Campaign string `json:"campaign,omitempty"` // the campaign's name
 	// OperatorID is the audited agent's user id.
-	OperatorID string
+	OperatorID string `json:"operator_id,omitempty"`
+	// AssigneeID is the user id of the analyst the tasks are assigned to.
+	AssigneeID string `json:"assignee_id,omitempty"`
 	// From and To bound created_at: From <= created_at < To.
-	From, To time.Time
+	From time.Time `json:"from,omitzero"`
+	To   time.Time `json:"to,omitzero"`
 	// FileName matches file names containing it, ignoring case.
-	FileName string
+	FileName string `json:"file_name,omitempty"`
 	// Text, a tsquery from SearchQuery, keeps the tasks whose search
 	// document (task_search) it matches.
-	Text string
+	Text string `json:"text,omitempty"`
 	// Passed, when set, keeps audited tasks that passed (or did not).
-	Passed *bool
+	Passed *bool `json:"passed,omitempty"`
 	// NeedsReview, when set, keeps audited tasks whose current audit has
 	// items that need review (or has none).
-	NeedsReview *bool
+	NeedsReview *bool `json:"needs_review,omitempty"`
 	// MinScore and MaxScore, when set, bound the current audit's score.
-	MinScore, MaxScore *float64
+	MinScore *float64 `json:"min_score,omitempty"`
+	MaxScore *float64 `json:"max_score,omitempty"`
 	// FailedCriterion keeps tasks whose current audit found that criterion
 	// (its id) not met.
-	FailedCriterion string
+	FailedCriterion string `json:"failed_criterion,omitempty"`
 	// ValidatedBy keeps the tasks this user (id) validated.
-	ValidatedBy string
+	ValidatedBy string `json:"validated_by,omitempty"`
 	// Language keeps the tasks in this language or one of its regions: "es"
 	// is es, es-MX…; "es-MX" only es-MX (ignoring case).
-	Language string
+	Language string `json:"language,omitempty"`
 }
 
 // Task orderings for TaskPage.Sort. Each is a keyset ordering completed by
@@ -387,6 +422,9 @@ func (f TaskFilter) where(args *[]any) string {
 	}
 	if f.OperatorID != "" {
 		add("t.operator_id = $?", f.OperatorID)
+	}
+	if f.AssigneeID != "" {
+		add("t.assignee_id = $?", f.AssigneeID)
 	}
 	if !f.From.IsZero() {
 		add("t.created_at >= $?", f.From)
@@ -473,7 +511,7 @@ func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks
 			return tasks, int64(p.Skip + len(tasks)), false, nil
 		}
 		var args []any
-		total, err = taskCountPlanned(ctx, q, f.countFrom(), f.where(&args), args)
+		total, err = taskCountPlanned(ctx, q, f.from(), f.where(&args), args)
 		return tasks, max(total, int64(p.Skip+len(tasks))), true, err
 	}
 	if f.FileName != "" || f.FailedCriterion != "" || f.ValidatedBy != "" {
@@ -612,14 +650,14 @@ const countExactly = 1_000
 // are counted one by one up to countExactly matches, beyond which the
 // planner's estimate is returned.
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
-	if f.OperatorID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil &&
-		f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" {
+	if f.OperatorID == "" && f.AssigneeID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil &&
+		f.MaxScore == nil && f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" {
 		n, err = taskCountKept(ctx, q, f)
 		return n, false, err
 	}
 	var args []any
 	where := f.where(&args)
-	from := f.countFrom()
+	from := f.from()
 	err = q.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1`+from+` WHERE `+where+` LIMIT `+
 		strconv.Itoa(countExactly+1)+`) t`, args...).Scan(&n)
 	if err != nil || n <= countExactly {
@@ -627,16 +665,6 @@ func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bo
 	}
 	planned, err := taskCountPlanned(ctx, q, from, where, args)
 	return max(planned, n), true, err
-}
-
-// countFrom is the FROM clause that counts the tasks f selects. Every task
-// has its campaign: the join is needed only to filter by its name, and
-// without it a count reads the indexes alone.
-func (f TaskFilter) countFrom() string {
-	if f.Campaign != "" {
-		return taskFrom
-	}
-	return ` FROM tasks t`
 }
 
 // taskCountPlanned is the planner's estimate of how many tasks the clause
@@ -654,6 +682,27 @@ func taskCountPlanned(ctx context.Context, q DBTX, from, where string, args []an
 		return 0, errors.New("task count: EXPLAIN returned no plan")
 	}
 	return int64(plan[0].Plan.Rows), nil
+}
+
+// TaskCountAll returns how many tasks f selects, counted one by one
+// however many they are: for work that then walks them all (a bulk
+// action's job), never for a page of the list (TaskCount).
+func TaskCountAll(ctx context.Context, q DBTX, f TaskFilter) (int64, error) {
+	var args []any
+	where := f.where(&args)
+	var n int64
+	err := q.QueryRow(ctx, `SELECT count(*)`+f.from()+` WHERE `+where, args...).Scan(&n)
+	return n, err
+}
+
+// from is what a count of the tasks f selects reads from. Every task has
+// its campaign: the join is needed only to filter by its name, and
+// without it a count reads the indexes alone.
+func (f TaskFilter) from() string {
+	if f.Campaign != "" {
+		return taskFrom
+	}
+	return ` FROM tasks t`
 }
 
 // taskCountKept counts the tasks f selects (by status, kind, campaign,

@@ -34,4 +34,11 @@ var spanish = map[string]string{
 	", %d changed meanwhile":                                                    ", %d cambiadas mientras tanto",
 	", %d could not be scored (the job's output lists them)":                    ", %d no se han podido puntuar (la salida del trabajo las lista)",
 	" Version %d was published meanwhile: its own recomputation does the rest.": " Mientras tanto se publicó la versión %d: su propio recálculo hará el resto.",
+	"re-audit": "reauditar",
+	"retry":    "reintentar",
+	"assign":   "asignar",
+	"validate": "validar",
+	"Bulk action “%s” on %d tasks finished: %d succeeded, %d skipped, %d failed.":         "La acción masiva «%s» sobre %d tareas ha terminado: %d correctas, %d omitidas, %d fallidas.",
+	"Bulk action “%s” was cancelled after %d tasks: %d succeeded, %d skipped, %d failed.": "La acción masiva «%s» se ha cancelado tras %d tareas: %d correctas, %d omitidas, %d fallidas.",
+	"Bulk action “%s” stopped after %d tasks (%d succeeded, %d skipped, %d failed): %s.":  "La acción masiva «%s» se ha detenido tras %d tareas (%d correctas, %d omitidas, %d fallidas): %s.",
 }

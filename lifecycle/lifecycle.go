@@ -12,12 +12,16 @@ package lifecycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 )
 
@@ -95,6 +99,34 @@ func RetryOf(ctx context.Context, q db.DBTX, task db.Task) (Step, error) {
 		}
 	}
 	return Retry(task.Kind, failedFrom), nil
+}
+
+// RetryTask sends failed task back to the step it failed at and queues the
+// job that step needs (transcribe for a call that failed before its
+// transcript, audit otherwise), through rc in tx: POST
+// /tasks/{uuid}/retry, and a bulk retry for each of its tasks. A task that
+// has not failed, or changed meanwhile, is a Conflict error. It returns
+// the task as it then is.
+func RetryTask(ctx context.Context, tx pgx.Tx, rc *river.Client[pgx.Tx], task db.Task) (db.Task, error) {
+	if task.Status != db.TaskFailed {
+		return db.Task{}, errcode.New(errcode.Conflict, "task %s is %s; only a failed task can be retried", task.UUID, task.Status)
+	}
+	retry, err := RetryOf(ctx, tx, task)
+	if err != nil {
+		return db.Task{}, err
+	}
+	next := river.JobArgs(jobs.AuditArgs{TaskUUID: task.UUID})
+	if retry.To() == db.TaskQueued {
+		next = jobs.TranscribeArgs{TaskUUID: task.UUID}
+	}
+	if _, err := rc.InsertTx(ctx, tx, next, nil); err != nil {
+		return db.Task{}, err
+	}
+	changed, err := Move(ctx, tx, task.UUID, retry, With{})
+	if errors.Is(err, db.ErrTaskStatus) {
+		return db.Task{}, errcode.New(errcode.Conflict, "task %s changed meanwhile; only a failed task can be retried", task.UUID)
+	}
+	return changed, err
 }
 
 // With is what a change records besides the statuses.

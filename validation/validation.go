@@ -4,7 +4,11 @@
 package validation
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"log/slog"
 	"net/mail"
 	"strings"
@@ -97,10 +101,9 @@ func addresses(ctx context.Context, log *slog.Logger, seen map[string]bool, list
 }
 
 // Record records n as the validation of task, whose attachments are in
-// blobs (which keep its outcome for their Close), makes the task
-// validated, queues the e-mail and tells the validator, in one
-// transaction. It returns an error wrapping db.ErrTaskStatus when the task
-// is no longer audited.
+// blobs (which keep its outcome for their Close), and tells the validator,
+// in one transaction (Apply). It returns an error wrapping
+// db.ErrTaskStatus when the task is no longer audited.
 func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs *intake.Blobs) (db.Validation, error) {
 	tx, err := d.Pool.Begin(ctx)
 	if err != nil {
@@ -110,15 +113,32 @@ func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs
 	if err := blobs.Keep(ctx, tx); err != nil {
 		return db.Validation{}, err
 	}
+	val, err := Apply(ctx, tx, d, task, n)
+	if err != nil {
+		return db.Validation{}, err
+	}
+	if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(n.ValidatorID, task, "success",
+		l10n.T("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)))); err != nil {
+		return db.Validation{}, err
+	}
+	if err := blobs.Commit(ctx, tx); err != nil {
+		return db.Validation{}, err
+	}
+	return val, nil
+}
+
+// Apply records n as the validation of task, makes the task validated and
+// queues the e-mail (through d.River), in tx, the caller's transaction,
+// which refers to n's attachments if it has any. The validator is not told:
+// Record tells them of their validation, a bulk validation of all of them
+// at once. It returns an error wrapping db.ErrTaskStatus when the task is
+// no longer audited.
+func Apply(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, n db.NewValidation) (db.Validation, error) {
 	val, err := db.ValidationInsert(ctx, tx, n)
 	if err != nil {
 		return db.Validation{}, err
 	}
 	if _, err := d.River.InsertTx(ctx, tx, jobs.SendValidationEmailArgs{TaskUUID: task.UUID}, nil); err != nil {
-		return db.Validation{}, err
-	}
-	if _, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(n.ValidatorID, task, "success",
-		l10n.T("You validated %s; its result is being e-mailed to %s.", task.FileName, listed(n.SentTo)))); err != nil {
 		return db.Validation{}, err
 	}
 	if _, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{}); err != nil {
@@ -127,11 +147,30 @@ func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs
 	if err := db.ValidationEventInsert(ctx, tx, db.EventValidationCreated, val); err != nil {
 		return db.Validation{}, err
 	}
-	if err := blobs.Commit(ctx, tx); err != nil {
-		return db.Validation{}, err
-	}
 	return val, nil
 }
+
+// RequestHash identifies a validation request, so that the same request
+// sent again is recognised (Again): the task, the notes, the kind and the
+// attachments' contents (their hex SHA-256 sums), in order.
+func RequestHash(taskUUID, notes string, isCall bool, attachmentSums []string) string {
+	h := sha256.New()
+	_ = json.NewEncoder(h).Encode([]any{taskUUID, notes, isCall, nonNil(attachmentSums)})
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// nonNil is s, or an empty list for nil: a request without attachments
+// hashes the same whichever it was given as.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// ValidatorName is the name a validation's e-mail gives validator u when
+// the request names none: theirs, else their username, else their id.
+func ValidatorName(u db.User) string { return cmp.Or(u.Name, u.Username, u.ID) }
 
 // listed names the first few addresses of list and counts the others, so
 // that a notification stays short however many supervisors a campaign has.

@@ -166,6 +166,9 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 	})
 }
 
+// errNoTranscript is an audit of a task without a transcript.
+var errNoTranscript = errors.New("the task has no transcript")
+
 // engineError marks what an auditor's engine reported (a server down or
 // slow, a refusal, answers that make no sense) as meant for users too; the
 // job's own end (its context) is not.
@@ -180,7 +183,7 @@ func engineError(ctx context.Context, err error) error {
 func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, error) {
 	tr, err := db.TranscriptGet(ctx, w.pool, task.UUID)
 	if errcode.Is(err, errcode.NotFound) {
-		return scoring.Result{}, permanent(errors.New("the task has no transcript"))
+		return scoring.Result{}, permanent(errNoTranscript)
 	}
 	if err != nil {
 		return scoring.Result{}, err

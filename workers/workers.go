@@ -5,6 +5,7 @@ package workers
 import (
 	"cmp"
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/auditd/auditd/auditor"
@@ -51,6 +52,15 @@ type Deps struct {
 	DashboardURL string
 	// Backoff is how long failed jobs wait before they run again.
 	Backoff Backoff
+	// BulkBatch is how many tasks a bulk action's job handles in one
+	// transaction. Defaults to 100.
+	BulkBatch int
+	// ValidationTo and ValidationBcc receive every validation e-mail
+	// (VALIDATION_TO, VALIDATION_BCC), bulk validations' included.
+	ValidationTo, ValidationBcc []string
+	// Logger receives what the workers note on the way (an address left
+	// out of a validation's recipients). Defaults to slog.Default().
+	Logger *slog.Logger
 }
 
 // Register adds every worker of the service to ws.
@@ -63,12 +73,16 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &SyncUsersWorker{pool: d.Pool, directory: d.Directory})
 	river.AddWorker(ws, &SweepBlobsWorker{pool: d.Pool, store: d.Store})
 	cards := newScorecards()
-	river.AddWorker(ws, &AuditWorker{pool: d.Pool, auditor: d.Auditor, cards: cards, review: d.ReviewConfidence, backoff: d.Backoff})
+	audit := &AuditWorker{pool: d.Pool, auditor: d.Auditor, cards: cards, review: d.ReviewConfidence, backoff: d.Backoff}
+	river.AddWorker(ws, audit)
 	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe})
 	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor, cards: cards, review: d.ReviewConfidence, backoff: d.Backoff})
 	river.AddWorker(ws, &RecomputeAuditsWorker{pool: d.Pool, auditor: d.Auditor, review: d.ReviewConfidence, backoff: d.Backoff,
 		batch:       cmp.Or(d.RecomputeBatch, defaultRecomputeBatch),
 		notifyEvery: cmp.Or(d.RecomputeNotifyEvery, defaultRecomputeNotifyEvery)})
+	river.AddWorker(ws, &BulkActionWorker{pool: d.Pool, audit: audit, backoff: d.Backoff,
+		batch: cmp.Or(d.BulkBatch, defaultBulkBatch), to: d.ValidationTo, bcc: d.ValidationBcc,
+		log: cmp.Or(d.Logger, slog.Default())})
 	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, dashboardURL: d.DashboardURL})
 }
 

@@ -42,6 +42,7 @@ func filterFlags(fs *flag.FlagSet) map[string]*string {
 		"min_score":        fs.String("min-score", "", "only audits scoring at least this"),
 		"max_score":        fs.String("max-score", "", "only audits scoring at most this"),
 		"failed_criterion": fs.String("failed-criterion", "", "only audits that found this criterion (its id) not met"),
+		"assignee":         fs.String("assignee", "", "only tasks assigned to this analyst (user id or username)"),
 	}
 }
 

@@ -824,6 +824,113 @@ test('a failed task: uploaded again, it offers the retry; its reason shown and r
   await hidden(page.getByTestId('task-error'));
 });
 
+test('bulk: a filtered list re-audited as a whole, its progress live, in English and Spanish', async ({ page, base, browser }) => {
+  const bea = await devToken(base, 'bea', ['quality']);
+  const ids = [];
+  for (let i = 1; i <= 5; i++) {
+    const form = new FormData();
+    form.append('files', new Blob([chat(`Bea ${i}`)], { type: 'application/json' }), `e2e-bulk-${i}.json`);
+    const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${bea}` }, body: form });
+    check(res.status === 202, `upload ${res.status}`);
+    ids.push((await res.json()).details.tasks[0].uuid);
+  }
+  for (const id of ids) {
+    await eventually(async () => check((await api(base, bea, 'GET', `/tasks/${id}`)).status === 'audited', `${id} not audited`), 20_000);
+  }
+  // One failed meanwhile (set in the database, as in the test of a failed
+  // task): the re-audit skips it, saying why.
+  execFileSync('psql', [databaseURL, '-qc', `UPDATE tasks SET status = 'failed', error = 'down (e2e)' WHERE uuid = '${ids[4]}'`]);
+
+  /** reaudit selects every task the list's filter matches, runs the re-audit and waits for its end, live. */
+  const reaudit = async (p, words, suffix) => {
+    const rows = p.locator('tbody tr');
+    await eventually(async () => check((await rows.count()) === 5, `${await rows.count()} rows`));
+    await rows.first().getByRole('checkbox').check();
+    await visible(p.getByTestId('bulk-selected').getByText(words.one));
+    await p.getByRole('button', { name: words.selectAll }).click();
+    await visible(p.getByTestId('bulk-selected').getByText(words.all));
+    await p.getByLabel(words.action, { exact: true }).selectOption('reaudit');
+    await shot(p, `bulk-selected${suffix}`);
+    await p.getByRole('button', { name: words.run }).click();
+    const dialog = p.getByRole('dialog', { name: words.confirmTitle });
+    await visible(dialog.getByText(words.irreversible));
+    await visible(dialog.getByText('(file_name=e2e-bulk)', { exact: false }));
+    await shot(p, `bulk-confirm${suffix}`);
+    await dialog.getByRole('button', { name: words.confirm }).click();
+    // The panel follows the action through its events alone.
+    const panel = p.getByTestId('bulk-progress');
+    await visible(panel.getByRole('heading', { name: words.panel }));
+    await eventually(
+      async () => check((await panel.getAttribute('data-status')) === 'done', `${await panel.getAttribute('data-status')}`),
+      20_000,
+    );
+    await visible(panel.getByText(words.finished));
+    for (const [k, v] of Object.entries({ matched: '5', done: '5', succeeded: '4', skipped: '1', failed: '0' })) {
+      check((await panel.getByTestId(`bulk-${k}`).textContent()) === v, `${k}: ${await panel.getByTestId(`bulk-${k}`).textContent()}`);
+    }
+    await visible(panel.getByRole('link', { name: 'e2e-bulk-5.json' }));
+    await visible(panel.getByText('it has failed: retry it instead'));
+    check((await p.getByTestId('bulk-selected').count()) === 0, 'the selection is cleared');
+    await shot(p, `bulk-progress${suffix}`);
+  };
+
+  await page.goto(`${base}/app/tasks?file_name=e2e-bulk`);
+  await signIn(page, { username: 'bea', roles: ['quality'] });
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  await reaudit(
+    page,
+    {
+      one: '1 selected',
+      selectAll: 'Select all 5 matching the filters',
+      all: 'All 5 tasks matching the filters are selected',
+      action: 'Action',
+      run: 'Run…',
+      confirmTitle: 'Re-audit: are you sure?',
+      irreversible: 'This cannot be undone.',
+      confirm: 'Re-audit 5 tasks',
+      panel: 'Bulk action: Re-audit',
+      finished: 'Finished: 5 tasks.',
+    },
+    '',
+  );
+  // A new engine revision of each audit, against the current scorecard.
+  for (const id of ids.slice(0, 4)) {
+    const { audit } = await api(base, bea, 'GET', `/tasks/${id}`);
+    check(audit.revision === 2 && audit.source === 'engine', `${id}: revision ${audit.revision} by ${audit.source}`);
+  }
+  // The requester is notified at the end; the notification leads back to the action.
+  await page.goto(`${base}/app/notifications`);
+  const note = page
+    .getByRole('main')
+    .locator('li.notification')
+    .filter({ hasText: 'Bulk action “re-audit” on 5 tasks finished: 4 succeeded, 1 skipped, 0 failed.' });
+  await visible(note);
+  await note.getByRole('link', { name: 'Open' }).click();
+  await eventually(() =>
+    check(/^\/app\/tasks\?bulk=[0-9a-f-]{36}$/.test(new URL(page.url()).pathname + new URL(page.url()).search), page.url()),
+  );
+  await visible(page.getByTestId('bulk-progress').getByText('Finished: 5 tasks.'));
+  await inSpanish(browser, `${base}/app/tasks?file_name=e2e-bulk`, { username: 'bea', roles: ['quality'] }, async (p) => {
+    await visible(p.getByRole('heading', { name: 'Tareas' }));
+    await reaudit(
+      p,
+      {
+        one: '1 seleccionada',
+        selectAll: 'Seleccionar las 5 que cumplen los filtros',
+        all: 'Seleccionadas las 5 tareas que cumplen los filtros',
+        action: 'Acción',
+        run: 'Ejecutar…',
+        confirmTitle: 'Reauditar: ¿seguro?',
+        irreversible: 'No se puede deshacer.',
+        confirm: 'Reauditar 5 tareas',
+        panel: 'Acción masiva: Reauditar',
+        finished: 'Terminada: 5 tareas.',
+      },
+      '-es',
+    );
+  });
+});
+
 test('a call: its language checked at upload, transcribed, played from an authorised blob, a segment seeks the player', async ({
   page,
   base,
@@ -945,14 +1052,14 @@ test('saved view: filters and sort saved under a name, changed, applied again; r
   await page.getByLabel('File name contains').fill('e2e-view-a');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await page.getByRole('button', { name: 'Score' }).click();
-  await eventually(() => check(new URL(page.url()).search === '?q=e2e-view-a&sort=score', page.url()));
+  await eventually(() => check(new URL(page.url()).search === '?file_name=e2e-view-a&sort=score', page.url()));
   await visible(rowA(page));
   await hidden(rowB(page));
 
   // Saved under a name; the API's refusals stay in the dialog.
   await views.getByRole('button', { name: 'Save these filters…' }).click();
   const dialog = page.getByRole('dialog', { name: 'Save the filters as a view' });
-  await visible(dialog.getByText('Filters and order saved: q=e2e-view-a&sort=score'));
+  await visible(dialog.getByText('Filters and order saved: file_name=e2e-view-a&sort=score'));
   await dialog.getByLabel('Name').fill('   ');
   await dialog.getByRole('button', { name: 'Save view' }).click();
   await visible(dialog.getByRole('alert').getByText('The name must be 1 to 80 characters, without tabs or line breaks.'));
@@ -983,7 +1090,7 @@ test('saved view: filters and sort saved under a name, changed, applied again; r
   await hidden(rowA(page));
   check((await link.getAttribute('aria-current')) === null, 'a view is marked as shown with other filters');
   await link.click();
-  await eventually(() => check(new URL(page.url()).search === '?q=e2e-view-a&sort=score', page.url()));
+  await eventually(() => check(new URL(page.url()).search === '?file_name=e2e-view-a&sort=score', page.url()));
   await visible(rowA(page));
   await hidden(rowB(page));
   check((await page.getByLabel('File name contains').inputValue()) === 'e2e-view-a', 'the filter form');
@@ -1032,7 +1139,7 @@ test('saved view: filters and sort saved under a name, changed, applied again; r
     await visible(rowA(p));
     await hidden(rowB(p));
     await vistas.getByRole('link', { name: 'Chats de B' }).click();
-    await eventually(() => check(new URL(p.url()).search === '?q=e2e-view-b', p.url()));
+    await eventually(() => check(new URL(p.url()).search === '?file_name=e2e-view-b', p.url()));
     await visible(rowB(p));
     await hidden(rowA(p));
     check((await vistas.getByRole('link').count()) === 1, 'another user’s view is listed');

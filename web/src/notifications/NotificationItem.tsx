@@ -12,7 +12,9 @@ export function NotificationItem({ n, compact }: { n: Notification; compact?: bo
   const { busy, run } = useAction();
   const admin = atLeast(app.profile.value?.role ?? 'none', 'admin');
   const canDelete = !n.is_global || admin; // only admins delete a notification for everyone
+  // The service's links are the dashboard's paths below its prefix (/tasks/…, as e-mails link to them).
   const internal = n.link?.startsWith('/');
+  const href = internal && !n.link?.startsWith('/app/') ? `/app${n.link}` : n.link;
   return (
     <li class={`notification variant-${n.variant}${n.read ? '' : ' unread'}`} data-id={n.id}>
       <span class="variant-icon" aria-hidden="true">
@@ -31,7 +33,7 @@ export function NotificationItem({ n, compact }: { n: Notification; compact?: bo
           </time>
           {n.link &&
             (internal ? (
-              <Link href={n.link}>{t('notif.open')}</Link>
+              <Link href={href as string}>{t('notif.open')}</Link>
             ) : (
               <a href={n.link} rel="noopener noreferrer" target="_blank">
                 {t('notif.open')}

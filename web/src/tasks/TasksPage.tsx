@@ -8,6 +8,7 @@ import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types
 import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, type TaskFilters } from './state';
+import { BulkActions, BulkCheckCell, BulkCheckHeader, useBulk } from './BulkActions';
 import { SavedViews } from './SavedViews';
 import { Upload } from './Upload';
 
@@ -40,10 +41,15 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
   };
 }
 
+/** filterQuery is the list's filters alone: what the export and bulk actions select by. */
+function filterQuery(f: TaskFilters): Query {
+  const { sort: _sort, order: _order, limit: _limit, cursor: _cursor, ...filters } = apiQuery(f);
+  return filters;
+}
+
 /** exportQuery is the export of what the list shows: its filters, a row per task. */
 function exportQuery(f: TaskFilters, format: 'csv' | 'xlsx'): Query {
-  const { sort: _sort, order: _order, limit: _limit, cursor: _cursor, ...filters } = apiQuery(f);
-  return { ...filters, format };
+  return { ...filterQuery(f), format };
 }
 
 /** Listing is the list as the page shows it. */
@@ -75,6 +81,7 @@ export function TasksPage() {
   // The tasks uploaded from this page go straight into the list.
   const mine = useRef(new Set<string>());
   const canUpload = atLeast(app.profile.value?.role ?? 'none', 'quality');
+  const bulk = useBulk(key);
 
   // Subscribed before loading: events that arrive meanwhile are applied on
   // top of the page, which gives the same result whatever the order.
@@ -182,6 +189,7 @@ export function TasksPage() {
       )}
       <SavedViews />
       <FilterForm key={key} initial={applied} />
+      <BulkActions bulk={bulk} filter={filterQuery(applied)} total={total} estimated={view?.estimated} />
       {view && view.fresh.length > 0 && (
         <button
           type="button"
@@ -207,6 +215,7 @@ export function TasksPage() {
               <caption class="sr-only">{t('tasks.caption')}</caption>
               <thead>
                 <tr>
+                  {bulk.enabled && <BulkCheckHeader bulk={bulk} uuids={tasks.map((x) => x.uuid)} />}
                   {sortHeader('file_name', 'tasks.file')}
                   <th scope="col">{t('tasks.kind')}</th>
                   <th scope="col">{t('tasks.status')}</th>
@@ -219,6 +228,7 @@ export function TasksPage() {
               <tbody>
                 {tasks.map((x) => (
                   <tr key={x.uuid} data-uuid={x.uuid} data-status={x.status}>
+                    {bulk.enabled && <BulkCheckCell bulk={bulk} uuid={x.uuid} name={x.file_name} />}
                     <td>
                       <Link href={`${basePath}/${x.uuid}`}>{x.file_name}</Link>
                       {x.error && <p class="small muted">{x.error}</p>}

@@ -1,0 +1,405 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/http"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/auditd/auditd/bulk"
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/role"
+)
+
+// bulkResource is bulk actions: one action run on many tasks by a job.
+type bulkResource struct {
+	pool  *pgxpool.Pool
+	river *river.Client[pgx.Tx]
+	// oapi is the API's document: a filter is validated by the schemas of
+	// the task list's own parameters.
+	oapi *huma.OpenAPI
+}
+
+func (b *bulkResource) register(api huma.API) {
+	b.oapi = api.OpenAPI()
+	op := operation(http.MethodPost, "/bulk-actions", "create-bulk-action", "Run one action on many tasks", role.Quality,
+		http.StatusBadRequest, http.StatusNotFound)
+	op.Description += " Records the action and queues its `bulk_action` job in one transaction, and answers 202 with the " +
+		"action; the job does the work, a page of tasks at a time, and records a result per task (`succeeded`, " +
+		"`skipped` with the reason when the action does not apply to the task as it is, or `failed`). The tasks are " +
+		"either `task_uuids` (1 to 1,000, no repeats) or `filter`, the task list's query string (`status=failed&campaign=default`: " +
+		"the filters of GET /tasks, checked by the same rules), resolved by the job: any number of tasks, those created " +
+		"before the request. Actions: `reaudit` (a new engine revision against the campaign's current scorecard), " +
+		"`retry` (as POST /tasks/{uuid}/retry), `assign` (to the analyst `assignee`; supervisor role or above) and " +
+		"`validate` (with `notes`, as POST /validate-audit, e-mails included). `reaudit` and `validate` cannot be undone " +
+		"and need `\"confirm\": true`. Progress: GET /bulk-actions/{id} and `bulk_action.updated` events (about once a " +
+		"second, and at the end, when the requester is notified). Nothing is stored when the request is refused."
+	op.DefaultStatus = http.StatusAccepted
+	op.Tags = []string{"bulk actions"}
+	huma.Register(api, op, b.create)
+
+	op = operation(http.MethodGet, "/bulk-actions/{id}", "get-bulk-action", "Get a bulk action and its progress", role.Quality,
+		http.StatusBadRequest, http.StatusNotFound)
+	op.Description += " The requester's own bulk actions; supervisors and above read anyone's. Others are 404."
+	op.Tags = []string{"bulk actions"}
+	huma.Register(api, op, b.get)
+
+	op = operation(http.MethodGet, "/bulk-actions/{id}/items", "list-bulk-action-items", "List a bulk action's results by task",
+		role.Quality, http.StatusBadRequest, http.StatusNotFound)
+	op.Description += " The result of each task done so far, in task id order, of one `outcome` if given; pages with " +
+		"the `next` of the previous page as `cursor`. Whoever may read the action may read its results."
+	op.Tags = []string{"bulk actions"}
+	huma.Register(api, op, b.items)
+
+	op = operation(http.MethodPost, "/bulk-actions/{id}/cancel", "cancel-bulk-action", "Cancel a bulk action", role.Quality,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
+	op.Description += " Stops a queued or running bulk action: the page being committed ends it, and no task gets a " +
+		"result after the answer. What was done stays done. The requester, or a supervisor and above; an action that " +
+		"has ended is 409."
+	op.Tags = []string{"bulk actions"}
+	huma.Register(api, op, b.cancel)
+}
+
+// BulkActionRequest is the body of POST /bulk-actions.
+type BulkActionRequest struct {
+	Action    string   `json:"action" enum:"reaudit,retry,assign,validate" doc:"What to do to every task"`
+	TaskUUIDs []string `json:"task_uuids,omitempty" format:"uuid" minItems:"1" maxItems:"1000" uniqueItems:"true" doc:"The tasks, by id (1 to 1,000, no repeats); or give filter"`
+	Filter    *string  `json:"filter,omitempty" maxLength:"4000" doc:"The tasks GET /tasks lists with this query string (its filters only: status=failed&campaign=default); empty for every task. Or give task_uuids" example:"status=failed&campaign=default"`
+	Assignee  string   `json:"assignee,omitempty" maxLength:"200" doc:"assign: the analyst (user id or username) to assign the tasks to, a user of the quality role or above"`
+	Notes     string   `json:"notes,omitempty" maxLength:"10000" doc:"validate: the validator's observations, sent in every e-mail"`
+	Confirm   bool     `json:"confirm,omitempty" doc:"Must be true for reaudit and validate, which cannot be undone"`
+}
+
+type createBulkInput struct {
+	Body BulkActionRequest
+}
+
+// BulkActionView is a bulk action: what it does, to which tasks, and how
+// far it has got.
+type BulkActionView struct {
+	db.BulkProgress
+	AssigneeID string   `json:"assignee_id,omitempty" doc:"assign: the analyst's user id"`
+	Notes      string   `json:"notes,omitempty" doc:"validate: the notes"`
+	TaskUUIDs  []string `json:"task_uuids,omitempty" doc:"The tasks, when given by id"`
+	Filter     *string  `json:"filter,omitempty" doc:"The task list's query string that selects the tasks, when given by filter (its parameters sorted, empty ones left out); tasks created after the request are not part of it"`
+	JobID      int64    `json:"job_id,omitempty" doc:"The bulk_action job (GET /admin/jobs/{id})"`
+}
+
+func bulkView(a db.BulkAction) BulkActionView {
+	v := BulkActionView{BulkProgress: a.BulkProgress, AssigneeID: a.Params.AssigneeID, Notes: a.Params.Notes,
+		TaskUUIDs: a.TaskUUIDs, JobID: a.JobID}
+	if a.Filter != nil {
+		v.Filter = &a.FilterQuery
+	}
+	return v
+}
+
+func (b *bulkResource) create(ctx context.Context, in *createBulkInput) (*Output[BulkActionView], error) {
+	r := in.Body
+	p := principal(ctx)
+	if least := bulk.LeastRole(r.Action); p.Role < least {
+		return nil, Errorf(CodeForbidden, fmt.Sprintf("%s needs the %s role or above; you have %s", r.Action, least, p.Role)).
+			WithDetail("body.action", "needs the "+least.String()+" role", r.Action)
+	}
+	n := db.NewBulkAction{Action: r.Action, RequestedBy: p.User.ID, Params: db.BulkParams{Notes: cleanNotes(r.Notes)}}
+	if err := checkBulkRequest(r, n.Params.Notes); err != nil {
+		return nil, err
+	}
+	var err error
+	if r.TaskUUIDs != nil {
+		if n.TaskUUIDs, err = b.taskUUIDs(ctx, r.TaskUUIDs); err != nil {
+			return nil, err
+		}
+	} else {
+		f, query, err := b.readFilter(ctx, *r.Filter)
+		if err != nil {
+			return nil, err
+		}
+		n.Filter, n.FilterQuery = &f, query
+	}
+	if r.Action == bulk.Assign {
+		if n.Params.AssigneeID, err = b.assignee(ctx, r.Assignee); err != nil {
+			return nil, err
+		}
+	}
+	var a db.BulkAction
+	err = pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) (err error) {
+		if a, err = db.BulkActionInsert(ctx, tx, n); err != nil {
+			return err
+		}
+		res, err := b.river.InsertTx(ctx, tx, jobs.BulkActionArgs{BulkID: a.ID}, nil)
+		if err != nil {
+			return err
+		}
+		a.JobID = res.Job.ID
+		return db.BulkActionSetJob(ctx, tx, a.ID, a.JobID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return accepted(bulkView(a)), nil
+}
+
+// checkBulkRequest checks what r's fields say without the database: one
+// selection, the parameters its action takes and no others (notes as
+// cleaned), and the confirmation of an irreversible action. Every problem
+// is one detail.
+func checkBulkRequest(r BulkActionRequest, notes string) error {
+	var missing, wrong []*huma.ErrorDetail
+	problem := func(list *[]*huma.ErrorDetail, field, msg string, value any) {
+		*list = append(*list, &huma.ErrorDetail{Location: "body." + field, Message: msg, Value: value})
+	}
+	switch {
+	case r.TaskUUIDs == nil && r.Filter == nil:
+		problem(&missing, "task_uuids", "required: the tasks, as task_uuids or filter", nil)
+		problem(&missing, "filter", "required: the tasks, as task_uuids or filter", nil)
+	case r.TaskUUIDs != nil && r.Filter != nil:
+		problem(&wrong, "filter", "give the tasks as task_uuids or as filter, not both", nil)
+	}
+	switch {
+	case r.Action == bulk.Assign && r.Assignee == "":
+		problem(&missing, "assignee", "required: assign needs the analyst to assign the tasks to", nil)
+	case r.Action != bulk.Assign && r.Assignee != "":
+		problem(&wrong, "assignee", "only assign takes an assignee", r.Assignee)
+	}
+	switch {
+	case r.Action == bulk.Validate && notes == "":
+		problem(&missing, "notes", "required: validate needs the validator's notes", nil)
+	case r.Action != bulk.Validate && r.Notes != "":
+		problem(&wrong, "notes", "only validate takes notes", nil)
+	}
+	if bulk.Irreversible(r.Action) && !r.Confirm {
+		problem(&wrong, "confirm", fmt.Sprintf("%s cannot be undone: send \"confirm\": true to run it", r.Action), r.Confirm)
+	}
+	switch {
+	case len(wrong) > 0:
+		details := append(wrong, missing...)
+		return Errorf(CodeValidation, fmt.Sprintf("the bulk action has %d problem(s): %s; nothing was done",
+			len(details), details[0].Message)).WithDetails(details)
+	case len(missing) > 0:
+		names := make([]string, len(missing))
+		for i, d := range missing {
+			names[i] = strings.TrimPrefix(d.Location, "body.")
+		}
+		return Errorf(CodeMissingFields, "required fields are missing or empty: "+strings.Join(names, ", ")).WithDetails(missing)
+	}
+	return nil
+}
+
+// taskUUIDs returns ids in the notation the database writes, each a task:
+// an id given twice in two cases, or one that is no task, is named.
+func (b *bulkResource) taskUUIDs(ctx context.Context, ids []string) ([]string, error) {
+	out := make([]string, len(ids))
+	seen := map[string]int{}
+	var details []*huma.ErrorDetail
+	for i, id := range ids {
+		out[i] = strings.ToLower(id)
+		if j, dup := seen[out[i]]; dup {
+			details = append(details, &huma.ErrorDetail{Location: fmt.Sprintf("body.task_uuids[%d]", i),
+				Message: fmt.Sprintf("repeats task_uuids[%d]", j), Value: id})
+		}
+		seen[out[i]] = i
+	}
+	if len(details) > 0 {
+		return nil, Errorf(CodeValidation, "a task is given twice in task_uuids; give each once").WithDetails(details)
+	}
+	exist, err := db.TasksExisting(ctx, b.pool, out)
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range out {
+		if !exist[id] {
+			details = append(details, &huma.ErrorDetail{Location: fmt.Sprintf("body.task_uuids[%d]", i), Message: "no such task", Value: id})
+		}
+	}
+	if len(details) > 0 {
+		return nil, Errorf(CodeNotFound, fmt.Sprintf("%d of the tasks do not exist (the first: %s); nothing was done",
+			len(details), details[0].Value)).WithDetails(details)
+	}
+	return out, nil
+}
+
+// readFilter reads a filter given as the task list's query string by the
+// list's own rules: each parameter by the schema Huma validates it by in
+// GET /tasks, then TaskFilterInput.filter, as the list reads them. It
+// returns the filter and its canonical query string (parameters sorted,
+// empty ones left out). Problems are located at body.filter.<parameter>.
+func (b *bulkResource) readFilter(ctx context.Context, raw string) (db.TaskFilter, string, error) {
+	const at = "body.filter"
+	if badText(raw) {
+		return db.TaskFilter{}, "", invalidBody("filter", "holds a NUL, a control character or invalid UTF-8", nil)
+	}
+	values, err := url.ParseQuery(strings.TrimPrefix(raw, "?"))
+	if err != nil {
+		return db.TaskFilter{}, "", invalidBody("filter", "is not a query string: name=value pairs joined by &, URL-encoded", nil)
+	}
+	var in TaskFilterInput
+	fields := map[string]reflect.Value{}
+	rv := reflect.ValueOf(&in).Elem()
+	for i := range rv.NumField() {
+		fields[rv.Type().Field(i).Tag.Get("query")] = rv.Field(i)
+	}
+	params := map[string]*huma.Param{}
+	for _, p := range b.oapi.Paths["/tasks"].Get.Parameters {
+		params[p.Name] = p
+	}
+	names := slices.Sorted(maps.Keys(fields))
+	canonical := url.Values{}
+	var details []*huma.ErrorDetail
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		field, known := fields[name]
+		vs := values[name]
+		loc := at + "." + name
+		switch {
+		case badText(name) || slices.ContainsFunc(vs, badText):
+			details = append(details, &huma.ErrorDetail{Location: at, Message: fmt.Sprintf("the parameter %q holds a NUL, a control character or invalid UTF-8", name)})
+			continue
+		case !known:
+			details = append(details, &huma.ErrorDetail{Location: loc, Value: vs[0],
+				Message: "is not a filter of the task list; the filters are " + strings.Join(names, ", ")})
+			continue
+		case len(vs) > 1:
+			details = append(details, &huma.ErrorDetail{Location: loc, Message: fmt.Sprintf("is given %d times; give it once", len(vs))})
+			continue
+		case vs[0] == "":
+			continue // as in the list's query: an empty parameter is no filter
+		}
+		res := &huma.ValidateResult{}
+		huma.Validate(b.oapi.Components.Schemas, params[name].Schema, huma.NewPathBuffer([]byte(loc), len(loc)),
+			huma.ModeWriteToServer, vs[0], res)
+		for _, e := range res.Errors {
+			if d, ok := e.(*huma.ErrorDetail); ok {
+				details = append(details, d)
+			}
+		}
+		field.SetString(vs[0])
+		canonical.Set(name, vs[0])
+	}
+	if len(details) > 0 {
+		for _, d := range details {
+			scrub(d)
+		}
+		return db.TaskFilter{}, "", Errorf(CodeValidation, fmt.Sprintf("the filter is not the task list's: %s %s",
+			details[0].Location, details[0].Message)).WithDetails(details)
+	}
+	f, _, err := in.filter(ctx, b.pool)
+	if e, ok := err.(*Error); ok {
+		// Said of the list's query parameters; here they are the filter's.
+		e.Message = strings.Replace(e.Message, "the query parameter", "the filter's parameter", 1)
+		if ds, ok := e.Details.([]*huma.ErrorDetail); ok {
+			for _, d := range ds {
+				d.Location = strings.Replace(d.Location, "query.", at+".", 1)
+			}
+		}
+	}
+	return f, canonical.Encode(), err
+}
+
+// assignee returns the user id of the analyst ref names (a user id or
+// username): an active user of the quality role or above.
+func (b *bulkResource) assignee(ctx context.Context, ref string) (string, error) {
+	id, err := resolveOperator(ctx, b.pool, ref, "body.assignee")
+	if err != nil {
+		return "", err
+	}
+	u, err := db.UserGet(ctx, b.pool, id)
+	switch {
+	case errcode.Is(err, errcode.NotFound):
+		return "", invalidBody("assignee", "is no user: give an analyst's user id or username", ref)
+	case err != nil:
+		return "", err
+	case !u.Active:
+		return "", invalidBody("assignee", fmt.Sprintf("names %s, who is deactivated", u.ID), ref)
+	case role.Highest(u.Roles) < role.Quality:
+		return "", invalidBody("assignee", fmt.Sprintf("names %s, who is not an analyst: an assignee needs the quality role or above", u.ID), ref)
+	}
+	return u.ID, nil
+}
+
+type bulkInput struct {
+	ID string `path:"id" format:"uuid" doc:"The bulk action's id"`
+}
+
+// visible returns bulk action id if the caller may read it: its requester,
+// and supervisors and above. Others are NOT_FOUND, like unknown ids.
+func (b *bulkResource) visible(ctx context.Context, id string) (db.BulkAction, error) {
+	a, err := db.BulkActionGet(ctx, b.pool, id)
+	p := principal(ctx)
+	if errcode.Is(err, errcode.NotFound) || (err == nil && a.RequestedBy != p.User.ID && !p.Is(role.Supervisor)) {
+		return db.BulkAction{}, Errorf(CodeNotFound, "no bulk action "+id)
+	}
+	return a, err
+}
+
+func (b *bulkResource) get(ctx context.Context, in *bulkInput) (*Output[BulkActionView], error) {
+	a, err := b.visible(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return ok(bulkView(a)), nil
+}
+
+type bulkItemsInput struct {
+	ID      string `path:"id" format:"uuid" doc:"The bulk action's id"`
+	Outcome string `query:"outcome" enum:"succeeded,skipped,failed" doc:"Only the results of this outcome"`
+	Cursor  string `query:"cursor" format:"uuid" doc:"The next value of the previous page, to continue after it"`
+	Limit   int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Page size"`
+}
+
+// BulkItemList is a page of a bulk action's results.
+type BulkItemList struct {
+	Items []db.BulkItem `json:"items"`
+	// Next continues after this page; absent on the last page.
+	Next  string `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
+	Limit int    `json:"limit"`
+}
+
+func (b *bulkResource) items(ctx context.Context, in *bulkItemsInput) (*Output[BulkItemList], error) {
+	a, err := b.visible(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	list, err := db.BulkItemList(ctx, b.pool, a.ID, in.Outcome, strings.ToLower(in.Cursor), in.Limit+1)
+	if err != nil {
+		return nil, err
+	}
+	out := BulkItemList{Items: list, Limit: in.Limit}
+	if len(list) > in.Limit {
+		out.Items = list[:in.Limit]
+		out.Next = out.Items[in.Limit-1].TaskUUID
+	}
+	return ok(out), nil
+}
+
+func (b *bulkResource) cancel(ctx context.Context, in *bulkInput) (*Output[BulkActionView], error) {
+	a, err := b.visible(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	err = pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) (err error) {
+		// Waits for the page the job is committing, if any.
+		if _, err = db.BulkActionLock(ctx, tx, a.ID); err != nil {
+			return err
+		}
+		if a, err = db.BulkActionCancel(ctx, tx, a.ID, principal(ctx).User.ID); err != nil {
+			return err
+		}
+		_, err = db.NotificationCreate(ctx, tx, bulk.Notice(a))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ok(bulkView(a)), nil
+}

@@ -1,0 +1,130 @@
+// Package bulk is what a bulk action may do to tasks: the actions, the
+// least role each needs, whether a user may run one on a given task, and
+// which tasks each applies to (the others are skipped, with the reason).
+// The API refuses a request by it; the bulk_action job asks it again for
+// every task, on the task as it then is and the requester as they then are.
+package bulk
+
+import (
+	"fmt"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/role"
+)
+
+// The actions.
+const (
+	// Reaudit audits a task again against its campaign's current
+	// scorecard: a new engine revision of its audit.
+	Reaudit = "reaudit"
+	// Retry sends a failed task back to the step it failed at.
+	Retry = "retry"
+	// Assign assigns a task to an analyst.
+	Assign = "assign"
+	// Validate validates a task's audit with notes, e-mailing the result.
+	Validate = "validate"
+)
+
+// Actions returns the actions, in the order the documentation lists them.
+func Actions() []string { return []string{Reaudit, Retry, Assign, Validate} }
+
+// LeastRole is the least role action needs: that of the operation doing
+// it to one task (POST /tasks/{uuid}/retry and POST /validate-audit:
+// quality), quality for a re-audit, which an analyst may ask for too, and
+// supervisor for assigning analysts their work.
+func LeastRole(action string) role.Role {
+	if action == Assign {
+		return role.Supervisor
+	}
+	return role.Quality
+}
+
+// Irreversible reports whether action cannot be undone (a validation, an
+// engine's revision that becomes the current audit): its request must
+// confirm it.
+func Irreversible(action string) bool { return action == Reaudit || action == Validate }
+
+// Forbidden says why user u may not run action on task, "" when they may:
+// a deactivated user, a role below the action's, or a task the role does
+// not see (below quality, only the tasks where they are the agent).
+func Forbidden(u db.User, action string, task db.Task) string {
+	r := role.Highest(u.Roles)
+	switch least := LeastRole(action); {
+	case !u.Active:
+		return fmt.Sprintf("the requester (%s) is deactivated", u.ID)
+	case r < least:
+		return fmt.Sprintf("the requester (%s) no longer has the %s role, which %s needs", u.ID, least, action)
+	case r < role.Quality && task.OperatorID != u.ID:
+		return fmt.Sprintf("the requester (%s) may not see this task", u.ID)
+	}
+	return ""
+}
+
+// Skip says why action, with parameters p, does not apply to task as it
+// is, "" when it does.
+func Skip(action string, p db.BulkParams, task db.Task) string {
+	switch action {
+	case Reaudit:
+		switch task.Status {
+		case db.TaskAudited:
+			return ""
+		case db.TaskValidated:
+			return "it is validated: its audit can no longer change"
+		case db.TaskFailed:
+			return "it has failed: retry it instead"
+		}
+		return fmt.Sprintf("it is %s: its first audit is still to come", task.Status)
+	case Retry:
+		if task.Status != db.TaskFailed {
+			return fmt.Sprintf("it is %s: only a failed task can be retried", task.Status)
+		}
+	case Assign:
+		if task.AssigneeID == p.AssigneeID {
+			return fmt.Sprintf("it is assigned to %s already", p.AssigneeID)
+		}
+	case Validate:
+		switch task.Status {
+		case db.TaskAudited:
+			return ""
+		case db.TaskValidated:
+			return "it is validated already"
+		}
+		return fmt.Sprintf("it is %s: only an audited task can be validated", task.Status)
+	}
+	return ""
+}
+
+// names are the actions as a notification names them.
+var names = map[string]l10n.Text{
+	Reaudit: l10n.T("re-audit"), Retry: l10n.T("retry"), Assign: l10n.T("assign"), Validate: l10n.T("validate"),
+}
+
+// Notice is the notification that tells a's requester how it ended (done,
+// failed or cancelled), in their language.
+func Notice(a db.BulkAction) db.NotificationNew {
+	name := names[a.Action]
+	var text l10n.Text
+	variant := "success"
+	switch a.Status {
+	case db.BulkDone:
+		text = l10n.T("Bulk action “%s” on %d tasks finished: %d succeeded, %d skipped, %d failed.",
+			name, a.Done, a.Succeeded, a.Skipped, a.Failed)
+		if a.Failed > 0 {
+			variant = "warning"
+		}
+	case db.BulkCancelled:
+		variant = "info"
+		text = l10n.T("Bulk action “%s” was cancelled after %d tasks: %d succeeded, %d skipped, %d failed.",
+			name, a.Done, a.Succeeded, a.Skipped, a.Failed)
+	default:
+		variant = "error"
+		text = l10n.T("Bulk action “%s” stopped after %d tasks (%d succeeded, %d skipped, %d failed): %s.",
+			name, a.Done, a.Succeeded, a.Skipped, a.Failed, l10n.Plain(a.Error))
+	}
+	return db.NotificationNew{UserID: a.RequestedBy, Text: text, Variant: variant, Link: Link(a.ID)}
+}
+
+// Link is where the dashboard shows bulk action id: the task list with its
+// progress.
+func Link(id string) string { return "/tasks?bulk=" + id }

@@ -1,0 +1,343 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/role"
+)
+
+// Bulk action statuses: queued until its job starts, running, then one of
+// the three ends.
+const (
+	BulkQueued    = "queued"
+	BulkRunning   = "running"
+	BulkDone      = "done"
+	BulkFailed    = "failed"
+	BulkCancelled = "cancelled"
+)
+
+// Outcomes of a bulk action on one task.
+const (
+	BulkSucceeded  = "succeeded"
+	BulkSkipped    = "skipped"
+	BulkItemFailed = "failed"
+)
+
+// EventBulkActionUpdated is the event type of a bulk action's progress; its
+// data is a BulkProgress.
+const EventBulkActionUpdated = "bulk_action.updated"
+
+// BulkProgress is how far a bulk action has got: what GET
+// /bulk-actions/{id} shows of it and its bulk_action.updated events carry.
+type BulkProgress struct {
+	ID          string `json:"id" format:"uuid"`
+	Action      string `json:"action" enum:"reaudit,retry,assign,validate"`
+	Status      string `json:"status" enum:"queued,running,done,failed,cancelled"`
+	RequestedBy string `json:"requested_by" doc:"The user id of who asked for it"`
+	// Matched is nil until the job has counted a filter's tasks.
+	Matched   *int64 `json:"matched" doc:"The tasks selected: null until the job has counted a filter's; at the end, the tasks the job went through"`
+	Done      int64  `json:"done" doc:"The tasks with a result so far: succeeded + skipped + failed"`
+	Succeeded int64  `json:"succeeded"`
+	Skipped   int64  `json:"skipped" doc:"Tasks the action does not apply to (their state), each with the reason"`
+	Failed    int64  `json:"failed"`
+	// Error says why a failed action stopped.
+	Error       string     `json:"error,omitempty" doc:"Why the action stopped, when its status is failed"`
+	CancelledBy string     `json:"cancelled_by,omitempty" doc:"The user id of who cancelled it"`
+	CreatedAt   time.Time  `json:"created_at"`
+	StartedAt   *time.Time `json:"started_at,omitempty"`
+	FinishedAt  *time.Time `json:"finished_at,omitempty"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+}
+
+// Finished reports whether the action has ended: done, failed or cancelled.
+func (p BulkProgress) Finished() bool {
+	return p.Status == BulkDone || p.Status == BulkFailed || p.Status == BulkCancelled
+}
+
+// BulkParams are what a bulk action takes besides its tasks.
+type BulkParams struct {
+	// AssigneeID is the user id of the analyst an assign action assigns to.
+	AssigneeID string `json:"assignee_id,omitempty"`
+	// Notes are the notes of a validate action's validations.
+	Notes string `json:"notes,omitempty"`
+}
+
+// NewBulkAction is a bulk action to record: its action, parameters and
+// selection, either TaskUUIDs or Filter (with FilterQuery, the task list's
+// query string it was read from).
+type NewBulkAction struct {
+	Action      string
+	Params      BulkParams
+	TaskUUIDs   []string
+	Filter      *TaskFilter
+	FilterQuery string
+	RequestedBy string
+}
+
+// BulkAction is a bulk action as stored.
+type BulkAction struct {
+	BulkProgress
+	Params      BulkParams
+	TaskUUIDs   []string
+	Filter      *TaskFilter
+	FilterQuery string
+	// After is where the job is: the position of the last task of the
+	// last page it committed (only the uuid for TaskUUIDs); nil at the
+	// start.
+	After *TaskCursor
+	JobID int64
+}
+
+const bulkColumns = `id, action, status, requested_by, matched, done, succeeded, skipped, failed, COALESCE(error, ''),
+	COALESCE(cancelled_by, ''), created_at, started_at, finished_at, updated_at,
+	parameters, task_uuids::text[], filter, COALESCE(filter_query, ''), after_value, after_uuid::text, COALESCE(job_id, 0)`
+
+func scanBulkAction(row pgx.Row) (BulkAction, error) {
+	var a BulkAction
+	var params, filter []byte
+	var afterValue, afterUUID *string
+	err := row.Scan(&a.ID, &a.Action, &a.Status, &a.RequestedBy, &a.Matched, &a.Done, &a.Succeeded, &a.Skipped, &a.Failed,
+		&a.Error, &a.CancelledBy, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.UpdatedAt,
+		&params, &a.TaskUUIDs, &filter, &a.FilterQuery, &afterValue, &afterUUID, &a.JobID)
+	if err != nil {
+		return BulkAction{}, err
+	}
+	if err := json.Unmarshal(params, &a.Params); err != nil {
+		return BulkAction{}, err
+	}
+	if filter != nil {
+		a.Filter = new(TaskFilter)
+		if err := json.Unmarshal(filter, a.Filter); err != nil {
+			return BulkAction{}, err
+		}
+	}
+	if afterUUID != nil {
+		a.After = &TaskCursor{UUID: *afterUUID}
+		if afterValue != nil {
+			a.After.Value = *afterValue
+		}
+	}
+	return a, nil
+}
+
+// BulkActionInsert records n, queued, with its job's id to come
+// (BulkActionSetJob), and writes its first bulk_action.updated event. An
+// explicit selection is matched at once. It returns the action.
+func BulkActionInsert(ctx context.Context, q DBTX, n NewBulkAction) (BulkAction, error) {
+	params, err := json.Marshal(n.Params)
+	if err != nil {
+		return BulkAction{}, err
+	}
+	var filter, filterQuery any
+	var matched *int64
+	if n.Filter != nil {
+		b, err := json.Marshal(n.Filter)
+		if err != nil {
+			return BulkAction{}, err
+		}
+		filter, filterQuery = b, n.FilterQuery
+	} else {
+		matched = new(int64(len(n.TaskUUIDs)))
+	}
+	var uuids any
+	if n.TaskUUIDs != nil {
+		uuids = n.TaskUUIDs
+	}
+	a, err := scanBulkAction(q.QueryRow(ctx, `
+		INSERT INTO bulk_actions (action, parameters, task_uuids, filter, filter_query, requested_by, matched, published_at)
+		VALUES ($1, $2, $3::uuid[], $4, $5, $6, $7, now())
+		RETURNING `+bulkColumns, n.Action, params, uuids, filter, filterQuery, n.RequestedBy, matched))
+	if err != nil {
+		return BulkAction{}, err
+	}
+	return a, BulkEventInsert(ctx, q, a.BulkProgress)
+}
+
+// BulkActionSetJob records the id of the job that carries out bulk action id.
+func BulkActionSetJob(ctx context.Context, q DBTX, id string, jobID int64) error {
+	_, err := q.Exec(ctx, `UPDATE bulk_actions SET job_id = $2 WHERE id = $1`, id, jobID)
+	return err
+}
+
+// BulkActionGet returns bulk action id, or a NotFound error.
+func BulkActionGet(ctx context.Context, q DBTX, id string) (BulkAction, error) {
+	a, err := scanBulkAction(q.QueryRow(ctx, `SELECT `+bulkColumns+` FROM bulk_actions WHERE id = $1`, id))
+	return a, one(err, "no bulk action %s", id)
+}
+
+// BulkActionLock returns bulk action id locked for the rest of tx, or a
+// NotFound error. A job's page of results and a cancellation lock it
+// first, so a cancellation waits for the page being committed and no
+// result is recorded after it.
+func BulkActionLock(ctx context.Context, tx pgx.Tx, id string) (BulkAction, error) {
+	a, err := scanBulkAction(tx.QueryRow(ctx, `SELECT `+bulkColumns+` FROM bulk_actions WHERE id = $1 FOR UPDATE`, id))
+	return a, one(err, "no bulk action %s", id)
+}
+
+// BulkActionStart marks queued bulk action id running, with matched
+// tasks when known (nil keeps what is stored), and writes its event. It
+// returns the action as it then is.
+func BulkActionStart(ctx context.Context, q DBTX, id string, matched *int64) (BulkAction, error) {
+	a, err := scanBulkAction(q.QueryRow(ctx, `
+		UPDATE bulk_actions SET status = 'running', started_at = COALESCE(started_at, now()),
+			matched = COALESCE($2, matched), updated_at = now(), published_at = now()
+		WHERE id = $1
+		RETURNING `+bulkColumns, id, matched))
+	if err != nil {
+		return BulkAction{}, one(err, "no bulk action %s", id)
+	}
+	return a, BulkEventInsert(ctx, q, a.BulkProgress)
+}
+
+// BulkCounts are results to add to a bulk action's counts.
+type BulkCounts struct {
+	Succeeded, Skipped, Failed int64
+}
+
+// Add counts one result of outcome.
+func (c *BulkCounts) Add(outcome string) {
+	switch outcome {
+	case BulkSucceeded:
+		c.Succeeded++
+	case BulkSkipped:
+		c.Skipped++
+	default:
+		c.Failed++
+	}
+}
+
+// bulkPublishEvery is the least time between two progress events of one
+// bulk action.
+const bulkPublishEvery = time.Second
+
+// BulkActionProgress adds c to bulk action id's counts and moves its
+// position to after, in the transaction of the page's results, and writes
+// a bulk_action.updated event when the last one is a second old or more.
+// It returns the action as it then is.
+func BulkActionProgress(ctx context.Context, q DBTX, id string, c BulkCounts, after TaskCursor) (BulkAction, error) {
+	var publish bool
+	a, err := scanBulkAction(scanAlso{q.QueryRow(ctx, `
+		WITH old AS (SELECT published_at FROM bulk_actions WHERE id = $1)
+		UPDATE bulk_actions b SET succeeded = succeeded + $2, skipped = skipped + $3, failed = failed + $4,
+			done = done + $2 + $3 + $4, after_value = NULLIF($5, ''), after_uuid = $6::uuid, updated_at = now(),
+			published_at = CASE WHEN b.published_at IS NULL OR b.published_at <= clock_timestamp() - $7 * interval '1 millisecond'
+				THEN clock_timestamp() ELSE b.published_at END
+		FROM old
+		WHERE b.id = $1
+		RETURNING `+bulkColumns+`, b.published_at IS DISTINCT FROM old.published_at`,
+		id, c.Succeeded, c.Skipped, c.Failed, after.Value, after.UUID, bulkPublishEvery.Milliseconds()), []any{&publish}})
+	if err != nil {
+		return BulkAction{}, one(err, "no bulk action %s", id)
+	}
+	if !publish {
+		return a, nil
+	}
+	return a, BulkEventInsert(ctx, q, a.BulkProgress)
+}
+
+// BulkActionFinish ends bulk action id with status (done or failed, with
+// reason), sets matched to the tasks it went through when it is done, and
+// writes its event. It returns the action as it then is, or a Conflict
+// error when it had ended already (cancelled meanwhile).
+func BulkActionFinish(ctx context.Context, q DBTX, id, status, reason string) (BulkAction, error) {
+	a, err := scanBulkAction(q.QueryRow(ctx, `
+		UPDATE bulk_actions SET status = $2, error = NULLIF($3, ''), finished_at = now(), updated_at = now(),
+			published_at = now(), matched = CASE WHEN $2 = 'done' THEN done ELSE matched END
+		WHERE id = $1 AND status IN ('queued', 'running')
+		RETURNING `+bulkColumns, id, status, reason))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return BulkAction{}, errcode.New(errcode.Conflict, "bulk action %s has ended already", id)
+	}
+	if err != nil {
+		return BulkAction{}, err
+	}
+	return a, BulkEventInsert(ctx, q, a.BulkProgress)
+}
+
+// BulkActionCancel cancels bulk action id on behalf of user by, and writes
+// its event. It returns the action as it then is, or a Conflict error when
+// it has ended already.
+func BulkActionCancel(ctx context.Context, q DBTX, id, by string) (BulkAction, error) {
+	a, err := scanBulkAction(q.QueryRow(ctx, `
+		UPDATE bulk_actions SET status = 'cancelled', cancelled_by = $2, finished_at = now(), updated_at = now(),
+			published_at = now()
+		WHERE id = $1 AND status IN ('queued', 'running')
+		RETURNING `+bulkColumns, id, by))
+	if errors.Is(err, pgx.ErrNoRows) {
+		current, err := BulkActionGet(ctx, q, id)
+		if err != nil {
+			return BulkAction{}, err
+		}
+		return BulkAction{}, errcode.New(errcode.Conflict, "bulk action %s is %s already: only a queued or running one can be cancelled",
+			id, current.Status).With(map[string]any{"status": current.Status})
+	}
+	if err != nil {
+		return BulkAction{}, err
+	}
+	return a, BulkEventInsert(ctx, q, a.BulkProgress)
+}
+
+// BulkEventInsert writes a bulk_action.updated event of p, seen by its
+// requester and by supervisors and above (who may read any bulk action).
+func BulkEventInsert(ctx context.Context, q DBTX, p BulkProgress) error {
+	supervisor := role.Supervisor
+	return EventInsert(ctx, q, EventBulkActionUpdated, Audience{UserID: p.RequestedBy, MinRole: &supervisor}, p)
+}
+
+// BulkItem is the result of a bulk action on one task.
+type BulkItem struct {
+	TaskUUID string    `json:"task_uuid" format:"uuid"`
+	FileName string    `json:"file_name"`
+	Outcome  string    `json:"outcome" enum:"succeeded,skipped,failed"`
+	Message  string    `json:"message,omitempty" doc:"What was done, or why not"`
+	At       time.Time `json:"at"`
+}
+
+// BulkItemInsert records the outcome of bulk action bulkID on task, with
+// message, unless one is recorded already; it reports whether it was
+// recorded now.
+func BulkItemInsert(ctx context.Context, q DBTX, bulkID, task, outcome, message string) (bool, error) {
+	tag, err := q.Exec(ctx, `
+		INSERT INTO bulk_action_items (bulk_id, task_uuid, outcome, message) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (bulk_id, task_uuid) DO NOTHING`, bulkID, task, outcome, message)
+	return tag.RowsAffected() == 1, err
+}
+
+// BulkItemsRecorded returns the subset of tasks (lower-case uuids) that
+// bulk action bulkID has a result for.
+func BulkItemsRecorded(ctx context.Context, q DBTX, bulkID string, tasks []string) (map[string]bool, error) {
+	return keySet(q.Query(ctx, `SELECT task_uuid::text FROM bulk_action_items WHERE bulk_id = $1 AND task_uuid = ANY($2::uuid[])`,
+		bulkID, tasks))
+}
+
+// BulkItemList returns up to limit results of bulk action bulkID in task
+// order, after task uuid after ("" for the start), of outcome only ("" for
+// any).
+func BulkItemList(ctx context.Context, q DBTX, bulkID, outcome, after string, limit int) ([]BulkItem, error) {
+	var start, only *string
+	if after != "" {
+		start = &after
+	}
+	if outcome != "" {
+		only = &outcome
+	}
+	rows, err := q.Query(ctx, `
+		SELECT i.task_uuid::text, t.file_name, i.outcome, i.message, i.at
+		FROM bulk_action_items i JOIN tasks t ON t.uuid = i.task_uuid
+		WHERE i.bulk_id = $1 AND ($2::text IS NULL OR i.outcome = $2) AND ($3::uuid IS NULL OR i.task_uuid > $3::uuid)
+		ORDER BY i.task_uuid LIMIT $4`, bulkID, only, start, limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (BulkItem, error) {
+		var i BulkItem
+		err := row.Scan(&i.TaskUUID, &i.FileName, &i.Outcome, &i.Message, &i.At)
+		return i, err
+	})
+}
