@@ -1,6 +1,6 @@
 // Small building blocks shared by the screens.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { codeMessage, errorMessage, fromAPI } from './api';
 import { navigate } from './router';
 import { t } from './i18n';
@@ -170,6 +170,8 @@ export function ConfirmDialog(props: {
   onClose: () => void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  // Its own title's id: a page may hold several, closed ones included.
+  const title = useId();
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
@@ -177,8 +179,8 @@ export function ConfirmDialog(props: {
     if (!props.open && d.open) d.close();
   }, [props.open]);
   return (
-    <dialog ref={ref} class="dialog" aria-labelledby="dialog-title" onClose={props.onClose}>
-      <h2 id="dialog-title">{props.title}</h2>
+    <dialog ref={ref} class="dialog" aria-labelledby={title} onClose={props.onClose}>
+      <h2 id={title}>{props.title}</h2>
       <div>{props.children}</div>
       <div class="dialog-actions">
         <button type="button" class="button" onClick={props.onClose} autofocus>
