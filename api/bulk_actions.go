@@ -3,11 +3,7 @@ package api
 import (
 	"context"
 	"fmt"
-	"maps"
 	"net/http"
-	"net/url"
-	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -26,13 +22,13 @@ import (
 type bulkResource struct {
 	pool  *pgxpool.Pool
 	river *river.Client[pgx.Tx]
-	// oapi is the API's document: a filter is validated by the schemas of
-	// the task list's own parameters.
-	oapi *huma.OpenAPI
+	// filter reads a filter, the task list's query string, by the list's
+	// own rules; without its order, which a bulk action does not keep.
+	filter *taskQuery
 }
 
 func (b *bulkResource) register(api huma.API) {
-	b.oapi = api.OpenAPI()
+	b.filter = newTaskQuery(api.OpenAPI().Components.Schemas, "a bulk action's filter", true, "sort", "order")
 	op := operation(http.MethodPost, "/bulk-actions", "create-bulk-action", "Run one action on many tasks", role.Quality,
 		http.StatusBadRequest, http.StatusNotFound)
 	op.Description += " Records the action and queues its `bulk_action` job in one transaction, and answers 202 with the " +
@@ -122,7 +118,7 @@ func (b *bulkResource) create(ctx context.Context, in *createBulkInput) (*Output
 			return nil, err
 		}
 	} else {
-		f, query, err := b.readFilter(ctx, *r.Filter)
+		f, query, err := b.filter.canonical(ctx, b.pool, "body.filter", *r.Filter)
 		if err != nil {
 			return nil, err
 		}
@@ -228,82 +224,6 @@ func (b *bulkResource) taskUUIDs(ctx context.Context, ids []string) ([]string, e
 			len(details), details[0].Value)).WithDetails(details)
 	}
 	return out, nil
-}
-
-// readFilter reads a filter given as the task list's query string by the
-// list's own rules: each parameter by the schema Huma validates it by in
-// GET /tasks, then TaskFilterInput.filter, as the list reads them. It
-// returns the filter and its canonical query string (parameters sorted,
-// empty ones left out). Problems are located at body.filter.<parameter>.
-func (b *bulkResource) readFilter(ctx context.Context, raw string) (db.TaskFilter, string, error) {
-	const at = "body.filter"
-	if badText(raw) {
-		return db.TaskFilter{}, "", invalidBody("filter", "holds a NUL, a control character or invalid UTF-8", nil)
-	}
-	values, err := url.ParseQuery(strings.TrimPrefix(raw, "?"))
-	if err != nil {
-		return db.TaskFilter{}, "", invalidBody("filter", "is not a query string: name=value pairs joined by &, URL-encoded", nil)
-	}
-	var in TaskFilterInput
-	fields := map[string]reflect.Value{}
-	rv := reflect.ValueOf(&in).Elem()
-	for i := range rv.NumField() {
-		fields[rv.Type().Field(i).Tag.Get("query")] = rv.Field(i)
-	}
-	params := map[string]*huma.Param{}
-	for _, p := range b.oapi.Paths["/tasks"].Get.Parameters {
-		params[p.Name] = p
-	}
-	names := slices.Sorted(maps.Keys(fields))
-	canonical := url.Values{}
-	var details []*huma.ErrorDetail
-	for _, name := range slices.Sorted(maps.Keys(values)) {
-		field, known := fields[name]
-		vs := values[name]
-		loc := at + "." + name
-		switch {
-		case badText(name) || slices.ContainsFunc(vs, badText):
-			details = append(details, &huma.ErrorDetail{Location: at, Message: fmt.Sprintf("the parameter %q holds a NUL, a control character or invalid UTF-8", name)})
-			continue
-		case !known:
-			details = append(details, &huma.ErrorDetail{Location: loc, Value: vs[0],
-				Message: "is not a filter of the task list; the filters are " + strings.Join(names, ", ")})
-			continue
-		case len(vs) > 1:
-			details = append(details, &huma.ErrorDetail{Location: loc, Message: fmt.Sprintf("is given %d times; give it once", len(vs))})
-			continue
-		case vs[0] == "":
-			continue // as in the list's query: an empty parameter is no filter
-		}
-		res := &huma.ValidateResult{}
-		huma.Validate(b.oapi.Components.Schemas, params[name].Schema, huma.NewPathBuffer([]byte(loc), len(loc)),
-			huma.ModeWriteToServer, vs[0], res)
-		for _, e := range res.Errors {
-			if d, ok := e.(*huma.ErrorDetail); ok {
-				details = append(details, d)
-			}
-		}
-		field.SetString(vs[0])
-		canonical.Set(name, vs[0])
-	}
-	if len(details) > 0 {
-		for _, d := range details {
-			scrub(d)
-		}
-		return db.TaskFilter{}, "", Errorf(CodeValidation, fmt.Sprintf("the filter is not the task list's: %s %s",
-			details[0].Location, details[0].Message)).WithDetails(details)
-	}
-	f, _, err := in.filter(ctx, b.pool)
-	if e, ok := err.(*Error); ok {
-		// Said of the list's query parameters; here they are the filter's.
-		e.Message = strings.Replace(e.Message, "the query parameter", "the filter's parameter", 1)
-		if ds, ok := e.Details.([]*huma.ErrorDetail); ok {
-			for _, d := range ds {
-				d.Location = strings.Replace(d.Location, "query.", at+".", 1)
-			}
-		}
-	}
-	return f, canonical.Encode(), err
 }
 
 // assignee returns the user id of the analyst ref names (a user id or

@@ -12,6 +12,8 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/auditd/auditd/db"
 )
 
 // pageParams are the task list's parameters that place a page in it
@@ -19,7 +21,7 @@ import (
 var pageParams = []string{"cursor", "skip", "limit"}
 
 // taskQueryParam is one parameter of the task list (GET /tasks) that a
-// saved view keeps.
+// saved view or a bulk action's filter keeps.
 type taskQueryParam struct {
 	name string
 	// index is its field in listTasksInput.
@@ -30,30 +32,37 @@ type taskQueryParam struct {
 	def string
 }
 
-// taskQuery reads the task list's query as text (a saved view's), by the
-// rules of GET /tasks itself: the parameters of listTasksInput, each
-// checked against the schema Huma builds from its tags, then the list's
-// own filter (dates, scores, the agent). Stricter than a request, as text
-// kept for later should be: an unknown or repeated parameter is refused
-// rather than ignored or read once.
+// taskQuery reads the task list's query as text (a saved view's, a bulk
+// action's filter), by the rules of GET /tasks itself: the parameters of
+// listTasksInput, each checked against the schema Huma builds from its
+// tags, then the list's own filter (dates, scores, the agent). Stricter
+// than a request, as text kept for later should be: an unknown or repeated
+// parameter is refused rather than ignored or read once.
 type taskQuery struct {
 	registry huma.Registry
 	// params are in the order of listTasksInput, a canonical query's.
 	params []taskQueryParam
 	byName map[string]*taskQueryParam
+	// who keeps the query, as the refusal of another parameter says it ("a
+	// view keeps status, …").
+	who string
+	// perParameter locates a problem at its parameter (body.filter.status)
+	// rather than at the query (body.query).
+	perParameter bool
 }
 
 // newTaskQuery reads the parameters of the task list from listTasksInput
-// with the schemas of registry, the API's.
-func newTaskQuery(registry huma.Registry) *taskQuery {
-	q := &taskQuery{registry: registry, byName: map[string]*taskQueryParam{}}
+// with the schemas of registry, the API's, but for the page's and those
+// left out.
+func newTaskQuery(registry huma.Registry, who string, perParameter bool, leftOut ...string) *taskQuery {
+	q := &taskQuery{registry: registry, byName: map[string]*taskQueryParam{}, who: who, perParameter: perParameter}
 	for _, f := range reflect.VisibleFields(reflect.TypeFor[listTasksInput]()) {
 		name, _, _ := strings.Cut(f.Tag.Get("query"), ",")
-		if f.Anonymous || name == "" || slices.Contains(pageParams, name) {
+		if f.Anonymous || name == "" || slices.Contains(pageParams, name) || slices.Contains(leftOut, name) {
 			continue
 		}
 		if f.Type.Kind() != reflect.String {
-			panic("task query: " + name + " is not text; a saved view reads only text parameters")
+			panic("task query: " + name + " is not text; a kept query reads only text parameters")
 		}
 		q.params = append(q.params, taskQueryParam{name: name, index: f.Index,
 			schema: huma.SchemaFromField(registry, f, ""), def: f.Tag.Get("default")})
@@ -64,7 +73,7 @@ func newTaskQuery(registry huma.Registry) *taskQuery {
 	return q
 }
 
-// names lists the parameters a view keeps, in their order.
+// names lists the parameters kept, in their order.
 func (q *taskQuery) names() string {
 	names := make([]string, len(q.params))
 	for i, p := range q.params {
@@ -78,11 +87,11 @@ func (q *taskQuery) names() string {
 // order, each once, empty ones and defaults left out, URL-encoded one way.
 // What is wrong is a VALIDATION_ERROR located at field (body.query) that
 // names the parameter and why.
-func (q *taskQuery) canonical(ctx context.Context, pool *pgxpool.Pool, field, raw string) (string, error) {
+func (q *taskQuery) canonical(ctx context.Context, pool *pgxpool.Pool, field, raw string) (db.TaskFilter, string, error) {
 	values, err := url.ParseQuery(strings.TrimPrefix(raw, "?"))
 	if err != nil {
 		msg := "the query string is not URL-encoded name=value pairs joined by &"
-		return "", Errorf(CodeValidation, "the task list's query is not valid: "+msg).WithDetail(field, msg, nil)
+		return db.TaskFilter{}, "", Errorf(CodeValidation, "the task list's query is not valid: "+msg).WithDetail(field, msg, nil)
 	}
 	var in listTasksInput
 	fields := reflect.ValueOf(&in).Elem()
@@ -92,15 +101,15 @@ func (q *taskQuery) canonical(ctx context.Context, pool *pgxpool.Pool, field, ra
 		p, known := q.byName[name]
 		switch {
 		case badText(name):
-			return "", queryProblem(field, "", "a parameter's name holds a NUL, a control character or invalid UTF-8", nil)
+			return db.TaskFilter{}, "", q.problem(field, "", "a parameter's name holds a NUL, a control character or invalid UTF-8", nil)
 		case slices.Contains(pageParams, name):
-			return "", queryProblem(field, name, "places a page of the list, which a view does not keep; leave out cursor, skip and limit", given[0])
+			return db.TaskFilter{}, "", q.problem(field, name, "places a page of the list, which "+q.who+" does not keep; leave out cursor, skip and limit", given[0])
 		case !known:
-			return "", queryProblem(field, name, "is not a parameter of the task list; a view keeps "+q.names(), nil)
+			return db.TaskFilter{}, "", q.problem(field, name, "is not a parameter of the task list that "+q.who+" keeps; it keeps "+q.names(), nil)
 		case len(given) > 1:
-			return "", queryProblem(field, name, fmt.Sprintf("is given %d times; give it once", len(given)), nil)
+			return db.TaskFilter{}, "", q.problem(field, name, fmt.Sprintf("is given %d times; give it once", len(given)), nil)
 		case badText(given[0]):
-			return "", queryProblem(field, name, "holds a NUL, a control character or invalid UTF-8", nil)
+			return db.TaskFilter{}, "", q.problem(field, name, "holds a NUL, a control character or invalid UTF-8", nil)
 		case given[0] == "":
 			continue // as in GET /tasks: an empty parameter is no filter
 		}
@@ -110,12 +119,13 @@ func (q *taskQuery) canonical(ctx context.Context, pool *pgxpool.Pool, field, ra
 			if d, ok := errors.AsType[*huma.ErrorDetail](res.Errors[0]); ok {
 				why = d.Message
 			}
-			return "", queryProblem(field, name, why, given[0])
+			return db.TaskFilter{}, "", q.problem(field, name, why, given[0])
 		}
 		fields.FieldByIndex(p.index).SetString(given[0])
 	}
-	if _, _, err := in.filter(ctx, pool); err != nil {
-		return "", asQueryProblem(field, err)
+	f, _, err := in.filter(ctx, pool)
+	if err != nil {
+		return db.TaskFilter{}, "", q.asProblem(field, err)
 	}
 	var b strings.Builder
 	for _, p := range q.params {
@@ -128,26 +138,28 @@ func (q *taskQuery) canonical(ctx context.Context, pool *pgxpool.Pool, field, ra
 		}
 		b.WriteString(url.QueryEscape(p.name) + "=" + url.QueryEscape(v))
 	}
-	return b.String(), nil
+	return f, b.String(), nil
 }
 
-// queryProblem is a VALIDATION_ERROR of the parameter name of the query
-// in field: why it is wrong, with the value sent when it is short.
-func queryProblem(field, name, why string, value any) *Error {
+// problem is a VALIDATION_ERROR of the parameter name of the query in
+// field: why it is wrong, with the value sent when it is short.
+func (q *taskQuery) problem(field, name, why string, value any) *Error {
 	if s, ok := value.(string); ok && len(s) > maxEchoedValue {
 		value = nil
 	}
-	msg, detail := "the task list's query is not valid: "+why, why
-	if name != "" {
-		msg = fmt.Sprintf("the task list's query is not valid: parameter %q: %s", name, why)
-		detail = name + ": " + why
+	msg, at, detail := "the task list's query is not valid: "+why, field, why
+	switch {
+	case name != "" && q.perParameter:
+		msg, at = fmt.Sprintf("the task list's query is not valid: parameter %q: %s", name, why), field+"."+name
+	case name != "":
+		msg, detail = fmt.Sprintf("the task list's query is not valid: parameter %q: %s", name, why), name+": "+why
 	}
-	return Errorf(CodeValidation, msg).WithDetail(field, detail, value)
+	return Errorf(CodeValidation, msg).WithDetail(at, detail, value)
 }
 
-// asQueryProblem relocates an error of the list's filter, which names the
+// asProblem relocates an error of the list's filter, which names the
 // query parameter (query.from), to the parameter of the query in field.
-func asQueryProblem(field string, err error) error {
+func (q *taskQuery) asProblem(field string, err error) error {
 	e, ok := errors.AsType[*Error](err)
 	if !ok {
 		return err
@@ -157,5 +169,5 @@ func asQueryProblem(field string, err error) error {
 		return err
 	}
 	d := details[0]
-	return queryProblem(field, strings.TrimPrefix(d.Location, "query."), d.Message, d.Value)
+	return q.problem(field, strings.TrimPrefix(d.Location, "query."), d.Message, d.Value)
 }

@@ -26,7 +26,7 @@ type viewsResource struct {
 }
 
 func (v *viewsResource) register(api huma.API) {
-	v.query = newTaskQuery(api.OpenAPI().Components.Schemas)
+	v.query = newTaskQuery(api.OpenAPI().Components.Schemas, "a view", false)
 	tag := []string{"views"}
 	mine := " Each user sees and changes only their own views; another user's view answers 404 exactly like a missing one."
 
@@ -104,7 +104,7 @@ func (v *viewsResource) create(ctx context.Context, in *createViewInput) (*Outpu
 	if err != nil {
 		return nil, err
 	}
-	query, err := v.query.canonical(ctx, v.pool, "body.query", in.Body.Query)
+	_, query, err := v.query.canonical(ctx, v.pool, "body.query", in.Body.Query)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func (v *viewsResource) update(ctx context.Context, in *updateViewInput) (*Outpu
 		b.Name = &name
 	}
 	if b.Query != nil {
-		query, err := v.query.canonical(ctx, v.pool, "body.query", *b.Query)
+		_, query, err := v.query.canonical(ctx, v.pool, "body.query", *b.Query)
 		if err != nil {
 			return nil, err
 		}
