@@ -117,3 +117,10 @@ export type Dashboard = Schemas['DashboardStats'];
 
 /** Scorecard is a version of a campaign's scorecard; its criteria are edited as JSON. */
 export type Scorecard = Schemas['ScorecardView'];
+
+/** Trends is GET /stats/trends: agents and criteria week by week. */
+export type Trends = Schemas['TrendsReport'];
+
+/** AnalystsReport is GET /stats/analysts: the analysts' productivity. */
+export type AnalystsReport = Schemas['AnalystsReport'];
+export type AnalystWork = Schemas['AnalystWork'];
