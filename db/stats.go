@@ -388,8 +388,16 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 		return cmp.Or(cmp.Compare(b.Failed, a.Failed), strings.Compare(a.CriterionID, b.CriterionID))
 	})
 	d.CriteriaFailed = d.CriteriaFailed[:min(len(d.CriteriaFailed), 10)]
-	if err := criteriaQuestions(ctx, q, d.CriteriaFailed); err != nil {
+	ids := make([]string, len(d.CriteriaFailed))
+	for i, c := range d.CriteriaFailed {
+		ids[i] = c.CriterionID
+	}
+	questions, err := criteriaQuestions(ctx, q, ids)
+	if err != nil {
 		return Dashboard{}, err
+	}
+	for i := range d.CriteriaFailed {
+		d.CriteriaFailed[i].Question = questions[d.CriteriaFailed[i].CriterionID]
 	}
 	slices.SortFunc(operators, func(a, b OperatorAverage) int {
 		return cmp.Or(cmp.Compare(b.AverageScore, a.AverageScore), strings.Compare(a.OperatorID, b.OperatorID))
@@ -413,31 +421,22 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 	return d, nil
 }
 
-// criteriaQuestions names each criterion of failures by its question in
-// the latest scorecard that has it.
-func criteriaQuestions(ctx context.Context, q DBTX, failures []CriterionFailure) error {
-	ids := make([]string, len(failures))
-	for i, c := range failures {
-		ids[i] = c.CriterionID
-	}
+// criteriaQuestions returns the question of each criterion of ids in the
+// latest scorecard that has it.
+func criteriaQuestions(ctx context.Context, q DBTX, ids []string) (map[string]string, error) {
 	rows, err := q.Query(ctx, `SELECT DISTINCT ON (e->>'id') e->>'id', COALESCE(e->>'question', '')
 		FROM scorecards s, jsonb_array_elements(s.criteria) e WHERE e->>'id' = ANY ($1)
 		ORDER BY e->>'id', s.published_at DESC`, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	questions := map[string]string{}
 	var id, question string
-	if _, err := pgx.ForEachRow(rows, []any{&id, &question}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &question}, func() error {
 		questions[id] = question
 		return nil
-	}); err != nil {
-		return err
-	}
-	for i := range failures {
-		failures[i].Question = questions[failures[i].CriterionID]
-	}
-	return nil
+	})
+	return questions, err
 }
 
 // percentiles estimates the p50 and p95 of the upload-to-audited times

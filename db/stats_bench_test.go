@@ -26,16 +26,16 @@ func BenchmarkDashboard1M(b *testing.B) {
 		require.NoError(b, err)
 		require.Positive(b, d.Tasks)
 		require.NotNil(b, d.Automatic.Share)
-	}, "created_at >= $1 AND created_at < $2", f.From, f.To)
+	}, "tasks WHERE created_at >= $1 AND created_at < $2", f.From, f.To)
 }
 
 // benchAgainstCount times query and, as its baseline, Postgres counting the
-// tasks that match where (the least any query over them costs, on the
-// machine as loaded as it is now): query samplesPerOp times an iteration,
-// the count once. It uses b.Loop, so the caller's seeding runs once. It
+// rows of rows (a table and its condition, such as "tasks WHERE …": the
+// least any query over them costs, on the machine as loaded as it is now):
+// query samplesPerOp times an iteration, the count once. It uses b.Loop, so the caller's seeding runs once. It
 // reports query's p50 and p95, the count's p50 and the ratio of the p50s;
 // ns/op is samplesPerOp queries.
-func benchAgainstCount(b *testing.B, pool *pgxpool.Pool, query func(context.Context), where string, args ...any) {
+func benchAgainstCount(b *testing.B, pool *pgxpool.Pool, query func(context.Context), rows string, args ...any) {
 	ctx := context.Background()
 	var took, counted []time.Duration
 	for b.Loop() {
@@ -48,7 +48,7 @@ func benchAgainstCount(b *testing.B, pool *pgxpool.Pool, query func(context.Cont
 		b.StopTimer()
 		start := time.Now()
 		var n int64
-		require.NoError(b, pool.QueryRow(ctx, "SELECT count(*) FROM tasks WHERE "+where, args...).Scan(&n))
+		require.NoError(b, pool.QueryRow(ctx, "SELECT count(*) FROM "+rows, args...).Scan(&n))
 		require.Positive(b, n)
 		counted = append(counted, time.Since(start))
 		b.StartTimer()

@@ -35,10 +35,10 @@ func rollupDrift(t *testing.T, pool *pgxpool.Pool) []string {
 		SELECT format('%s %s', f, k) FROM fresh f FULL JOIN kept k USING (slot, campaign_id, status)
 		WHERE f IS DISTINCT FROM k`,
 		`WITH fresh AS (
-			SELECT c.day, c.campaign_id, c.dim, c.key, sum(c.n)::bigint n, sum(c.total) total
+			SELECT c.day, c.campaign_id, c.dim, c.key, sum(c.n)::bigint n, sum(c.total) total, sum(c.passed)::bigint passed
 			FROM tasks t, task_stats_daily_of(t, 1) c GROUP BY 1, 2, 3, 4
 		), kept AS (
-			SELECT day, campaign_id, dim, key, n, total FROM task_stats_daily WHERE (n, total) <> (0, 0)
+			SELECT day, campaign_id, dim, key, n, total, passed FROM task_stats_daily WHERE (n, total, passed) <> (0, 0, 0)
 		)
 		SELECT format('%s %s', f, k) FROM fresh f FULL JOIN kept k USING (day, campaign_id, dim, key)
 		WHERE f IS DISTINCT FROM k`,
@@ -58,7 +58,8 @@ func rollupDrift(t *testing.T, pool *pgxpool.Pool) []string {
 // TestDashboardFiguresFollowTaskChanges changes, deletes and inserts tasks
 // from several connections at once, every way the service and an
 // administrator's SQL could, and checks that the figures kept for the
-// dashboard are those of the tasks after every round.
+// dashboard are those of the tasks after every round, and that dashboards
+// and weekly reports read them.
 func TestDashboardFiguresFollowTaskChanges(t *testing.T) {
 	t.Parallel()
 	pool, campaign := dbtest.ForTasks(t)
@@ -131,11 +132,13 @@ func TestDashboardFiguresFollowTaskChanges(t *testing.T) {
 		require.NoError(t, g.Wait())
 		// Read with the changes pending, then folded.
 		dashboardsCount(t, pool, start, second)
+		trendsCount(t, pool, start, second)
 		n, err := db.TaskStatsFold(ctx, pool)
 		require.NoError(t, err)
 		require.Positive(t, n)
 		require.Empty(t, rollupDrift(t, pool), "round %d", round)
 		dashboardsCount(t, pool, start, second)
+		trendsCount(t, pool, start, second)
 	}
 }
 

@@ -28,7 +28,7 @@ func BenchmarkTaskList1M(b *testing.B) {
 		require.NoError(b, err)
 		require.False(b, estimated)
 		require.EqualValues(b, 1_000_000, total)
-	}, "true")
+	}, "tasks")
 }
 
 // BenchmarkTaskListNeedsReview1M reads the first page of the million tasks'
@@ -49,7 +49,7 @@ func BenchmarkTaskListNeedsReview1M(b *testing.B) {
 		require.NoError(b, err)
 		require.True(b, estimated)
 		require.InEpsilon(b, 200_000, total, 0.1, "the planner's estimate")
-	}, "review_items > 0")
+	}, "tasks WHERE review_items > 0")
 }
 
 // BenchmarkTaskListFilters1M reads, over a million tasks, the first page

@@ -315,3 +315,36 @@ func SeedSearch(t testing.TB, pool *pgxpool.Pool) {
 	_, err = pool.Exec(ctx, `CHECKPOINT`)
 	require.NoError(t, err)
 }
+
+// SeedReviews adds to SeedTasks' tasks what 20 analysts (analyst-0 …
+// analyst-19) did with them: one audit in ten is edited, 1 to 72 hours
+// after it was made, one in thirty a second time an hour later; every
+// validated task is validated 75 to 122 hours after its audit (after its
+// edits). The large analyst benchmarks' data; the tasks themselves are
+// left as they are.
+func SeedReviews(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	for _, sql := range []string{
+		`INSERT INTO users (id, username) SELECT 'analyst-' || a, 'analyst-' || a FROM generate_series(0, 19) a`,
+		`INSERT INTO audit_revisions (task_uuid, revision, scorecard_version, score, passed, result, source, author_id,
+			author_name, created_at)
+		SELECT t.uuid, e.revision, 1, t.score, t.passed, '{}', 'analyst', 'analyst-' || s.i / 10 % 20, 'analyst-' || s.i / 10 % 20,
+			t.audited_at + (1 + s.i % 72 + e.revision - 2) * interval '1 hour'
+		FROM tasks t, LATERAL (SELECT split_part(split_part(t.file_name, '-', 2), '.', 1)::int AS i) s,
+			LATERAL (SELECT 2 AS revision UNION ALL SELECT 3 WHERE s.i % 30 = 3) e
+		WHERE t.uploaded_by = 'seed' AND s.i % 10 = 3`,
+		`INSERT INTO validations (task_uuid, audit_revision, notes, validator_id, validator_name, validated_at, is_call,
+			type, sent_to, request_hash)
+		SELECT t.uuid, 1, 'Revisado.', 'analyst-' || s.i / 7 % 20, 'analyst-' || s.i / 7 % 20,
+			t.audited_at + (75 + s.i % 48) * interval '1 hour', t.kind = 'call',
+			CASE WHEN t.kind = 'call' THEN 'llamada' ELSE 'chat' END, '{qa@example.com}', encode(sha256(t.uuid::text::bytea), 'hex')
+		FROM tasks t, LATERAL (SELECT split_part(split_part(t.file_name, '-', 2), '.', 1)::int AS i) s
+		WHERE t.uploaded_by = 'seed' AND t.status = 'validated'`,
+		`VACUUM ANALYZE audit_revisions, validations`,
+		`CHECKPOINT`,
+	} {
+		_, err := pool.Exec(ctx, sql)
+		require.NoError(t, err)
+	}
+}

@@ -513,6 +513,44 @@ const chat = (agent) =>
     { speaker: 'agent', text: 'Is there anything else I can help you with? Thank you for calling, goodbye.' },
   ]);
 
+/**
+ * rulesCampaign creates, as the supervisor sup, an English campaign of
+ * three criteria of weight 10 judged by rules: the greeting, politeness
+ * and an offer to call back, each absent with the confidence absence
+ * gives it (else the engine's default).
+ */
+async function rulesCampaign(base, sup, name, absence = {}) {
+  const criterion = (id, category, question, rule) => ({
+    id,
+    category,
+    question,
+    weight: 10,
+    critical: false,
+    applies_to: 'both',
+    rule: id in absence ? { ...rule, absence_confidence: absence[id] } : rule,
+  });
+  await api(base, sup, 'POST', '/campaigns', {
+    name,
+    language: 'en',
+    criteria: [
+      criterion('greeting', 'OPENING', 'Did the agent greet the customer?', { any: ['good morning'] }),
+      criterion('polite', 'COMPLIANCE', 'Did the agent avoid insults?', { none: ['idiot'] }),
+      criterion('callback', 'CLOSING', 'Did the agent offer to call back?', { any: ['we will call you back'] }),
+    ],
+  });
+}
+
+/** uploadAudited uploads the chat transcript body as name with the upload's fields, as token, and waits until it is audited; it returns the task's uuid. */
+async function uploadAudited(base, token, name, body, fields) {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(fields)) form.set(k, v);
+  form.append('files', new Blob([body], { type: 'application/json' }), name);
+  const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+  const { uuid } = (await res.json()).details.tasks[0];
+  await eventually(async () => check((await api(base, token, 'GET', `/tasks/${uuid}`)).status === 'audited', 'not audited'), 20_000);
+  return uuid;
+}
+
 /** drop drops files on the element the locator finds, as a person dragging them from their desktop. */
 async function drop(locator, files) {
   const handle = await locator.elementHandle();
@@ -1202,31 +1240,131 @@ test('dashboard: figures and charts of the period, filters in the URL', async ({
   await visible(figures.locator('div').filter({ hasText: 'Tasks' }).getByText('0', { exact: true }));
 });
 
+test('reports: agents and criteria by week, analysts; each figure opens its tasks; in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  // A campaign of its own, whose rules give known verdicts: a chat
+  // without "we will call you back" fails the callback (score 66.67).
+  const sup = await devToken(base, 'sofia', ['supervisor']);
+  const quality = await devToken(base, 'rosa', ['quality']);
+  await rulesCampaign(base, sup, 'e2e-reports');
+  const upload = (name, operator, body) => uploadAudited(base, quality, name, body, { campaign: 'e2e-reports', operator });
+  // xavi: 100 and 66.67; yara: 66.67, which rosa corrects to 100; rosa validates xavi's 100.
+  const full = await upload('e2e-reports-1.json', 'xavi', chat('Xavi').replace('goodbye', 'we will call you back tomorrow, goodbye'));
+  await upload('e2e-reports-2.json', 'xavi', chat('Xavi'));
+  const yara = await upload('e2e-reports-3.json', 'yara', chat('Yara'));
+  const task = await api(base, quality, 'GET', `/tasks/${yara}`);
+  const item = task.audit.items.find((i) => i.criterion_id === 'callback');
+  await api(base, quality, 'POST', '/compute-audit-results', {
+    task_uuid: yara,
+    file_name: 'e2e-reports-3.json',
+    isCall: false,
+    audit: [{ category: item.category, question: item.question, complies: true, explanation: 'Offered a call back in other words.' }],
+  });
+  await eventually(async () => check((await api(base, quality, 'GET', `/tasks/${yara}`)).audit.score === 100, 'not recomputed'));
+  await api(base, quality, 'POST', '/validate-audit', { task_uuid: full, notes: 'Good call.', isCall: false });
+  // xavi's 100 was uploaded a week ago: his average fell by 33.3 since.
+  execFileSync('psql', [databaseURL, '-qc', `UPDATE tasks SET created_at = created_at - interval '7 days' WHERE uuid = '${full}'`]);
+
+  await page.goto(base + '/');
+  await signIn(page, { username: 'rosa', roles: ['quality'] });
+  await page.getByRole('link', { name: 'Reports', exact: true }).click();
+  await visible(page.getByRole('heading', { name: 'Reports' }));
+  await page.getByLabel('Campaign').fill('e2e-reports');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).search === '?campaign=e2e-reports', page.url()));
+  const agents = page.getByTestId('agents');
+  const xavi = agents.locator('tr[data-agent="xavi"]');
+  await visible(xavi);
+  check((await xavi.locator('td').nth(0).textContent()) === '2', `xavi audited ${await xavi.locator('td').nth(0).textContent()}`);
+  check((await xavi.locator('td').nth(1).textContent()) === '83.3', `xavi average ${await xavi.locator('td').nth(1).textContent()}`);
+  check((await xavi.locator('td').nth(2).textContent()) === '50%', `xavi approval ${await xavi.locator('td').nth(2).textContent()}`);
+  check((await xavi.locator('td').nth(4).textContent()).startsWith('66.7'), `xavi latest ${await xavi.locator('td').nth(4).textContent()}`);
+  check((await xavi.locator('td').nth(5).textContent()) === '-33.3', `xavi change ${await xavi.locator('td').nth(5).textContent()}`);
+  const yaraRow = agents.locator('tr[data-agent="yara"]');
+  check((await yaraRow.locator('td').nth(1).textContent()) === '100', `yara average ${await yaraRow.locator('td').nth(1).textContent()}`);
+  check((await agents.locator('tbody tr').count()) === 2, 'other agents in the campaign');
+  // Each agent's line of weekly averages is drawn.
+  await eventually(async () => {
+    const drawn = await agents.getByTestId('sparkline').evaluateAll((cs) => cs.map((c) => c.width > 0));
+    check(drawn.length === 2 && drawn.every(Boolean), `sparklines ${drawn}`);
+  });
+  const criteria = page.getByRole('region', { name: 'Failed share of each criterion by week (%)' });
+  await visible(criteria.getByTestId('chart'));
+  await criteria.getByText('Figures as a table').click();
+  const callback = criteria.locator('tbody tr').filter({ hasText: 'Did the agent offer to call back?' });
+  await visible(callback.getByText('33.3% (1/3)'));
+  await visible(callback.getByRole('link', { name: '0% (0/1)' }));
+  const analysts = page.getByTestId('analysts');
+  const rosa = analysts.locator('tr[data-analyst="rosa"]');
+  await visible(rosa);
+  const cells = await rosa.locator('td').allTextContents();
+  check(cells[0] === '1' && cells[1] === '1' && cells[2] === '1' && cells[4] === '2', `rosa: ${cells}`);
+  check(/\d+ (sec|min)/.test(cells[3]), `rosa's median review time: ${cells[3]}`);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await shot(page, 'reports');
+
+  // An agent's week opens their tasks of that week.
+  await page.getByText('Average score by week, as a table').click();
+  await visible(page.getByRole('link', { name: '100 (1)' }));
+  await page.getByRole('link', { name: '66.7 (1)' }).click();
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  const behind = new URL(page.url()).searchParams;
+  check(
+    behind.get('operator') === 'xavi' && behind.get('campaign') === 'e2e-reports' && !!behind.get('from') && !!behind.get('to'),
+    page.url(),
+  );
+  check(new Date(behind.get('to')) - new Date(behind.get('from')) <= 6 * 86400_000, `more than a week: ${page.url()}`);
+  await visible(page.locator('tbody tr').filter({ hasText: 'e2e-reports-2.json' }));
+  await eventually(async () => check((await page.locator('tbody tr').count()) === 1, `${await page.locator('tbody tr').count()} rows`));
+  await shot(page, 'reports-click-through');
+  // A criterion's week opens the audits that failed it then.
+  await page.goBack();
+  await visible(page.getByRole('heading', { name: 'Reports' }));
+  await criteria.getByText('Figures as a table').click();
+  await criteria
+    .locator('tbody tr')
+    .filter({ hasText: 'Did the agent offer to call back?' })
+    .getByRole('link', { name: '50% (1/2)' })
+    .click();
+  await visible(page.getByRole('heading', { name: 'Tasks' }));
+  check(new URL(page.url()).searchParams.get('failed_criterion') === 'callback', page.url());
+  await eventually(async () => check((await page.locator('tbody tr').count()) === 1, `${await page.locator('tbody tr').count()} rows`));
+  await visible(page.locator('tbody tr').filter({ hasText: 'e2e-reports-2.json' }));
+  await shot(page, 'reports-criterion-tasks');
+
+  await inSpanish(
+    browser,
+    `${base}/app/reports?campaign=e2e-reports&sort=change&order=asc`,
+    { username: 'rosa', roles: ['quality'] },
+    async (p) => {
+      await visible(p.getByRole('heading', { name: 'Informes' }));
+      await visible(p.getByRole('heading', { name: 'Agentes semana a semana' }));
+      const row = p.getByTestId('agents').locator('tbody tr').first();
+      await visible(row);
+      check((await row.getAttribute('data-agent')) === 'xavi', 'the change of -33.3 first');
+      check((await row.locator('td').nth(1).textContent()) === '83,3', `xavi average ${await row.locator('td').nth(1).textContent()}`);
+      check((await row.locator('td').nth(5).textContent()) === '-33,3', `xavi change ${await row.locator('td').nth(5).textContent()}`);
+      await visible(p.getByRole('columnheader', { name: 'Cambio' }));
+      check((await p.getByRole('columnheader', { name: /Cambio/ }).getAttribute('aria-sort')) === 'ascending', 'sorted by change');
+      await visible(p.getByRole('heading', { name: 'Productividad de los analistas' }));
+      await visible(p.getByTestId('analysts').getByRole('rowheader', { name: 'Todos' }));
+      await visible(p.getByRole('region', { name: 'Porcentaje de incumplimiento de cada criterio por semana (%)' }).getByTestId('chart'));
+      await shot(p, 'reports-es');
+    },
+  );
+});
+
 test('review: items to review first, the Needs review filter, the share confirmed automatically', async ({ page, browser, base }) => {
   // A campaign whose rules give chosen confidences: the greeting and the
   // politeness are sure (0.95, 0.9), a callback not offered is not (0.5,
   // below AUDIT_REVIEW_CONFIDENCE, 0.8).
   const sup = await devToken(base, 'rita', ['supervisor']);
   const quality = await devToken(base, 'rex', ['quality']);
-  const criterion = (id, category, question, rule) => ({ id, category, question, weight: 10, critical: false, applies_to: 'both', rule });
-  await api(base, sup, 'POST', '/campaigns', {
-    name: 'e2e-review',
-    language: 'en',
-    criteria: [
-      criterion('greeting', 'OPENING', 'Did the agent greet the customer?', { any: ['good morning'], absence_confidence: 0.6 }),
-      criterion('polite', 'COMPLIANCE', 'Did the agent avoid insults?', { none: ['idiot'], absence_confidence: 0.9 }),
-      criterion('callback', 'CLOSING', 'Did the agent offer to call back?', { any: ['we will call you back'], absence_confidence: 0.5 }),
-    ],
-  });
-  const upload = async (name, body) => {
-    const form = new FormData();
-    form.set('campaign', 'e2e-review');
-    form.append('files', new Blob([body], { type: 'application/json' }), name);
-    const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${quality}` }, body: form });
-    const { uuid } = (await res.json()).details.tasks[0];
-    await eventually(async () => check((await api(base, quality, 'GET', `/tasks/${uuid}`)).status === 'audited', 'not audited'), 20_000);
-    return uuid;
-  };
+  await rulesCampaign(base, sup, 'e2e-review', { greeting: 0.6, polite: 0.9, callback: 0.5 });
+  const upload = (name, body) => uploadAudited(base, quality, name, body, { campaign: 'e2e-review' });
   // Agent Nora: content no other test uploads (the same file would be that test's task).
   const unsure = await upload('e2e-review-1.json', chat('Nora'));
   await upload('e2e-review-2.json', chat('Nora').replace('goodbye', 'we will call you back tomorrow, goodbye'));

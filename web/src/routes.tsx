@@ -9,6 +9,7 @@ import { DashboardPage } from './dashboard/DashboardPage';
 import type { MessageKey } from './i18n';
 import { NotificationsPage } from './notifications/NotificationsPage';
 import { ProfilePage } from './pages/Profile';
+import { ReportsPage } from './reports/ReportsPage';
 import { match } from './router';
 import { TasksPage } from './tasks/TasksPage';
 import { TaskView } from './tasks/TaskView';
@@ -27,6 +28,7 @@ export const routes: Route[] = [
   { pattern: '/app/tasks', title: 'nav.tasks', minRole: 'operator', nav: 'main', render: () => <TasksPage /> },
   { pattern: '/app/tasks/:uuid', title: 'nav.tasks', minRole: 'operator', render: (p) => <TaskView uuid={p.uuid} /> },
   { pattern: '/app/dashboard', title: 'nav.dashboard', minRole: 'operator', nav: 'main', render: () => <DashboardPage /> },
+  { pattern: '/app/reports', title: 'nav.reports', minRole: 'operator', nav: 'main', render: () => <ReportsPage /> },
   { pattern: '/app/profile', title: 'nav.profile', minRole: 'none', nav: 'main', render: () => <ProfilePage /> },
   { pattern: '/app/notifications', title: 'nav.notifications', minRole: 'none', nav: 'main', render: () => <NotificationsPage /> },
   { pattern: '/app/admin/campaigns', title: 'nav.campaigns', minRole: 'supervisor', nav: 'admin', render: () => <CampaignsPage /> },

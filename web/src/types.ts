@@ -123,3 +123,10 @@ export type SavedView = Schemas['SavedView'];
 
 /** ViewList is GET /views: the user's views by name, and how many they may keep. */
 export type ViewList = Omit<Schemas['ViewList'], 'items'> & { items: SavedView[] | null };
+
+/** Trends is GET /stats/trends: agents and criteria week by week. */
+export type Trends = Schemas['TrendsReport'];
+
+/** AnalystsReport is GET /stats/analysts: the analysts' productivity. */
+export type AnalystsReport = Schemas['AnalystsReport'];
+export type AnalystWork = Schemas['AnalystWork'];

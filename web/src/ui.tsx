@@ -230,3 +230,27 @@ export function FilterButtons({ basePath, apply, reset }: { basePath: string; ap
     </div>
   );
 }
+
+/**
+ * SortHeader is the header of a column a list sorts by: sorted is the
+ * list's order when it is sorted by this column, else null. Pressed, it
+ * sorts by the column, descending first, then the other way.
+ */
+export function SortHeader({
+  label,
+  sorted,
+  onSort,
+}: {
+  label: string;
+  sorted: 'asc' | 'desc' | null;
+  onSort: (order: 'asc' | 'desc') => void;
+}) {
+  return (
+    <th scope="col" aria-sort={sorted === null ? undefined : sorted === 'asc' ? 'ascending' : 'descending'}>
+      <button type="button" class="sort-button" onClick={() => onSort(sorted === 'desc' ? 'asc' : 'desc')}>
+        {label}
+        <span aria-hidden="true">{sorted === null ? '' : sorted === 'asc' ? ' ▲' : ' ▼'}</span>
+      </button>
+    </th>
+  );
+}

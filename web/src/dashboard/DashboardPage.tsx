@@ -1,15 +1,22 @@
-import type { ChartConfiguration, ChartOptions } from 'chart.js';
-import { useEffect, useRef, useState } from 'preact/hooks';
 import { t } from '../i18n';
-import { Link, location, navigate } from '../router';
+import { location } from '../router';
 import { useApp } from '../state';
 import { dayOf, dayStart } from '../tasks/state';
 import type { Dashboard } from '../types';
-import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useLoad } from '../ui';
+import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
+import { ChartCard } from './ChartCard';
+import { PeriodForm } from './PeriodForm';
 
 const basePath = '/app/dashboard';
 const fields = ['from', 'to', 'campaign', 'operator'] as const;
 type Filters = Record<(typeof fields)[number], string>;
+
+/** queryOf is the page's query string for f, empty filters left out. */
+function queryOf(f: Filters): URLSearchParams {
+  const q = new URLSearchParams();
+  for (const k of fields) if (f[k].trim()) q.set(k, f[k].trim());
+  return q;
+}
 
 function filtersOf(q: URLSearchParams): Filters {
   return { from: q.get('from') ?? '', to: q.get('to') ?? '', campaign: q.get('campaign') ?? '', operator: q.get('operator') ?? '' };
@@ -53,7 +60,7 @@ export function DashboardPage() {
           {t('app.refresh')}
         </button>
       </PageHeader>
-      <FilterForm key={key} initial={applied} />
+      <PeriodForm key={key} id="dash" label={t('dash.filters')} basePath={basePath} initial={applied} query={queryOf} />
       {error !== null ? (
         <ErrorMessage error={error} onRetry={reload} />
       ) : data === null ? (
@@ -190,116 +197,6 @@ export function DashboardPage() {
         </>
       )}
     </section>
-  );
-}
-
-/**
- * ChartCard draws one chart once the library has loaded; the same figures
- * are in a table for screen readers. With links (one per bar, as the
- * table's rows), a bar clicked, or the first cell of its row, opens it.
- */
-function ChartCard({
-  title,
-  config,
-  table,
-  links,
-}: {
-  title: string;
-  config: ChartConfiguration;
-  table: (string | number)[][];
-  links?: string[];
-}) {
-  const canvas = useRef<HTMLCanvasElement>(null);
-  const [error, setError] = useState<unknown>(null);
-  const id = `chart-${title.replace(/\W+/g, '-').toLowerCase()}`;
-  useEffect(() => {
-    let chart: { destroy(): void } | null = null;
-    let gone = false;
-    import('./charts')
-      .then(({ Chart }) => {
-        if (gone || !canvas.current) return;
-        const click: Partial<ChartOptions> = links
-          ? {
-              onClick: (_e, els) => els[0] && links[els[0].index] && navigate(links[els[0].index]),
-              onHover: (e, els) => {
-                (e.native?.target as HTMLElement | undefined)?.style.setProperty('cursor', els.length ? 'pointer' : 'default');
-              },
-            }
-          : {};
-        chart = new Chart(canvas.current, {
-          ...config,
-          options: { responsive: true, maintainAspectRatio: false, animation: false, ...click, ...config.options },
-        } as ChartConfiguration);
-      })
-      .catch(setError);
-    return () => {
-      gone = true;
-      chart?.destroy();
-    };
-  }, [JSON.stringify(config), JSON.stringify(links)]);
-  const [head, ...rows] = table;
-  return (
-    <section class="card chart-card" aria-labelledby={id}>
-      <h2 id={id}>{title}</h2>
-      {error !== null && <ErrorMessage error={error} />}
-      <div class="chart-box">
-        <canvas ref={canvas} role="img" aria-label={title} data-testid="chart" />
-      </div>
-      <details>
-        <summary>{t('dash.data')}</summary>
-        {rows.length === 0 ? (
-          <p class="muted">{t('dash.empty')}</p>
-        ) : (
-          <table class="table">
-            <thead>
-              <tr>
-                {head.map((h, i) => (
-                  <th key={i} scope="col">
-                    {h}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r, i) => (
-                <tr key={i}>
-                  {r.map((c, j) => (
-                    <td key={j}>{j === 0 && links?.[i] ? <Link href={links[i]}>{c}</Link> : c}</td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </details>
-    </section>
-  );
-}
-
-function FilterForm({ initial }: { initial: Filters }) {
-  const [f, setF] = useState<Filters>(initial);
-  const submit = (e: Event) => {
-    e.preventDefault();
-    const q = new URLSearchParams();
-    for (const k of fields) if (f[k].trim()) q.set(k, f[k].trim());
-    showFilters(basePath, q);
-  };
-  const input = (k: keyof Filters, label: string, type = 'text') => (
-    <div class="field">
-      <label for={`dash-${k}`}>{label}</label>
-      <input id={`dash-${k}`} type={type} value={f[k]} onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })} />
-    </div>
-  );
-  return (
-    <form class="filters" onSubmit={submit} aria-label={t('dash.filters')}>
-      <div class="filter-row">
-        {input('from', t('dash.from'), 'date')}
-        {input('to', t('dash.to'), 'date')}
-        {input('campaign', t('tasks.campaign'))}
-        {input('operator', t('tasks.operator'))}
-        <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
-      </div>
-    </form>
   );
 }
 

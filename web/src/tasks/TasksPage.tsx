@@ -5,7 +5,7 @@ import { Link, location } from '../router';
 import { useApp } from '../state';
 import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
-import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
+import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, type TaskFilters } from './state';
 import { BulkActions, BulkCheckCell, BulkCheckHeader, useBulk } from './BulkActions';
@@ -140,17 +140,12 @@ export function TasksPage() {
       });
     });
 
-  const sortBy = (sort: TaskFilters['sort']) => {
-    const order = applied.sort === sort && applied.order === 'desc' ? 'asc' : 'desc';
-    showFilters(basePath, queryOf({ ...applied, sort, order }));
-  };
   const sortHeader = (sort: TaskFilters['sort'], label: MessageKey) => (
-    <th scope="col" aria-sort={applied.sort === sort ? (applied.order === 'asc' ? 'ascending' : 'descending') : undefined}>
-      <button type="button" class="sort-button" onClick={() => sortBy(sort)}>
-        {t(label)}
-        <span aria-hidden="true">{applied.sort === sort ? (applied.order === 'asc' ? ' ▲' : ' ▼') : ''}</span>
-      </button>
-    </th>
+    <SortHeader
+      label={t(label)}
+      sorted={applied.sort === sort ? applied.order : null}
+      onSort={(order) => showFilters(basePath, queryOf({ ...applied, sort, order }))}
+    />
   );
 
   return (
