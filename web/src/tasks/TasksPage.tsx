@@ -33,6 +33,7 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     max_score: f.max_score.trim(),
     failed_criterion: f.failed_criterion.trim(),
     validated_by: f.validated_by.trim(),
+    assignee: f.assignee.trim(),
     language: f.language.trim(),
     sort: f.sort,
     order: f.order,
@@ -382,6 +383,10 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
         <div class="field">
           <label for="tasks-validator">{t('tasks.validatedBy')}</label>
           <input id="tasks-validator" value={f.validated_by} onInput={(e) => setF({ ...f, validated_by: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="tasks-assignee">{t('tasks.assignee')}</label>
+          <input id="tasks-assignee" value={f.assignee} onInput={(e) => setF({ ...f, assignee: e.currentTarget.value })} />
         </div>
         <div class="field">
           <label for="tasks-language">{t('tasks.language')}</label>

@@ -53,6 +53,8 @@ describe('applyTask', () => {
     expect(applyTask([], { ...defaultFilters, language: 'en' }, task('n'))).toEqual([]);
     expect(applyTask([], { ...defaultFilters, language: 'es-AR' }, task('n'))).toEqual([]);
     expect(applyTask([], { ...defaultFilters, validated_by: 'vera' }, task('n'))).toEqual([]);
+    expect(applyTask([], { ...defaultFilters, assignee: 'ana' }, task('n', { assignee_id: 'ana' })).map((t) => t.uuid)).toEqual(['n']);
+    expect(applyTask([], { ...defaultFilters, assignee: 'ana' }, task('n'))).toEqual([]);
   });
 
   it("under a search by words: keeps a listed task's snippet, and a new task waits for the next load", () => {
@@ -83,6 +85,7 @@ describe('filters in the URL', () => {
       q: '"tarjeta bloqueada" reembols*',
       file_name: 'x',
       validated_by: 'vera',
+      assignee: 'ana',
       language: 'es',
       needs_review: 'true' as const,
       sort: 'score' as const,

@@ -28,6 +28,8 @@ export interface TaskFilters {
   failed_criterion: string;
   /** validated_by: the validator's user id or username. */
   validated_by: string;
+  /** assignee: the analyst's user id or username the tasks are assigned to. */
+  assignee: string;
   /** language: a BCP 47 tag; es is every Spanish. */
   language: string;
   sort: 'created_at' | 'file_name' | 'score';
@@ -49,6 +51,7 @@ export const defaultFilters: TaskFilters = {
   max_score: '',
   failed_criterion: '',
   validated_by: '',
+  assignee: '',
   language: '',
   sort: 'created_at',
   order: 'desc',
@@ -75,6 +78,7 @@ export function filtersOf(q: URLSearchParams): TaskFilters {
     max_score: q.get('max_score') ?? '',
     failed_criterion: q.get('failed_criterion') ?? '',
     validated_by: q.get('validated_by') ?? '',
+    assignee: q.get('assignee') ?? '',
     language: q.get('language') ?? '',
     sort: sort === 'file_name' || sort === 'score' ? sort : 'created_at',
     order: q.get('order') === 'asc' ? 'asc' : 'desc',
@@ -97,6 +101,7 @@ const filterKeys = [
   'max_score',
   'failed_criterion',
   'validated_by',
+  'assignee',
   'language',
 ] as const;
 
@@ -131,6 +136,7 @@ export function matches(f: TaskFilters, t: TaskSummary): boolean {
   if (f.file_name.trim() && !t.file_name.toLowerCase().includes(f.file_name.trim().toLowerCase())) return false;
   if (f.needs_review && (t.review_items === undefined || t.review_items > 0 !== (f.needs_review === 'true'))) return false;
   if (f.operator.trim() && t.operator_id !== f.operator.trim()) return false;
+  if (f.assignee.trim() && t.assignee_id !== f.assignee.trim()) return false;
   const lang = f.language.trim().toLowerCase();
   if (lang && t.language.toLowerCase() !== lang && !t.language.toLowerCase().startsWith(lang + '-')) return false;
   if (f.passed && (t.passed === undefined || t.passed !== (f.passed === 'true'))) return false;
