@@ -80,12 +80,12 @@ func parseSearch(s string) ([]searchTerm, error) {
 			}
 			if stem, ok := strings.CutSuffix(t.text, "*"); ok {
 				t.text, t.prefix = stem, true
-				if strings.IndexFunc(stem, isSearchable) < 0 || strings.IndexFunc(stem, func(r rune) bool { return !isSearchable(r) }) >= 0 {
+				if stem == "" || strings.ContainsFunc(stem, func(r rune) bool { return !isSearchable(r) }) {
 					return nil, searchErrorf("has %q: a prefix is letters or digits followed by *, as in reembols*", t.text+"*")
 				}
 			}
 		}
-		if strings.IndexFunc(t.text, isSearchable) < 0 {
+		if !strings.ContainsFunc(t.text, isSearchable) {
 			continue
 		}
 		t.or, or = or, false

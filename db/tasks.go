@@ -497,24 +497,13 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 // matches would read most of it (and on a first page, they are the total).
 func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, estimated bool, err error) {
 	if f.Text != "" {
+		// More than searchExactly tasks with the words (ok false) are
+		// found by walking the list in order, below.
 		tasks, total, ok, err := taskListSearch(ctx, q, f, p)
 		if ok || err != nil {
 			return tasks, total, false, err
 		}
-		// More than searchExactly tasks have the words: the list is walked
-		// in order, and its total is the planner's estimate unless the
-		// first page holds it.
-		if tasks, err = TaskList(ctx, q, f, p); err != nil {
-			return nil, 0, false, err
-		}
-		if p.After == nil && len(tasks) < p.Limit && (p.Skip == 0 || len(tasks) > 0) {
-			return tasks, int64(p.Skip + len(tasks)), false, nil
-		}
-		var args []any
-		total, err = taskCountPlanned(ctx, q, f.from(), f.where(&args), args)
-		return tasks, max(total, int64(p.Skip+len(tasks))), true, err
-	}
-	if f.FileName != "" || f.FailedCriterion != "" || f.ValidatedBy != "" {
+	} else if f.FileName != "" || f.FailedCriterion != "" || f.ValidatedBy != "" {
 		few, err := taskListFew(ctx, q, f, p)
 		if err != nil {
 			return nil, 0, false, err
@@ -534,6 +523,12 @@ func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks
 	}
 	if p.After == nil && len(tasks) < p.Limit && (p.Skip == 0 || len(tasks) > 0) {
 		return tasks, int64(p.Skip + len(tasks)), false, nil
+	}
+	if f.Text != "" {
+		// Too many tasks have the words to count them one by one.
+		var args []any
+		total, err = taskCountPlanned(ctx, q, f.from(), f.where(&args), args)
+		return tasks, max(total, int64(p.Skip+len(tasks))), true, err
 	}
 	total, estimated, err = TaskCount(ctx, q, f)
 	return tasks, total, estimated, err

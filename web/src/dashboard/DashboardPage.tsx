@@ -1,7 +1,7 @@
 import { t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
-import { dayOf, dayStart } from '../tasks/state';
+import { dayOf, dayStart, taskListLink } from '../tasks/state';
 import type { Dashboard } from '../types';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 import { ChartCard } from './ChartCard';
@@ -29,14 +29,9 @@ function filtersOf(q: URLSearchParams): Filters {
  * days), narrowed by narrow.
  */
 function tasksLink(applied: Filters, narrow: Record<string, string>): string {
-  const q = new URLSearchParams();
   const today = dayOf(new Date());
-  q.set('from', applied.from || dayOf(new Date(dayStart(today, -30))));
-  q.set('to', dayOf(new Date(applied.to ? dayStart(applied.to, -1) : dayStart(today))));
-  if (applied.campaign.trim()) q.set('campaign', applied.campaign.trim());
-  if (applied.operator.trim()) q.set('operator', applied.operator.trim());
-  for (const [k, v] of Object.entries(narrow)) q.set(k, v);
-  return `/app/tasks?${q}`;
+  const from = applied.from || dayOf(new Date(dayStart(today, -30)));
+  return taskListLink(from, dayOf(new Date(applied.to ? dayStart(applied.to, -1) : dayStart(today))), applied, narrow);
 }
 
 const percent = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)} %`);

@@ -1,7 +1,7 @@
 // The reports' rules, as pure functions so they are tested on their own:
 // the report's filters in the URL, the task list behind a figure, and how
 // weeks and durations read.
-import { dayOf } from '../tasks/state';
+import { dayOf, taskListLink } from '../tasks/state';
 
 /** ReportFilters are the Reports page's filters, kept in its URL and sent to the API. */
 export interface ReportFilters {
@@ -52,13 +52,7 @@ export interface Span {
  * criterion).
  */
 export function tasksLink(span: Span, f: ReportFilters, narrow: Record<string, string> = {}): string {
-  const q = new URLSearchParams();
-  q.set('from', dayOf(new Date(span.from)));
-  q.set('to', dayOf(new Date(Date.parse(span.to) - 1)));
-  if (f.campaign.trim()) q.set('campaign', f.campaign.trim());
-  if (f.operator.trim()) q.set('operator', f.operator.trim());
-  for (const [k, v] of Object.entries(narrow)) q.set(k, v);
-  return `/app/tasks?${q}`;
+  return taskListLink(dayOf(new Date(span.from)), dayOf(new Date(Date.parse(span.to) - 1)), f, narrow);
 }
 
 /** weekLabel is a week (its Monday, YYYY-MM-DD) as a short date in locale: "7 Sept", "7 sept". */

@@ -116,6 +116,23 @@ export function dayStart(day: string, days = 0): string {
   return new Date(y, m - 1, d + days).toISOString();
 }
 
+/**
+ * taskListLink is the task list of the days from to to (YYYY-MM-DD, both included) in the campaign and agent of scope,
+ * narrowed by narrow (an agent, a failed criterion…): where a chart or a report's figure leads.
+ */
+export function taskListLink(
+  from: string,
+  to: string,
+  scope: { campaign: string; operator: string },
+  narrow: Record<string, string> = {},
+): string {
+  const q = new URLSearchParams({ from, to });
+  if (scope.campaign.trim()) q.set('campaign', scope.campaign.trim());
+  if (scope.operator.trim()) q.set('operator', scope.operator.trim());
+  for (const [k, v] of Object.entries(narrow)) q.set(k, v);
+  return `/app/tasks?${q}`;
+}
+
 /** queryOf is the page's query string for f, defaults left out. */
 export function queryOf(f: TaskFilters): URLSearchParams {
   const q = new URLSearchParams();
