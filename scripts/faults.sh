@@ -14,6 +14,8 @@ go test -tags faults -count=1 -v -timeout 15m ./faults/ "$@" >"$log" 2>&1 || rc=
 grep -E '^\s*--- |REPORT|^(ok|FAIL|panic)' "$log" | sed -E 's/^ +[a-z_]+_test\.go:[0-9]+: //' || true
 if [ "$rc" -ne 0 ]; then
   echo "faults.sh: the fault-injection suite failed; the end of $log:" >&2
-  grep -vE '"level":"(INFO|DEBUG)"' "$log" | tail -n 150 >&2
+  grep -vE '"level":"(INFO|DEBUG)"' "$log" | tail -n 100 >&2
+  echo "faults.sh: the tests' own lines (the processes' left out):" >&2
+  grep -vE 'proctest\.go:[0-9]+: |^=== ' "$log" | tail -n 60 >&2
 fi
 exit "$rc"
