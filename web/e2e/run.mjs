@@ -637,6 +637,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   // A task someone else uploads waits above the list, which stays in place.
   await page.getByRole('button', { name: 'Clear filters' }).click();
   await eventually(() => check(new URL(page.url()).search === '', page.url()));
+  await visible(page.locator('.table-wrap[aria-busy="false"]')); // the whole list, not the filtered one still shown
   await visible(row);
   const shown = await page.locator('tbody tr').count();
   const other = await devToken(base, 'uma', ['quality']);

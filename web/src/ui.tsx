@@ -89,12 +89,17 @@ export function Loading() {
  * useLoad runs load when the screen opens, when one of deps changes and on
  * reload(), aborting the load it replaces. data is the latest answer (kept
  * while the next one loads or fails; setData edits it in place, such as
- * when a live event arrives); error is the latest load's failure.
+ * when a live event arrives); error is the latest load's failure; loading
+ * is true until the latest load ends (screens mark what it replaces busy).
  */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]) {
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [reloads, setReloads] = useState(0);
+  // The deps of the latest load that ended: loading is known in the very
+  // render that changes deps, before the effect starts the load.
+  const [ended, setEnded] = useState<unknown[] | null>(null);
+  const current = [...deps, reloads];
   useEffect(() => {
     const ctl = new AbortController();
     setError(null);
@@ -102,10 +107,14 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
       .then((v) => setData(() => v))
       .catch((err: unknown) => {
         if (!ctl.signal.aborted) setError(err);
+      })
+      .finally(() => {
+        if (!ctl.signal.aborted) setEnded(current);
       });
     return () => ctl.abort();
-  }, [...deps, reloads]);
-  return { data, setData, error, reload: () => setReloads((r) => r + 1) };
+  }, current);
+  const loading = ended === null || ended.length !== current.length || ended.some((d, i) => !Object.is(d, current[i]));
+  return { data, setData, error, loading, reload: () => setReloads((r) => r + 1) };
 }
 
 /** useAction runs an async action from a button, reporting failures as error toasts and exposing when it is busy. */

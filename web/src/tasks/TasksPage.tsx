@@ -107,6 +107,7 @@ export function TasksPage() {
     data: view,
     setData: setView,
     error,
+    loading,
     reload,
   } = useLoad<Listing>(
     (signal) =>
@@ -206,7 +207,7 @@ export function TasksPage() {
           <p class="muted" aria-live="polite">
             {t(view?.estimated ? 'tasks.countAbout' : 'tasks.count', { shown: tasks.length, total })}
           </p>
-          <div class="table-wrap">
+          <div class="table-wrap" aria-busy={loading}>
             <table class="table">
               <caption class="sr-only">{t('tasks.caption')}</caption>
               <thead>
