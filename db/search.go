@@ -16,7 +16,8 @@ import (
 // changes one of those calls it in the same transaction.
 func TaskSearchRefresh(ctx context.Context, q DBTX, uuid string) error {
 	_, err := q.Exec(ctx, `
-		INSERT INTO task_search (task_uuid, document) VALUES ($1, task_search_document($1))
+		INSERT INTO task_search (task_uuid, created_at, document)
+		SELECT uuid, created_at, task_search_document(uuid) FROM tasks WHERE uuid = $1
 		ON CONFLICT (task_uuid) DO UPDATE SET document = excluded.document`, uuid)
 	return err
 }

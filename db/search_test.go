@@ -7,11 +7,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
@@ -193,6 +195,69 @@ func TestSearchPages(t *testing.T) {
 	require.Len(t, totals, 3)
 	for _, total := range totals {
 		require.Positive(t, total)
+	}
+}
+
+// TestSearchSpans pages through a search by words found in too many tasks
+// to read them all, newest and oldest first, within dates or not, from a
+// page number or not, as GET /tasks does: the pages read span by span, and
+// walking the list, are those read from every task found, also where tasks
+// were created at the same time.
+func TestSearchSpans(t *testing.T) {
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	dbtest.SeedTasks(t, pool, 600)
+	for _, sql := range []string{
+		`UPDATE tasks SET created_at = date_trunc('week', created_at)`,
+		`INSERT INTO transcripts (task_uuid, text, segments, engine, language)
+			SELECT uuid, CASE WHEN abs(hashtext(uuid::text)) % 16 = 0 OR created_at < now() - interval '300 days'
+				THEN 'la tarjeta' ELSE 'la factura' END, '[]', 'test', 'es' FROM tasks`,
+		`INSERT INTO task_search (task_uuid, created_at, document) SELECT uuid, created_at, task_search_document(uuid) FROM tasks`,
+		`VACUUM ANALYZE tasks, task_search`,
+	} {
+		_, err := pool.Exec(ctx, sql)
+		require.NoError(t, err)
+	}
+	text, err := db.SearchQuery(ctx, pool, "tarjeta")
+	require.NoError(t, err)
+	var from, to time.Time
+	require.NoError(t, pool.QueryRow(ctx, `SELECT min(created_at) + interval '90 days', max(created_at) - interval '90 days' FROM tasks`).Scan(&from, &to))
+	pages := func(f db.TaskFilter, p db.TaskPage) (uuids [][]string) {
+		t.Helper()
+		for {
+			tasks, total, _, err := db.TaskListTotal(ctx, pool, f, p)
+			require.NoError(t, err)
+			require.GreaterOrEqual(t, total, int64(p.Skip+len(tasks)))
+			var page []string
+			for _, task := range tasks {
+				page = append(page, task.UUID)
+			}
+			if uuids = append(uuids, page); len(tasks) < p.Limit {
+				return uuids
+			}
+			c := tasks[len(tasks)-1].Cursor(db.TaskSortCreatedAt)
+			p.After, p.Skip = &c, 0
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		f    db.TaskFilter
+		p    db.TaskPage
+	}{
+		{"newest first", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 3}},
+		{"oldest first", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 4}},
+		{"within dates", db.TaskFilter{Text: text, From: from, To: to}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 3}},
+		{"from a page number", db.TaskFilter{Text: text, From: from}, db.TaskPage{Sort: db.TaskSortCreatedAt, Skip: 9, Limit: 6}},
+		{"with another filter", db.TaskFilter{Text: text, Status: db.TaskValidated}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
+	} {
+		want := pages(tc.f, tc.p)
+		require.Greater(t, len(want), 3, tc.name)
+		restore := db.SetSearchSpans(2)
+		require.Equal(t, want, pages(tc.f, tc.p), tc.name+", span by span")
+		restore()
+		restore = db.SetSearchExactly(2)
+		require.Equal(t, want, pages(tc.f, tc.p), tc.name+", walking the list")
+		restore()
 	}
 }
 

@@ -456,7 +456,7 @@ func (f TaskFilter) where(args *[]any) string {
 		add("t.file_name ILIKE '%' || $? || '%'", likeEscaper.Replace(f.FileName))
 	}
 	if f.Text != "" {
-		add("t.uuid IN (SELECT s.task_uuid FROM task_search s WHERE s.document @@ $?::tsquery)", f.Text)
+		conds = append(conds, "t.uuid IN (SELECT s.task_uuid FROM task_search s WHERE "+f.searchWhere(args)+")")
 	}
 	if f.ValidatedBy != "" {
 		add("EXISTS (SELECT 1 FROM validations v WHERE v.task_uuid = t.uuid AND v.validator_id = $?)", f.ValidatedBy)
@@ -469,6 +469,23 @@ func (f TaskFilter) where(args *[]any) string {
 		add("t.failed_criteria @> ARRAY[$?::text]", f.FailedCriterion)
 	}
 	return strings.Join(conds, " AND ")
+}
+
+// searchWhere is the condition on task_search s of a search by words
+// (f.Text), with f's creation times in it: one condition of the search's
+// index, which holds both.
+func (f TaskFilter) searchWhere(args *[]any) string {
+	*args = append(*args, f.Text)
+	cond := "s.document @@ $" + strconv.Itoa(len(*args)) + "::tsquery"
+	if !f.From.IsZero() {
+		*args = append(*args, f.From)
+		cond += " AND s.created_at >= $" + strconv.Itoa(len(*args))
+	}
+	if !f.To.IsZero() {
+		*args = append(*args, f.To)
+		cond += " AND s.created_at < $" + strconv.Itoa(len(*args))
+	}
+	return cond
 }
 
 // TaskList returns the page p of the tasks f selects. It returns an error
@@ -495,15 +512,14 @@ func TaskList(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) ([]Task, er
 // matches from its position on at once and sorts them when there are no
 // more than countExactly of them: walking the list in order to find a few
 // matches would read most of it (and on a first page, they are the total).
+// A search by words found in more tasks than that is read in creation
+// order span by span (taskListSpans) when the words are not in most tasks,
+// otherwise by walking the list, and its total is the planner's estimate.
 func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, estimated bool, err error) {
 	if f.Text != "" {
-		// More than searchExactly tasks with the words (ok false) are
-		// found by walking the list in order, below.
-		tasks, total, ok, err := taskListSearch(ctx, q, f, p)
-		if ok || err != nil {
-			return tasks, total, false, err
-		}
-	} else if f.FileName != "" || f.FailedCriterion != "" || f.ValidatedBy != "" {
+		return taskListText(ctx, q, f, p)
+	}
+	if f.FileName != "" || f.FailedCriterion != "" || f.ValidatedBy != "" {
 		few, err := taskListFew(ctx, q, f, p)
 		if err != nil {
 			return nil, 0, false, err
@@ -521,44 +537,84 @@ func TaskListTotal(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks
 	if tasks, err = TaskList(ctx, q, f, p); err != nil {
 		return nil, 0, false, err
 	}
-	if p.After == nil && len(tasks) < p.Limit && (p.Skip == 0 || len(tasks) > 0) {
+	if wholeList(tasks, p) {
 		return tasks, int64(p.Skip + len(tasks)), false, nil
-	}
-	if f.Text != "" {
-		// Too many tasks have the words to count them one by one.
-		var args []any
-		total, err = taskCountPlanned(ctx, q, f.from(), f.where(&args), args)
-		return tasks, max(total, int64(p.Skip+len(tasks))), true, err
 	}
 	total, estimated, err = TaskCount(ctx, q, f)
 	return tasks, total, estimated, err
 }
 
-// searchExactly is how many tasks a search by words may find for its list
-// to be read from what it found (taskListSearch) rather than by walking the
-// list in order.
-var searchExactly = 20_000
+// wholeList reports whether tasks, the page p, are the whole list from its
+// first page on: then they are its total.
+func wholeList(tasks []Task, p TaskPage) bool {
+	return p.After == nil && len(tasks) < p.Limit && (p.Skip == 0 || len(tasks) > 0)
+}
+
+// Searches by words read every task found, and count them exactly, when
+// the planner expects no more than searchExactly of them (in creation
+// order, searchSpans), and there are no more than twice as many.
+var (
+	searchExactly = 20_000
+	searchSpans   = 2_000
+)
+
+// taskListText is TaskListTotal for a search by words (f.Text).
+func taskListText(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, estimated bool, err error) {
+	var args []any
+	planned, err := taskCountPlanned(ctx, q, ` FROM task_search s`, f.searchWhere(&args), args)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	spans := p.Sort == TaskSortCreatedAt && planned <= 2*int64(searchExactly)
+	selected := planned // the planner's estimate of the tasks f selects
+	if spans {
+		args = nil
+		if selected, err = taskCountPlanned(ctx, q, f.from(), f.where(&args), args); err != nil {
+			return nil, 0, false, err
+		}
+		// The other filters keep too few of the tasks found for a span
+		// to fill the page: all of them are read.
+		spans = selected > int64(2*(p.Skip+p.Limit))
+	}
+	exactly := searchExactly
+	if spans {
+		exactly = searchSpans
+	}
+	if planned <= 2*int64(exactly) {
+		tasks, total, ok, err := taskListSearch(ctx, q, f, p, 2*exactly)
+		if ok || err != nil {
+			return tasks, total, false, err
+		}
+	}
+	if spans {
+		tasks, err = taskListSpans(ctx, q, f, p, selected)
+	} else {
+		tasks, err = TaskList(ctx, q, f, p)
+	}
+	if err != nil || wholeList(tasks, p) {
+		return tasks, int64(p.Skip + len(tasks)), false, err
+	}
+	// Too many tasks have the words to count them one by one.
+	args = nil
+	total, err = taskCountPlanned(ctx, q, f.from(), f.where(&args), args)
+	return tasks, max(total, int64(p.Skip+len(tasks))), true, err
+}
 
 // taskListSearch returns the page p of the tasks f selects, f searching by
 // words (Text), and their exact total, reading first every task the words
-// are found in, when they are no more than searchExactly; ok is false when
-// there are more. Walking the list in order and looking up each task's
-// words would read a hundred tasks for every one found in 1 % of them;
-// this reads each task found once.
-func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, ok bool, err error) {
-	// Words the planner expects in many more tasks than that are not read
-	// only to learn there are too many: in most tasks, reading 20,000 of
-	// them costs more than walking the list to the page.
-	planned, err := taskCountPlanned(ctx, q, ` FROM task_search s`, `s.document @@ $1::tsquery`, []any{f.Text})
-	if err != nil || planned > 2*int64(searchExactly) {
-		return nil, 0, false, err
-	}
+// are found in, when they are no more than most; ok is false when there
+// are more. Walking the list in order and looking up each task's words
+// would read a hundred tasks for every one found in 1 % of them; this
+// reads each task found once.
+func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, most int) (tasks []Task, total int64, ok bool, err error) {
+	args := []any{}
+	where := f.searchWhere(&args)
 	var found []string
-	if err = q.QueryRow(ctx, `SELECT COALESCE(array_agg(task_uuid::text), '{}') FROM (SELECT task_uuid FROM task_search
-		WHERE document @@ $1::tsquery LIMIT $2) s`, f.Text, searchExactly+1).Scan(&found); err != nil {
+	if err = q.QueryRow(ctx, `SELECT COALESCE(array_agg(task_uuid::text), '{}') FROM (SELECT task_uuid FROM task_search s
+		WHERE `+where+` LIMIT `+strconv.Itoa(most+1)+`) s`, args...).Scan(&found); err != nil {
 		return nil, 0, false, err
 	}
-	if len(found) > searchExactly {
+	if len(found) > most {
 		return nil, 0, false, nil
 	}
 	sort, dir, cmp, err := p.order()
@@ -569,9 +625,9 @@ func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (task
 	// whatever the order and the filters (walking an index in order and
 	// looking each task up among those found is what this avoids).
 	f.Text = ""
-	args := []any{found}
+	args = []any{found}
 	from := ` FROM unnest($1::uuid[]) AS found (uuid) JOIN tasks t ON t.uuid = found.uuid JOIN campaigns c ON c.id = t.campaign_id`
-	where := f.where(&args)
+	where = f.where(&args)
 	// The total, over what the filters select before the page's position,
 	// is counted in the same read when the page has no cursor.
 	count, after := "count(*) OVER ()", p.after(sort, cmp, &args)
@@ -592,6 +648,75 @@ func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (task
 		err = q.QueryRow(ctx, `SELECT count(*)`+from+` WHERE `+f.where(&args), args...).Scan(&total)
 	}
 	return tasks, total, true, err
+}
+
+// taskListSpans returns the page p, in creation order, of the tasks f
+// selects, f searching by words in more tasks than are read at once: it
+// reads every task found among those created in a span of time next to the
+// page's position that should hold twice the page (from planned, the
+// planner's estimate of the tasks f selects), then in spans twice as long,
+// until the page is full or the list ends; a span that holds more tasks
+// found than are read at once is halved. The search's index holds each
+// task's creation time with its words, so a span costs what it finds in
+// it, however common the words.
+func taskListSpans(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, planned int64) ([]Task, error) {
+	var first, last *time.Time
+	if err := q.QueryRow(ctx, `SELECT min(created_at), max(created_at) FROM tasks`).Scan(&first, &last); err != nil || first == nil {
+		return nil, err
+	}
+	// The span of the list, narrowed by the filter's dates and the page's
+	// position: [lo, hi).
+	lo, hi := *first, last.Add(time.Microsecond)
+	if !f.From.IsZero() && f.From.After(lo) {
+		lo = f.From
+	}
+	if !f.To.IsZero() && f.To.Before(hi) {
+		hi = f.To
+	}
+	if p.After != nil {
+		if at, err := time.Parse(time.RFC3339Nano, p.After.Value); err == nil {
+			if p.Desc && at.Add(time.Microsecond).Before(hi) {
+				hi = at.Add(time.Microsecond)
+			} else if !p.Desc && at.After(lo) {
+				lo = at
+			}
+		}
+	}
+	need := p.Skip + p.Limit
+	span := time.Duration(float64(last.Sub(*first)) * 2 * float64(need) / float64(max(planned, 1)))
+	page := TaskPage{Sort: p.Sort, Desc: p.Desc, After: p.After, Limit: need}
+	var tasks []Task
+	for len(tasks) < need && lo.Before(hi) {
+		g := f
+		g.From, g.To = lo, hi
+		if p.Desc && hi.Sub(lo) > span {
+			g.From = hi.Add(-span)
+		} else if !p.Desc && hi.Sub(lo) > span {
+			g.To = lo.Add(span)
+		}
+		got, _, ok, err := taskListSearch(ctx, q, g, page, searchSpans)
+		if err == nil && !ok && span <= time.Microsecond {
+			// As many tasks created at the same moment: walked.
+			got, ok = nil, true
+			got, err = TaskList(ctx, q, g, page)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			span /= 2
+			continue
+		}
+		tasks = append(tasks, got...)
+		page.Limit = need - len(tasks)
+		if p.Desc {
+			hi = g.From
+		} else {
+			lo = g.To
+		}
+		span *= 2
+	}
+	return tasks[min(p.Skip, len(tasks)):], nil
 }
 
 // taskListFew returns up to countExactly+1 of the tasks f selects after

