@@ -343,7 +343,7 @@ func (w *BulkActionWorker) act(ctx context.Context, tx pgx.Tx, deps validation.D
 		}
 		return db.BulkSucceeded, "sent back to " + changed.Status, nil
 	case bulk.Assign:
-		if _, err := db.TaskAssign(ctx, tx, task.UUID, a.Params.AssigneeID); err != nil {
+		if _, err := db.TaskAssign(ctx, tx, task.UUID, a.Params.AssigneeID, nil); err != nil {
 			return "", "", err
 		}
 		return db.BulkSucceeded, "assigned to " + a.Params.AssigneeID, nil
