@@ -390,7 +390,12 @@ func (w *BulkActionWorker) end(ctx context.Context, id, status, reason string) e
 		if err != nil {
 			return err
 		}
-		_, err = db.NotificationCreate(ctx, tx, bulk.Notice(ended))
+		if _, err = db.NotificationCreate(ctx, tx, bulk.Notice(ended)); err != nil {
+			return err
+		}
+		if n, ok := bulk.AssigneeNotice(ended); ok {
+			_, err = db.NotificationCreate(ctx, tx, n)
+		}
 		return err
 	})
 }
