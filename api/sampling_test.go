@@ -179,6 +179,22 @@ func TestSamplingRulesBadInput(t *testing.T) {
 	r = details(b.do(t, http.MethodGet, "/campaigns/"+campaign, tok["sue"], nil))
 	require.Equal(t, []any{}, r["review_analysts"], "nothing stored")
 	require.Equal(t, false, r["operator_sees_automatic"])
+	for _, body := range []map[string]any{{"operator_sees_automatic": "yes"}, {"review_analysts": "alice"},
+		{"review_analysts": []any{1}}} {
+		requireError(t, b.json(t, http.MethodPatch, "/campaigns/"+campaign, tok["sue"], body), http.StatusBadRequest, CodeValidation)
+	}
+	for _, q := range []string{"include_reviewed=maybe", "skip=-1", "limit=0"} {
+		r := b.do(t, http.MethodGet, "/reviews/mine?"+q, tok["alice"], nil)
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Contains(t, r.RawBody, "query."+strings.Split(q, "=")[0])
+	}
+	for _, q := range []string{"from=yesterday", "to=2024-13-01", "campaign=00000000-0000-4000-8000-00000000000"} {
+		r := b.do(t, http.MethodGet, "/reviews/progress?"+q, tok["sue"], nil)
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Contains(t, r.RawBody, "query."+strings.Split(q, "=")[0])
+	}
+	requireError(t, b.do(t, http.MethodGet, "/reviews/progress?campaign=00000000-0000-4000-8000-000000000000", tok["sue"], nil),
+		http.StatusNotFound, CodeNotFound)
 	requireError(t, b.do(t, http.MethodGet, "/reviews/progress?from=2024-05-02&to=2024-05-01", tok["sue"], nil), http.StatusBadRequest, CodeValidation)
 	requireError(t, b.do(t, http.MethodGet, "/reviews/progress?campaign=x", tok["sue"], nil), http.StatusBadRequest, CodeValidation)
 	requireError(t, b.do(t, http.MethodGet, "/reviews/mine?limit=501", tok["alice"], nil), http.StatusBadRequest, CodeValidation)
