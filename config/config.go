@@ -412,6 +412,9 @@ func (c Config) validate() error {
 	if err := c.validateAuditor(); err != nil {
 		return err
 	}
+	if c.SamplingInterval < time.Second {
+		return fmt.Errorf("SAMPLING_INTERVAL: %s is shorter than 1s", c.SamplingInterval)
+	}
 	return c.validateDirectory()
 }
 
@@ -514,9 +517,6 @@ func (c Config) validateDirectory() error {
 	case "id", "externalId", "userName":
 	default:
 		return fmt.Errorf("DIRECTORY_SUBJECT_ATTRIBUTE: %q is not one of id, externalId, userName", c.DirectorySubjectAttribute)
-	}
-	if c.SamplingInterval < time.Second {
-		return fmt.Errorf("SAMPLING_INTERVAL: %s is shorter than 1s", c.SamplingInterval)
 	}
 	if c.UserSyncInterval < time.Minute {
 		return fmt.Errorf("USER_SYNC_INTERVAL: %s is shorter than 1m", c.UserSyncInterval)
