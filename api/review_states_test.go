@@ -126,6 +126,18 @@ func TestAgentSeesAuditAfterReview(t *testing.T) {
 
 	// An analyst's edit reviews an audit too; validated is the last state.
 	other := b.auditedChats(t, tok["alice"], "edited.txt")[0]
+	// Sorted by score, the agent's automatic audit sorts as not audited:
+	// the order tells nothing of its score.
+	for order, first := range map[string]string{"asc": other, "desc": id} {
+		for _, page := range []string{"", "&limit=1"} {
+			list := listed(tok["bob"], "sort=score&order="+order+page)
+			require.Equal(t, first, list[0]["uuid"], "order=%s%s", order, page)
+		}
+	}
+	r = b.do(t, http.MethodGet, "/tasks?sort=score&order=asc&limit=1", tok["bob"], nil)
+	next := details(r)["next"].(string)
+	list := details(b.do(t, http.MethodGet, "/tasks?sort=score&order=asc&limit=1&cursor="+next, tok["bob"], nil))["tasks"].([]any)
+	require.Equal(t, id, list[0].(map[string]any)["uuid"], "the next page goes on after the hidden one")
 	task := details(b.do(t, http.MethodGet, "/tasks/"+other, tok["alice"], nil))
 	r = b.edit(t, tok["carol"], editOf(t, task, map[string]bool{"empathy": false}))
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)

@@ -255,6 +255,9 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		return nil, err
 	}
 	page := db.TaskPage{Sort: in.Sort, Desc: in.Order == "desc", Skip: in.Skip, Limit: in.Limit}
+	if f.AgentView && in.Sort == db.TaskSortScore {
+		page.Sort = db.TaskSortAgentScore
+	}
 	if in.Cursor != "" {
 		var c listCursor
 		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
@@ -282,7 +285,7 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	out.Total, out.TotalEstimated = total, estimated
 	if len(tasks) > in.Limit {
 		tasks = tasks[:in.Limit]
-		pos := tasks[len(tasks)-1].Cursor(in.Sort)
+		pos := tasks[len(tasks)-1].Cursor(page.Sort)
 		out.Next = listCursor{Sort: in.Sort, Order: in.Order, Value: pos.Value, UUID: pos.UUID}.encode()
 	}
 	var snippets map[string][]db.SnippetPart

@@ -421,6 +421,10 @@ const (
 	TaskSortCreatedAt = "created_at"
 	TaskSortFileName  = "file_name"
 	TaskSortScore     = "score"
+	// TaskSortAgentScore is the score as an agent is shown it: an audit
+	// hidden from them (Task.AuditHiddenFromOperator) sorts as not audited,
+	// so that the order tells nothing of its score.
+	TaskSortAgentScore = "agent_score"
 )
 
 // taskSorts maps a sort to the expression it orders by and the same
@@ -431,6 +435,8 @@ var taskSorts = map[string]taskSort{
 	TaskSortCreatedAt: {"t.created_at", "%s::timestamptz"},
 	TaskSortFileName:  {"lower(t.file_name)", "lower(%s::text)"},
 	TaskSortScore:     {"COALESCE(t.score, -1)", "%s::numeric"},
+	TaskSortAgentScore: {"CASE WHEN " + reviewStateConds[ReviewAutomatic] + " AND NOT c.operator_sees_automatic THEN -1 " +
+		"ELSE COALESCE(t.score, -1) END", "%s::numeric"},
 }
 
 // taskSort is an ordering of tasks: the expression it orders by, and a
@@ -449,9 +455,9 @@ func (t Task) Cursor(sort string) TaskCursor {
 	switch sort {
 	case TaskSortFileName:
 		return TaskCursor{Value: t.FileName, UUID: t.UUID}
-	case TaskSortScore:
+	case TaskSortScore, TaskSortAgentScore:
 		score := -1.0
-		if t.Score != nil {
+		if t.Score != nil && (sort == TaskSortScore || !t.AuditHiddenFromOperator()) {
 			score = *t.Score
 		}
 		return TaskCursor{Value: strconv.FormatFloat(score, 'f', 2, 64), UUID: t.UUID}
