@@ -229,20 +229,27 @@ func (b *bulkResource) taskUUIDs(ctx context.Context, ids []string) ([]string, e
 // assignee returns the user id of the analyst ref names (a user id or
 // username): an active user of the quality role or above.
 func (b *bulkResource) assignee(ctx context.Context, ref string) (string, error) {
-	id, err := resolveOperator(ctx, b.pool, ref, "body.assignee")
+	return analyst(ctx, b.pool, ref, "assignee")
+}
+
+// analyst resolves ref (a user id or username) to the id of an active user
+// of the quality role or above: one who can be assigned tasks to review.
+// What is wrong is a VALIDATION_ERROR of the body's field.
+func analyst(ctx context.Context, pool *pgxpool.Pool, ref, field string) (string, error) {
+	id, err := resolveOperator(ctx, pool, ref, "body."+field)
 	if err != nil {
 		return "", err
 	}
-	u, err := db.UserGet(ctx, b.pool, id)
+	u, err := db.UserGet(ctx, pool, id)
 	switch {
 	case errcode.Is(err, errcode.NotFound):
-		return "", invalidBody("assignee", "is no user: give an analyst's user id or username", ref)
+		return "", invalidBody(field, "is no user: give an analyst's user id or username", ref)
 	case err != nil:
 		return "", err
 	case !u.Active:
-		return "", invalidBody("assignee", fmt.Sprintf("names %s, who is deactivated", u.ID), ref)
+		return "", invalidBody(field, fmt.Sprintf("names %s, who is deactivated", u.ID), ref)
 	case role.Highest(u.Roles) < role.Quality:
-		return "", invalidBody("assignee", fmt.Sprintf("names %s, who is not an analyst: an assignee needs the quality role or above", u.ID), ref)
+		return "", invalidBody(field, fmt.Sprintf("names %s, who is not an analyst: an assignee needs the quality role or above", u.ID), ref)
 	}
 	return u.ID, nil
 }

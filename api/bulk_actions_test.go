@@ -257,6 +257,15 @@ func TestBulkAssign(t *testing.T) {
 	require.Equal(t, map[string]string{ids[0]: "skipped: it is assigned to maria already", ids[2]: "succeeded: assigned to maria"},
 		b.bulkResults(t, sue, a["id"].(string), ""))
 
+	// Maria is told, once per bulk action, with a link to her queue; the
+	// assignment is dated, without a due date.
+	notes := items(t, b.do(t, http.MethodGet, "/notifications", b.issuer.token(t, "maria", "quality"), nil))
+	require.Equal(t, []string{"1 tasks were assigned to you for review.", "2 tasks were assigned to you for review."}, texts(notes))
+	require.Equal(t, "/reviews", notes[0]["link"])
+	assigned := details(b.do(t, http.MethodGet, "/tasks/"+ids[2], alice, nil))
+	require.NotEmpty(t, assigned["assigned_at"])
+	require.Nil(t, assigned["due_at"])
+
 	// The list filters by assignee, and shows it.
 	list := details(b.do(t, http.MethodGet, "/tasks?assignee=maria", alice, nil))
 	require.EqualValues(t, 3, list["total"])

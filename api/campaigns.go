@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -27,15 +28,19 @@ type campaignsResource struct {
 
 // CampaignView is a campaign as the API shows it.
 type CampaignView struct {
-	ID               string    `json:"id" format:"uuid"`
-	Name             string    `json:"name"`
-	PassingScore     float64   `json:"passing_score" doc:"The score (0..100) an audit needs to pass"`
-	SupervisorEmails []string  `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
-	Language         string    `json:"language" doc:"Default language of its interactions (BCP 47)"`
-	AgentChannel     string    `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
-	ScorecardVersion int       `json:"scorecard_version" doc:"The current version of its scorecard"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	ID               string   `json:"id" format:"uuid"`
+	Name             string   `json:"name"`
+	PassingScore     float64  `json:"passing_score" doc:"The score (0..100) an audit needs to pass"`
+	SupervisorEmails []string `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
+	Language         string   `json:"language" doc:"Default language of its interactions (BCP 47)"`
+	AgentChannel     string   `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
+	ScorecardVersion int      `json:"scorecard_version" doc:"The current version of its scorecard"`
+	// OperatorSeesAutomatic and ReviewAnalysts are the QA workflow's
+	// settings (README: QA workflow).
+	OperatorSeesAutomatic bool      `json:"operator_sees_automatic" doc:"Whether agents (operators) see their audits before an analyst reviewed them"`
+	ReviewAnalysts        []string  `json:"review_analysts" doc:"The user ids sampling assigns tasks to; empty: every active user whose highest role is quality"`
+	CreatedAt             time.Time `json:"created_at"`
+	UpdatedAt             time.Time `json:"updated_at"`
 }
 
 // ScorecardView is one version of a campaign's scorecard with its criteria.
@@ -97,7 +102,8 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 	}
 	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
 		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
-		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt}, nil
+		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
+		OperatorSeesAutomatic: camp.OperatorSeesAutomatic, ReviewAnalysts: nonNilStrings(camp.ReviewAnalysts)}, nil
 }
 
 // answer is the response showing camp.
@@ -153,6 +159,9 @@ type CampaignFields struct {
 	SupervisorEmails []string `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
 	Language         string   `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
 	AgentChannel     string   `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+	// The QA workflow's settings.
+	OperatorSeesAutomatic *bool    `json:"operator_sees_automatic,omitempty" doc:"Show agents (operators) their audits before an analyst reviewed them; defaults to false: until then an agent's task shows no score, result or verdicts"`
+	ReviewAnalysts        []string `json:"review_analysts,omitempty" maxItems:"200" doc:"The analysts (user ids or usernames, each of the quality role or above) sampling assigns tasks to; [] for every active user whose highest role is quality (the default)"`
 }
 
 type createCampaignInput struct {
@@ -166,13 +175,18 @@ func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput)
 	b := in.Body
 	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left"}
 	applyFields(&s, b.CampaignFields)
+	analysts, err := c.reviewAnalysts(ctx, b.CampaignFields)
+	if err != nil {
+		return nil, err
+	}
+	s.ReviewAnalysts = analysts
 	if len(b.Criteria) > 0 {
 		if err := validateCriteria(b.Criteria); err != nil {
 			return nil, err
 		}
 	}
 	var camp db.Campaign
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) (err error) {
+	err = pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) (err error) {
 		camp, err = db.CampaignCreate(ctx, tx, b.Name, s, b.Criteria, principal(ctx).User.ID)
 		return err
 	})
@@ -195,6 +209,29 @@ func applyFields(s *db.CampaignSettings, f CampaignFields) {
 	if f.AgentChannel != "" {
 		s.AgentChannel = f.AgentChannel
 	}
+	if f.OperatorSeesAutomatic != nil {
+		s.OperatorSeesAutomatic = *f.OperatorSeesAutomatic
+	}
+}
+
+// reviewAnalysts resolves f's analysts (nil when not sent) to user ids,
+// each an analyst (analyst), without repeats.
+func (c *campaignsResource) reviewAnalysts(ctx context.Context, f CampaignFields) ([]string, error) {
+	if f.ReviewAnalysts == nil {
+		return nil, nil
+	}
+	ids := []string{}
+	for i, ref := range f.ReviewAnalysts {
+		id, err := analyst(ctx, c.pool, ref, fmt.Sprintf("review_analysts[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(ids, id) {
+			return nil, invalidBody(fmt.Sprintf("review_analysts[%d]", i), fmt.Sprintf("names %s again; list each analyst once", id), ref)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 type updateCampaignInput struct {
@@ -212,6 +249,13 @@ func (c *campaignsResource) update(ctx context.Context, in *updateCampaignInput)
 	}
 	s := camp.CampaignSettings
 	applyFields(&s, in.Body.CampaignFields)
+	analysts, err := c.reviewAnalysts(ctx, in.Body.CampaignFields)
+	if err != nil {
+		return nil, err
+	}
+	if analysts != nil {
+		s.ReviewAnalysts = analysts
+	}
 	name := camp.Name
 	if in.Body.Name != "" {
 		name = in.Body.Name

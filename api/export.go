@@ -40,7 +40,7 @@ var exportTypes = map[string]string{
 // follows them with a column per criterion, a long one with the item's.
 var (
 	exportTaskColumns = []string{"uuid", "file_name", "kind", "status", "campaign", "operator_id", "language",
-		"created_at", "audited_at", "score", "passed", "review_items", "audit_revision"}
+		"created_at", "audited_at", "score", "passed", "review_items", "audit_revision", "review_state"}
 	exportItemColumns = []string{"criterion_id", "category", "critical", "weight", "complies", "basis", "confidence",
 		"needs_review", "explanation", "evidence"}
 )
@@ -106,6 +106,9 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 		err := out.row(strings2any(columns))
 		if err == nil && mine {
 			err = db.TaskExport(r.Context(), t.pool, f, in.Shape == exportLong, func(e db.ExportRow) error {
+				if e.AuditHidden && !principal(ctx).Is(role.Quality) {
+					e = e.WithoutAudit()
+				}
 				for _, row := range exportRows(e, in.Shape, criteria) {
 					if err := out.row(row); err != nil {
 						return err
@@ -174,7 +177,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // verdict of each of criteria; one per item of its audit for a long one.
 func exportRows(e db.ExportRow, shape string, criteria []string) [][]any {
 	task := []any{e.UUID, e.FileName, e.Kind, e.Status, e.Campaign, e.OperatorID, e.Language, e.CreatedAt, e.AuditedAt,
-		e.Score, e.Passed, e.ReviewItems, e.AuditRevision}
+		e.Score, e.Passed, e.ReviewItems, e.AuditRevision, e.ReviewState}
 	if shape == exportWide {
 		row := task
 		for _, id := range criteria {

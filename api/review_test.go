@@ -145,6 +145,12 @@ func TestReviewRouting(t *testing.T) {
 	require.Equal(t, map[string]any{"good.txt": float64(1), "rude.txt": float64(2)}, list(alice, "needs_review=true"))
 	require.Equal(t, map[string]any{"clean.txt": float64(0)}, list(alice, "needs_review=false"))
 	require.Equal(t, map[string]any{"good.txt": float64(1)}, list(alice, "needs_review=true&operator=olga"))
+	// An agent is not shown automatic audits by default (README: QA
+	// workflow): the filter on the result does not match them, until the
+	// campaign shows them.
+	require.Equal(t, map[string]any{}, list(olga, "needs_review=true"), "an operator, their own automatic audits hidden")
+	require.Equal(t, http.StatusOK, b.json(t, http.MethodPatch, "/campaigns/"+campaignID(t, b, alice), sue,
+		map[string]any{"operator_sees_automatic": true}).Status)
 	require.Equal(t, map[string]any{"good.txt": float64(1)}, list(olga, "needs_review=true"), "an operator, their own")
 	require.Equal(t, map[string]any{"good.txt": float64(1)}, list(alice, "needs_review=true&min_score=50&sort=score"))
 	for _, bad := range []string{"needs_review=maybe", "needs_review=1"} {

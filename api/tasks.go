@@ -103,6 +103,7 @@ type TaskFilterInput struct {
 	MaxScore        string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
 	FailedCriterion string `query:"failed_criterion" maxLength:"64" doc:"Only audited tasks whose current audit found this criterion (its id) not met"`
 	Assignee        string `query:"assignee" maxLength:"200" doc:"Only tasks assigned to this analyst (user id or username)"`
+	ReviewState     string `query:"review_state" enum:"automatic,reviewed,validated" doc:"Only tasks whose audit is in this review state: automatic (judged by the engine alone), reviewed (by an analyst) or validated"`
 }
 
 // binaryResponse documents that the GET of path answers status with a file
@@ -193,7 +194,7 @@ func parseScore(name, v string) (*float64, error) {
 // false when they asked for someone else's, which match nothing.
 func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db.TaskFilter, mine bool, err error) {
 	f = db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.FileName,
-		FailedCriterion: in.FailedCriterion, Language: in.Language}
+		FailedCriterion: in.FailedCriterion, Language: in.Language, ReviewState: in.ReviewState}
 	if in.Q != "" {
 		var serr *db.SearchError
 		if f.Text, err = db.SearchQuery(ctx, pool, in.Q); errors.As(err, &serr) {
@@ -243,6 +244,7 @@ func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db
 			return f, false, nil
 		}
 		f.OperatorID = p.User.ID
+		f.AgentView = true
 	}
 	return f, true, nil
 }
@@ -253,6 +255,9 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		return nil, err
 	}
 	page := db.TaskPage{Sort: in.Sort, Desc: in.Order == "desc", Skip: in.Skip, Limit: in.Limit}
+	if f.AgentView && in.Sort == db.TaskSortScore {
+		page.Sort = db.TaskSortAgentScore
+	}
 	if in.Cursor != "" {
 		var c listCursor
 		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
@@ -280,7 +285,7 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	out.Total, out.TotalEstimated = total, estimated
 	if len(tasks) > in.Limit {
 		tasks = tasks[:in.Limit]
-		pos := tasks[len(tasks)-1].Cursor(in.Sort)
+		pos := tasks[len(tasks)-1].Cursor(page.Sort)
 		out.Next = listCursor{Sort: in.Sort, Order: in.Order, Value: pos.Value, UUID: pos.UUID}.encode()
 	}
 	var snippets map[string][]db.SnippetPart
@@ -294,7 +299,7 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		}
 	}
 	for _, task := range tasks {
-		s := task.Summary()
+		s := summaryFor(ctx, task)
 		s.Snippet = snippets[task.UUID]
 		out.Tasks = append(out.Tasks, s)
 	}
@@ -326,6 +331,12 @@ type TaskDetail struct {
 	Attempts        int        `json:"attempts"`
 	ReviewItems     *int       `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
 	AssigneeID      string     `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
+	AssignedAt      *time.Time `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
+	DueAt           *time.Time `json:"due_at,omitempty" doc:"By when the assignee should review it"`
+	ReviewState     string     `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
+	ReviewedAt      *time.Time `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
+	ReviewedBy      string     `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
+	AuditHidden     bool       `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those: audit, revisions and review_items are left out until an analyst reviews it"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
 	AudioURL        string     `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
@@ -381,7 +392,10 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		Language: task.Language, Direction: task.Direction, StartedAt: task.StartedAt, ExternalID: task.ExternalID,
 		UploadedBy: task.UploadedBy, DurationSeconds: task.DurationSeconds, Error: task.Error, Attempts: task.Attempts,
 		ReviewItems: task.ReviewItems, AssigneeID: task.AssigneeID, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
+		AssignedAt: task.AssignedAt, DueAt: task.DueAt, ReviewState: task.ReviewState(), ReviewedAt: task.ReviewedAt,
+		ReviewedBy: task.ReviewedBy, Revisions: []db.AuditRevisionInfo{},
 	}
+	hidden := auditHidden(ctx, task)
 	if task.Kind == db.TaskCall {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"
 	}
@@ -392,7 +406,10 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	case !errcode.Is(err, errcode.NotFound):
 		return nil, err
 	}
-	if task.AuditRevision != nil {
+	if hidden {
+		d.AuditHidden, d.ReviewItems = true, nil
+	}
+	if task.AuditRevision != nil && !hidden {
 		audit, err := db.AuditCurrent(ctx, t.pool, task.UUID)
 		if err != nil {
 			return nil, err
@@ -405,8 +422,10 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 			}
 		}
 	}
-	if d.Revisions, err = db.AuditRevisionList(ctx, t.pool, task.UUID); err != nil {
-		return nil, err
+	if !hidden {
+		if d.Revisions, err = db.AuditRevisionList(ctx, t.pool, task.UUID); err != nil {
+			return nil, err
+		}
 	}
 	if d.History, err = db.TaskHistory(ctx, t.pool, task.UUID); err != nil {
 		return nil, err
@@ -438,6 +457,9 @@ func (t *tasksResource) revision(ctx context.Context, in *revisionInput) (*Outpu
 	task, err := t.visible(ctx, in.UUID)
 	if err != nil {
 		return nil, err
+	}
+	if auditHidden(ctx, task) {
+		return nil, errAuditHidden(task)
 	}
 	rev, err := db.AuditRevisionGet(ctx, t.pool, task.UUID, in.N)
 	if err != nil {
@@ -562,4 +584,26 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 		return nil, err
 	}
 	return accepted(changed.Summary()), nil
+}
+
+// auditHidden reports whether the caller is not shown task's audit: an
+// agent (below quality) while it is automatic, unless the campaign shows
+// those (operator_sees_automatic).
+func auditHidden(ctx context.Context, task db.Task) bool {
+	return !principal(ctx).Is(role.Quality) && task.AuditHiddenFromOperator()
+}
+
+// summaryFor is task's summary as the caller may see it (auditHidden).
+func summaryFor(ctx context.Context, task db.Task) db.TaskSummary {
+	if auditHidden(ctx, task) {
+		return task.Summary().WithoutAudit()
+	}
+	return task.Summary()
+}
+
+// errAuditHidden is the answer to an agent asking for an audit they are
+// not shown yet.
+func errAuditHidden(task db.Task) *Error {
+	return Errorf(CodeForbidden, fmt.Sprintf("the audit of task %s is shown to its agent once an analyst reviews it; "+
+		"campaign %s does not show automatic audits to agents", task.UUID, task.CampaignName))
 }

@@ -125,6 +125,22 @@ func Notice(a db.BulkAction) db.NotificationNew {
 	return db.NotificationNew{UserID: a.RequestedBy, Text: text, Variant: variant, Link: Link(a.ID)}
 }
 
+// AssigneeNotice is the notification that tells the analyst a bulk assign
+// gave tasks to how many it gave them, in their language, linking to their
+// queue ("My reviews"); ok is false when there is no one to tell (another
+// action, nothing assigned, or the requester assigned themselves).
+func AssigneeNotice(a db.BulkAction) (n db.NotificationNew, ok bool) {
+	if a.Action != Assign || a.Succeeded == 0 || a.Params.AssigneeID == a.RequestedBy {
+		return n, false
+	}
+	return db.NotificationNew{UserID: a.Params.AssigneeID, Variant: "info", Link: reviewsLink,
+		Text: l10n.T("%d tasks were assigned to you for review.", a.Succeeded)}, true
+}
+
+// reviewsLink is where the dashboard shows an analyst's queue, as the
+// sampling's notices link to it (sampling.ReviewsLink).
+const reviewsLink = "/reviews"
+
 // Link is where the dashboard shows bulk action id: the task list with its
 // progress.
 func Link(id string) string { return "/tasks?bulk=" + id }

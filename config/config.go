@@ -106,6 +106,9 @@ type Config struct {
 	// subject: id, externalId or userName (DIRECTORY_SUBJECT_ATTRIBUTE).
 	// Defaults to id.
 	DirectorySubjectAttribute string
+	// SamplingInterval is how often the sampling rules pick tasks for
+	// review (SAMPLING_INTERVAL). Defaults to 5m; at least 1s.
+	SamplingInterval time.Duration
 	// UserSyncInterval is how often users are synced from the directory
 	// (USER_SYNC_INTERVAL). Defaults to 1h; at least 1m.
 	UserSyncInterval time.Duration
@@ -277,6 +280,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DirectoryToken:            e.str("DIRECTORY_TOKEN", ""),
 		DirectorySubjectAttribute: e.str("DIRECTORY_SUBJECT_ATTRIBUTE", "id"),
 		UserSyncInterval:          e.duration("USER_SYNC_INTERVAL", time.Hour),
+		SamplingInterval:          e.duration("SAMPLING_INTERVAL", 5*time.Minute),
 
 		AuditorEngine:                e.str("AUDITOR_ENGINE", "rules"),
 		ReviewConfidence:             e.fraction("AUDIT_REVIEW_CONFIDENCE", 0.8),
@@ -407,6 +411,9 @@ func (c Config) validate() error {
 	}
 	if err := c.validateAuditor(); err != nil {
 		return err
+	}
+	if c.SamplingInterval < time.Second {
+		return fmt.Errorf("SAMPLING_INTERVAL: %s is shorter than 1s", c.SamplingInterval)
 	}
 	return c.validateDirectory()
 }

@@ -111,6 +111,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"DIRECTORY_PROVIDER": "scim", "DIRECTORY_URL": "https://idp.example/scim/v2", "DIRECTORY_TOKEN": "t", "DIRECTORY_SUBJECT_ATTRIBUTE": "email"}), "DIRECTORY_SUBJECT_ATTRIBUTE"},
 		{base(map[string]string{"DIRECTORY_PROVIDER": "scim", "DIRECTORY_URL": "https://idp.example/scim/v2", "DIRECTORY_TOKEN": "t", "USER_SYNC_INTERVAL": "10s"}), "USER_SYNC_INTERVAL"},
 		{base(map[string]string{"USER_SYNC_INTERVAL": "hourly"}), "USER_SYNC_INTERVAL"},
+		{base(map[string]string{"SAMPLING_INTERVAL": "500ms"}), "SAMPLING_INTERVAL"},
+		{base(map[string]string{"SAMPLING_INTERVAL": "often"}), "SAMPLING_INTERVAL"},
 		{base(map[string]string{"BLOB_URL": "gs://bucket"}), "BLOB_URL"},
 		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "lots"}), "UPLOAD_MAX_FILE_BYTES"},
 		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "0"}), "UPLOAD_MAX_FILE_BYTES"},

@@ -139,7 +139,14 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 				judged_criteria = $5, failed_criteria = $6, review_items = $7, engine_verdicts = engine_verdicts + $8,
 				engine_confident = engine_confident + $9, audited_at = COALESCE(audited_at, now()), updated_at = now(),
 				status = COALESCE($10, status), error = CASE WHEN $10::text IS NULL THEN error END,
-				attempts = CASE WHEN $11 > 0 THEN $11 ELSE attempts END
+				attempts = CASE WHEN $11 > 0 THEN $11 ELSE attempts END,
+				-- An analyst's edit reviews the audit; a new engine
+				-- revision makes it automatic again; a recomputation keeps
+				-- the review (migration 00030).
+				reviewed_at = CASE WHEN $14 = 'analyst' AND $15 <> '' THEN COALESCE(reviewed_at, now())
+					WHEN $14 = 'engine' THEN NULL ELSE reviewed_at END,
+				reviewed_by = CASE WHEN $14 = 'analyst' AND $15 <> '' THEN COALESCE(reviewed_by, $15)
+					WHEN $14 = 'engine' THEN NULL ELSE reviewed_by END
 			WHERE uuid = $1
 			RETURNING *
 		), history AS (
@@ -150,7 +157,7 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 		)
 		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`,
 		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed, judged, failed, c.review, c.engine, c.confident,
-		to, attempt, left, reached))
+		to, attempt, left, reached, a.Source, a.AuthorID))
 	if err == nil {
 		err = TaskSearchRefresh(ctx, tx, a.TaskUUID)
 	}
@@ -260,11 +267,16 @@ type AuditUpdate struct {
 
 // AuditEventInsert writes the audit.updated event of revision a of task t
 // (read after the revision was appended), seen by the task's operator and
-// by quality and above, like the task's own events. before is the previous
+// by quality and above, like the task's own events (not by the operator
+// while the audit is hidden from them: Task.AuditHiddenFromOperator). before is the previous
 // revision's score, if any. Call it in the transaction that appended the
 // revision.
 func AuditEventInsert(ctx context.Context, q DBTX, t Task, a AuditRevision, before *float64) error {
-	err := EventInsert(ctx, q, EventAuditUpdated, t.audience(), AuditUpdate{
+	audience := t.audience()
+	if t.AuditHiddenFromOperator() {
+		audience.UserID = ""
+	}
+	err := EventInsert(ctx, q, EventAuditUpdated, audience, AuditUpdate{
 		Task: t.Summary(), Revision: a.Revision, Source: a.Source, AuthorID: a.AuthorID, AuthorName: a.AuthorName,
 		ScorecardVersion: a.Result.ScorecardVersion, Score: a.Result.Score, Passed: a.Result.Passed, ScoreBefore: before,
 	})

@@ -23,6 +23,17 @@ type ExportRow struct {
 	ReviewItems, AuditRevision                                   int
 	Judged, Failed                                               []string
 	Items                                                        []scoring.Item
+	// ReviewState is the task's (Task.ReviewState); AuditHidden says that
+	// its agent is not shown its audit (Task.AuditHiddenFromOperator).
+	ReviewState string
+	AuditHidden bool
+}
+
+// WithoutAudit is e without what an agent is not shown of an automatic
+// audit (TaskSummary.WithoutAudit), the audit's verdicts included.
+func (e ExportRow) WithoutAudit() ExportRow {
+	e.Score, e.Passed, e.ReviewItems, e.AuditRevision, e.Judged, e.Failed, e.Items = nil, nil, 0, 0, nil, nil, nil
+	return e
 }
 
 // exportBatch is how many tasks an export reads at a time: what it holds in
@@ -66,7 +77,10 @@ func TaskExport(ctx context.Context, q DBTX, f TaskFilter, items bool, fn func(E
 		where := f.where(&args) + page.after(sort, cmp, &args)
 		rows, err := q.Query(ctx, `SELECT t.uuid, t.kind, t.status, t.file_name, c.name, COALESCE(t.operator_id, ''),
 				t.language, t.created_at, t.audited_at, t.score::float8, t.passed, COALESCE(t.review_items, 0),
-				COALESCE(t.audit_revision, 0), COALESCE(t.judged_criteria, '{}'), COALESCE(t.failed_criteria, '{}'), `+
+				COALESCE(t.audit_revision, 0), COALESCE(t.judged_criteria, '{}'), COALESCE(t.failed_criteria, '{}'),
+				CASE WHEN `+reviewStateConds[ReviewValidated]+` THEN 'validated' WHEN `+reviewStateConds[ReviewReviewed]+
+			` THEN 'reviewed' WHEN `+reviewStateConds[ReviewAutomatic]+` THEN 'automatic' ELSE '' END,
+				`+reviewStateConds[ReviewAutomatic]+` AND NOT c.operator_sees_automatic, `+
 			itemsColumn+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id`+itemsJoin+`
 			WHERE `+where+` ORDER BY `+sort.key+` `+dir+`, t.uuid `+dir+` LIMIT `+strconv.Itoa(exportBatch), args...)
 		if err != nil {
@@ -76,7 +90,7 @@ func TaskExport(ctx context.Context, q DBTX, f TaskFilter, items bool, fn func(E
 			var e ExportRow
 			var items []byte
 			err := row.Scan(&e.UUID, &e.Kind, &e.Status, &e.FileName, &e.Campaign, &e.OperatorID, &e.Language,
-				&e.CreatedAt, &e.AuditedAt, &e.Score, &e.Passed, &e.ReviewItems, &e.AuditRevision, &e.Judged, &e.Failed, &items)
+				&e.CreatedAt, &e.AuditedAt, &e.Score, &e.Passed, &e.ReviewItems, &e.AuditRevision, &e.Judged, &e.Failed, &e.ReviewState, &e.AuditHidden, &items)
 			if err == nil && items != nil {
 				err = json.Unmarshal(items, &e.Items)
 			}

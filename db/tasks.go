@@ -65,24 +65,66 @@ type Task struct {
 	AssigneeID string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// ReviewedAt and ReviewedBy say when and by whom an analyst reviewed
+	// the current audit (nil while it is automatic).
+	ReviewedAt *time.Time
+	ReviewedBy string
+	// AssignedAt is when the task was assigned to AssigneeID; DueAt by
+	// when the analyst should review it (nil: no due date).
+	AssignedAt *time.Time
+	DueAt      *time.Time
+	// OperatorSeesAutomatic is the campaign's setting: whether the agent
+	// sees an audit before an analyst reviewed it.
+	OperatorSeesAutomatic bool
+}
+
+// Review states of a task's audit (TaskSummary.ReviewState).
+const (
+	ReviewAutomatic = "automatic"
+	ReviewReviewed  = "reviewed"
+	ReviewValidated = "validated"
+)
+
+// ReviewState is the review state of t's audit: validated once validated,
+// reviewed once an analyst reviewed its current audit, automatic while only
+// the engine judged it, "" before any audit.
+func (t Task) ReviewState() string {
+	switch {
+	case t.Status == TaskValidated:
+		return ReviewValidated
+	case t.AuditRevision == nil:
+		return ""
+	case t.ReviewedAt != nil:
+		return ReviewReviewed
+	}
+	return ReviewAutomatic
+}
+
+// AuditHiddenFromOperator reports whether t's agent (an operator) is not
+// shown its audit: it is automatic and the campaign does not show those.
+func (t Task) AuditHiddenFromOperator() bool {
+	return t.ReviewState() == ReviewAutomatic && !t.OperatorSeesAutomatic
 }
 
 // TaskSummary is what lists and events show of a task.
 type TaskSummary struct {
-	UUID        string    `json:"uuid" format:"uuid"`
-	Kind        string    `json:"kind" enum:"call,chat"`
-	Status      string    `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
-	FileName    string    `json:"file_name"`
-	Campaign    string    `json:"campaign" doc:"The campaign's name"`
-	OperatorID  string    `json:"operator_id,omitempty" doc:"The audited agent's user id"`
-	Language    string    `json:"language" doc:"The interaction's language (BCP 47)"`
-	Error       string    `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
-	Score       *float64  `json:"score,omitempty" doc:"The current audit's score (0..100), once audited"`
-	Passed      *bool     `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score"`
-	ReviewItems *int      `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (automatic verdicts below AUDIT_REVIEW_CONFIDENCE), once audited"`
-	AssigneeID  string    `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
-	CreatedAt   time.Time `json:"created_at"`
-	UpdatedAt   time.Time `json:"updated_at"`
+	UUID        string     `json:"uuid" format:"uuid"`
+	Kind        string     `json:"kind" enum:"call,chat"`
+	Status      string     `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
+	FileName    string     `json:"file_name"`
+	Campaign    string     `json:"campaign" doc:"The campaign's name"`
+	OperatorID  string     `json:"operator_id,omitempty" doc:"The audited agent's user id"`
+	Language    string     `json:"language" doc:"The interaction's language (BCP 47)"`
+	Error       string     `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
+	Score       *float64   `json:"score,omitempty" doc:"The current audit's score (0..100), once audited"`
+	Passed      *bool      `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score"`
+	ReviewItems *int       `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (automatic verdicts below AUDIT_REVIEW_CONFIDENCE), once audited"`
+	AssigneeID  string     `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	ReviewState string     `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
+	AssignedAt  *time.Time `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
+	DueAt       *time.Time `json:"due_at,omitempty" doc:"By when the assignee should review it"`
 	// Snippet is where a search's words were found, in a list searched by
 	// words (q).
 	Snippet []SnippetPart `json:"snippet,omitempty" doc:"In a list searched by words (q): the passages of the transcript, the audit's explanations or the validation's notes where they were found, the words found marked; absent when only the file name has them"`
@@ -94,7 +136,15 @@ func (t Task) Summary() TaskSummary {
 		UUID: t.UUID, Kind: t.Kind, Status: t.Status, FileName: t.FileName, Campaign: t.CampaignName,
 		OperatorID: t.OperatorID, Language: t.Language, Error: t.Error, Score: t.Score, Passed: t.Passed, ReviewItems: t.ReviewItems,
 		AssigneeID: t.AssigneeID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
+		ReviewState: t.ReviewState(), AssignedAt: t.AssignedAt, DueAt: t.DueAt,
 	}
+}
+
+// WithoutAudit is s without what an agent is not shown of an automatic
+// audit (Task.AuditHiddenFromOperator): its score, result and review items.
+func (s TaskSummary) WithoutAudit() TaskSummary {
+	s.Score, s.Passed, s.ReviewItems = nil, nil, nil
+	return s
 }
 
 // NewTask is a task to insert: what its upload says of it.
@@ -122,14 +172,16 @@ type NewTask struct {
 const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.size_bytes, t.sha256, t.blob_key,
 	t.campaign_id, c.name, COALESCE(t.operator_id, ''), t.language, COALESCE(t.direction, ''), t.started_at,
 	COALESCE(t.external_id, ''), t.uploaded_by, t.duration_seconds, COALESCE(t.error, ''), t.attempts,
-	t.score::float8, t.passed, t.review_items, t.audit_revision, COALESCE(t.assignee_id, ''), t.created_at, t.updated_at`
+	t.score::float8, t.passed, t.review_items, t.audit_revision, COALESCE(t.assignee_id, ''), t.created_at, t.updated_at,
+	t.reviewed_at, COALESCE(t.reviewed_by, ''), t.assigned_at, t.assignment_due_at, c.operator_sees_automatic`
 
 func scanTask(row pgx.Row) (Task, error) {
 	var t Task
 	err := row.Scan(&t.UUID, &t.Kind, &t.Status, &t.FileName, &t.ContentType, &t.SizeBytes, &t.SHA256, &t.BlobKey,
 		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
 		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
-		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.AssigneeID, &t.CreatedAt, &t.UpdatedAt)
+		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.AssigneeID, &t.CreatedAt, &t.UpdatedAt,
+		&t.ReviewedAt, &t.ReviewedBy, &t.AssignedAt, &t.DueAt, &t.OperatorSeesAutomatic)
 	return t, err
 }
 
@@ -192,15 +244,17 @@ func TasksExisting(ctx context.Context, q DBTX, uuids []string) (map[string]bool
 	return keySet(q.Query(ctx, `SELECT uuid::text FROM tasks WHERE uuid = ANY($1::uuid[])`, uuids))
 }
 
-// TaskAssign assigns task uuid to the analyst whose user id is assignee
-// and writes its task.updated event, through q (the caller's transaction).
-// It returns the task as it then is, or a NotFound error.
-func TaskAssign(ctx context.Context, q DBTX, uuid, assignee string) (Task, error) {
+// TaskAssign assigns task uuid to the analyst whose user id is assignee,
+// from now and due by due (nil: no due date), and writes its task.updated
+// event, through q (the caller's transaction). It returns the task as it
+// then is, or a NotFound error.
+func TaskAssign(ctx context.Context, q DBTX, uuid, assignee string, due *time.Time) (Task, error) {
 	t, err := scanTask(q.QueryRow(ctx, `
 		WITH t AS (
-			UPDATE tasks SET assignee_id = $2, updated_at = now() WHERE uuid = $1 RETURNING *
+			UPDATE tasks SET assignee_id = $2, assigned_at = now(), assignment_due_at = $3, updated_at = now()
+			WHERE uuid = $1 RETURNING *
 		)
-		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`, uuid, assignee))
+		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`, uuid, assignee, due))
 	if err != nil {
 		return Task{}, one(err, "no task %s", uuid)
 	}
@@ -270,9 +324,16 @@ func TaskSetDuration(ctx context.Context, q DBTX, uuid string, seconds float64) 
 }
 
 // TaskEventInsert writes an event of type typ carrying t's summary, seen by
-// the task's audience.
+// the task's audience. While the agent is not shown the audit
+// (AuditHiddenFromOperator), quality and above get the summary and the
+// agent another without the audit.
 func TaskEventInsert(ctx context.Context, q DBTX, typ string, t Task) error {
-	return EventsInsert(ctx, q, TaskEvent(typ, t))
+	if t.OperatorID == "" || !t.AuditHiddenFromOperator() {
+		return EventsInsert(ctx, q, TaskEvent(typ, t))
+	}
+	quality := role.Quality
+	return EventsInsert(ctx, q, EventNew{Type: typ, Audience: Audience{MinRole: &quality}, Data: t.Summary()},
+		EventNew{Type: typ, Audience: Audience{UserID: t.OperatorID}, Data: t.Summary().WithoutAudit()})
 }
 
 // TaskEvent is an event of type typ carrying t's summary, seen by the
@@ -346,6 +407,12 @@ type TaskFilter struct {
 	// Language keeps the tasks in this language or one of its regions: "es"
 	// is es, es-MX…; "es-MX" only es-MX (ignoring case).
 	Language string `json:"language,omitempty"`
+	// ReviewState keeps the tasks in this review state (Task.ReviewState).
+	ReviewState string `json:"review_state,omitempty"`
+	// AgentView narrows the filters on the audit's result (passed,
+	// needs review, score, failed criterion) to audits the agent is shown
+	// (Task.AuditHiddenFromOperator): an operator's list.
+	AgentView bool `json:"agent_view,omitempty"`
 }
 
 // Task orderings for TaskPage.Sort. Each is a keyset ordering completed by
@@ -354,6 +421,10 @@ const (
 	TaskSortCreatedAt = "created_at"
 	TaskSortFileName  = "file_name"
 	TaskSortScore     = "score"
+	// TaskSortAgentScore is the score as an agent is shown it: an audit
+	// hidden from them (Task.AuditHiddenFromOperator) sorts as not audited,
+	// so that the order tells nothing of its score.
+	TaskSortAgentScore = "agent_score"
 )
 
 // taskSorts maps a sort to the expression it orders by and the same
@@ -364,6 +435,8 @@ var taskSorts = map[string]taskSort{
 	TaskSortCreatedAt: {"t.created_at", "%s::timestamptz"},
 	TaskSortFileName:  {"lower(t.file_name)", "lower(%s::text)"},
 	TaskSortScore:     {"COALESCE(t.score, -1)", "%s::numeric"},
+	TaskSortAgentScore: {"CASE WHEN " + reviewStateConds[ReviewAutomatic] + " AND NOT c.operator_sees_automatic THEN -1 " +
+		"ELSE COALESCE(t.score, -1) END", "%s::numeric"},
 }
 
 // taskSort is an ordering of tasks: the expression it orders by, and a
@@ -382,9 +455,9 @@ func (t Task) Cursor(sort string) TaskCursor {
 	switch sort {
 	case TaskSortFileName:
 		return TaskCursor{Value: t.FileName, UUID: t.UUID}
-	case TaskSortScore:
+	case TaskSortScore, TaskSortAgentScore:
 		score := -1.0
-		if t.Score != nil {
+		if t.Score != nil && (sort == TaskSortScore || !t.AuditHiddenFromOperator()) {
 			score = *t.Score
 		}
 		return TaskCursor{Value: strconv.FormatFloat(score, 'f', 2, 64), UUID: t.UUID}
@@ -468,12 +541,19 @@ func (f TaskFilter) where(args *[]any) string {
 		// Containment, which the array's index serves (= ANY does not).
 		add("t.failed_criteria @> ARRAY[$?::text]", f.FailedCriterion)
 	}
+	if f.ReviewState != "" {
+		conds = append(conds, reviewStateConds[f.ReviewState])
+	}
+	if f.AgentView && (f.Passed != nil || f.NeedsReview != nil || f.MinScore != nil || f.MaxScore != nil || f.FailedCriterion != "") {
+		conds = append(conds, "(NOT "+reviewStateConds[ReviewAutomatic]+
+			" OR t.campaign_id IN (SELECT id FROM campaigns WHERE operator_sees_automatic))")
+	}
 	return strings.Join(conds, " AND ")
 }
 
 // searchWhere is the condition on task_search s of a search by words
-// (f.Text), with f's creation times in it: one condition of the search's
-// index, which holds both.
+// (f.Text), with f's creation times in it, so that Postgres combines the
+// index of the words with that of the creation times.
 func (f TaskFilter) searchWhere(args *[]any) string {
 	*args = append(*args, f.Text)
 	cond := "s.document @@ $" + strconv.Itoa(len(*args)) + "::tsquery"
@@ -486,6 +566,14 @@ func (f TaskFilter) searchWhere(args *[]any) string {
 		cond += " AND s.created_at < $" + strconv.Itoa(len(*args))
 	}
 	return cond
+}
+
+// reviewStateConds selects the tasks in each review state, as
+// Task.ReviewState derives it.
+var reviewStateConds = map[string]string{
+	ReviewAutomatic: "(t.status <> 'validated' AND t.audit_revision IS NOT NULL AND t.reviewed_at IS NULL)",
+	ReviewReviewed:  "(t.status <> 'validated' AND t.audit_revision IS NOT NULL AND t.reviewed_at IS NOT NULL)",
+	ReviewValidated: "(t.status = 'validated')",
 }
 
 // TaskList returns the page p of the tasks f selects. It returns an error
@@ -778,7 +866,8 @@ const countExactly = 1_000
 // planner's estimate is returned.
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
 	if f.OperatorID == "" && f.AssigneeID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil &&
-		f.MaxScore == nil && f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" {
+		f.MaxScore == nil && f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" &&
+		f.ReviewState == "" {
 		n, err = taskCountKept(ctx, q, f)
 		return n, false, err
 	}

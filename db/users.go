@@ -318,3 +318,29 @@ func UserSetLocale(ctx context.Context, q DBTX, id, locale string) (User, error)
 		RETURNING `+userColumns, id, locale))
 	return u, one(err, "no user %q", id)
 }
+
+// AnalystLoad is an analyst of a campaign's pool and their open
+// assignments: tasks assigned to them that are still automatic.
+type AnalystLoad struct {
+	ID   string
+	Open int
+}
+
+// UsersAnalystPool returns the active users among ids, or when ids is
+// empty every active user whose highest role is quality, by id, with their
+// open assignments.
+func UsersAnalystPool(ctx context.Context, q DBTX, ids []string) ([]AnalystLoad, error) {
+	rows, err := q.Query(ctx, `
+		SELECT u.id, (SELECT count(*) FROM tasks t WHERE t.assignee_id = u.id AND `+openAssignment+`)
+		FROM users u
+		WHERE u.active AND CASE WHEN cardinality($1::text[]) > 0 THEN u.id = ANY($1)
+			ELSE 'quality' = ANY(u.roles) AND NOT u.roles && ARRAY['supervisor', 'admin'] END
+		ORDER BY u.id`, nonNil(ids))
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (AnalystLoad, error) {
+		var a AnalystLoad
+		return a, row.Scan(&a.ID, &a.Open)
+	})
+}

@@ -41,4 +41,8 @@ var spanish = map[string]string{
 	"Bulk action “%s” on %d tasks finished: %d succeeded, %d skipped, %d failed.":         "La acción masiva «%s» sobre %d tareas ha terminado: %d correctas, %d omitidas, %d fallidas.",
 	"Bulk action “%s” was cancelled after %d tasks: %d succeeded, %d skipped, %d failed.": "La acción masiva «%s» se ha cancelado tras %d tareas: %d correctas, %d omitidas, %d fallidas.",
 	"Bulk action “%s” stopped after %d tasks (%d succeeded, %d skipped, %d failed): %s.":  "La acción masiva «%s» se ha detenido tras %d tareas (%d correctas, %d omitidas, %d fallidas): %s.",
+	// Sampling (package sampling).
+	"%d tasks of campaign %s were assigned to you for review, due by %s.": "Se te han asignado %d tareas de la campaña %s para revisar, con fecha límite %s.",
+	"%d tasks were assigned to you for review.":                           "Se te han asignado %d tareas para revisar.",
+	"A task of campaign %s was assigned to you for review, due by %s.":    "Se te ha asignado una tarea de la campaña %s para revisar, con fecha límite %s.",
 }

@@ -343,7 +343,7 @@ func (w *BulkActionWorker) act(ctx context.Context, tx pgx.Tx, deps validation.D
 		}
 		return db.BulkSucceeded, "sent back to " + changed.Status, nil
 	case bulk.Assign:
-		if _, err := db.TaskAssign(ctx, tx, task.UUID, a.Params.AssigneeID); err != nil {
+		if _, err := db.TaskAssign(ctx, tx, task.UUID, a.Params.AssigneeID, nil); err != nil {
 			return "", "", err
 		}
 		return db.BulkSucceeded, "assigned to " + a.Params.AssigneeID, nil
@@ -390,7 +390,12 @@ func (w *BulkActionWorker) end(ctx context.Context, id, status, reason string) e
 		if err != nil {
 			return err
 		}
-		_, err = db.NotificationCreate(ctx, tx, bulk.Notice(ended))
+		if _, err = db.NotificationCreate(ctx, tx, bulk.Notice(ended)); err != nil {
+			return err
+		}
+		if n, ok := bulk.AssigneeNotice(ended); ok {
+			_, err = db.NotificationCreate(ctx, tx, n)
+		}
 		return err
 	})
 }

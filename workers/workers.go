@@ -58,6 +58,9 @@ type Deps struct {
 	// ValidationTo and ValidationBcc receive every validation e-mail
 	// (VALIDATION_TO, VALIDATION_BCC), bulk validations' included.
 	ValidationTo, ValidationBcc []string
+	// SamplingInterval is how often the sampling rules run
+	// (SAMPLING_INTERVAL). Defaults to jobs.SamplingInterval.
+	SamplingInterval time.Duration
 	// Logger receives what the workers note on the way (an address left
 	// out of a validation's recipients). Defaults to slog.Default().
 	Logger *slog.Logger
@@ -83,6 +86,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &BulkActionWorker{pool: d.Pool, audit: audit, backoff: d.Backoff,
 		batch: cmp.Or(d.BulkBatch, defaultBulkBatch), to: d.ValidationTo, bcc: d.ValidationBcc,
 		log: cmp.Or(d.Logger, slog.Default())})
+	river.AddWorker(ws, &ApplySamplingWorker{pool: d.Pool})
 	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, dashboardURL: d.DashboardURL})
 }
 
@@ -107,6 +111,9 @@ func Periodic(d Deps) []*river.PeriodicJob {
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.PruneRateBucketsArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "prune_rate_buckets", RunOnStart: true}),
 	}
+	periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cmp.Or(d.SamplingInterval, jobs.SamplingInterval)),
+		func() (river.JobArgs, *river.InsertOpts) { return jobs.ApplySamplingArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "apply_sampling", RunOnStart: true}))
 	if d.Directory != nil {
 		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(d.UserSyncInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.SyncUsersArgs{}, nil },

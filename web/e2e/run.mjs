@@ -1534,6 +1534,102 @@ test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }
   await eventually(() => check(oidc.issuer.signedOut === 1, 'the provider was not asked to end the session'), 10_000);
 });
 
+test('QA workflow: a supervisor sets a sampling rule, the analysts’ queues fill, an analyst opens one from My reviews; in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  // A campaign of its own, with its own two analysts, and four audited chats of one agent.
+  const sup = await devToken(base, 'qa-sue', ['supervisor']);
+  const analysts = { 'qa-ana': await devToken(base, 'qa-ana', ['quality']), 'qa-leo': await devToken(base, 'qa-leo', ['quality']) };
+  for (const token of Object.values(analysts)) await api(base, token, 'GET', '/users/me');
+  await rulesCampaign(base, sup, 'e2e-qa');
+  const campaign = (await api(base, sup, 'GET', '/campaigns')).find((c) => c.name === 'e2e-qa');
+  await api(base, sup, 'PATCH', `/campaigns/${campaign.id}`, { review_analysts: Object.keys(analysts) });
+  for (const n of [1, 2, 3, 4]) {
+    await uploadAudited(base, analysts['qa-ana'], `e2e-qa-${n}.json`, chat(`Agent ${n}`), { campaign: 'e2e-qa', operator: 'qa-agent' });
+  }
+
+  // The supervisor adds a rule in the campaign's settings and runs it at once.
+  await page.goto(base + '/app/admin/campaigns');
+  await signIn(page, { username: 'qa-sue', roles: ['supervisor'] });
+  await page.getByRole('button', { name: 'Edit e2e-qa' }).click();
+  const rules = page.getByRole('region', { name: 'Sampling rules' });
+  await visible(rules.getByText('No sampling rules yet.'));
+  await rules.getByLabel('Name').fill('Two per agent a week');
+  await rules.getByLabel('Picks').selectOption('per_agent');
+  await rules.getByLabel('Tasks per agent').fill('2');
+  await rules.getByLabel('Assign').selectOption('round_robin');
+  await rules.getByLabel('Due in (days)').fill('3');
+  await rules.getByRole('button', { name: 'Add the rule' }).click();
+  await visible(rules.getByText('Rule added.'));
+  await visible(rules.getByRole('rowheader', { name: 'Two per agent a week' }));
+  await visible(rules.getByText('N per agent · 2 a week'));
+  await rules.getByRole('button', { name: 'Run the rules now' }).click();
+  await visible(rules.getByText(/^The rules ran: \d+ tasks picked and assigned\.$/), 20_000);
+  await visible(rules.getByText(/: 2 picked$/));
+  await shot(page, 'sampling-rules');
+
+  // Each analyst got one, due in three days; the supervisor sees their progress.
+  for (const token of Object.values(analysts)) {
+    const queue = await api(base, token, 'GET', '/reviews/mine');
+    check(queue.total === 1, `a queue of ${queue.total}`);
+  }
+  await page.getByRole('link', { name: 'My reviews' }).click();
+  await visible(page.getByRole('heading', { name: 'My reviews' }));
+  await visible(page.getByText('Nothing is waiting for your review.'));
+  const progress = page.getByTestId('review-progress');
+  await page.getByLabel('Campaign').selectOption({ label: 'e2e-qa' });
+  for (const who of Object.keys(analysts)) {
+    await visible(progress.locator(`tr[data-analyst="${who}"]`));
+    check((await progress.locator(`tr[data-analyst="${who}"] td`).first().innerText()) === '1', `${who} has not 1 assigned`);
+  }
+  await shot(page, 'review-progress');
+
+  // An analyst opens hers from My reviews, and marks it reviewed.
+  const ctx = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 800 } });
+  try {
+    const ana = await ctx.newPage();
+    await ana.goto(base + '/app/reviews');
+    await signIn(ana, { username: 'qa-ana', roles: ['quality'] });
+    const queue = ana.getByTestId('my-reviews');
+    await visible(queue);
+    check((await queue.locator('tbody tr').count()) === 1, 'not one task in her queue');
+    await visible(queue.getByText('automatic'));
+    await visible(ana.getByText('To review: 1. Overdue on this page: 0.'));
+    await shot(ana, 'my-reviews');
+    await queue.getByRole('link', { name: /^e2e-qa-\d\.json$/ }).click();
+    await visible(ana.getByTestId('task-review-state').getByText('automatic'));
+    await visible(ana.getByTestId('task-review-state').getByText(/^\s*Assigned to qa-ana, due /));
+    await shot(ana, 'review-task');
+    await ana.getByRole('button', { name: 'Mark as reviewed' }).click();
+    await visible(ana.getByTestId('task-review-state').getByText('reviewed'));
+    await ana.getByRole('link', { name: 'My reviews' }).click();
+    await visible(ana.getByText('Nothing is waiting for your review.'));
+  } finally {
+    await ctx.close();
+  }
+
+  // The other analyst's queue and the rules, in Spanish.
+  await inSpanish(browser, base + '/app/reviews', { username: 'qa-leo', roles: ['quality'] }, async (es) => {
+    await visible(es.getByRole('heading', { name: 'Mis revisiones' }));
+    await visible(es.getByTestId('my-reviews').getByText('automática'));
+    await visible(es.getByText('Por revisar: 1. Vencidas en esta página: 0.'));
+    await shot(es, 'my-reviews-es');
+  });
+  await inSpanish(browser, base + '/app/admin/campaigns', { username: 'qa-sue', roles: ['supervisor'] }, async (es) => {
+    await es.getByRole('button', { name: 'Editar e2e-qa' }).click();
+    const reglas = es.getByRole('region', { name: 'Reglas de muestreo' });
+    await visible(reglas.getByText('N por agente · 2 por semana'));
+    await visible(reglas.getByText(/: 2 elegidas$/));
+    await shot(es, 'sampling-rules-es');
+    await es.getByRole('link', { name: 'Mis revisiones' }).click();
+    await es.getByLabel('Campaña').selectOption({ label: 'e2e-qa' });
+    await visible(es.getByTestId('review-progress').locator('tr[data-analyst="qa-ana"]'));
+    await shot(es, 'review-progress-es');
+  });
+});
+
 // ----------------------------------------------------------------- runner
 
 const started = Date.now();

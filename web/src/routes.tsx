@@ -10,6 +10,7 @@ import type { MessageKey } from './i18n';
 import { NotificationsPage } from './notifications/NotificationsPage';
 import { ProfilePage } from './pages/Profile';
 import { ReportsPage } from './reports/ReportsPage';
+import { MyReviewsPage } from './reviews/MyReviewsPage';
 import { match } from './router';
 import { TasksPage } from './tasks/TasksPage';
 import { TaskView } from './tasks/TaskView';
@@ -34,6 +35,7 @@ export const routes: Route[] = [
   { pattern: '/app/admin/campaigns', title: 'nav.campaigns', minRole: 'supervisor', nav: 'admin', render: () => <CampaignsPage /> },
   { pattern: '/app/admin/users', title: 'nav.users', minRole: 'admin', nav: 'admin', render: () => <UsersPage /> },
   { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },
+  { pattern: '/app/reviews', title: 'nav.reviews', minRole: 'quality', nav: 'main', render: () => <MyReviewsPage /> },
 ];
 
 /** resolve finds the route for path, with its params. */

@@ -130,3 +130,17 @@ export type Trends = Schemas['TrendsReport'];
 /** AnalystsReport is GET /stats/analysts: the analysts' productivity. */
 export type AnalystsReport = Schemas['AnalystsReport'];
 export type AnalystWork = Schemas['AnalystWork'];
+
+/** SamplingRule is a campaign's rule for picking audited tasks for an analyst's review. */
+export type SamplingRule = Schemas['SamplingRule'];
+
+/** SamplingRun is a run of a campaign's sampling rules asked for. */
+export type SamplingRun = Schemas['SamplingRun'];
+
+/** ReviewQueue is a page of an analyst's review queue (GET /reviews/mine). */
+export type ReviewQueue = Omit<Schemas['ReviewQueue'], 'items'> & { items: ReviewItem[] | null };
+export type ReviewItem = Schemas['ReviewItem'];
+
+/** ReviewProgress is each analyst's progress with their assignments (GET /reviews/progress). */
+export type ReviewProgress = Omit<Schemas['ReviewProgress'], 'analysts'> & { analysts: AnalystProgress[] | null };
+export type AnalystProgress = Schemas['AnalystProgress'];

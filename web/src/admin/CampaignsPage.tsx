@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { useApp } from '../state';
+import { SamplingRules } from '../reviews/SamplingRules';
 import type { Campaign, Scorecard } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 
@@ -63,6 +64,8 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
   const [passing, setPassing] = useState(String(campaign.passing_score));
   const [emails, setEmails] = useState((campaign.supervisor_emails ?? []).join(', '));
   const [language, setLanguage] = useState(campaign.language);
+  const [seesAutomatic, setSeesAutomatic] = useState(campaign.operator_sees_automatic);
+  const [analysts, setAnalysts] = useState((campaign.review_analysts ?? []).join(', '));
   const [settings, setSettings] = useState<Outcome>(null);
   const [json, setJson] = useState<string | null>(null);
   const [card, setCard] = useState<Outcome>(null);
@@ -85,6 +88,11 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
           .map((x) => x.trim())
           .filter(Boolean),
         language: language.trim(),
+        operator_sees_automatic: seesAutomatic,
+        review_analysts: analysts
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
       });
       setSettings({ ok: t('camp.saved') });
       onSaved();
@@ -137,6 +145,24 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
             <label for="camp-emails">{t('camp.emails')}</label>
             <input id="camp-emails" value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
           </div>
+          <div class="field">
+            <label for="camp-analysts">{t('camp.analysts')}</label>
+            <input
+              id="camp-analysts"
+              value={analysts}
+              aria-describedby="camp-analysts-hint"
+              onInput={(e) => setAnalysts(e.currentTarget.value)}
+            />
+            <p id="camp-analysts-hint" class="small muted">
+              {t('camp.analystsHint')}
+            </p>
+          </div>
+        </div>
+        <div class="checks">
+          <label class="check">
+            <input type="checkbox" checked={seesAutomatic} onChange={(e) => setSeesAutomatic(e.currentTarget.checked)} />
+            {t('camp.seesAutomatic')}
+          </label>
         </div>
         <button type="submit" class="button button-primary">
           {t('camp.save')}
@@ -165,6 +191,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
         </button>
         <OutcomeMessage outcome={card} />
       </form>
+      <SamplingRules campaign={campaign} />
     </div>
   );
 }

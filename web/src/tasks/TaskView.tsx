@@ -6,6 +6,7 @@ import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
 import { ValidationBlock } from './ValidationBlock';
 import { ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
+import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { ValidateDialog } from './ValidateDialog';
 
@@ -84,6 +85,21 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
     <section aria-labelledby="page-title">
       <PageHeader title={task.file_name}>
         <Link href="/app/tasks">{t('task.back')}</Link>
+        {canEdit && task.review_state === 'automatic' && (
+          <button
+            type="button"
+            class="button"
+            disabled={busy}
+            onClick={() =>
+              void run(
+                () => app.api.post(`/tasks/${encodeURIComponent(task.uuid)}/review`),
+                () => t('review.marked'),
+              )
+            }
+          >
+            {t('review.mark')}
+          </button>
+        )}
         {canEdit && task.status === 'audited' && (
           <button type="button" class="button button-primary" onClick={() => setValidating(true)}>
             {t('validate.open')}
@@ -127,6 +143,17 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
           <div>
             <dt>{t('tasks.review')}</dt>
             <dd data-testid="task-review">{task.review_items > 0 ? <ReviewBadge count={task.review_items} /> : t('tasks.reviewNone')}</dd>
+          </div>
+        )}
+        {task.review_state && (
+          <div>
+            <dt>{t('review.state')}</dt>
+            <dd data-testid="task-review-state">
+              <ReviewStateBadge state={task.review_state} />
+              {task.assignee_id && task.due_at && (
+                <span class="small muted"> {t('review.due', { who: task.assignee_id, due: formatDateTime(task.due_at) })}</span>
+              )}
+            </dd>
           </div>
         )}
         <div>
@@ -192,7 +219,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
           {task.audit ? (
             <AuditEditor task={task} canEdit={canEdit && task.status === 'audited'} onSaved={onChanged} onEvidence={goToTurn} />
           ) : (
-            <p class="muted">{t('task.noAudit')}</p>
+            <p class="muted">{t(task.audit_hidden ? 'review.hidden' : 'task.noAudit')}</p>
           )}
         </section>
       </div>

@@ -6,8 +6,9 @@ import { useApp } from '../state';
 import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
 import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
+import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
-import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, type TaskFilters } from './state';
+import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
 import { BulkActions, BulkCheckCell, BulkCheckHeader, useBulk } from './BulkActions';
 import { SavedViews } from './SavedViews';
 import { Upload } from './Upload';
@@ -35,6 +36,7 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     validated_by: f.validated_by.trim(),
     assignee: f.assignee.trim(),
     language: f.language.trim(),
+    review_state: f.review_state,
     sort: f.sort,
     order: f.order,
     limit: pageSize,
@@ -237,7 +239,7 @@ export function TasksPage() {
                     </td>
                     <td>{t(x.kind === 'call' ? 'tasks.call' : 'tasks.chat')}</td>
                     <td>
-                      <StatusBadge status={x.status} />
+                      <StatusBadge status={x.status} /> <ReviewStateBadge state={x.review_state} />
                     </td>
                     <td>{x.campaign}</td>
                     <td>{x.operator_id ?? '—'}</td>
@@ -321,6 +323,21 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
             <option value="">{t('tasks.any')}</option>
             <option value="true">{t('tasks.reviewNeeded')}</option>
             <option value="false">{t('tasks.reviewNone')}</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="tasks-review-state">{t('review.state')}</label>
+          <select
+            id="tasks-review-state"
+            value={f.review_state}
+            onChange={(e) => setF({ ...f, review_state: e.currentTarget.value as TaskFilters['review_state'] })}
+          >
+            <option value="">{t('tasks.any')}</option>
+            {reviewStates.map((r) => (
+              <option key={r} value={r}>
+                {t(`reviewState.${r}`)}
+              </option>
+            ))}
           </select>
         </div>
         <div class="field">

@@ -163,3 +163,19 @@ describe('new tasks wait above the list', () => {
     expect(arrive(shown, { ...defaultFilters, sort: 'file_name' }, task('z'))).toBe(shown);
   });
 });
+
+describe('the review state filter', () => {
+  it('is kept in the URL, an unknown state dropped', () => {
+    const f = { ...defaultFilters, review_state: 'automatic' as const };
+    expect(queryOf(f).toString()).toBe('review_state=automatic');
+    expect(filtersOf(queryOf(f))).toEqual(f);
+    expect(filtersOf(new URLSearchParams('review_state=done')).review_state).toBe('');
+  });
+
+  it('drops a task an analyst reviewed from the automatic ones', () => {
+    const f = { ...defaultFilters, review_state: 'automatic' as const };
+    const list = [task('a', { status: 'audited', review_state: 'automatic' })];
+    const reviewed = task('a', { status: 'audited', review_state: 'reviewed', updated_at: '2026-01-01T00:00:01Z' });
+    expect(applyTask(list, f, reviewed)).toEqual([]);
+  });
+});

@@ -32,6 +32,8 @@ export interface TaskFilters {
   assignee: string;
   /** language: a BCP 47 tag; es is every Spanish. */
   language: string;
+  /** review_state: automatic, reviewed or validated audits; '' any task. */
+  review_state: '' | 'automatic' | 'reviewed' | 'validated';
   sort: 'created_at' | 'file_name' | 'score';
   order: 'asc' | 'desc';
 }
@@ -53,6 +55,7 @@ export const defaultFilters: TaskFilters = {
   validated_by: '',
   assignee: '',
   language: '',
+  review_state: '',
   sort: 'created_at',
   order: 'desc',
 };
@@ -80,6 +83,7 @@ export function filtersOf(q: URLSearchParams): TaskFilters {
     validated_by: q.get('validated_by') ?? '',
     assignee: q.get('assignee') ?? '',
     language: q.get('language') ?? '',
+    review_state: reviewStates.find((x) => x === q.get('review_state')) ?? '',
     sort: sort === 'file_name' || sort === 'score' ? sort : 'created_at',
     order: q.get('order') === 'asc' ? 'asc' : 'desc',
   };
@@ -103,7 +107,11 @@ const filterKeys = [
   'validated_by',
   'assignee',
   'language',
+  'review_state',
 ] as const;
+
+/** reviewStates are the review states the list filters by. */
+export const reviewStates = ['automatic', 'reviewed', 'validated'] as const;
 
 /** dayOf is the calendar day of d in the browser's zone, as YYYY-MM-DD. */
 export function dayOf(d: Date): string {
@@ -156,6 +164,7 @@ export function matches(f: TaskFilters, t: TaskSummary): boolean {
   if (f.assignee.trim() && t.assignee_id !== f.assignee.trim()) return false;
   const lang = f.language.trim().toLowerCase();
   if (lang && t.language.toLowerCase() !== lang && !t.language.toLowerCase().startsWith(lang + '-')) return false;
+  if (f.review_state && t.review_state !== f.review_state) return false;
   if (f.passed && (t.passed === undefined || t.passed !== (f.passed === 'true'))) return false;
   const created = Date.parse(t.created_at);
   if (f.from && created < Date.parse(dayStart(f.from))) return false;
