@@ -156,6 +156,7 @@ func New(opts Options) *Server {
 	(&validationsResource{pool: opts.Pool, river: opts.River, store: opts.Store, wait: opts.JobWaitTimeout,
 		opts: opts.Validation.withDefaults(), timeouts: timeouts}).register(hapi)
 	(&bulkResource{pool: opts.Pool, river: opts.River}).register(hapi)
+	(&disputesResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	// Its session operations are in the API either way (the document does
 	// not depend on RIVER_UI); with River UI off they answer NOT_FOUND.
 	u := &riverUI{ui: opts.RiverUI, auth: opts.Auth, pool: opts.Pool, secure: opts.SecureCookies}

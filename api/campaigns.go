@@ -27,15 +27,16 @@ type campaignsResource struct {
 
 // CampaignView is a campaign as the API shows it.
 type CampaignView struct {
-	ID               string    `json:"id" format:"uuid"`
-	Name             string    `json:"name"`
-	PassingScore     float64   `json:"passing_score" doc:"The score (0..100) an audit needs to pass"`
-	SupervisorEmails []string  `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
-	Language         string    `json:"language" doc:"Default language of its interactions (BCP 47)"`
-	AgentChannel     string    `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
-	ScorecardVersion int       `json:"scorecard_version" doc:"The current version of its scorecard"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	ID                string    `json:"id" format:"uuid"`
+	Name              string    `json:"name"`
+	PassingScore      float64   `json:"passing_score" doc:"The score (0..100) an audit needs to pass"`
+	SupervisorEmails  []string  `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
+	Language          string    `json:"language" doc:"Default language of its interactions (BCP 47)"`
+	AgentChannel      string    `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
+	ScorecardVersion  int       `json:"scorecard_version" doc:"The current version of its scorecard"`
+	DisputeWindowDays int       `json:"dispute_window_days" doc:"How many days after its validation an agent may dispute an audit; 0: no disputes"`
+	CreatedAt         time.Time `json:"created_at"`
+	UpdatedAt         time.Time `json:"updated_at"`
 }
 
 // ScorecardView is one version of a campaign's scorecard with its criteria.
@@ -97,7 +98,8 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 	}
 	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
 		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
-		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt}, nil
+		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
+		DisputeWindowDays: camp.DisputeWindowDays}, nil
 }
 
 // answer is the response showing camp.
@@ -148,11 +150,12 @@ func (c *campaignsResource) get(ctx context.Context, in *campaignInput) (*Output
 
 // CampaignFields are a campaign's editable settings.
 type CampaignFields struct {
-	Name             string   `json:"name" minLength:"1" maxLength:"100"`
-	PassingScore     *float64 `json:"passing_score,omitempty" minimum:"0" maximum:"100" doc:"Defaults to 85"`
-	SupervisorEmails []string `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
-	Language         string   `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
-	AgentChannel     string   `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+	Name              string   `json:"name" minLength:"1" maxLength:"100"`
+	PassingScore      *float64 `json:"passing_score,omitempty" minimum:"0" maximum:"100" doc:"Defaults to 85"`
+	SupervisorEmails  []string `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
+	Language          string   `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
+	AgentChannel      string   `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+	DisputeWindowDays *int     `json:"dispute_window_days,omitempty" minimum:"0" maximum:"90" doc:"How many days after its validation an agent may dispute an audit, 0 to 90; 0 takes no disputes. Defaults to 7"`
 }
 
 type createCampaignInput struct {
@@ -164,7 +167,8 @@ type createCampaignInput struct {
 
 func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput) (*Output[CampaignView], error) {
 	b := in.Body
-	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left"}
+	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left",
+		DisputeWindowDays: 7}
 	applyFields(&s, b.CampaignFields)
 	if len(b.Criteria) > 0 {
 		if err := validateCriteria(b.Criteria); err != nil {
@@ -194,6 +198,9 @@ func applyFields(s *db.CampaignSettings, f CampaignFields) {
 	}
 	if f.AgentChannel != "" {
 		s.AgentChannel = f.AgentChannel
+	}
+	if f.DisputeWindowDays != nil {
+		s.DisputeWindowDays = *f.DisputeWindowDays
 	}
 }
 

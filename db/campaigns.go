@@ -35,13 +35,18 @@ type CampaignSettings struct {
 	// AgentChannel is the channel of a stereo call recording that holds the
 	// agent: "left" or "right".
 	AgentChannel string
+	// DisputeWindowDays is how many days after its validation an agent may
+	// dispute an audit of the campaign; 0 turns disputes off.
+	DisputeWindowDays int
 }
 
-const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at`
+const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at,
+	dispute_window_days`
 
 func scanCampaign(row pgx.Row) (Campaign, error) {
 	var c Campaign
-	err := row.Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt)
+	err := row.Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt,
+		&c.DisputeWindowDays)
 	return c, err
 }
 
@@ -98,9 +103,9 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 		criteria = card.Criteria
 	}
 	c, err := scanCampaign(tx.QueryRow(ctx, `
-		INSERT INTO campaigns (name, passing_score, supervisor_emails, language, agent_channel)
-		VALUES ($1, $2, $3, $4, $5) RETURNING `+campaignColumns,
-		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel))
+		INSERT INTO campaigns (name, passing_score, supervisor_emails, language, agent_channel, dispute_window_days)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+campaignColumns,
+		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.DisputeWindowDays))
 	if err != nil {
 		return Campaign{}, nameTaken(err, name)
 	}
@@ -118,9 +123,9 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSettings) (Campaign, error) {
 	c, err := scanCampaign(q.QueryRow(ctx, `
 		UPDATE campaigns SET name = $2, passing_score = $3, supervisor_emails = $4, language = $5,
-			agent_channel = $6, updated_at = now()
+			agent_channel = $6, dispute_window_days = $7, updated_at = now()
 		WHERE id = $1 RETURNING `+campaignColumns,
-		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel))
+		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.DisputeWindowDays))
 	return c, nameTaken(one(err, "no campaign %s", id), name)
 }
 

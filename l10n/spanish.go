@@ -41,4 +41,12 @@ var spanish = map[string]string{
 	"Bulk action “%s” on %d tasks finished: %d succeeded, %d skipped, %d failed.":         "La acción masiva «%s» sobre %d tareas ha terminado: %d correctas, %d omitidas, %d fallidas.",
 	"Bulk action “%s” was cancelled after %d tasks: %d succeeded, %d skipped, %d failed.": "La acción masiva «%s» se ha cancelado tras %d tareas: %d correctas, %d omitidas, %d fallidas.",
 	"Bulk action “%s” stopped after %d tasks (%d succeeded, %d skipped, %d failed): %s.":  "La acción masiva «%s» se ha detenido tras %d tareas (%d correctas, %d omitidas, %d fallidas): %s.",
+	// Acknowledgements and disputes (package dispute).
+	"%s acknowledged the evaluation of %s.":                                                           "%s ha dado por recibida la evaluación de %s.",
+	"%s disputes the evaluation of %s, which you validated (%d of its criteria).":                     "%s impugna la evaluación de %s, que validaste (%d de sus criterios).",
+	"%s disputes the evaluation of %s (%d of its criteria); it awaits a supervisor's resolution.":     "%s impugna la evaluación de %s (%d de sus criterios); espera la resolución de un supervisor.",
+	"Your dispute of %s was rejected by %s; the task shows the replies.":                              "%[2]s ha rechazado tu impugnación de %[1]s; la tarea muestra las respuestas.",
+	"%s rejected the dispute of %s.":                                                                  "%s ha rechazado la impugnación de %s.",
+	"Your dispute of %s was accepted by %s for %d of its %d criteria; the audit gets a new revision.": "%[2]s ha aceptado tu impugnación de %[1]s en %[3]d de sus %[4]d criterios; la auditoría tendrá una nueva revisión.",
+	"%s accepted the dispute of %s for %d of its %d criteria; the audit gets a new revision.":         "%s ha aceptado la impugnación de %s en %d de sus %d criterios; la auditoría tendrá una nueva revisión.",
 }
