@@ -130,3 +130,13 @@ export type Trends = Schemas['TrendsReport'];
 /** AnalystsReport is GET /stats/analysts: the analysts' productivity. */
 export type AnalystsReport = Schemas['AnalystsReport'];
 export type AnalystWork = Schemas['AnalystWork'];
+
+/** Dispute is an agent's dispute of criteria of a validated audit (GET /disputes/{id}). */
+export type Dispute = Schemas['Dispute'];
+export type DisputeItem = Schemas['DisputeItem'];
+
+/** DisputeList is GET /disputes. */
+export type DisputeList = Omit<Schemas['DisputeList'], 'items'> & { items: Dispute[] | null };
+
+/** Feedback is a validated task's acknowledgement and disputes (GET /tasks/{uuid}'s feedback). */
+export type Feedback = Schemas['Feedback'];

@@ -63,6 +63,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
   const [passing, setPassing] = useState(String(campaign.passing_score));
   const [emails, setEmails] = useState((campaign.supervisor_emails ?? []).join(', '));
   const [language, setLanguage] = useState(campaign.language);
+  const [disputeDays, setDisputeDays] = useState(String(campaign.dispute_window_days));
   const [settings, setSettings] = useState<Outcome>(null);
   const [json, setJson] = useState<string | null>(null);
   const [card, setCard] = useState<Outcome>(null);
@@ -85,6 +86,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
           .map((x) => x.trim())
           .filter(Boolean),
         language: language.trim(),
+        dispute_window_days: Number(disputeDays),
       });
       setSettings({ ok: t('camp.saved') });
       onSaved();
@@ -136,6 +138,18 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
           <div class="field">
             <label for="camp-emails">{t('camp.emails')}</label>
             <input id="camp-emails" value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for="camp-dispute-window">{t('camp.disputeWindow')}</label>
+            <input
+              id="camp-dispute-window"
+              type="number"
+              min={0}
+              max={90}
+              step="1"
+              value={disputeDays}
+              onInput={(e) => setDisputeDays(e.currentTarget.value)}
+            />
           </div>
         </div>
         <button type="submit" class="button button-primary">
