@@ -244,8 +244,14 @@ type Feedback struct {
 	CanAcknowledge    bool                `json:"can_acknowledge" doc:"Whether the caller, the task's agent, may acknowledge it now"`
 	CanDispute        bool                `json:"can_dispute" doc:"Whether the caller, the task's agent, may dispute it now"`
 	// WhyNot says why the agent may not dispute now.
-	WhyNot string         `json:"why_not,omitempty" doc:"To the task's agent: why they may not dispute now"`
+	WhyNot *WhyNot        `json:"why_not,omitempty" doc:"To the task's agent: why they may not dispute now"`
 	Steps  []FeedbackStep `json:"steps" doc:"Its history, oldest first"`
+}
+
+// WhyNot is why the task's agent may not dispute its evaluation now.
+type WhyNot struct {
+	Code    string `json:"code" enum:"acknowledged,dispute_open,applying,no_disputes,window_closed" doc:"acknowledged: the agent acknowledged it; dispute_open: a dispute awaits its outcome; applying: accepted criteria are being applied; no_disputes: the campaign takes none; window_closed: the window is over"`
+	Message string `json:"message"`
 }
 
 // FeedbackStep is one entry of a task's acknowledgement and disputes history.
@@ -271,9 +277,11 @@ func feedbackOf(ctx context.Context, q db.DBTX, task db.Task, caller db.User) (*
 		f.DisputeUntil = &s.Until
 	}
 	if caller.ID == task.OperatorID {
-		f.CanAcknowledge = s.CanAcknowledge() == ""
-		f.WhyNot = s.CanDispute(time.Now())
-		f.CanDispute = f.WhyNot == ""
+		f.CanAcknowledge = s.CanAcknowledge() == nil
+		if why := s.CanDispute(time.Now()); why != nil {
+			f.WhyNot = &WhyNot{Code: why.Code, Message: why.Message}
+		}
+		f.CanDispute = f.WhyNot == nil
 	}
 	for _, d := range s.Disputes {
 		f.Steps = append(f.Steps, FeedbackStep{Step: "opened", At: d.OpenedAt, By: d.AgentID, DisputeID: d.ID})

@@ -131,6 +131,17 @@ func TestDisputeAcceptedBecomesARevision(t *testing.T) {
 			"items": []any{decision("empathy", "accept", "Cierto.")}}), http.StatusForbidden, CodeForbidden)
 	}
 
+	// A scorecard published since (every weight doubled) is not what the
+	// resolution is scored against: only the disputed verdict changes.
+	camp := "/campaigns/" + campaignID(t, b.testBundle, b.alice)
+	card := details(b.do(t, http.MethodGet, camp+"/scorecard", b.sue, nil))
+	criteria := card["criteria"].([]any)
+	for _, c := range criteria {
+		c.(map[string]any)["weight"] = c.(map[string]any)["weight"].(float64) * 2
+	}
+	r = b.json(t, http.MethodPut, camp+"/scorecard", b.sue, map[string]any{"criteria": criteria})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+
 	r = b.json(t, http.MethodPost, "/disputes/"+id+"/resolution", b.sue, map[string]any{
 		"items": []any{decision("empathy", "accept", "Cierto: mostró empatía en el turno 3.")}})
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
@@ -148,6 +159,8 @@ func TestDisputeAcceptedBecomesARevision(t *testing.T) {
 	after := d["audit"].(map[string]any)
 	require.EqualValues(t, 2, after["revision"])
 	require.Equal(t, "sue", after["updated_by"])
+	require.EqualValues(t, 1, after["scorecard_version"], "scored against the disputed revision's scorecard")
+	require.Equal(t, before["possible"], after["possible"])
 	item := auditItem(t, after, "empathy")
 	require.Equal(t, !empathy["complies"].(bool), item["complies"])
 	require.Equal(t, "Cierto: mostró empatía en el turno 3.", item["explanation"])
@@ -181,6 +194,9 @@ func TestDisputeAcceptedBecomesARevision(t *testing.T) {
 		"items": []any{claim("greeting", "Saludé.")}}), http.StatusConflict, CodeConflict)
 	require.Contains(t, b.notes(t, b.alice), "ana acknowledged the evaluation of chat-dispute.txt.")
 	require.Equal(t, []string{"dispute.opened", "dispute.accepted", "audit.acknowledged"}, b.events(t, task))
+	// Each for the agent, and for quality and above.
+	require.Equal(t, 3, b.count(t, `SELECT count(*) FROM events WHERE (type LIKE 'dispute.%' OR type = 'audit.acknowledged')
+		AND user_id = 'sub-ana' AND min_rank = 2`))
 }
 
 func TestDisputeRejected(t *testing.T) {
@@ -281,9 +297,10 @@ func TestDisputeRefusals(t *testing.T) {
 	r = b.json(t, http.MethodPost, "/disputes", ana, body(task, good))
 	requireError(t, r, http.StatusConflict, CodeConflict)
 	require.Contains(t, r.Body["message"], "window to dispute this evaluation closed")
+	require.Equal(t, map[string]any{"reason": "window_closed"}, r.Body["details"])
 	fb := details(b.do(t, http.MethodGet, "/tasks/"+task, ana, nil))["feedback"].(map[string]any)
 	require.Equal(t, false, fb["can_dispute"])
-	require.Contains(t, fb["why_not"], "closed")
+	require.Equal(t, "window_closed", fb["why_not"].(map[string]any)["code"])
 	r = b.json(t, http.MethodPatch, camp, b.sue, map[string]any{"dispute_window_days": 10})
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
 	require.EqualValues(t, 10, details(r)["dispute_window_days"])

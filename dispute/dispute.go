@@ -182,37 +182,64 @@ func (s State) Decided() map[string]bool {
 	return out
 }
 
-// CanAcknowledge reports why the agent may not acknowledge the evaluation
-// now ("" when they may).
-func (s State) CanAcknowledge() string {
-	switch {
-	case s.Acknowledgement != nil:
-		return fmt.Sprintf("you acknowledged this evaluation at %s", s.Acknowledgement.AcknowledgedAt.UTC().Format(time.RFC3339))
-	case s.Open() != nil:
-		return fmt.Sprintf("your dispute %s is open: wait for its outcome, then acknowledge", s.Open().ID)
-	}
-	return ""
+// Reason is why the agent may not take a step now: a code a client can
+// translate and a message for a person.
+type Reason struct {
+	// Code is acknowledged, dispute_open, applying, no_disputes or
+	// window_closed.
+	Code    string
+	Message string
 }
 
-// CanDispute reports why the agent may not dispute the evaluation at now
-// ("" when they may).
-func (s State) CanDispute(now time.Time) string {
-	if why := s.CanAcknowledge(); why != "" {
+// CanAcknowledge says why the agent may not acknowledge the evaluation
+// now; nil when they may.
+func (s State) CanAcknowledge() *Reason {
+	switch {
+	case s.Acknowledgement != nil:
+		return &Reason{"acknowledged", fmt.Sprintf("you acknowledged this evaluation at %s",
+			s.Acknowledgement.AcknowledgedAt.UTC().Format(time.RFC3339))}
+	case s.Open() != nil:
+		return &Reason{"dispute_open", fmt.Sprintf("your dispute %s is open: wait for its outcome", s.Open().ID)}
+	}
+	return nil
+}
+
+// CanDispute says why the agent may not dispute the evaluation at now;
+// nil when they may.
+func (s State) CanDispute(now time.Time) *Reason {
+	if why := s.CanAcknowledge(); why != nil {
 		return why
 	}
 	for _, d := range s.Disputes {
 		if d.EditStatus == db.EditPending {
-			return fmt.Sprintf("the accepted criteria of your dispute %s are being applied; try again in a moment", d.ID)
+			return &Reason{"applying", fmt.Sprintf("the accepted criteria of your dispute %s are being applied; try again in a moment", d.ID)}
 		}
 	}
 	switch {
 	case s.Until.IsZero():
-		return fmt.Sprintf("campaign %q does not take disputes (its dispute window is 0 days)", s.Campaign.Name)
+		return &Reason{"no_disputes", fmt.Sprintf("campaign %q does not take disputes (its dispute window is 0 days)", s.Campaign.Name)}
 	case !now.Before(s.Until):
-		return fmt.Sprintf("the window to dispute this evaluation closed at %s, %d days after its validation",
-			s.Until.UTC().Format(time.RFC3339), s.Campaign.DisputeWindowDays)
+		return &Reason{"window_closed", fmt.Sprintf("the window to dispute this evaluation closed at %s, %d days after its validation",
+			s.Until.UTC().Format(time.RFC3339), s.Campaign.DisputeWindowDays)}
 	}
-	return ""
+	return nil
+}
+
+// begin locks agentID's validated task uuid in tx and reads where it
+// stands; refused says why the step may not be taken (a Conflict error).
+func begin(ctx context.Context, tx pgx.Tx, uuid, agentID string, refused func(State) *Reason) (db.Task, State, error) {
+	task, err := agentTask(ctx, tx, uuid, agentID)
+	if err != nil {
+		return db.Task{}, State{}, err
+	}
+	s, err := StateOf(ctx, tx, task)
+	if err != nil {
+		return db.Task{}, State{}, err
+	}
+	if why := refused(s); why != nil {
+		return db.Task{}, State{}, errcode.New(errcode.Conflict, "%s", why.Message).With(map[string]any{"reason": why.Code})
+	}
+	return task, s, nil
 }
 
 // Acknowledge records that agent acknowledges their task uuid's
@@ -223,16 +250,9 @@ func (s State) CanDispute(now time.Time) string {
 func Acknowledge(ctx context.Context, d Deps, uuid string, agent db.User) (db.Acknowledgement, error) {
 	var ack db.Acknowledgement
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
-		task, err := agentTask(ctx, tx, uuid, agent.ID)
+		task, s, err := begin(ctx, tx, uuid, agent.ID, State.CanAcknowledge)
 		if err != nil {
 			return err
-		}
-		s, err := StateOf(ctx, tx, task)
-		if err != nil {
-			return err
-		}
-		if why := s.CanAcknowledge(); why != "" {
-			return errcode.New(errcode.Conflict, "%s", why)
 		}
 		if ack, err = db.AcknowledgementInsert(ctx, tx, task.UUID, agent.ID, *task.AuditRevision); err != nil {
 			return err
@@ -257,16 +277,9 @@ func Acknowledge(ctx context.Context, d Deps, uuid string, agent db.User) (db.Ac
 func Open(ctx context.Context, d Deps, uuid string, agent db.User, claims []Claim) (db.Dispute, error) {
 	var opened db.Dispute
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
-		task, err := agentTask(ctx, tx, uuid, agent.ID)
+		task, s, err := begin(ctx, tx, uuid, agent.ID, func(s State) *Reason { return s.CanDispute(d.now()) })
 		if err != nil {
 			return err
-		}
-		s, err := StateOf(ctx, tx, task)
-		if err != nil {
-			return err
-		}
-		if why := s.CanDispute(d.now()); why != "" {
-			return errcode.New(errcode.Conflict, "%s", why)
 		}
 		current, err := db.AuditCurrent(ctx, tx, task.UUID)
 		if err != nil {

@@ -1543,6 +1543,7 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   await dialog.getByRole('button', { name: 'Close' }).click();
   await visible(card.getByRole('heading', { name: /^Dispute of .*: open$/ }));
   check((await card.getByRole('button', { name: 'Dispute' }).count()) === 0, 'a second dispute is offered while one is open');
+  await visible(card.getByTestId('why-not').getByText('Your dispute awaits its outcome.'));
 
   // The supervisor, in Spanish, finds it among the disputes and accepts it.
   await inSpanish(browser, `${base}/app/disputes`, { username: 'dina', roles: ['supervisor'] }, async (p) => {

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { useApp } from '../state';
 import type { Dispute, TaskDetail } from '../types';
-import { ErrorMessage, useModal, useSubmit } from '../ui';
+import { DialogButtons, DialogDone, ErrorMessage, useModal, useSubmit } from '../ui';
 
 /**
  * DisputeDialog is the agent's dispute of their validated task's
@@ -39,14 +39,9 @@ export function DisputeDialog({ task, onClose }: { task: TaskDetail; onClose: (s
     <dialog ref={ref} class="dialog" aria-labelledby="dispute-title" onClose={() => onClose(sent)}>
       <h2 id="dispute-title">{t('dispute.dialogTitle')}</h2>
       {sent ? (
-        <div role="status">
+        <DialogDone onClose={() => ref.current?.close()}>
           <p class="alert alert-success">{t('dispute.sent')}</p>
-          <div class="dialog-actions">
-            <button type="button" class="button button-primary" onClick={() => ref.current?.close()} autofocus>
-              {t('app.close')}
-            </button>
-          </div>
-        </div>
+        </DialogDone>
       ) : (
         <form onSubmit={(e) => void submit(send)(e)}>
           <p>{t('dispute.dialogIntro')}</p>
@@ -82,14 +77,11 @@ export function DisputeDialog({ task, onClose }: { task: TaskDetail; onClose: (s
             })}
           </fieldset>
           {error !== null && <ErrorMessage error={error} />}
-          <div class="dialog-actions">
-            <button type="button" class="button" onClick={() => ref.current?.close()}>
-              {t('app.cancel')}
-            </button>
-            <button type="submit" class="button button-primary" disabled={busy || chosen.length === 0}>
-              {busy ? t('dispute.sending') : t('dispute.submit')}
-            </button>
-          </div>
+          <DialogButtons
+            label={busy ? t('dispute.sending') : t('dispute.submit')}
+            disabled={busy || chosen.length === 0}
+            onCancel={() => ref.current?.close()}
+          />
         </form>
       )}
     </dialog>

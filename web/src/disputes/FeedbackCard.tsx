@@ -26,7 +26,11 @@ export function FeedbackCard({ task, onChanged }: { task: TaskDetail; onChanged:
       {isAgent && (
         <>
           {f.dispute_until && f.can_dispute && <p>{t('feedback.until', { date: formatDateTime(f.dispute_until) })}</p>}
-          {!f.can_dispute && f.why_not && !f.acknowledgement && <p class="muted small">{t('feedback.whyNot', { why: f.why_not })}</p>}
+          {f.why_not && !f.acknowledgement && (
+            <p class="muted small" data-testid="why-not">
+              {t(`feedback.whyNot.${f.why_not.code}`, { date: formatDateTime(f.dispute_until) })}
+            </p>
+          )}
           <div class="form-actions">
             {f.can_acknowledge && (
               <button
@@ -56,7 +60,9 @@ export function FeedbackCard({ task, onChanged }: { task: TaskDetail; onChanged:
           {t('feedback.acknowledged', { who: f.acknowledgement.agent_id, date: formatDateTime(f.acknowledgement.acknowledged_at) })}
         </p>
       )}
-      {disputes.length === 0 && !f.acknowledgement && <p class="muted">{t(f.dispute_until ? 'feedback.none' : 'feedback.noWindow')}</p>}
+      {disputes.length === 0 && !f.acknowledgement && !(isAgent && f.why_not) && (
+        <p class="muted">{t(f.dispute_until ? 'feedback.none' : 'feedback.noWindow')}</p>
+      )}
       {disputes.map((d) => (
         <DisputeOutcome key={d.id} dispute={d} />
       ))}

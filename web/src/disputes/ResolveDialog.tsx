@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { useApp } from '../state';
 import type { Dispute } from '../types';
-import { ErrorMessage, useModal, useSubmit } from '../ui';
+import { DialogButtons, DialogDone, ErrorMessage, useModal, useSubmit } from '../ui';
 
 type Choice = { decision: 'accept' | 'reject' | ''; reason: string };
 
@@ -35,7 +35,7 @@ export function ResolveDialog({ dispute, onClose }: { dispute: Dispute; onClose:
     <dialog ref={ref} class="dialog" aria-labelledby="resolve-title" onClose={() => onClose(resolved)}>
       <h2 id="resolve-title">{t('resolve.title', { file: dispute.file_name })}</h2>
       {resolved ? (
-        <div role="status">
+        <DialogDone onClose={() => ref.current?.close()}>
           <p class="alert alert-success">
             {t('resolve.done', { status: t(`dispute.status.${resolved.status}`) })}
             {resolved.revision !== undefined && resolved.score_after !== undefined && (
@@ -49,12 +49,7 @@ export function ResolveDialog({ dispute, onClose }: { dispute: Dispute; onClose:
               </>
             )}
           </p>
-          <div class="dialog-actions">
-            <button type="button" class="button button-primary" onClick={() => ref.current?.close()} autofocus>
-              {t('app.close')}
-            </button>
-          </div>
-        </div>
+        </DialogDone>
       ) : (
         <form onSubmit={(e) => void submit(resolve)(e)}>
           {items.map((it) => {
@@ -102,14 +97,7 @@ export function ResolveDialog({ dispute, onClose }: { dispute: Dispute; onClose:
             );
           })}
           {error !== null && <ErrorMessage error={error} />}
-          <div class="dialog-actions">
-            <button type="button" class="button" onClick={() => ref.current?.close()}>
-              {t('app.cancel')}
-            </button>
-            <button type="submit" class="button button-primary" disabled={busy || !ready}>
-              {t('resolve.submit')}
-            </button>
-          </div>
+          <DialogButtons label={t('resolve.submit')} disabled={busy || !ready} onCancel={() => ref.current?.close()} />
         </form>
       )}
     </dialog>
