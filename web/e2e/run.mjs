@@ -1571,6 +1571,14 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   await shot(page, 'task-dispute-outcome');
   const revisions = (await api(base, quality, 'GET', `/tasks/${task}`)).revisions;
   check(revisions.length === 2 && revisions[1].score === 100, `revisions: ${JSON.stringify(revisions)}`);
+  // Her disputes, and nobody else's; she resolves none.
+  await page.getByRole('link', { name: 'Disputes' }).click();
+  await visible(page.getByRole('heading', { name: 'Disputes' }));
+  await page.getByLabel('Status').selectOption('all');
+  await visible(page.locator('tr', { hasText: 'e2e-dispute-1.json' }).getByText('accepted'));
+  check((await page.locator('tbody tr').count()) === 1, 'an agent sees other disputes');
+  check((await page.getByRole('button', { name: /^Resolve/ }).count()) === 0, 'an agent is offered to resolve');
+  await shot(page, 'disputes-agent');
   await inSpanish(browser, `${base}/app/tasks/${task}`, { username: 'dora', roles: ['operator'] }, async (p) => {
     const es = p.getByTestId('feedback');
     await visible(es.getByRole('heading', { name: 'Conformidad e impugnaciones' }));

@@ -12,7 +12,7 @@ type Status = (typeof statuses)[number];
 /**
  * DisputesPage is the queue of disputes (GET /disputes): open ones oldest
  * first, for supervisors every one (analysts those of the audits they
- * validated); supervisors resolve them here.
+ * validated, agents their own); supervisors resolve them here.
  */
 export function DisputesPage() {
   const app = useApp();

@@ -1,9 +1,11 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatDateTime, t, type MessageKey } from '../i18n';
 import { useApp } from '../state';
-import type { Dispute, TaskDetail } from '../types';
+import { atLeast, type Dispute, type TaskDetail } from '../types';
 import { useAction } from '../ui';
 import { DisputeDialog } from './DisputeDialog';
+import { ResolveDialog } from './ResolveDialog';
 
 /**
  * FeedbackCard is a validated task's acknowledgement and disputes: to its
@@ -14,6 +16,8 @@ export function FeedbackCard({ task, onChanged }: { task: TaskDetail; onChanged:
   const app = useApp();
   const { busy, run } = useAction();
   const [disputing, setDisputing] = useState(false);
+  const [resolving, setResolving] = useState<Dispute | null>(null);
+  const canResolve = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   const f = task.feedback;
   if (!f) return null;
   const disputes = f.disputes ?? [];
@@ -64,7 +68,13 @@ export function FeedbackCard({ task, onChanged }: { task: TaskDetail; onChanged:
         <p class="muted">{t(f.dispute_until ? 'feedback.none' : 'feedback.noWindow')}</p>
       )}
       {disputes.map((d) => (
-        <DisputeOutcome key={d.id} dispute={d} />
+        <DisputeOutcome key={d.id} dispute={d}>
+          {canResolve && d.status === 'open' && (
+            <button type="button" class="button button-primary button-small" onClick={() => setResolving(d)}>
+              {t('disputes.resolve')}
+            </button>
+          )}
+        </DisputeOutcome>
       ))}
       {steps.length > 0 && (
         <>
@@ -77,6 +87,15 @@ export function FeedbackCard({ task, onChanged }: { task: TaskDetail; onChanged:
             ))}
           </ol>
         </>
+      )}
+      {resolving && (
+        <ResolveDialog
+          dispute={resolving}
+          onClose={(resolved) => {
+            setResolving(null);
+            if (resolved) onChanged();
+          }}
+        />
       )}
       {disputing && (
         <DisputeDialog
@@ -92,7 +111,7 @@ export function FeedbackCard({ task, onChanged }: { task: TaskDetail; onChanged:
 }
 
 /** DisputeOutcome is one dispute: its criteria, the agent's comments, and the decisions with their replies. */
-export function DisputeOutcome({ dispute: d }: { dispute: Dispute }) {
+export function DisputeOutcome({ dispute: d, children }: { dispute: Dispute; children?: ComponentChildren }) {
   return (
     <article
       class="dispute"
@@ -127,6 +146,7 @@ export function DisputeOutcome({ dispute: d }: { dispute: Dispute }) {
         ) : (
           <p class="muted small">{t('dispute.pending')}</p>
         ))}
+      {children}
     </article>
   );
 }
