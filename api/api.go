@@ -158,6 +158,7 @@ func New(opts Options) *Server {
 	(&bulkResource{pool: opts.Pool, river: opts.River}).register(hapi)
 	(&samplingResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	(&reviewsResource{pool: opts.Pool, now: time.Now}).register(hapi)
+	(&disputesResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	// Its session operations are in the API either way (the document does
 	// not depend on RIVER_UI); with River UI off they answer NOT_FOUND.
 	u := &riverUI{ui: opts.RiverUI, auth: opts.Auth, pool: opts.Pool, secure: opts.SecureCookies}

@@ -39,6 +39,7 @@ type CampaignView struct {
 	// settings (README: QA workflow).
 	OperatorSeesAutomatic bool      `json:"operator_sees_automatic" doc:"Whether agents (operators) see their audits before an analyst reviewed them"`
 	ReviewAnalysts        []string  `json:"review_analysts" doc:"The user ids sampling assigns tasks to; empty: every active user whose highest role is quality"`
+	DisputeWindowDays     int       `json:"dispute_window_days" doc:"How many days after its validation an agent may dispute an audit; 0: no disputes"`
 	CreatedAt             time.Time `json:"created_at"`
 	UpdatedAt             time.Time `json:"updated_at"`
 }
@@ -103,7 +104,8 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
 		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
 		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
-		OperatorSeesAutomatic: camp.OperatorSeesAutomatic, ReviewAnalysts: nonNilStrings(camp.ReviewAnalysts)}, nil
+		OperatorSeesAutomatic: camp.OperatorSeesAutomatic, ReviewAnalysts: nonNilStrings(camp.ReviewAnalysts),
+		DisputeWindowDays: camp.DisputeWindowDays}, nil
 }
 
 // answer is the response showing camp.
@@ -162,6 +164,7 @@ type CampaignFields struct {
 	// The QA workflow's settings.
 	OperatorSeesAutomatic *bool    `json:"operator_sees_automatic,omitempty" doc:"Show agents (operators) their audits before an analyst reviewed them; defaults to false: until then an agent's task shows no score, result or verdicts"`
 	ReviewAnalysts        []string `json:"review_analysts,omitempty" maxItems:"200" doc:"The analysts (user ids or usernames, each of the quality role or above) sampling assigns tasks to; [] for every active user whose highest role is quality (the default)"`
+	DisputeWindowDays     *int     `json:"dispute_window_days,omitempty" minimum:"0" maximum:"90" doc:"How many days after its validation an agent may dispute an audit, 0 to 90; 0 takes no disputes. Defaults to 7"`
 }
 
 type createCampaignInput struct {
@@ -173,7 +176,8 @@ type createCampaignInput struct {
 
 func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput) (*Output[CampaignView], error) {
 	b := in.Body
-	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left"}
+	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left",
+		DisputeWindowDays: 7}
 	applyFields(&s, b.CampaignFields)
 	analysts, err := c.reviewAnalysts(ctx, b.CampaignFields)
 	if err != nil {
@@ -211,6 +215,9 @@ func applyFields(s *db.CampaignSettings, f CampaignFields) {
 	}
 	if f.OperatorSeesAutomatic != nil {
 		s.OperatorSeesAutomatic = *f.OperatorSeesAutomatic
+	}
+	if f.DisputeWindowDays != nil {
+		s.DisputeWindowDays = *f.DisputeWindowDays
 	}
 }
 

@@ -348,6 +348,8 @@ type TaskDetail struct {
 	History   []db.TaskStateChange   `json:"history" doc:"Every change of status, oldest first"`
 	// Validation is null until the task is validated.
 	Validation *db.ValidationView `json:"validation" doc:"The validation and the delivery of its e-mail; null until validated"`
+	// Feedback is null until the task is validated.
+	Feedback *Feedback `json:"feedback" doc:"The agent's acknowledgement and disputes of the validated evaluation; null until validated"`
 }
 
 // Audit is the current revision of a task's audit.
@@ -437,6 +439,9 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		}
 		view := v.View(principal(ctx).Is(role.Quality))
 		d.Validation = &view
+		if d.Feedback, err = feedbackOf(ctx, t.pool, task, principal(ctx).User); err != nil {
+			return nil, err
+		}
 	}
 	return ok(d), nil
 }

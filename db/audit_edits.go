@@ -39,16 +39,20 @@ type AuditEdit struct {
 	Error      string
 	CreatedAt  time.Time
 	ResolvedAt *time.Time
+	// DisputeID is the dispute whose accepted criteria the edit changes,
+	// "" for an analyst's edit. Such an edit changes a validated audit,
+	// scored against the scorecard of the revision it changes.
+	DisputeID string
 }
 
 const auditEditColumns = `id, task_uuid, COALESCE(based_on, 0), verdicts, author_id, COALESCE(author_name, ''),
-	status, COALESCE(revision, 0), COALESCE(error, ''), created_at, resolved_at`
+	status, COALESCE(revision, 0), COALESCE(error, ''), created_at, resolved_at, COALESCE(dispute_id::text, '')`
 
 func scanAuditEdit(row pgx.Row) (AuditEdit, error) {
 	var e AuditEdit
 	var verdicts []byte
 	err := row.Scan(&e.ID, &e.TaskUUID, &e.BasedOn, &verdicts, &e.AuthorID, &e.AuthorName,
-		&e.Status, &e.Revision, &e.Error, &e.CreatedAt, &e.ResolvedAt)
+		&e.Status, &e.Revision, &e.Error, &e.CreatedAt, &e.ResolvedAt, &e.DisputeID)
 	if err != nil {
 		return AuditEdit{}, err
 	}
@@ -64,10 +68,10 @@ func AuditEditInsert(ctx context.Context, tx pgx.Tx, e AuditEdit) (AuditEdit, er
 		return AuditEdit{}, err
 	}
 	return scanAuditEdit(tx.QueryRow(ctx, `
-		INSERT INTO audit_edits (task_uuid, based_on, verdicts, author_id, author_name)
-		VALUES ($1, NULLIF($2, 0), $3, $4, NULLIF($5, ''))
+		INSERT INTO audit_edits (task_uuid, based_on, verdicts, author_id, author_name, dispute_id)
+		VALUES ($1, NULLIF($2, 0), $3, $4, NULLIF($5, ''), NULLIF($6, '')::uuid)
 		RETURNING `+auditEditColumns,
-		e.TaskUUID, e.BasedOn, verdicts, e.AuthorID, e.AuthorName))
+		e.TaskUUID, e.BasedOn, verdicts, e.AuthorID, e.AuthorName, e.DisputeID))
 }
 
 // AuditEditGet returns edit id, or a NotFound error.

@@ -41,15 +41,18 @@ type CampaignSettings struct {
 	// ReviewAnalysts are the user ids sampling assigns work to; empty:
 	// every active user whose highest role is quality.
 	ReviewAnalysts []string
+	// DisputeWindowDays is how many days after its validation an agent may
+	// dispute an audit of the campaign; 0 turns disputes off.
+	DisputeWindowDays int
 }
 
 const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at,
-	operator_sees_automatic, review_analysts`
+	operator_sees_automatic, review_analysts, dispute_window_days`
 
 func scanCampaign(row pgx.Row) (Campaign, error) {
 	var c Campaign
 	err := row.Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt,
-		&c.OperatorSeesAutomatic, &c.ReviewAnalysts)
+		&c.OperatorSeesAutomatic, &c.ReviewAnalysts, &c.DisputeWindowDays)
 	return c, err
 }
 
@@ -106,9 +109,10 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 		criteria = card.Criteria
 	}
 	c, err := scanCampaign(tx.QueryRow(ctx, `
-		INSERT INTO campaigns (name, passing_score, supervisor_emails, language, agent_channel, operator_sees_automatic, review_analysts)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+campaignColumns,
-		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.OperatorSeesAutomatic, nonNil(s.ReviewAnalysts)))
+		INSERT INTO campaigns (name, passing_score, supervisor_emails, language, agent_channel, operator_sees_automatic, review_analysts,
+			dispute_window_days)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+campaignColumns,
+		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.OperatorSeesAutomatic, nonNil(s.ReviewAnalysts), s.DisputeWindowDays))
 	if err != nil {
 		return Campaign{}, nameTaken(err, name)
 	}
@@ -126,10 +130,11 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSettings) (Campaign, error) {
 	c, err := scanCampaign(q.QueryRow(ctx, `
 		UPDATE campaigns SET name = $2, passing_score = $3, supervisor_emails = $4, language = $5,
-			agent_channel = $6, operator_sees_automatic = $7, review_analysts = $8, updated_at = now()
+			agent_channel = $6, operator_sees_automatic = $7, review_analysts = $8,
+			dispute_window_days = $9, updated_at = now()
 		WHERE id = $1 RETURNING `+campaignColumns,
 		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.OperatorSeesAutomatic,
-		nonNil(s.ReviewAnalysts)))
+		nonNil(s.ReviewAnalysts), s.DisputeWindowDays))
 	return c, nameTaken(one(err, "no campaign %s", id), name)
 }
 

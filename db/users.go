@@ -344,3 +344,15 @@ func UsersAnalystPool(ctx context.Context, q DBTX, ids []string) ([]AnalystLoad,
 		return a, row.Scan(&a.ID, &a.Open)
 	})
 }
+
+// UsersWithEmail returns the ids of the active users whose e-mail is one
+// of emails (ignoring case) and whose roles include one of roles, by id:
+// a campaign's supervisors among its supervisor e-mails.
+func UsersWithEmail(ctx context.Context, q DBTX, emails, roles []string) ([]string, error) {
+	if len(emails) == 0 {
+		return nil, nil
+	}
+	return texts(q.Query(ctx, `SELECT id FROM users
+		WHERE active AND lower(email) = ANY(SELECT lower(e) FROM unnest($1::text[]) e) AND roles && $2::text[]
+		ORDER BY id`, emails, roles))
+}

@@ -45,4 +45,12 @@ var spanish = map[string]string{
 	"%d tasks of campaign %s were assigned to you for review, due by %s.": "Se te han asignado %d tareas de la campaña %s para revisar, con fecha límite %s.",
 	"%d tasks were assigned to you for review.":                           "Se te han asignado %d tareas para revisar.",
 	"A task of campaign %s was assigned to you for review, due by %s.":    "Se te ha asignado una tarea de la campaña %s para revisar, con fecha límite %s.",
+	// Acknowledgements and disputes (package dispute).
+	"%s acknowledged the evaluation of %s.":                                                           "%s ha dado por recibida la evaluación de %s.",
+	"%s disputes the evaluation of %s, which you validated (%d of its criteria).":                     "%s impugna la evaluación de %s, que validaste (%d de sus criterios).",
+	"%s disputes the evaluation of %s (%d of its criteria); it awaits a supervisor's resolution.":     "%s impugna la evaluación de %s (%d de sus criterios); espera la resolución de un supervisor.",
+	"Your dispute of %s was rejected by %s; the task shows the replies.":                              "%[2]s ha rechazado tu impugnación de %[1]s; la tarea muestra las respuestas.",
+	"%s rejected the dispute of %s.":                                                                  "%s ha rechazado la impugnación de %s.",
+	"Your dispute of %s was accepted by %s for %d of its %d criteria; the audit gets a new revision.": "%[2]s ha aceptado tu impugnación de %[1]s en %[3]d de sus %[4]d criterios; la auditoría tendrá una nueva revisión.",
+	"%s accepted the dispute of %s for %d of its %d criteria; the audit gets a new revision.":         "%s ha aceptado la impugnación de %s en %d de sus %d criterios; la auditoría tendrá una nueva revisión.",
 }

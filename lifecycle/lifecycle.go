@@ -199,3 +199,19 @@ func CheckEdit(task db.Task, current, base int) *EditError {
 	}
 	return nil
 }
+
+// CheckResolution says whether the edit that resolves a dispute, based on
+// revision base, may apply to task's audit, whose current revision is
+// current. A dispute is of a validated audit, which stays validated: the
+// edit applies to such an audit, on the revision current when the dispute
+// was resolved.
+func CheckResolution(task db.Task, current, base int) *EditError {
+	switch {
+	case task.Status != db.TaskValidated:
+		return &EditError{Message: fmt.Sprintf("task %s is %s; a dispute's resolution changes a validated audit", task.UUID, task.Status)}
+	case base != current:
+		return &EditError{Current: current, Message: fmt.Sprintf("the resolution is based on revision %d of the audit, but revision %d is current",
+			base, current)}
+	}
+	return nil
+}

@@ -193,7 +193,11 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 	}
 	var missing []string
 	for _, e := range pending {
-		_, m := scoring.Merge(card.Scorecard, task.Kind, editVerdicts(e, current), current.Result.Verdicts())
+		edited, _, err := editCard(ctx, w.pool, campaign, card, current, e)
+		if err != nil {
+			return err
+		}
+		_, m := scoring.Merge(edited.Scorecard, task.Kind, editVerdicts(e, current), current.Result.Verdicts())
 		missing = append(missing, m...)
 	}
 	slices.Sort(missing)
@@ -220,6 +224,10 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 		}
 		var out outbox
 		for _, e := range pending {
+			card, passing, err := editCard(ctx, tx, campaign, card, current, e)
+			if err != nil {
+				return err
+			}
 			if reason := rejection(task, card, current, e); reason != "" {
 				if err := db.AuditEditResolve(ctx, tx, e.ID, db.EditRejected, 0, reason); err != nil {
 					return err
@@ -231,7 +239,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 			if len(missing) > 0 {
 				return errChangedMeanwhile
 			}
-			result, err := scoring.Score(card.Scorecard, task.Kind, verdicts, campaign.PassingScore)
+			result, err := scoring.Score(card.Scorecard, task.Kind, verdicts, passing)
 			if err != nil {
 				return permanent(err)
 			}
@@ -251,10 +259,32 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 	})
 }
 
+// editCard is what edit e of current is scored against: the campaign's
+// current scorecard (card) and passing score, or for an edit that resolves
+// a dispute those of the revision it changes, so that only the disputed
+// verdicts change.
+func editCard(ctx context.Context, q db.DBTX, campaign db.Campaign, card db.Scorecard, current db.AuditRevision,
+	e db.AuditEdit) (db.Scorecard, float64, error) {
+	if e.DisputeID == "" {
+		return card, campaign.PassingScore, nil
+	}
+	if v := current.Result.ScorecardVersion; v != card.Version {
+		var err error
+		if card, err = db.ScorecardGet(ctx, q, campaign.ID, v); err != nil {
+			return db.Scorecard{}, 0, err
+		}
+	}
+	return card, current.Result.PassingScore, nil
+}
+
 // rejection says why edit e cannot apply to task's current revision
 // against card, or "" when it can.
 func rejection(task db.Task, card db.Scorecard, current db.AuditRevision, e db.AuditEdit) string {
-	if refused := lifecycle.CheckEdit(task, current.Revision, e.BasedOn); refused != nil {
+	refused := lifecycle.CheckEdit(task, current.Revision, e.BasedOn)
+	if e.DisputeID != "" {
+		refused = lifecycle.CheckResolution(task, current.Revision, e.BasedOn)
+	}
+	if refused != nil {
 		return refused.Message
 	}
 	applies := map[string]bool{}

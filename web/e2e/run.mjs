@@ -1510,6 +1510,86 @@ test('admin: users and sync (409 shown), campaign settings and scorecard publica
   await shot(page, 'campaigns');
 });
 
+test('disputes: an agent disputes a criterion, a supervisor accepts it (new revision, new score), the agent sees the outcome; in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  const sup = await devToken(base, 'dina', ['supervisor']);
+  const quality = await devToken(base, 'vera', ['quality']);
+  // The agent exists before the upload, so that the task's agent is her id.
+  await api(base, await devToken(base, 'dora', ['operator']), 'GET', '/users/me');
+  await rulesCampaign(base, sup, 'e2e-disputes');
+  const camp = (await api(base, sup, 'GET', '/campaigns')).find((c) => c.name === 'e2e-disputes');
+  await api(base, sup, 'PATCH', `/campaigns/${camp.id}`, { supervisor_emails: ['dina@example.test'] });
+  // No callback offered: 2 of 3 criteria met.
+  const task = await uploadAudited(base, quality, 'e2e-dispute-1.json', chat('Dora'), { campaign: 'e2e-disputes', operator: 'dora' });
+  await api(base, quality, 'POST', '/validate-audit', { task_uuid: task, notes: 'Validated for the dispute test.', isCall: false });
+
+  // The agent disputes the callback criterion.
+  await page.goto(`${base}/app/tasks/${task}`);
+  await signIn(page, { username: 'dora', name: 'Dora Agent', roles: ['operator'] });
+  const card = page.getByTestId('feedback');
+  await visible(card.getByRole('heading', { name: 'Acknowledgement and disputes' }));
+  await visible(card.getByText(/^You may dispute this evaluation until /));
+  await visible(page.getByTestId('task-score').getByText('66.7'));
+  await card.getByRole('button', { name: 'Dispute' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Dispute the evaluation' });
+  await visible(dialog);
+  await dialog.getByRole('checkbox', { name: /Did the agent offer to call back\?/ }).check();
+  await dialog.getByLabel('Why the verdict on “Did the agent offer to call back?” is wrong').fill('I offered a call back in my last turn.');
+  await shot(page, 'dispute-dialog');
+  await dialog.getByRole('button', { name: 'Send the dispute' }).click();
+  await visible(dialog.getByText('Your dispute was sent; you will be notified of its outcome.'));
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  await visible(card.getByRole('heading', { name: /^Dispute of .*: open$/ }));
+  check((await card.getByRole('button', { name: 'Dispute' }).count()) === 0, 'a second dispute is offered while one is open');
+  await visible(card.getByTestId('why-not').getByText('Your dispute awaits its outcome.'));
+
+  // The supervisor, in Spanish, finds it among the disputes and accepts it.
+  await inSpanish(browser, `${base}/app/disputes`, { username: 'dina', roles: ['supervisor'] }, async (p) => {
+    await visible(p.getByRole('heading', { name: 'Impugnaciones' }));
+    const row = p.locator('tr', { hasText: 'e2e-dispute-1.json' });
+    await visible(row.getByText('Did the agent offer to call back?'));
+    await shot(p, 'disputes-es');
+    await row.getByRole('button', { name: 'Resolver: e2e-dispute-1.json' }).click();
+    const resolve = p.getByRole('dialog', { name: 'Resolver la impugnación de e2e-dispute-1.json' });
+    await visible(resolve.getByText('I offered a call back in my last turn.'));
+    await resolve.getByRole('radio', { name: 'Aceptar: invertir el veredicto' }).check();
+    await resolve.getByLabel('Motivo para el agente').fill('Cierto: ofreció volver a llamar.');
+    await shot(p, 'disputes-resolve-es');
+    await resolve.getByRole('button', { name: 'Resolver', exact: true }).click();
+    await visible(resolve.getByText(/^Impugnación aceptada\. La auditoría se ha revisado: revisión 2, nota 66\.7 → 100\.0\.$/));
+    await resolve.getByRole('button', { name: 'Cerrar' }).click();
+    await visible(p.getByText('No hay impugnaciones.'));
+  });
+
+  // The agent's page follows live: the outcome, the new revision and score.
+  await visible(card.getByText('The audit was revised: revision 2, score 66.7 → 100.0.'));
+  await visible(card.getByText('Accepted (dina): Cierto: ofreció volver a llamar.'));
+  await visible(page.getByTestId('task-score').getByText('100.0'));
+  await visible(page.getByTestId('feedback-steps').getByText(/Dispute accepted by /));
+  await shot(page, 'task-dispute-outcome');
+  const revisions = (await api(base, quality, 'GET', `/tasks/${task}`)).revisions;
+  check(revisions.length === 2 && revisions[1].score === 100, `revisions: ${JSON.stringify(revisions)}`);
+  // Her disputes, and nobody else's; she resolves none.
+  await page.getByRole('link', { name: 'Disputes' }).click();
+  await visible(page.getByRole('heading', { name: 'Disputes' }));
+  await page.getByLabel('Status').selectOption('all');
+  await visible(page.locator('tr', { hasText: 'e2e-dispute-1.json' }).getByText('accepted'));
+  check((await page.locator('tbody tr').count()) === 1, 'an agent sees other disputes');
+  check((await page.getByRole('button', { name: /^Resolve/ }).count()) === 0, 'an agent is offered to resolve');
+  await shot(page, 'disputes-agent');
+  await inSpanish(browser, `${base}/app/tasks/${task}`, { username: 'dora', roles: ['operator'] }, async (p) => {
+    const es = p.getByTestId('feedback');
+    await visible(es.getByRole('heading', { name: 'Conformidad e impugnaciones' }));
+    await visible(es.getByText('La auditoría se ha revisado: revisión 2, nota 66.7 → 100.0.'));
+    await es.getByRole('button', { name: 'Dar conformidad' }).click();
+    await visible(es.getByText(/^Conformidad de /));
+    await shot(p, 'task-dispute-outcome-es');
+  });
+});
+
 test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {
   await page.goto(oidc.dashboard + '/app/notifications');
   await page.getByRole('button', { name: 'Sign in with your organisation account' }).click();

@@ -6,6 +6,7 @@ import { CampaignsPage } from './admin/CampaignsPage';
 import { JobsPage } from './admin/JobsPage';
 import { UsersPage } from './admin/UsersPage';
 import { DashboardPage } from './dashboard/DashboardPage';
+import { DisputesPage } from './disputes/DisputesPage';
 import type { MessageKey } from './i18n';
 import { NotificationsPage } from './notifications/NotificationsPage';
 import { ProfilePage } from './pages/Profile';
@@ -32,6 +33,7 @@ export const routes: Route[] = [
   { pattern: '/app/reports', title: 'nav.reports', minRole: 'operator', nav: 'main', render: () => <ReportsPage /> },
   { pattern: '/app/profile', title: 'nav.profile', minRole: 'none', nav: 'main', render: () => <ProfilePage /> },
   { pattern: '/app/notifications', title: 'nav.notifications', minRole: 'none', nav: 'main', render: () => <NotificationsPage /> },
+  { pattern: '/app/disputes', title: 'nav.disputes', minRole: 'operator', nav: 'main', render: () => <DisputesPage /> },
   { pattern: '/app/admin/campaigns', title: 'nav.campaigns', minRole: 'supervisor', nav: 'admin', render: () => <CampaignsPage /> },
   { pattern: '/app/admin/users', title: 'nav.users', minRole: 'admin', nav: 'admin', render: () => <UsersPage /> },
   { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },

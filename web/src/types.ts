@@ -144,3 +144,13 @@ export type ReviewItem = Schemas['ReviewItem'];
 /** ReviewProgress is each analyst's progress with their assignments (GET /reviews/progress). */
 export type ReviewProgress = Omit<Schemas['ReviewProgress'], 'analysts'> & { analysts: AnalystProgress[] | null };
 export type AnalystProgress = Schemas['AnalystProgress'];
+
+/** Dispute is an agent's dispute of criteria of a validated audit (GET /disputes/{id}). */
+export type Dispute = Schemas['Dispute'];
+export type DisputeItem = Schemas['DisputeItem'];
+
+/** DisputeList is GET /disputes. */
+export type DisputeList = Omit<Schemas['DisputeList'], 'items'> & { items: Dispute[] | null };
+
+/** Feedback is a validated task's acknowledgement and disputes (GET /tasks/{uuid}'s feedback). */
+export type Feedback = Schemas['Feedback'];

@@ -263,3 +263,31 @@ export function SortHeader({
     </th>
   );
 }
+
+/** DialogDone is a dialog's outcome, announced, with the button that closes the dialog. */
+export function DialogDone({ children, onClose }: { children: ComponentChildren; onClose: () => void }) {
+  return (
+    <div role="status">
+      {children}
+      <div class="dialog-actions">
+        <button type="button" class="button button-primary" onClick={onClose} autofocus>
+          {t('app.close')}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** DialogButtons are a dialog form's Cancel and submit buttons. */
+export function DialogButtons({ label, disabled, onCancel }: { label: string; disabled: boolean; onCancel: () => void }) {
+  return (
+    <div class="dialog-actions">
+      <button type="button" class="button" onClick={onCancel}>
+        {t('app.cancel')}
+      </button>
+      <button type="submit" class="button button-primary" disabled={disabled}>
+        {label}
+      </button>
+    </div>
+  );
+}

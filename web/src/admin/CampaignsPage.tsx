@@ -66,6 +66,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
   const [language, setLanguage] = useState(campaign.language);
   const [seesAutomatic, setSeesAutomatic] = useState(campaign.operator_sees_automatic);
   const [analysts, setAnalysts] = useState((campaign.review_analysts ?? []).join(', '));
+  const [disputeDays, setDisputeDays] = useState(String(campaign.dispute_window_days));
   const [settings, setSettings] = useState<Outcome>(null);
   const [json, setJson] = useState<string | null>(null);
   const [card, setCard] = useState<Outcome>(null);
@@ -93,6 +94,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
           .split(',')
           .map((x) => x.trim())
           .filter(Boolean),
+        dispute_window_days: Number(disputeDays),
       });
       setSettings({ ok: t('camp.saved') });
       onSaved();
@@ -144,6 +146,18 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
           <div class="field">
             <label for="camp-emails">{t('camp.emails')}</label>
             <input id="camp-emails" value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
+          </div>
+          <div class="field">
+            <label for="camp-dispute-window">{t('camp.disputeWindow')}</label>
+            <input
+              id="camp-dispute-window"
+              type="number"
+              min={0}
+              max={90}
+              step="1"
+              value={disputeDays}
+              onInput={(e) => setDisputeDays(e.currentTarget.value)}
+            />
           </div>
           <div class="field">
             <label for="camp-analysts">{t('camp.analysts')}</label>

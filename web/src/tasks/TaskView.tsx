@@ -5,6 +5,7 @@ import { guardLeaving, Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
 import { ValidationBlock } from './ValidationBlock';
+import { FeedbackCard } from '../disputes/FeedbackCard';
 import { ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
@@ -40,7 +41,16 @@ export function TaskView({ uuid }: { uuid: string }) {
   } = useLoad((signal) => app.api.get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, signal), [uuid]);
 
   useEffect(() => {
-    const offs = ['task.updated', 'audit.updated', 'validation.created', 'validation.updated'].map((type) =>
+    const offs = [
+      'task.updated',
+      'audit.updated',
+      'validation.created',
+      'validation.updated',
+      'dispute.opened',
+      'dispute.accepted',
+      'dispute.rejected',
+      'audit.acknowledged',
+    ].map((type) =>
       app.events.on(type, (ev) => {
         const d = ev.data as { uuid?: string; task?: { uuid: string }; task_uuid?: string };
         if ((d.task?.uuid ?? d.task_uuid ?? d.uuid) === uuid) reload();
@@ -224,6 +234,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
         </section>
       </div>
       {task.validation && <ValidationBlock validation={task.validation} />}
+      <FeedbackCard task={task} onChanged={onChanged} />
       <Revisions task={task} />
       {validating && (
         <ValidateDialog

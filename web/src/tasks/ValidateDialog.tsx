@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { listOf, t } from '../i18n';
 import { useApp } from '../state';
 import type { TaskDetail, ValidationRecipients, ValidationResult } from '../types';
-import { ErrorMessage, Loading, useLoad, useModal, useSubmit } from '../ui';
+import { DialogButtons, DialogDone, ErrorMessage, Loading, useLoad, useModal, useSubmit } from '../ui';
 
 /**
  * ValidateDialog validates a task's audit with notes and attachments
@@ -34,7 +34,7 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
     <dialog ref={ref} class="dialog" aria-labelledby="validate-title" onClose={onClose}>
       <h2 id="validate-title">{t('validate.title')}</h2>
       {result ? (
-        <div role="status">
+        <DialogDone onClose={() => ref.current?.close()}>
           <p class="alert alert-success">{t(result.email_status === 'pending' ? 'validate.pending' : 'validate.done')}</p>
           <dl class="facts">
             <div>
@@ -46,12 +46,7 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
               <dd>{result.bcc?.join(', ') || '—'}</dd>
             </div>
           </dl>
-          <div class="dialog-actions">
-            <button type="button" class="button button-primary" onClick={() => ref.current?.close()} autofocus>
-              {t('app.close')}
-            </button>
-          </div>
-        </div>
+        </DialogDone>
       ) : (
         <form onSubmit={(e) => void submit(validate)(e)}>
           <div data-testid="recipients">
@@ -78,14 +73,11 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
             <input id="validate-files" type="file" multiple onChange={(e) => setFiles(Array.from(e.currentTarget.files ?? []))} />
           </div>
           {error !== null && <ErrorMessage error={error} />}
-          <div class="dialog-actions">
-            <button type="button" class="button" onClick={() => ref.current?.close()}>
-              {t('app.cancel')}
-            </button>
-            <button type="submit" class="button button-primary" disabled={busy || !recipients.data}>
-              {busy ? t('validate.sending') : t('validate.submit')}
-            </button>
-          </div>
+          <DialogButtons
+            label={busy ? t('validate.sending') : t('validate.submit')}
+            disabled={busy || !recipients.data}
+            onCancel={() => ref.current?.close()}
+          />
         </form>
       )}
     </dialog>

@@ -1,0 +1,89 @@
+import { useState } from 'preact/hooks';
+import { t } from '../i18n';
+import { useApp } from '../state';
+import type { Dispute, TaskDetail } from '../types';
+import { DialogButtons, DialogDone, ErrorMessage, useModal, useSubmit } from '../ui';
+
+/**
+ * DisputeDialog is the agent's dispute of their validated task's
+ * evaluation (POST /disputes): the criteria they tick, each with a comment.
+ * Criteria decided by an earlier dispute are not offered.
+ */
+export function DisputeDialog({ task, onClose }: { task: TaskDetail; onClose: (sent: boolean) => void }) {
+  const app = useApp();
+  const ref = useModal();
+  const [comments, setComments] = useState<Record<string, string>>({});
+  const [sent, setSent] = useState(false);
+  const { busy, error, submit } = useSubmit();
+  const decided = new Set(
+    (task.feedback?.disputes ?? []).flatMap((d) => (d.items ?? []).filter((i) => i.decision).map((i) => i.criterion_id)),
+  );
+  const items = (task.audit?.items ?? []).filter((it) => !decided.has(it.criterion_id));
+  const chosen = Object.keys(comments);
+
+  const send = async () => {
+    await app.api.post<Dispute>('/disputes', {
+      task_uuid: task.uuid,
+      items: chosen.map((id) => ({ criterion_id: id, comment: comments[id] })),
+    });
+    setSent(true);
+  };
+  const toggle = (id: string, on: boolean) => {
+    const next = { ...comments };
+    if (on) next[id] = '';
+    else delete next[id];
+    setComments(next);
+  };
+
+  return (
+    <dialog ref={ref} class="dialog" aria-labelledby="dispute-title" onClose={() => onClose(sent)}>
+      <h2 id="dispute-title">{t('dispute.dialogTitle')}</h2>
+      {sent ? (
+        <DialogDone onClose={() => ref.current?.close()}>
+          <p class="alert alert-success">{t('dispute.sent')}</p>
+        </DialogDone>
+      ) : (
+        <form onSubmit={(e) => void submit(send)(e)}>
+          <p>{t('dispute.dialogIntro')}</p>
+          <fieldset class="criteria">
+            <legend>{t('disputes.criteria')}</legend>
+            {items.map((it) => {
+              const id = `dispute-${it.criterion_id}`;
+              const on = it.criterion_id in comments;
+              return (
+                <div key={it.criterion_id} class={it.complies ? 'criterion' : 'criterion criterion-fail'}>
+                  <label class="check" for={id}>
+                    <input id={id} type="checkbox" checked={on} onChange={(e) => toggle(it.criterion_id, e.currentTarget.checked)} />
+                    <span>
+                      {it.question}
+                      <span class="muted small"> · {t(it.complies ? 'dispute.verdict.met' : 'dispute.verdict.notMet')}</span>
+                    </span>
+                  </label>
+                  {on && (
+                    <>
+                      <label for={`${id}-comment`}>{t('dispute.commentFor', { question: it.question })}</label>
+                      <textarea
+                        id={`${id}-comment`}
+                        rows={2}
+                        required
+                        maxLength={2000}
+                        value={comments[it.criterion_id]}
+                        onInput={(e) => setComments({ ...comments, [it.criterion_id]: e.currentTarget.value })}
+                      />
+                    </>
+                  )}
+                </div>
+              );
+            })}
+          </fieldset>
+          {error !== null && <ErrorMessage error={error} />}
+          <DialogButtons
+            label={busy ? t('dispute.sending') : t('dispute.submit')}
+            disabled={busy || chosen.length === 0}
+            onCancel={() => ref.current?.close()}
+          />
+        </form>
+      )}
+    </dialog>
+  );
+}

@@ -1,0 +1,104 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatRelative, t } from '../i18n';
+import { Link } from '../router';
+import { useApp } from '../state';
+import { atLeast, type Dispute, type DisputeList } from '../types';
+import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
+import { ResolveDialog } from './ResolveDialog';
+
+const statuses = ['open', 'accepted', 'rejected', 'all'] as const;
+type Status = (typeof statuses)[number];
+
+/**
+ * DisputesPage is the queue of disputes (GET /disputes): open ones oldest
+ * first, for supervisors every one (analysts those of the audits they
+ * validated, agents their own); supervisors resolve them here.
+ */
+export function DisputesPage() {
+  const app = useApp();
+  const [status, setStatus] = useState<Status>('open');
+  const [resolving, setResolving] = useState<Dispute | null>(null);
+  const { data, error, reload } = useLoad((signal) => app.api.get<DisputeList>('/disputes', { status }, signal), [status]);
+  const canResolve = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
+  useEffect(() => {
+    const offs = ['dispute.opened', 'dispute.accepted', 'dispute.rejected'].map((type) => app.events.on(type, () => reload()));
+    return () => offs.forEach((off) => off());
+  }, [status]);
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={t('disputes.title')} />
+      <div class="filter-row">
+        <div class="field">
+          <label for="disputes-status">{t('disputes.status')}</label>
+          <select id="disputes-status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)}>
+            {statuses.map((s) => (
+              <option key={s} value={s}>
+                {s === 'all' ? t('disputes.all') : t(`dispute.status.${s}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      {error !== null && !data ? (
+        <ErrorMessage error={error} onRetry={reload} />
+      ) : !data ? (
+        <Loading />
+      ) : !data.items?.length ? (
+        <p class="muted">{t('disputes.empty')}</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="table">
+            <caption class="sr-only">{t('disputes.title')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('disputes.task')}</th>
+                <th scope="col">{t('disputes.agent')}</th>
+                <th scope="col">{t('disputes.criteria')}</th>
+                <th scope="col">{t('disputes.status')}</th>
+                <th scope="col">{t('disputes.opened')}</th>
+                {canResolve && <th scope="col">{t('jobs.actions')}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((d) => (
+                <tr key={d.id} data-dispute={d.id}>
+                  <td>
+                    <Link href={`/app/tasks/${d.task_uuid}`}>{d.file_name}</Link>
+                  </td>
+                  <td>{d.agent_id}</td>
+                  <td>{(d.items ?? []).map((i) => i.question).join(' · ')}</td>
+                  <td>{t(`dispute.status.${d.status}`)}</td>
+                  <td>{formatRelative(d.opened_at)}</td>
+                  {canResolve && (
+                    <td>
+                      {d.status === 'open' && (
+                        <button
+                          type="button"
+                          class="button button-small"
+                          aria-label={`${t('disputes.resolve')}: ${d.file_name}`}
+                          onClick={() => setResolving(d)}
+                        >
+                          {t('disputes.resolve')}
+                        </button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {resolving && (
+        <ResolveDialog
+          dispute={resolving}
+          onClose={() => {
+            setResolving(null);
+            reload();
+          }}
+        />
+      )}
+    </section>
+  );
+}
