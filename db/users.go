@@ -318,3 +318,14 @@ func UserSetLocale(ctx context.Context, q DBTX, id, locale string) (User, error)
 		RETURNING `+userColumns, id, locale))
 	return u, one(err, "no user %q", id)
 }
+
+// UsersWithAnyRole returns the active users whose roles include any of
+// roles, ordered by username: for example everyone who may analyse.
+func UsersWithAnyRole(ctx context.Context, q DBTX, roles []string) ([]User, error) {
+	rows, err := q.Query(ctx, `SELECT `+userColumns+` FROM users WHERE active AND roles && $1::text[]
+		ORDER BY lower(username), id`, roles)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (User, error) { return scanUser(row) })
+}
