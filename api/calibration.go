@@ -23,12 +23,6 @@ import (
 	"github.com/auditd/auditd/scoring"
 )
 
-// Bounds of a calibration session.
-const (
-	calibrationMaxTasks    = 50
-	calibrationMaxAnalysts = 20
-)
-
 // calibrationResource is calibration sessions: a supervisor has analysts
 // score the same interactions blind and reads how much they agree.
 type calibrationResource struct {
@@ -247,14 +241,7 @@ func (c *calibrationResource) create(ctx context.Context, in *createCalibrationI
 		}
 		return db.CalibrationEventInsert(ctx, tx, s, "started", members)
 	})
-	if err != nil {
-		return nil, err
-	}
-	detail, err := c.detail(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return ok(detail), nil
+	return c.detailAfter(ctx, id, err)
 }
 
 // calibrationNotice is a notification to user about session s, linking to it.
@@ -413,14 +400,21 @@ type calibrationIDInput struct {
 }
 
 func (c *calibrationResource) get(ctx context.Context, in *calibrationIDInput) (*Output[CalibrationDetail], error) {
-	if _, _, err := c.visible(ctx, c.pool, in.ID); err != nil {
-		return nil, err
-	}
-	detail, err := c.detail(ctx, in.ID)
+	_, _, err := c.visible(ctx, c.pool, in.ID)
+	return c.detailAfter(ctx, in.ID, err)
+}
+
+// detailAfter answers session id as the caller may see it, after a step
+// that ended with err (returned instead when not nil).
+func (c *calibrationResource) detailAfter(ctx context.Context, id string, err error) (*Output[CalibrationDetail], error) {
 	if err != nil {
 		return nil, err
 	}
-	return ok(detail), nil
+	d, err := c.detail(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return ok(d), nil
 }
 
 // detail is session id as the caller may see it: blind while it is open.
@@ -582,14 +576,7 @@ func (c *calibrationResource) submit(ctx context.Context, in *answersInput) (*Ou
 		}
 		return db.CalibrationEventInsert(ctx, tx, s, "submitted", analysts)
 	})
-	if err != nil {
-		return nil, err
-	}
-	detail, err := c.detail(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return ok(detail), nil
+	return c.detailAfter(ctx, in.ID, err)
 }
 
 // closeSession closes open session s (by, "" when the last submission
@@ -649,14 +636,7 @@ func (c *calibrationResource) close(ctx context.Context, in *calibrationIDInput)
 		}
 		return c.closeSession(ctx, tx, s, principal(ctx).User.ID)
 	})
-	if err != nil {
-		return nil, err
-	}
-	detail, err := c.detail(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return ok(detail), nil
+	return c.detailAfter(ctx, in.ID, err)
 }
 
 func (c *calibrationResource) calibrate(ctx context.Context, in *answersInput) (*Output[CalibrationDetail], error) {
@@ -685,14 +665,7 @@ func (c *calibrationResource) calibrate(ctx context.Context, in *answersInput) (
 		}
 		return db.CalibrationEventInsert(ctx, tx, s, "calibrated", analysts)
 	})
-	if err != nil {
-		return nil, err
-	}
-	detail, err := c.detail(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return ok(detail), nil
+	return c.detailAfter(ctx, in.ID, err)
 }
 
 type applyCalibrationInput struct {

@@ -260,7 +260,6 @@ func TestCalibrationSession(t *testing.T) {
 	requireError(t, b.do(t, http.MethodGet, "/calibration-analysts", team.qa1, nil), http.StatusForbidden, CodeForbidden)
 }
 
-
 func TestCalibrationSessionCreateRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	b := setup(t, setupOpts{jobWait: 20 * time.Second})

@@ -90,7 +90,7 @@ type CriterionAgreement struct {
 // Results are a session's figures: per criterion, and over all its units.
 type Results struct {
 	Criteria []CriterionAgreement `json:"criteria"`
-	Overall  Agreement   `json:"overall"`
+	Overall  Agreement            `json:"overall"`
 	// Analysts is each analyst's Differing over all units, most
 	// differing first.
 	Analysts []Differing `json:"analysts"`
