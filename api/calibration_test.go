@@ -113,6 +113,20 @@ func TestCalibrationSession(t *testing.T) {
 	}
 	requireError(t, b.do(t, http.MethodGet, "/calibration-sessions/"+id, team.outsider, nil), http.StatusNotFound, CodeNotFound)
 	requireError(t, b.do(t, http.MethodGet, "/calibration-sessions/"+id, team.op, nil), http.StatusForbidden, CodeForbidden)
+	// The task view is blind too for the analysts who have to answer,
+	// and only for them.
+	task0 := uuids[0].(string)
+	blind := details(b.do(t, http.MethodGet, "/tasks/"+task0, team.qa1, nil))
+	require.Equal(t, map[string]any{"id": id, "name": "Week 48"}, blind["calibration_blind"])
+	require.Nil(t, blind["audit"])
+	require.Empty(t, blind["revisions"])
+	require.NotEmpty(t, blind["transcript"])
+	requireError(t, b.do(t, http.MethodGet, "/tasks/"+task0+"/audit/revisions/1", team.qa1, nil), http.StatusConflict, CodeConflict)
+	for _, tok := range []string{team.outsider, team.sup} {
+		seen := details(b.do(t, http.MethodGet, "/tasks/"+task0, tok, nil))
+		require.NotNil(t, seen["audit"])
+		require.Nil(t, seen["calibration_blind"])
+	}
 	missing := b.do(t, http.MethodGet, "/calibration-sessions/00000000-0000-4000-8000-000000000000", team.outsider, nil)
 	require.Equal(t, missing.Body["message"], b.do(t, http.MethodGet, "/calibration-sessions/"+id, team.outsider, nil).Body["message"],
 		"another's session answers as a missing one")
@@ -150,6 +164,8 @@ func TestCalibrationSession(t *testing.T) {
 	require.Len(t, details(r)["answers"], len(pairs))
 	require.Equal(t, "submitted", nextCalibration(t, stream).Data["change"])
 	requireError(t, b.submitAnswers(t, team.qa1, id, ok1), http.StatusConflict, CodeConflict)
+	require.NotNil(t, details(b.do(t, http.MethodGet, "/tasks/"+task0, team.qa1, nil))["audit"], "seen once submitted")
+	require.Nil(t, details(b.do(t, http.MethodGet, "/tasks/"+task0, team.qa2, nil))["audit"], "qa2 has still to submit")
 	r = b.do(t, http.MethodGet, "/calibration-sessions/"+id, team.qa2, nil)
 	require.Empty(t, details(r)["answers"], "qa2 cannot see qa1's answers")
 	require.Equal(t, http.StatusOK, b.submitAnswers(t, team.qa2, id, answersFor(pairs, map[int]string{0: calibration.DoesNotComply})).Status)
@@ -196,7 +212,7 @@ func TestCalibrationSession(t *testing.T) {
 		{"task_uuid": pairs[0][0], "criterion_id": "no_such", "answer": "complies"}}})
 	requireError(t, r, http.StatusBadRequest, CodeValidation)
 	require.Equal(t, "body.answers[0].criterion_id", detailsAt(r))
-	task0 := pairs[0][0]
+	require.Equal(t, task0, pairs[0][0])
 	var calibrated []map[string]any
 	for i, it := range pairs {
 		if it[0] == task0 {

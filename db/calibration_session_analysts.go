@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -43,4 +44,23 @@ func CalibrationAnalystSubmit(ctx context.Context, tx pgx.Tx, id, user string) e
 		err = errcode.New(errcode.Conflict, "you have submitted your answers to this calibration session already; they cannot be changed")
 	}
 	return err
+}
+
+// CalibrationBlindFor returns the open calibration session that keeps the
+// audit of task taskUUID hidden from user: one that holds the task and
+// has the user as an analyst who has not submitted yet; nil when none does.
+func CalibrationBlindFor(ctx context.Context, q DBTX, taskUUID, user string) (*CalibrationRef, error) {
+	var ref CalibrationRef
+	err := q.QueryRow(ctx, `
+		SELECT s.id::text, s.name FROM calibration_session_tasks t
+		JOIN calibration_sessions s ON s.id = t.session_id AND s.status = 'open'
+		JOIN calibration_session_analysts a ON a.session_id = s.id AND a.user_id = $2 AND a.submitted_at IS NULL
+		WHERE t.task_uuid = $1 ORDER BY s.created_at, s.id LIMIT 1`, taskUUID, user).Scan(&ref.ID, &ref.Name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &ref, nil
 }

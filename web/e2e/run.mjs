@@ -1563,7 +1563,7 @@ test('calibration: a supervisor runs a session with three analysts who score bli
   for (const who of analysts) await api(base, await devToken(base, who, ['quality']), 'GET', '/users/me');
   await rulesCampaign(base, sup, 'e2e-calibration');
   const upload = (name, operator, body) => uploadAudited(base, quality, name, body, { campaign: 'e2e-calibration', operator });
-  await upload('e2e-calibration-1.json', 'xavi', chat('Calixto'));
+  const first = await upload('e2e-calibration-1.json', 'xavi', chat('Calixto'));
   await upload('e2e-calibration-2.json', 'yara', chat('Calista').replace('goodbye', 'we will call you back tomorrow, goodbye'));
 
   // The supervisor starts it from the dashboard.
@@ -1612,6 +1612,13 @@ test('calibration: a supervisor runs a session with three analysts who score bli
     const p = await ctx.newPage();
     await p.goto(`${base}/app/calibration/${id}`);
     await signIn(p, { username: who, roles: ['quality'] });
+    if (who === 'ana-cal') {
+      // The task's own page is blind too until she submits.
+      await p.goto(`${base}/app/tasks/${first}`);
+      await visible(p.getByTestId('calibration-blind'));
+      await shot(p, 'calibration-task-blind');
+      await p.getByTestId('calibration-blind').getByRole('link', { name: 'Open the session' }).click();
+    }
     await score(p, who, { submit: 'Submit my answers', submitted: 'Your answers are submitted.' });
     await ctx.close();
   }

@@ -527,6 +527,8 @@ const en = {
   'cal.appliedOk': 'Applied: revision {n}',
   'cal.appliedPending': 'Applied; the score is being recomputed',
   'cal.revisionReason': 'calibration “{name}”',
+  'cal.blindTask': 'The audit is hidden from you until you submit your answers to calibration session “{name}”.',
+  'cal.blindOpen': 'Open the session',
 };
 
 export type MessageKey = keyof typeof en;
@@ -1061,6 +1063,8 @@ const es: Record<MessageKey, string> = {
   'cal.appliedOk': 'Aplicada: revisión {n}',
   'cal.appliedPending': 'Aplicada; se está recalculando la nota',
   'cal.revisionReason': 'calibración «{name}»',
+  'cal.blindTask': 'La auditoría está oculta para ti hasta que envíes tus respuestas a la sesión de calibración «{name}».',
+  'cal.blindOpen': 'Abrir la sesión',
 };
 
 export type Locale = 'en' | 'es';

@@ -189,7 +189,12 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
         </section>
         <section class="card" aria-labelledby="audit-title">
           <h2 id="audit-title">{t('task.audit')}</h2>
-          {task.audit ? (
+          {task.calibration_blind ? (
+            <p class="alert alert-info" data-testid="calibration-blind">
+              {t('cal.blindTask', { name: task.calibration_blind.name })}{' '}
+              <Link href={`/app/calibration/${task.calibration_blind.id}`}>{t('cal.blindOpen')}</Link>
+            </p>
+          ) : task.audit ? (
             <AuditEditor task={task} canEdit={canEdit && task.status === 'audited'} onSaved={onChanged} onEvidence={goToTurn} />
           ) : (
             <p class="muted">{t('task.noAudit')}</p>
