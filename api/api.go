@@ -147,7 +147,8 @@ func New(opts Options) *Server {
 	(&viewsResource{pool: opts.Pool}).register(hapi)
 	(&campaignsResource{pool: opts.Pool, river: opts.River}).register(hapi)
 	(&statsResource{pool: opts.Pool, now: time.Now}).register(hapi)
-	(&auditsResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
+	audits := &auditsResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}
+	audits.register(hapi)
 	(&eventsResource{pool: opts.Pool, hub: opts.Hub}).register(hapi)
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	timeouts := opts.BodyTimeouts.withDefaults()
@@ -159,6 +160,7 @@ func New(opts Options) *Server {
 	(&samplingResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	(&reviewsResource{pool: opts.Pool, now: time.Now}).register(hapi)
 	(&disputesResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
+	(&calibrationResource{pool: opts.Pool, audits: audits, now: time.Now}).register(hapi)
 	// Its session operations are in the API either way (the document does
 	// not depend on RIVER_UI); with River UI off they answer NOT_FOUND.
 	u := &riverUI{ui: opts.RiverUI, auth: opts.Auth, pool: opts.Pool, secure: opts.SecureCookies}

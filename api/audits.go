@@ -147,34 +147,47 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 	}
 	var edit db.AuditEdit
 	var jobID int64
-	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) error {
-		locked, err := db.TaskLock(ctx, tx, task.UUID)
-		if err != nil {
-			return err
-		}
-		// Checked again on the locked row: it may have changed since.
-		if err := editable(locked, base); err != nil {
-			return err
-		}
-		edit, err = db.AuditEditInsert(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, BasedOn: base, Verdicts: verdicts,
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) (err error) {
+		edit, jobID, err = a.record(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, BasedOn: base, Verdicts: verdicts,
 			AuthorID: p.User.ID, AuthorName: author})
-		if err != nil {
-			return err
-		}
-		res, err := a.river.InsertTx(ctx, tx, jobs.RecomputeAuditArgs{EditID: edit.ID, TaskUUID: task.UUID}, nil)
-		if err != nil {
-			return err
-		}
-		jobID = res.Job.ID
-		return nil
+		return err
 	})
 	if err != nil {
 		// An *Error (editable's CONFLICT) passes through; the rest goes
 		// through internal(), as every handler error does.
 		return nil, err
 	}
+	return a.outcome(ctx, task, edit, jobID)
+}
 
-	_, err = waitForJob(ctx, a.river, jobID, a.wait)
+// record records edit e of a task's audit with its recompute_audit job in
+// tx, after checking on the locked task that its audit may be edited (a
+// CONFLICT error otherwise). It returns the edit and the job's id.
+func (a *auditsResource) record(ctx context.Context, tx pgx.Tx, e db.AuditEdit) (db.AuditEdit, int64, error) {
+	locked, err := db.TaskLock(ctx, tx, e.TaskUUID)
+	if err != nil {
+		return db.AuditEdit{}, 0, err
+	}
+	// Checked again on the locked row: it may have changed since.
+	if err := editable(locked, e.BasedOn); err != nil {
+		return db.AuditEdit{}, 0, err
+	}
+	edit, err := db.AuditEditInsert(ctx, tx, e)
+	if err != nil {
+		return db.AuditEdit{}, 0, err
+	}
+	res, err := a.river.InsertTx(ctx, tx, jobs.RecomputeAuditArgs{EditID: edit.ID, TaskUUID: e.TaskUUID}, nil)
+	if err != nil {
+		return db.AuditEdit{}, 0, err
+	}
+	return edit, res.Job.ID, nil
+}
+
+// outcome waits (up to a.wait) for job jobID to apply edit of task and
+// answers with the revision it became (200), or 202 when the wait ran out;
+// a rejected edit is CONFLICT, a failed one SERVICE_UNAVAILABLE.
+func (a *auditsResource) outcome(ctx context.Context, task db.Task, edit db.AuditEdit, jobID int64) (*computeAuditOutput, error) {
+	_, err := waitForJob(ctx, a.river, jobID, a.wait)
 	if errors.Is(err, errJobWaitExpired) {
 		return &computeAuditOutput{Status: http.StatusAccepted,
 			Body: accepted(EditAccepted{TaskUUID: task.UUID, JobID: jobID, EditID: edit.ID}).Body}, nil

@@ -54,15 +54,18 @@ func (t *tasksResource) register(api huma.API) {
 
 	op = operation(http.MethodGet, "/tasks/{uuid}", "get-task", "Get a task with its transcript and history", role.Operator,
 		http.StatusBadRequest, http.StatusNotFound)
-	op.Description += " An operator may read only the tasks where they are the audited agent; others are 404 to them."
+	op.Description += " An operator may read only the tasks where they are the audited agent; others are 404 to them." +
+		" An analyst of an open calibration session holding the task who has not submitted their answers yet gets it " +
+		"blind: `calibration_blind` names the session, `audit` is null and `revisions` empty until they submit."
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.get)
 
 	op = operation(http.MethodGet, "/tasks/{uuid}/audit/revisions/{n}", "get-audit-revision", "Get one revision of a task's audit",
-		role.Operator, http.StatusBadRequest, http.StatusNotFound)
+		role.Operator, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
 	op.Description += " The revision as it was stored (score breakdown, items, who made it and when) with its `diff` " +
 		"from the previous revision: which items changed and how, the score and, after a new scorecard, the version. " +
-		"Operators may read only the tasks where they are the audited agent."
+		"Operators may read only the tasks where they are the audited agent. 409 to an analyst who has still to submit " +
+		"their answers about the task to an open calibration session."
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.revision)
 
@@ -350,6 +353,10 @@ type TaskDetail struct {
 	Validation *db.ValidationView `json:"validation" doc:"The validation and the delivery of its e-mail; null until validated"`
 	// Feedback is null until the task is validated.
 	Feedback *Feedback `json:"feedback" doc:"The agent's acknowledgement and disputes of the validated evaluation; null until validated"`
+	// CalibrationBlind, when set, is the open calibration session the
+	// caller has still to answer about this task: its audit, revisions
+	// and review count are left out until they submit.
+	CalibrationBlind *db.CalibrationRef `json:"calibration_blind,omitempty" doc:"The open calibration session you have still to submit your answers to about this task: until you do, its audit, revisions and review count are left out (null, empty)"`
 }
 
 // Audit is the current revision of a task's audit.
@@ -411,7 +418,12 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	if hidden {
 		d.AuditHidden, d.ReviewItems = true, nil
 	}
-	if task.AuditRevision != nil && !hidden {
+	if d.CalibrationBlind, err = db.CalibrationBlindFor(ctx, t.pool, task.UUID, principal(ctx).User.ID); err != nil {
+		return nil, err
+	}
+	if d.CalibrationBlind != nil {
+		d.ReviewItems, d.Revisions = nil, []db.AuditRevisionInfo{}
+	} else if task.AuditRevision != nil && !hidden {
 		audit, err := db.AuditCurrent(ctx, t.pool, task.UUID)
 		if err != nil {
 			return nil, err
@@ -424,7 +436,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 			}
 		}
 	}
-	if !hidden {
+	if !hidden && d.CalibrationBlind == nil {
 		if d.Revisions, err = db.AuditRevisionList(ctx, t.pool, task.UUID); err != nil {
 			return nil, err
 		}
@@ -465,6 +477,14 @@ func (t *tasksResource) revision(ctx context.Context, in *revisionInput) (*Outpu
 	}
 	if auditHidden(ctx, task) {
 		return nil, errAuditHidden(task)
+	}
+	blind, err := db.CalibrationBlindFor(ctx, t.pool, task.UUID, principal(ctx).User.ID)
+	if err != nil {
+		return nil, err
+	}
+	if blind != nil {
+		return nil, Errorf(CodeConflict, fmt.Sprintf("the audit of task %s is hidden from you until you submit your answers to calibration session %q",
+			task.UUID, blind.Name))
 	}
 	rev, err := db.AuditRevisionGet(ctx, t.pool, task.UUID, in.N)
 	if err != nil {

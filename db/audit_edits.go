@@ -31,6 +31,9 @@ type AuditEdit struct {
 	// AuthorID and AuthorName are the token subject and x-username.
 	AuthorID   string
 	AuthorName string
+	// CalibrationSessionID is the calibration session whose calibrated
+	// answers the edit applies, if any: the reason of its revision.
+	CalibrationSessionID string
 	// Status is EditPending until the job resolves it.
 	Status string
 	// Revision is the revision the edit became, once EditApplied.
@@ -46,13 +49,14 @@ type AuditEdit struct {
 }
 
 const auditEditColumns = `id, task_uuid, COALESCE(based_on, 0), verdicts, author_id, COALESCE(author_name, ''),
-	status, COALESCE(revision, 0), COALESCE(error, ''), created_at, resolved_at, COALESCE(dispute_id::text, '')`
+	status, COALESCE(revision, 0), COALESCE(error, ''), created_at, resolved_at, COALESCE(dispute_id::text, ''),
+	COALESCE(calibration_session_id::text, '')`
 
 func scanAuditEdit(row pgx.Row) (AuditEdit, error) {
 	var e AuditEdit
 	var verdicts []byte
 	err := row.Scan(&e.ID, &e.TaskUUID, &e.BasedOn, &verdicts, &e.AuthorID, &e.AuthorName,
-		&e.Status, &e.Revision, &e.Error, &e.CreatedAt, &e.ResolvedAt, &e.DisputeID)
+		&e.Status, &e.Revision, &e.Error, &e.CreatedAt, &e.ResolvedAt, &e.DisputeID, &e.CalibrationSessionID)
 	if err != nil {
 		return AuditEdit{}, err
 	}
@@ -68,10 +72,10 @@ func AuditEditInsert(ctx context.Context, tx pgx.Tx, e AuditEdit) (AuditEdit, er
 		return AuditEdit{}, err
 	}
 	return scanAuditEdit(tx.QueryRow(ctx, `
-		INSERT INTO audit_edits (task_uuid, based_on, verdicts, author_id, author_name, dispute_id)
-		VALUES ($1, NULLIF($2, 0), $3, $4, NULLIF($5, ''), NULLIF($6, '')::uuid)
+		INSERT INTO audit_edits (task_uuid, based_on, verdicts, author_id, author_name, dispute_id, calibration_session_id)
+		VALUES ($1, NULLIF($2, 0), $3, $4, NULLIF($5, ''), NULLIF($6, '')::uuid, NULLIF($7, '')::uuid)
 		RETURNING `+auditEditColumns,
-		e.TaskUUID, e.BasedOn, verdicts, e.AuthorID, e.AuthorName, e.DisputeID))
+		e.TaskUUID, e.BasedOn, verdicts, e.AuthorID, e.AuthorName, e.DisputeID, e.CalibrationSessionID))
 }
 
 // AuditEditGet returns edit id, or a NotFound error.

@@ -37,18 +37,21 @@ type AuditRevision struct {
 	// token subject and the x-username header); empty for the system.
 	AuthorID   string
 	AuthorName string
+	// CalibrationSessionID is the calibration session whose calibrated
+	// answers the revision applies, if any.
+	CalibrationSessionID string
 	// Diff says what changed from the previous revision (JSON), if anything.
 	Diff      json.RawMessage
 	CreatedAt time.Time
 }
 
 const auditColumns = `task_uuid, revision, result, source, COALESCE(engine, ''), COALESCE(author_id, ''),
-	COALESCE(author_name, ''), diff, created_at`
+	COALESCE(author_name, ''), diff, created_at, COALESCE(calibration_session_id::text, '')`
 
 func scanAudit(row pgx.Row) (AuditRevision, error) {
 	var a AuditRevision
 	var result []byte
-	err := row.Scan(&a.TaskUUID, &a.Revision, &result, &a.Source, &a.Engine, &a.AuthorID, &a.AuthorName, &a.Diff, &a.CreatedAt)
+	err := row.Scan(&a.TaskUUID, &a.Revision, &result, &a.Source, &a.Engine, &a.AuthorID, &a.AuthorName, &a.Diff, &a.CreatedAt, &a.CalibrationSessionID)
 	if err != nil {
 		return AuditRevision{}, err
 	}
@@ -117,11 +120,11 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 	}
 	stored, err := scanAudit(tx.QueryRow(ctx, `
 		INSERT INTO audit_revisions (task_uuid, revision, scorecard_version, score, passed, result, source,
-			engine, author_id, author_name, diff)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, ''), NULLIF($10, ''), $11)
+			engine, author_id, author_name, diff, calibration_session_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, NULLIF($8, ''), NULLIF($9, ''), NULLIF($10, ''), $11, NULLIF($12, '')::uuid)
 		RETURNING `+auditColumns,
 		a.TaskUUID, cur+1, a.Result.ScorecardVersion, a.Result.Score, a.Result.Passed, result, a.Source,
-		a.Engine, a.AuthorID, a.AuthorName, diff))
+		a.Engine, a.AuthorID, a.AuthorName, diff, a.CalibrationSessionID))
 	if err != nil {
 		return AuditRevision{}, Task{}, err
 	}
@@ -217,31 +220,39 @@ func AuditRevisionGet(ctx context.Context, q DBTX, taskUUID string, n int) (Audi
 
 // AuditRevisionInfo is one entry of a task's revision list.
 type AuditRevisionInfo struct {
-	Revision         int       `json:"revision"`
-	Source           string    `json:"source" enum:"engine,analyst,recompute"`
-	Engine           string    `json:"engine,omitempty"`
-	AuthorID         string    `json:"author_id,omitempty" doc:"The token subject of the analyst"`
-	AuthorName       string    `json:"author_name,omitempty" doc:"The x-username the analyst sent"`
-	ScorecardVersion int       `json:"scorecard_version"`
-	ScoreBefore      *float64  `json:"score_before,omitempty" doc:"The previous revision's score"`
-	Score            float64   `json:"score"`
-	Passed           bool      `json:"passed"`
-	CreatedAt        time.Time `json:"created_at"`
+	Revision   int    `json:"revision"`
+	Source     string `json:"source" enum:"engine,analyst,recompute"`
+	Engine     string `json:"engine,omitempty"`
+	AuthorID   string `json:"author_id,omitempty" doc:"The token subject of the analyst"`
+	AuthorName string `json:"author_name,omitempty" doc:"The x-username the analyst sent"`
+	// Calibration names the calibration session the revision applies.
+	Calibration      *CalibrationRef `json:"calibration,omitempty" doc:"The calibration session whose calibrated answers this revision applies (its reason); absent otherwise"`
+	ScorecardVersion int             `json:"scorecard_version"`
+	ScoreBefore      *float64        `json:"score_before,omitempty" doc:"The previous revision's score"`
+	Score            float64         `json:"score"`
+	Passed           bool            `json:"passed"`
+	CreatedAt        time.Time       `json:"created_at"`
 }
 
 // AuditRevisionList lists a task's audit revisions, oldest first.
 func AuditRevisionList(ctx context.Context, q DBTX, taskUUID string) ([]AuditRevisionInfo, error) {
 	rows, err := q.Query(ctx, `
-		SELECT revision, source, COALESCE(engine, ''), COALESCE(author_id, ''), COALESCE(author_name, ''),
-			scorecard_version, (lag(score) OVER (ORDER BY revision))::float8, score::float8, passed, created_at
-		FROM audit_revisions WHERE task_uuid = $1 ORDER BY revision`, taskUUID)
+		SELECT a.revision, a.source, COALESCE(a.engine, ''), COALESCE(a.author_id, ''), COALESCE(a.author_name, ''),
+			a.scorecard_version, (lag(a.score) OVER (ORDER BY a.revision))::float8, a.score::float8, a.passed, a.created_at,
+			s.id::text, s.name
+		FROM audit_revisions a LEFT JOIN calibration_sessions s ON s.id = a.calibration_session_id
+		WHERE a.task_uuid = $1 ORDER BY a.revision`, taskUUID)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (AuditRevisionInfo, error) {
 		var i AuditRevisionInfo
+		var sessionID, sessionName *string
 		err := row.Scan(&i.Revision, &i.Source, &i.Engine, &i.AuthorID, &i.AuthorName, &i.ScorecardVersion,
-			&i.ScoreBefore, &i.Score, &i.Passed, &i.CreatedAt)
+			&i.ScoreBefore, &i.Score, &i.Passed, &i.CreatedAt, &sessionID, &sessionName)
+		if sessionID != nil {
+			i.Calibration = &CalibrationRef{ID: *sessionID, Name: *sessionName}
+		}
 		return i, err
 	})
 }

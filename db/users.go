@@ -356,3 +356,14 @@ func UsersWithEmail(ctx context.Context, q DBTX, emails, roles []string) ([]stri
 		WHERE active AND lower(email) = ANY(SELECT lower(e) FROM unnest($1::text[]) e) AND roles && $2::text[]
 		ORDER BY id`, emails, roles))
 }
+
+// UsersWithAnyRole returns the active users whose roles include any of
+// roles, ordered by username: for example everyone who may analyse.
+func UsersWithAnyRole(ctx context.Context, q DBTX, roles []string) ([]User, error) {
+	rows, err := q.Query(ctx, `SELECT `+userColumns+` FROM users WHERE active AND roles && $1::text[]
+		ORDER BY lower(username), id`, roles)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (User, error) { return scanUser(row) })
+}

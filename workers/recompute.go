@@ -244,7 +244,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 				return permanent(err)
 			}
 			stored, updated, err := revise(ctx, tx, task, current, db.AuditRevision{Result: result,
-				Source: db.AuditByAnalyst, AuthorID: e.AuthorID, AuthorName: e.AuthorName}, &out)
+				Source: db.AuditByAnalyst, AuthorID: e.AuthorID, AuthorName: e.AuthorName, CalibrationSessionID: e.CalibrationSessionID}, &out)
 			if err != nil {
 				return err
 			}

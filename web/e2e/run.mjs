@@ -1710,6 +1710,149 @@ test('QA workflow: a supervisor sets a sampling rule, the analysts’ queues fil
   });
 });
 
+/** alphaOf is Krippendorff's alpha (nominal) of units, each the list of values coders gave it; null when undefined. */
+function alphaOf(units) {
+  let n = 0;
+  let agree = 0;
+  const totals = {};
+  for (const values of units) {
+    if (values.length < 2) continue;
+    const counts = {};
+    for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+    for (const [v, c] of Object.entries(counts)) {
+      agree += (c * (c - 1)) / (values.length - 1);
+      totals[v] = (totals[v] ?? 0) + c;
+    }
+    n += values.length;
+  }
+  const expected = n * n - Object.values(totals).reduce((sum, c) => sum + c * c, 0);
+  return n < 2 || expected === 0 ? null : 1 - ((n - 1) * (n - agree)) / expected;
+}
+
+test('calibration: a supervisor runs a session with three analysts who score blind; the agreement read in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  const sup = await devToken(base, 'carmen', ['supervisor']);
+  const quality = await devToken(base, 'rosa', ['quality']);
+  const analysts = ['ana-cal', 'ben-cal', 'cris-cal'];
+  for (const who of analysts) await api(base, await devToken(base, who, ['quality']), 'GET', '/users/me');
+  await rulesCampaign(base, sup, 'e2e-calibration');
+  const upload = (name, operator, body) => uploadAudited(base, quality, name, body, { campaign: 'e2e-calibration', operator });
+  const first = await upload('e2e-calibration-1.json', 'xavi', chat('Calixto'));
+  await upload('e2e-calibration-2.json', 'yara', chat('Calista').replace('goodbye', 'we will call you back tomorrow, goodbye'));
+
+  // The supervisor starts it from the dashboard.
+  await page.goto(base + '/');
+  await signIn(page, { username: 'carmen', roles: ['supervisor'] });
+  await page.getByRole('link', { name: 'Calibration', exact: true }).click();
+  await visible(page.getByRole('heading', { name: 'Calibration sessions' }));
+  await page.getByRole('link', { name: 'New session' }).click();
+  await visible(page.getByRole('heading', { name: 'New calibration session' }));
+  await page.getByLabel('Name').fill('E2E calibration');
+  for (const who of analysts) await page.locator(`input[name="analyst"][value="${who}"]`).check();
+  for (const file of ['e2e-calibration-1.json', 'e2e-calibration-2.json']) {
+    await page.getByRole('checkbox', { name: new RegExp(file.replace('.', '\\.')) }).check();
+  }
+  await shot(page, 'calibration-new');
+  await page.getByRole('button', { name: 'Start the session' }).click();
+  await visible(page.getByRole('heading', { name: 'E2E calibration' }));
+  await visible(page.getByRole('heading', { name: 'Waiting for 3 analysts to submit' }));
+  const id = new URL(page.url()).pathname.split('/').pop();
+
+  // Each analyst answers blind: ana all complies; ben fails the first
+  // chat's call back; cris finds it not applicable and fails the second's
+  // greeting. cris works in Spanish.
+  const plan = {
+    'ana-cal': {},
+    'ben-cal': { 'e2e-calibration-1.json/callback': 'does_not_comply' },
+    'cris-cal': { 'e2e-calibration-1.json/callback': 'not_applicable', 'e2e-calibration-2.json/greeting': 'does_not_comply' },
+  };
+  const score = async (p, who, { submit, submitted }) => {
+    await visible(p.locator('.calibration-item'));
+    check((await p.getByText('Automatic', { exact: true }).count()) === 0, 'the automatic verdict is hidden');
+    for (const task of ['e2e-calibration-1.json', 'e2e-calibration-2.json']) {
+      for (const criterion of ['greeting', 'polite', 'callback']) {
+        const answer = plan[who][`${task}/${criterion}`] ?? 'complies';
+        await p.locator(`section[data-task="${task}"] fieldset[data-criterion="${criterion}"] input[value="${answer}"]`).check();
+      }
+    }
+    await p.locator('section[data-task="e2e-calibration-1.json"] details summary').click();
+    await visible(p.getByText('My invoice is wrong this month.').first());
+    await shot(p, `calibration-scoring-${who}`);
+    await p.getByRole('button', { name: submit }).click();
+    await visible(p.getByText(submitted).first());
+  };
+  for (const who of ['ana-cal', 'ben-cal']) {
+    const ctx = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 800 } });
+    const p = await ctx.newPage();
+    await p.goto(`${base}/app/calibration/${id}`);
+    await signIn(p, { username: who, roles: ['quality'] });
+    if (who === 'ana-cal') {
+      // The task's own page is blind too until she submits.
+      await p.goto(`${base}/app/tasks/${first}`);
+      await visible(p.getByTestId('calibration-blind'));
+      await shot(p, 'calibration-task-blind');
+      await p.getByTestId('calibration-blind').getByRole('link', { name: 'Open the session' }).click();
+    }
+    await score(p, who, { submit: 'Submit my answers', submitted: 'Your answers are submitted.' });
+    await ctx.close();
+  }
+  await visible(page.getByRole('heading', { name: 'Waiting for 1 analysts to submit' }));
+  await inSpanish(browser, `${base}/app/calibration/${id}`, { username: 'cris-cal', roles: ['quality'] }, (p) =>
+    score(p, 'cris-cal', { submit: 'Enviar mis respuestas', submitted: 'Resultados' }),
+  );
+
+  // The last submission closed it: the supervisor's screen shows the
+  // results live, and the alpha shown is the one computed from the answers.
+  await visible(page.getByRole('heading', { name: 'Results' }));
+  const detail = await api(base, sup, 'GET', `/calibration-sessions/${id}`);
+  const units = detail.items.map((it) =>
+    detail.answers.filter((a) => a.task_uuid === it.task_uuid && a.criterion_id === it.criterion_id).map((a) => a.answer),
+  );
+  const alpha = alphaOf(units);
+  check(alpha !== null && Math.abs(alpha - detail.results.overall.alpha) < 1e-12, `alpha ${alpha} vs ${detail.results.overall.alpha}`);
+  const shown = await page.getByTestId('overall-alpha').textContent();
+  check(shown === alpha.toFixed(2), `alpha shown ${shown}, computed ${alpha}`);
+  await visible(page.getByTestId('overall-outliers').getByText('cris-cal'));
+  const callback = page.getByTestId('calibration-criteria').locator('tr[data-criterion="callback"]');
+  await visible(callback.getByText('Did the agent offer to call back?'));
+  await shot(page, 'calibration-results');
+
+  // The calibrated answer, applied to the audit as a revision naming the session.
+  const row = page.locator('section[data-task="e2e-calibration-1.json"] tr[data-criterion="callback"]');
+  await row.getByRole('combobox').selectOption('does_not_comply');
+  await row.getByRole('textbox').fill('Agreed: no call back was offered.');
+  await page.getByRole('button', { name: 'Save the calibrated answers' }).click();
+  await visible(page.getByText('Calibrated answers saved.'));
+  await page.locator('section[data-task="e2e-calibration-1.json"]').getByRole('button', { name: 'Apply to the audit' }).click();
+  await visible(page.locator('section[data-task="e2e-calibration-1.json"]').getByText(/^Applied/));
+
+  // The history: the list with its alpha and the chart of agreement.
+  await page.getByRole('link', { name: 'Calibration', exact: true }).click();
+  const listed = page.getByTestId('calibration-sessions').locator('tr[data-session="E2E calibration"]');
+  await visible(listed);
+  check((await listed.getByTestId('session-alpha').textContent()) === alpha.toFixed(2), 'alpha in the list');
+  await eventually(async () => {
+    const drawn = await page.getByTestId('chart').evaluateAll((cs) => cs.map((c) => c.width > 0));
+    check(drawn.length === 1 && drawn.every(Boolean), `history chart ${drawn}`);
+  });
+  await shot(page, 'calibration-list');
+
+  // In Spanish, the supervisor reads the same results.
+  await inSpanish(browser, `${base}/app/calibration/${id}`, { username: 'carmen', roles: ['supervisor'] }, async (p) => {
+    await visible(p.getByRole('heading', { name: 'Resultados' }));
+    const es = await p.getByTestId('overall-alpha').textContent();
+    check(es === alpha.toFixed(2).replace('.', ','), `alpha in Spanish ${es}`);
+    await visible(p.getByRole('columnheader', { name: 'Alfa de Krippendorff' }).first());
+    await shot(p, 'calibration-results-es');
+    await p.getByRole('link', { name: 'Calibración', exact: true }).click();
+    await visible(p.getByRole('heading', { name: 'Sesiones de calibración' }));
+    await shot(p, 'calibration-list-es');
+  });
+});
+
 // ----------------------------------------------------------------- runner
 
 const started = Date.now();

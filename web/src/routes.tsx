@@ -3,6 +3,7 @@
 // under /app so that they never collide with the API's.
 import type { JSX } from 'preact';
 import { CampaignsPage } from './admin/CampaignsPage';
+import { CalibrationListPage, CalibrationNewPage, CalibrationSessionPage } from './calibration/CalibrationPages';
 import { JobsPage } from './admin/JobsPage';
 import { UsersPage } from './admin/UsersPage';
 import { DashboardPage } from './dashboard/DashboardPage';
@@ -34,6 +35,9 @@ export const routes: Route[] = [
   { pattern: '/app/profile', title: 'nav.profile', minRole: 'none', nav: 'main', render: () => <ProfilePage /> },
   { pattern: '/app/notifications', title: 'nav.notifications', minRole: 'none', nav: 'main', render: () => <NotificationsPage /> },
   { pattern: '/app/disputes', title: 'nav.disputes', minRole: 'operator', nav: 'main', render: () => <DisputesPage /> },
+  { pattern: '/app/calibration', title: 'nav.calibration', minRole: 'quality', nav: 'main', render: () => <CalibrationListPage /> },
+  { pattern: '/app/calibration/new', title: 'nav.calibration', minRole: 'supervisor', render: () => <CalibrationNewPage /> },
+  { pattern: '/app/calibration/:id', title: 'nav.calibration', minRole: 'quality', render: (p) => <CalibrationSessionPage id={p.id} /> },
   { pattern: '/app/admin/campaigns', title: 'nav.campaigns', minRole: 'supervisor', nav: 'admin', render: () => <CampaignsPage /> },
   { pattern: '/app/admin/users', title: 'nav.users', minRole: 'admin', nav: 'admin', render: () => <UsersPage /> },
   { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },

@@ -154,3 +154,28 @@ export type DisputeList = Omit<Schemas['DisputeList'], 'items'> & { items: Dispu
 
 /** Feedback is a validated task's acknowledgement and disputes (GET /tasks/{uuid}'s feedback). */
 export type Feedback = Schemas['Feedback'];
+
+/** CalibrationSession is a calibration session with its counts (GET /calibration-sessions). */
+export type CalibrationSession = Schemas['CalibrationSession'];
+export type CalibrationSessionPage = Omit<Schemas['CalibrationSessionPage'], 'items'> & { items: CalibrationSession[] | null };
+
+/** Lists are the schema's arrays that the API always sends (never null). */
+type Lists<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+
+/** CalibrationResults are a closed session's agreement figures. */
+export type CalibrationCriterion = Lists<Schemas['CriterionAgreement'], 'analysts' | 'outliers'>;
+export type CalibrationResults = Omit<Lists<Schemas['Results'], 'analysts' | 'outliers'>, 'criteria'> & {
+  criteria: CalibrationCriterion[];
+};
+
+/** CalibrationDetail is a session as the user may see it: blind while open (GET /calibration-sessions/{id}). */
+export type CalibrationDetail = Omit<Lists<Schemas['CalibrationDetail'], 'tasks' | 'items' | 'analysts' | 'answers'>, 'results'> & {
+  results: CalibrationResults | null;
+};
+export type CalibrationItem = Schemas['CalibrationItem'];
+export type CalibrationAnswer = Schemas['CalibrationAnswer'];
+export type CalibrationAnalystList = Lists<Schemas['CalibrationAnalystList'], 'items'>;
+
+/** Answer is an analyst's (or the calibrated) answer to a criterion. */
+export type Answer = CalibrationAnswer['answer'];
+export const answers: Answer[] = ['complies', 'does_not_comply', 'not_applicable'];

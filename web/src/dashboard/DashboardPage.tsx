@@ -1,3 +1,4 @@
+import { DashboardCalibration } from '../calibration/CalibrationPages';
 import { t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
@@ -188,6 +189,7 @@ export function DashboardPage() {
               ]}
               links={data.operators.top.map((o) => tasksLink(applied, { operator: o.operator_id }))}
             />
+            <DashboardCalibration />
           </div>
         </>
       )}

@@ -22,7 +22,7 @@ function clock(s: number | undefined): string {
 }
 
 /** speakerLabel is who says a segment: the name the source gave, or the role in the reader's language when the source named only the role ("agent"). */
-function speakerLabel(s: Segment): string {
+export function speakerLabel(s: Segment): string {
   return s.name && s.name.toLowerCase() !== s.speaker ? s.name : t(`speaker.${s.speaker}` as MessageKey);
 }
 
@@ -226,7 +226,12 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
         </section>
         <section class="card" aria-labelledby="audit-title">
           <h2 id="audit-title">{t('task.audit')}</h2>
-          {task.audit ? (
+          {task.calibration_blind ? (
+            <p class="alert alert-info" data-testid="calibration-blind">
+              {t('cal.blindTask', { name: task.calibration_blind.name })}{' '}
+              <Link href={`/app/calibration/${task.calibration_blind.id}`}>{t('cal.blindOpen')}</Link>
+            </p>
+          ) : task.audit ? (
             <AuditEditor task={task} canEdit={canEdit && task.status === 'audited'} onSaved={onChanged} onEvidence={goToTurn} />
           ) : (
             <p class="muted">{t(task.audit_hidden ? 'review.hidden' : 'task.noAudit')}</p>
@@ -581,7 +586,15 @@ function Revisions({ task }: { task: TaskDetail }) {
             {[...task.revisions].reverse().map((r) => (
               <tr key={r.revision}>
                 <td>{r.revision}</td>
-                <td>{t(`source.${r.source}` as MessageKey)}</td>
+                <td>
+                  {t(`source.${r.source}` as MessageKey)}
+                  {r.calibration && (
+                    <>
+                      {' · '}
+                      <Link href={`/app/calibration/${r.calibration.id}`}>{t('cal.revisionReason', { name: r.calibration.name })}</Link>
+                    </>
+                  )}
+                </td>
                 <td>{r.author_name || r.author_id || (r.engine ? engineName(r.engine) : '—')}</td>
                 <td>
                   {r.score_before !== undefined && <span class="muted">{r.score_before.toFixed(1)} → </span>}

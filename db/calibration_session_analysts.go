@@ -1,0 +1,66 @@
+package db
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/errcode"
+)
+
+// CalibrationAnalyst is an analyst of a calibration session.
+type CalibrationAnalyst struct {
+	UserID      string     `json:"user_id"`
+	Name        string     `json:"name" doc:"Their display name, else username"`
+	Roles       []string   `json:"-"`
+	Locale      string     `json:"-"`
+	SubmittedAt *time.Time `json:"submitted_at,omitempty" doc:"When they submitted their answers; absent until then"`
+}
+
+// CalibrationAnalysts returns the analysts of session id by name.
+func CalibrationAnalysts(ctx context.Context, q DBTX, id string) ([]CalibrationAnalyst, error) {
+	rows, err := q.Query(ctx, `
+		SELECT a.user_id, COALESCE(NULLIF(u.name, ''), NULLIF(u.username, ''), a.user_id), u.roles, u.locale, a.submitted_at
+		FROM calibration_session_analysts a JOIN users u ON u.id = a.user_id
+		WHERE a.session_id = $1 ORDER BY 2, 1`, id)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (CalibrationAnalyst, error) {
+		var a CalibrationAnalyst
+		err := row.Scan(&a.UserID, &a.Name, &a.Roles, &a.Locale, &a.SubmittedAt)
+		return a, err
+	})
+}
+
+// CalibrationAnalystSubmit records that user submitted their answers to
+// session id. It returns a Conflict error when they had already.
+func CalibrationAnalystSubmit(ctx context.Context, tx pgx.Tx, id, user string) error {
+	tag, err := tx.Exec(ctx, `UPDATE calibration_session_analysts SET submitted_at = now()
+		WHERE session_id = $1 AND user_id = $2 AND submitted_at IS NULL`, id, user)
+	if err == nil && tag.RowsAffected() == 0 {
+		err = errcode.New(errcode.Conflict, "you have submitted your answers to this calibration session already; they cannot be changed")
+	}
+	return err
+}
+
+// CalibrationBlindFor returns the open calibration session that keeps the
+// audit of task taskUUID hidden from user: one that holds the task and
+// has the user as an analyst who has not submitted yet; nil when none does.
+func CalibrationBlindFor(ctx context.Context, q DBTX, taskUUID, user string) (*CalibrationRef, error) {
+	var ref CalibrationRef
+	err := q.QueryRow(ctx, `
+		SELECT s.id::text, s.name FROM calibration_session_tasks t
+		JOIN calibration_sessions s ON s.id = t.session_id AND s.status = 'open'
+		JOIN calibration_session_analysts a ON a.session_id = s.id AND a.user_id = $2 AND a.submitted_at IS NULL
+		WHERE t.task_uuid = $1 ORDER BY s.created_at, s.id LIMIT 1`, taskUUID, user).Scan(&ref.ID, &ref.Name)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &ref, nil
+}
