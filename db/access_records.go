@@ -26,8 +26,8 @@ type AccessRecord struct {
 	TaskUUID string    `json:"task_uuid,omitempty" format:"uuid" doc:"The task read (none for an export)"`
 	// Detail holds an export's filter and rows, a data export's subject.
 	Detail    map[string]any `json:"detail,omitempty" doc:"An export's query and rows; a data export's user_id"`
-	ClientIP  string         `json:"client_ip" doc:"The address the request came from, as the service saw it"`
-	UserAgent string         `json:"user_agent"`
+	ClientIP  string         `json:"client_ip,omitempty" doc:"The address the request came from, as the service saw it"`
+	UserAgent string         `json:"user_agent,omitempty" doc:"The request's User-Agent"`
 }
 
 // AccessRecordInsert records r (its ID and At are set by the database)
