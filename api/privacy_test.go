@@ -308,5 +308,3 @@ func TestRightOfAccessExport(t *testing.T) {
 	require.Len(t, exports, 1, "the export is recorded")
 	require.Equal(t, map[string]any{"user_id": "bob"}, exports[0]["detail"])
 }
-
-
