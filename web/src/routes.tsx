@@ -4,6 +4,7 @@
 import type { JSX } from 'preact';
 import { CampaignsPage } from './admin/CampaignsPage';
 import { JobsPage } from './admin/JobsPage';
+import { PrivacyPage } from './admin/PrivacyPage';
 import { UsersPage } from './admin/UsersPage';
 import { DashboardPage } from './dashboard/DashboardPage';
 import type { MessageKey } from './i18n';
@@ -34,6 +35,7 @@ export const routes: Route[] = [
   { pattern: '/app/admin/campaigns', title: 'nav.campaigns', minRole: 'supervisor', nav: 'admin', render: () => <CampaignsPage /> },
   { pattern: '/app/admin/users', title: 'nav.users', minRole: 'admin', nav: 'admin', render: () => <UsersPage /> },
   { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },
+  { pattern: '/app/admin/privacy', title: 'nav.privacy', minRole: 'admin', nav: 'admin', render: () => <PrivacyPage /> },
 ];
 
 /** resolve finds the route for path, with its params. */
