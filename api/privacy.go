@@ -211,6 +211,19 @@ func (in PageInput) before() (int64, error) {
 	return id, nil
 }
 
+// cut is a page of items, read one beyond limit to know whether more
+// follow: its first limit items (never nil), and the cursor of the next
+// page (its last item's, by cursor) or "" on the last page.
+func cut[T any](items []T, limit int, cursor func(T) string) ([]T, string) {
+	if len(items) > limit {
+		return items[:limit], cursor(items[limit-1])
+	}
+	if items == nil {
+		return []T{}, ""
+	}
+	return items, ""
+}
+
 // accessPage reads up to in.Limit records f selects into a page.
 func (p *privacyResource) accessPage(ctx context.Context, f db.AccessFilter, in PageInput) (AccessRecordPage, error) {
 	var err error
@@ -221,14 +234,8 @@ func (p *privacyResource) accessPage(ctx context.Context, f db.AccessFilter, in 
 	if err != nil {
 		return AccessRecordPage{}, err
 	}
-	page := AccessRecordPage{Items: items}
-	if len(items) > in.Limit {
-		page.Items = items[:in.Limit]
-		page.Next = strconv.FormatInt(page.Items[in.Limit-1].ID, 10)
-	}
-	if page.Items == nil {
-		page.Items = []db.AccessRecord{}
-	}
+	page := AccessRecordPage{}
+	page.Items, page.Next = cut(items, in.Limit, func(a db.AccessRecord) string { return strconv.FormatInt(a.ID, 10) })
 	return page, nil
 }
 
@@ -378,11 +385,8 @@ func (p *privacyResource) deletions(ctx context.Context, in *deletionsInput) (*O
 	if err != nil {
 		return nil, err
 	}
-	page := DeletionPage{Items: items}
-	if len(items) > in.Limit {
-		page.Items = items[:in.Limit]
-		page.Next = strconv.FormatInt(page.Items[in.Limit-1].ID, 10)
-	}
+	page := DeletionPage{}
+	page.Items, page.Next = cut(items, in.Limit, func(d db.PrivacyDeletion) string { return strconv.FormatInt(d.ID, 10) })
 	return ok(page), nil
 }
 
@@ -447,14 +451,8 @@ func (p *privacyResource) erasures(ctx context.Context, in *erasureListInput) (*
 	if err != nil {
 		return nil, err
 	}
-	page := ErasurePage{Items: items}
-	if len(items) > in.Limit {
-		page.Items = items[:in.Limit]
-		page.Next = page.Items[in.Limit-1].ID
-	}
-	if page.Items == nil {
-		page.Items = []db.Erasure{}
-	}
+	page := ErasurePage{}
+	page.Items, page.Next = cut(items, in.Limit, func(e db.Erasure) string { return e.ID })
 	return ok(page), nil
 }
 
