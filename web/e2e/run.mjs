@@ -1538,6 +1538,8 @@ test('privacy: retention set, a legal hold placed on the task, the access record
   await privacy.getByRole('button', { name: 'Place on legal hold' }).click();
   await visible(page.getByTestId('legal-hold').getByText(/^On legal hold since .*, by priv-root: Claim 2024-118$/));
   await visible(privacy.getByRole('button', { name: 'Lift the hold' }));
+  await privacy.getByRole('button', { name: 'Who opened it' }).click();
+  await visible(page.getByTestId('task-readers').getByRole('cell', { name: 'Transcript' }).first());
   await shot(page, 'task-legal-hold');
 
   // The access record: the task just read, filtered, exported.
@@ -1579,6 +1581,20 @@ test('privacy: retention set, a legal hold placed on the task, the access record
     await visible(es.getByTestId('deletions').getByRole('cell', { name: 'Supresión' }).first());
     await shot(es, 'privacy-es');
   });
+  // The agent sees who opened their interaction (the campaign allows it), and cannot lift the hold.
+  const agent = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 800 } });
+  try {
+    const ap = await agent.newPage();
+    await ap.goto(`${base}/app/tasks/${held}`);
+    await signIn(ap, { username: 'priv-ana', roles: ['operator'] });
+    await ap.getByTestId('privacy').getByRole('button', { name: 'Who opened it' }).click();
+    await visible(ap.getByTestId('task-readers').getByRole('cell', { name: 'priv-root' }).first());
+    check((await ap.getByRole('button', { name: 'Lift the hold' }).count()) === 0, 'an agent may not lift the hold');
+    check((await ap.getByRole('button', { name: 'Validate' }).count()) === 0, 'signed in as an operator');
+    await shot(ap, 'task-readers-agent');
+  } finally {
+    await agent.close();
+  }
 });
 
 test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {

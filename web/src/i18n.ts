@@ -532,6 +532,7 @@ const en = {
   'task.recordingDeleted': 'Recording deleted on {at}.',
   'task.transcriptDeleted': 'Transcript deleted on {at}.',
   'task.auditDeleted': 'Audit deleted on {at}.',
+  'task.whoOpened': 'Who opened it',
 };
 
 export type MessageKey = keyof typeof en;
@@ -1070,6 +1071,7 @@ const es: Record<MessageKey, string> = {
   'task.recordingDeleted': 'Grabación borrada el {at}.',
   'task.transcriptDeleted': 'Transcripción borrada el {at}.',
   'task.auditDeleted': 'Auditoría borrada el {at}.',
+  'task.whoOpened': 'Quién la abrió',
 };
 
 export type Locale = 'en' | 'es';

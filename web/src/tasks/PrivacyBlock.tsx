@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { formatDateTime, t } from '../i18n';
 import { useApp } from '../state';
 import { atLeast, type TaskDetail } from '../types';
-import { useAction } from '../ui';
+import type { components } from '../openapi';
+import { ErrorMessage, useAction } from '../ui';
 
 /**
  * PrivacyBlock is a task's legal hold and what retention or an erasure
@@ -52,6 +53,7 @@ export function PrivacyBlock({ task, onChanged }: { task: TaskDetail; onChanged:
           {line}
         </p>
       ))}
+      <Readers uuid={task.uuid} />
       {admin &&
         (hold ? (
           <button type="button" class="button" disabled={busy} onClick={() => void lift()}>
@@ -71,5 +73,59 @@ export function PrivacyBlock({ task, onChanged }: { task: TaskDetail; onChanged:
           </form>
         ))}
     </section>
+  );
+}
+
+type AccessRecord = components['schemas']['AccessRecord'];
+
+/**
+ * Readers shows, when asked, who opened the task (its access record, the
+ * latest 20): analysts see any task's, agents their own when the campaign
+ * lets them (the API refuses otherwise, and says why).
+ */
+function Readers({ uuid }: { uuid: string }) {
+  const app = useApp();
+  const [records, setRecords] = useState<AccessRecord[] | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const load = async () => {
+    setError(null);
+    try {
+      const page = await app.api.get<{ items: AccessRecord[] }>(`/tasks/${encodeURIComponent(uuid)}/access-records`, { limit: 20 });
+      setRecords(page.items);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  if (error !== null) return <ErrorMessage error={error} />;
+  if (records === null)
+    return (
+      <p>
+        <button type="button" class="button" onClick={() => void load()}>
+          {t('task.whoOpened')}
+        </button>
+      </p>
+    );
+  return (
+    <div class="table-wrap">
+      <table class="table" data-testid="task-readers">
+        <caption class="sr-only">{t('task.whoOpened')}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{t('privacy.at')}</th>
+            <th scope="col">{t('privacy.user')}</th>
+            <th scope="col">{t('privacy.kind')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {records.map((a) => (
+            <tr key={a.id}>
+              <td>{formatDateTime(a.at)}</td>
+              <td>{a.user_name || a.user_id}</td>
+              <td>{t(`privacy.kind.${a.kind}`)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
