@@ -67,10 +67,12 @@ func ErasureProgress(ctx context.Context, q DBTX, id string, tasks int, f Forgot
 	return err
 }
 
-// ErasureFinish marks erasure id done, with held tasks left untouched.
-func ErasureFinish(ctx context.Context, q DBTX, id string, held int64) error {
-	_, err := q.Exec(ctx, `UPDATE erasures SET status = 'done', held = $2, finished_at = now() WHERE id = $1`, id, held)
-	return err
+// ErasureFinish marks erasure id done, with held tasks left untouched,
+// and returns it, or a NotFound error.
+func ErasureFinish(ctx context.Context, q DBTX, id string, held int64) (Erasure, error) {
+	e, err := scanErasure(q.QueryRow(ctx, `UPDATE erasures SET status = 'done', held = $2, finished_at = now()
+		WHERE id = $1 RETURNING `+erasureColumns, id, held))
+	return e, one(err, "no erasure %s", id)
 }
 
 // ErasureList returns up to limit erasures created before the erasure

@@ -41,4 +41,7 @@ var spanish = map[string]string{
 	"Bulk action “%s” on %d tasks finished: %d succeeded, %d skipped, %d failed.":         "La acción masiva «%s» sobre %d tareas ha terminado: %d correctas, %d omitidas, %d fallidas.",
 	"Bulk action “%s” was cancelled after %d tasks: %d succeeded, %d skipped, %d failed.": "La acción masiva «%s» se ha cancelado tras %d tareas: %d correctas, %d omitidas, %d fallidas.",
 	"Bulk action “%s” stopped after %d tasks (%d succeeded, %d skipped, %d failed): %s.":  "La acción masiva «%s» se ha detenido tras %d tareas (%d correctas, %d omitidas, %d fallidas): %s.",
+
+	// Privacy: an erasure's end.
+	"The erasure of %s is done: %d tasks lost their content (%d recordings, %d transcripts, %d audits); %d tasks on legal hold were left untouched.": "La supresión de %s ha terminado: %d tareas han perdido su contenido (%d grabaciones, %d transcripciones, %d auditorías); %d tareas retenidas por orden legal han quedado intactas.",
 }

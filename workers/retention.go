@@ -2,6 +2,8 @@ package workers
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/storage"
 )
 
@@ -150,7 +153,18 @@ func (w *ErasePersonWorker) Work(ctx context.Context, job *river.Job[jobs.EraseP
 	if err != nil {
 		return err
 	}
-	return db.ErasureFinish(ctx, w.pool, e.ID, held)
+	// Done, and the admin who asked told so, in one transaction.
+	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		done, err := db.ErasureFinish(ctx, tx, e.ID, held)
+		if err != nil {
+			return err
+		}
+		_, err = db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: done.RequestedBy, Variant: "success",
+			Text: l10n.T("The erasure of %s is done: %d tasks lost their content (%d recordings, %d transcripts, %d audits); %d tasks on legal hold were left untouched.",
+				strings.Join(slices.DeleteFunc([]string{done.OperatorID, done.ExternalID}, func(s string) bool { return s == "" }), ", "),
+				done.Tasks, done.Recordings, done.Transcripts, done.Audits, done.Held)})
+		return err
+	})
 }
 
 // DeleteBlobsWorker deletes blobs whose references are gone (committed

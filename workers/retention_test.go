@@ -257,4 +257,8 @@ func TestErasureDeletesOnlyThePersonsUnheldTasks(t *testing.T) {
 	require.NotNil(t, e.FinishedAt)
 	require.Equal(t, [5]int64{4, 1, 4, 4, 4}, [5]int64{e.Tasks, e.Held, e.Recordings, e.Transcripts, e.Audits})
 	require.Equal(t, map[string]int{db.ForgetRecording: 4, db.ForgetTranscript: 4, db.ForgetAudit: 4}, b.deleted(t, db.CauseErasure))
+	var told string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT text FROM notifications WHERE user_id = 'qa'`).Scan(&told))
+	require.Equal(t, "The erasure of ana, CUST-7 is done: 4 tasks lost their content (4 recordings, 4 transcripts, 4 audits); "+
+		"1 tasks on legal hold were left untouched.", told, "the admin who asked is told")
 }
