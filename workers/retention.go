@@ -21,9 +21,9 @@ import (
 const defaultForgetBatch = 200
 
 // forgetter deletes content from tasks a batch at a time: in one
-// transaction it drops the rows and references, records the counts and
-// inserts the delete_blobs job for the files, so a blob is deleted only
-// once nothing committed refers to it.
+// transaction it drops the rows and references, records the counts, writes
+// each task's task.updated event and inserts the delete_blobs job for the
+// files, so a blob is deleted only once nothing committed refers to it.
 type forgetter struct {
 	pool  *pgxpool.Pool
 	batch int
@@ -52,6 +52,18 @@ func (f forgetter) forget(ctx context.Context, kinds []string, pick func(pgx.Tx)
 			}
 		}
 		if err := record(tx, uuids, gone); err != nil {
+			return err
+		}
+		// Screens showing these tasks reload them.
+		tasks, err := db.TasksGet(ctx, tx, uuids)
+		if err != nil {
+			return err
+		}
+		events := make([]db.EventNew, len(tasks))
+		for i, task := range tasks {
+			events[i] = db.TaskEvent(db.EventTaskUpdated, task)
+		}
+		if err := db.EventsInsert(ctx, tx, events...); err != nil {
 			return err
 		}
 		if len(gone.BlobKeys) == 0 {

@@ -195,6 +195,9 @@ func TestRetentionDeletesWhatExpiredExceptHeld(t *testing.T) {
 	require.Equal(t, [4]bool{true, true, true, true}, b.state(t, held), "held")
 	require.Equal(t, [4]bool{true, true, true, true}, b.state(t, forever), "a campaign without retention")
 	require.Equal(t, map[string]int{db.ForgetRecording: 5, db.ForgetTranscript: 4, db.ForgetAudit: 3}, b.deleted(t, db.CauseRetention))
+	var updated int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(DISTINCT data->>'uuid') FROM events WHERE type = 'task.updated'`).Scan(&updated))
+	require.Equal(t, 5, updated, "each task changed has its event, for the screens showing it")
 
 	// What a task looks like after: its row, score and history stay.
 	task, err := db.TaskGetByUUID(ctx, b.pool, old[0].UUID)
