@@ -65,6 +65,14 @@ func TestCampaignRetentionSettings(t *testing.T) {
 		"nothing stored by a refused request")
 
 	requireError(t, b.json(t, http.MethodPatch, path, alice, map[string]any{"agents_see_access": false}), http.StatusForbidden, CodeForbidden)
+
+	// A new campaign takes them at once; a refused one stores nothing.
+	r = b.json(t, http.MethodPost, "/campaigns", sue, map[string]any{"name": "ventas", "retention": map[string]any{"recordings_days": 7}})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	require.Equal(t, float64(7), details(r)["retention"].(map[string]any)["recordings_days"])
+	r = b.json(t, http.MethodPost, "/campaigns", sue, map[string]any{"name": "soporte", "retention": map[string]any{"audits_days": 0}})
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Equal(t, 0, b.count(t, "SELECT count(*) FROM campaigns WHERE name = 'soporte'"))
 }
 
 func TestLegalHold(t *testing.T) {
