@@ -90,6 +90,7 @@ func New(opts Options) *Server {
 	}
 	mux := chi.NewMux()
 	mux.Use(withRequest(opts.Logger, opts.Metrics), strictURL)
+	mux.Use(withOrigin)
 	mux.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, Errorf(CodeNotFound, "no such route: "+r.Method+" "+r.URL.Path))
 	})
@@ -161,6 +162,7 @@ func New(opts Options) *Server {
 	(&reviewsResource{pool: opts.Pool, now: time.Now}).register(hapi)
 	(&disputesResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	(&calibrationResource{pool: opts.Pool, audits: audits, now: time.Now}).register(hapi)
+	(&privacyResource{pool: opts.Pool, river: opts.River}).register(hapi)
 	// Its session operations are in the API either way (the document does
 	// not depend on RIVER_UI); with River UI off they answer NOT_FOUND.
 	u := &riverUI{ui: opts.RiverUI, auth: opts.Auth, pool: opts.Pool, secure: opts.SecureCookies}

@@ -42,6 +42,9 @@ type CampaignView struct {
 	DisputeWindowDays     int       `json:"dispute_window_days" doc:"How many days after its validation an agent may dispute an audit; 0: no disputes"`
 	CreatedAt             time.Time `json:"created_at"`
 	UpdatedAt             time.Time `json:"updated_at"`
+	// Retention and AgentsSeeAccess are the campaign's privacy settings.
+	Retention       db.Retention `json:"retention" doc:"How long its tasks' recordings, transcripts and audits are kept"`
+	AgentsSeeAccess bool         `json:"agents_see_access" doc:"Its agents (operators) may see who opened their own interactions"`
 }
 
 // ScorecardView is one version of a campaign's scorecard with its criteria.
@@ -77,7 +80,8 @@ func (c *campaignsResource) register(api huma.API) {
 	huma.Register(api, tagged(op), c.create)
 	op = operation(http.MethodPatch, "/campaigns/{id}", "update-campaign", "Update a campaign's settings", role.Supervisor,
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
-	op.Description += " Only the fields sent change."
+	op.Description += " Only the fields sent change; `retention`, when sent, is the whole retention policy (a kind absent " +
+		"or null is kept forever)."
 	huma.Register(api, tagged(op), c.update)
 	huma.Register(api, tagged(operation(http.MethodGet, "/campaigns/{id}/scorecard", "get-scorecard", "Get a campaign's current scorecard",
 		role.Operator, http.StatusBadRequest, http.StatusNotFound)), c.scorecard)
@@ -101,11 +105,15 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 	if err != nil && !errcode.Is(err, errcode.NotFound) {
 		return CampaignView{}, err
 	}
+	privacy, err := db.CampaignPrivacyGet(ctx, c.pool, camp.ID)
+	if err != nil {
+		return CampaignView{}, err
+	}
 	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
 		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
 		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
 		OperatorSeesAutomatic: camp.OperatorSeesAutomatic, ReviewAnalysts: nonNilStrings(camp.ReviewAnalysts),
-		DisputeWindowDays: camp.DisputeWindowDays}, nil
+		DisputeWindowDays: camp.DisputeWindowDays, Retention: privacy.Retention, AgentsSeeAccess: privacy.AgentsSeeAccess}, nil
 }
 
 // answer is the response showing camp.
@@ -165,6 +173,27 @@ type CampaignFields struct {
 	OperatorSeesAutomatic *bool    `json:"operator_sees_automatic,omitempty" doc:"Show agents (operators) their audits before an analyst reviewed them; defaults to false: until then an agent's task shows no score, result or verdicts"`
 	ReviewAnalysts        []string `json:"review_analysts,omitempty" maxItems:"200" doc:"The analysts (user ids or usernames, each of the quality role or above) sampling assigns tasks to; [] for every active user whose highest role is quality (the default)"`
 	DisputeWindowDays     *int     `json:"dispute_window_days,omitempty" minimum:"0" maximum:"90" doc:"How many days after its validation an agent may dispute an audit, 0 to 90; 0 takes no disputes. Defaults to 7"`
+	// Retention, when sent, replaces the whole retention policy.
+	Retention       *RetentionFields `json:"retention,omitempty" doc:"How long its tasks' content is kept; when sent, replaces the whole policy (a kind absent or null is kept forever). Defaults to forever"`
+	AgentsSeeAccess *bool            `json:"agents_see_access,omitempty" doc:"Let its agents (operators) see who opened their own interactions. Defaults to false"`
+}
+
+// RetentionFields are a campaign's retention as a request sets it.
+type RetentionFields struct {
+	RecordingsDays  *int `json:"recordings_days,omitempty" nullable:"true" minimum:"1" maximum:"36500" doc:"Days a task's uploaded file (a call's recording, a chat's file) is kept after upload; null or absent: forever"`
+	TranscriptsDays *int `json:"transcripts_days,omitempty" nullable:"true" minimum:"1" maximum:"36500" doc:"Days a task's transcript is kept after upload; null or absent: forever"`
+	AuditsDays      *int `json:"audits_days,omitempty" nullable:"true" minimum:"1" maximum:"36500" doc:"Days a task's audit revisions are kept after upload; null or absent: forever"`
+}
+
+// applyPrivacy sets what f says of the privacy settings on p.
+func applyPrivacy(p *db.CampaignPrivacy, f CampaignFields) {
+	if f.Retention != nil {
+		p.Retention = db.Retention{RecordingsDays: f.Retention.RecordingsDays, TranscriptsDays: f.Retention.TranscriptsDays,
+			AuditsDays: f.Retention.AuditsDays}
+	}
+	if f.AgentsSeeAccess != nil {
+		p.AgentsSeeAccess = *f.AgentsSeeAccess
+	}
 }
 
 type createCampaignInput struct {
@@ -192,7 +221,12 @@ func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput)
 	var camp db.Campaign
 	err = pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) (err error) {
 		camp, err = db.CampaignCreate(ctx, tx, b.Name, s, b.Criteria, principal(ctx).User.ID)
-		return err
+		if err != nil || (b.Retention == nil && b.AgentsSeeAccess == nil) {
+			return err
+		}
+		var privacy db.CampaignPrivacy
+		applyPrivacy(&privacy, b.CampaignFields)
+		return db.CampaignPrivacySet(ctx, tx, camp.ID, privacy)
 	})
 	if err != nil {
 		return nil, err
@@ -271,7 +305,17 @@ func (c *campaignsResource) update(ctx context.Context, in *updateCampaignInput)
 		// Uploads without a campaign go to it by this name.
 		return nil, Errorf(CodeConflict, "the default campaign keeps its name: uploads without a campaign go to it")
 	}
-	camp, err = db.CampaignUpdate(ctx, c.pool, camp.ID, name, s)
+	privacy, err := db.CampaignPrivacyGet(ctx, c.pool, camp.ID)
+	if err != nil {
+		return nil, err
+	}
+	applyPrivacy(&privacy, in.Body.CampaignFields)
+	err = pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) (err error) {
+		if camp, err = db.CampaignUpdate(ctx, tx, camp.ID, name, s); err != nil {
+			return err
+		}
+		return db.CampaignPrivacySet(ctx, tx, camp.ID, privacy)
+	})
 	if err != nil {
 		return nil, err
 	}

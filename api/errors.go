@@ -35,6 +35,7 @@ const (
 	CodeInternal             = "INTERNAL_ERROR"
 	CodeEmailSendError       = "EMAIL_SEND_ERROR"
 	CodeServiceUnavailable   = "SERVICE_UNAVAILABLE"
+	CodeGone                 = "GONE"
 )
 
 // codeStatus is the one table from error code to HTTP status.
@@ -57,6 +58,7 @@ var codeStatus = map[string]int{
 	CodeInternal:             http.StatusInternalServerError,
 	CodeEmailSendError:       http.StatusBadGateway,
 	CodeServiceUnavailable:   http.StatusServiceUnavailable,
+	CodeGone:                 http.StatusGone,
 }
 
 // domainCode is the one table from the domain's error codes
@@ -92,7 +94,7 @@ type Error struct {
 	status int
 
 	Success   bool   `json:"success" doc:"Always false for an error"`
-	Code      string `json:"code" doc:"Machine-readable error code" enum:"MISSING_AUTH_HEADER,UNAUTHORIZED,FORBIDDEN,MISSING_FIELDS,VALIDATION_ERROR,NOT_FOUND,METHOD_NOT_ALLOWED,CONFLICT,PAYLOAD_TOO_LARGE,UNSUPPORTED_MEDIA_TYPE,PRECONDITION_FAILED,RANGE_NOT_SATISFIABLE,HEADERS_TOO_LARGE,RATE_LIMITED,REQUEST_TIMEOUT,INTERNAL_ERROR,EMAIL_SEND_ERROR,SERVICE_UNAVAILABLE"`
+	Code      string `json:"code" doc:"Machine-readable error code" enum:"MISSING_AUTH_HEADER,UNAUTHORIZED,FORBIDDEN,MISSING_FIELDS,VALIDATION_ERROR,NOT_FOUND,METHOD_NOT_ALLOWED,CONFLICT,PAYLOAD_TOO_LARGE,UNSUPPORTED_MEDIA_TYPE,PRECONDITION_FAILED,RANGE_NOT_SATISFIABLE,HEADERS_TOO_LARGE,RATE_LIMITED,REQUEST_TIMEOUT,INTERNAL_ERROR,EMAIL_SEND_ERROR,SERVICE_UNAVAILABLE,GONE"`
 	Message   string `json:"message" doc:"What went wrong, for a person"`
 	Details   any    `json:"details,omitempty" doc:"The offending fields (a list of {location, message, value}) or more about the error"`
 	RequestID string `json:"request_id,omitempty" doc:"The X-Request-Id of the request, to quote when reporting a problem"`

@@ -56,7 +56,8 @@ func (t *tasksResource) registerExport(api huma.API) {
 		"explanation. Times are ISO 8601 in UTC. The file is written as it is read, a few hundred tasks at a time, " +
 		"whatever its size; a failure half way aborts the download rather than end it early. Operators export only " +
 		"the tasks where they are the audited agent. A text cell that a spreadsheet would run as a formula (starting " +
-		"with =, +, -, @) is written with a leading apostrophe in CSV."
+		"with =, +, -, @) is written with a leading apostrophe in CSV. Every export is in the access record, with its " +
+		"query and how many tasks it held."
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.export)
 	binaryResponse(api, "/tasks/export", "200", "The spreadsheet, as an attachment", exportTypes[exportCSV], exportTypes[exportXLSX])
@@ -103,12 +104,19 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 		if in.Format == exportXLSX {
 			out = newXLSXSheet(sent)
 		}
-		err := out.row(strings2any(columns))
+		// Recorded before anything is written; its rows once they are.
+		detail := map[string]any{"query": r.URL.RawQuery}
+		record, err := recordAccess(ctx, t.pool, db.AccessExport, "", detail)
+		if err == nil {
+			err = out.row(strings2any(columns))
+		}
+		tasks := 0
 		if err == nil && mine {
 			err = db.TaskExport(r.Context(), t.pool, f, in.Shape == exportLong, func(e db.ExportRow) error {
 				if e.AuditHidden && !principal(ctx).Is(role.Quality) {
 					e = e.WithoutAudit()
 				}
+				tasks++
 				for _, row := range exportRows(e, in.Shape, criteria) {
 					if err := out.row(row); err != nil {
 						return err
@@ -118,22 +126,31 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 			})
 		}
 		if err == nil {
-			err = out.close()
+			detail["tasks"] = tasks
+			err = db.AccessRecordSetDetail(r.Context(), t.pool, record, detail)
 		}
 		if err == nil {
-			return
+			err = out.close()
 		}
-		if sent.n == 0 {
-			// Nothing sent yet: an error answer instead.
-			h.Del("Content-Disposition")
-			writeError(w, r, translate(r.Context(), fmt.Errorf("export: %w", err)))
-			return
-		}
-		// The status and part of the file are sent: abort the connection,
-		// so that the download fails rather than end short.
-		logger(r.Context()).ErrorContext(r.Context(), "export failed", "error", err)
-		panic(http.ErrAbortHandler)
+		endDownload(w, r, sent, err)
 	}}, nil
+}
+
+// endDownload ends a download written through sent that failed with err
+// (nil: it succeeded): before anything was sent, with an error answer;
+// after, by aborting the connection, so that the download fails rather
+// than end short.
+func endDownload(w http.ResponseWriter, r *http.Request, sent *countingWriter, err error) {
+	if err == nil {
+		return
+	}
+	if sent.n == 0 {
+		w.Header().Del("Content-Disposition")
+		writeError(w, r, translate(r.Context(), fmt.Errorf("download: %w", err)))
+		return
+	}
+	logger(r.Context()).ErrorContext(r.Context(), "download failed", "error", err)
+	panic(http.ErrAbortHandler)
 }
 
 // xlsxMaxRows is the most rows an XLSX export may hold: what a spreadsheet

@@ -70,10 +70,11 @@ func (t *tasksResource) register(api huma.API) {
 	huma.Register(api, op, t.revision)
 
 	op = operation(http.MethodGet, "/tasks/{uuid}/audio", "get-task-audio", "Stream a call's recording", role.Operator,
-		http.StatusBadRequest, http.StatusNotFound, http.StatusPreconditionFailed, http.StatusRequestedRangeNotSatisfiable)
+		http.StatusBadRequest, http.StatusNotFound, http.StatusPreconditionFailed, http.StatusRequestedRangeNotSatisfiable, http.StatusGone)
 	op.Description += " Serves the stored file with its content type, honouring Range requests (206) so a player can seek: " +
 		"a range outside the file is 416 `RANGE_NOT_SATISFIABLE`, a failed `If-Match` or `If-Unmodified-Since` 412 `PRECONDITION_FAILED`. " +
-		"The recording is personal data: `Cache-Control: no-store`, like every answer."
+		"The recording is personal data: `Cache-Control: no-store`, like every answer; every read is in the access record. " +
+		"A recording deleted by retention or an erasure is 410 `GONE`."
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.audio)
 	binaryResponse(api, "/tasks/{uuid}/audio", "200", "The whole recording", "audio/*")
@@ -357,6 +358,8 @@ type TaskDetail struct {
 	// caller has still to answer about this task: its audit, revisions
 	// and review count are left out until they submit.
 	CalibrationBlind *db.CalibrationRef `json:"calibration_blind,omitempty" doc:"The open calibration session you have still to submit your answers to about this task: until you do, its audit, revisions and review count are left out (null, empty)"`
+	// Privacy is the task's legal hold and what retention or erasure deleted.
+	Privacy db.TaskPrivacy `json:"privacy" doc:"The task's legal hold, and when retention or an erasure deleted its recording, transcript or audit"`
 }
 
 // Audit is the current revision of a task's audit.
@@ -405,8 +408,11 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		ReviewedBy: task.ReviewedBy, Revisions: []db.AuditRevisionInfo{},
 	}
 	hidden := auditHidden(ctx, task)
-	if task.Kind == db.TaskCall {
+	if task.Kind == db.TaskCall && task.BlobKey != "" {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"
+	}
+	if d.Privacy, err = db.TaskPrivacyGet(ctx, t.pool, task.UUID); err != nil {
+		return nil, err
 	}
 	tr, err := db.TranscriptGet(ctx, t.pool, task.UUID)
 	switch {
@@ -455,6 +461,18 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 			return nil, err
 		}
 	}
+	// Recorded before anything is served: the transcript (with the
+	// audit's quotes of it) and the validation's e-mail content.
+	if d.Transcript != nil || d.Audit != nil {
+		if _, err := recordAccess(ctx, t.pool, db.AccessTranscript, task.UUID, nil); err != nil {
+			return nil, err
+		}
+	}
+	if d.Validation != nil {
+		if _, err := recordAccess(ctx, t.pool, db.AccessValidation, task.UUID, nil); err != nil {
+			return nil, err
+		}
+	}
 	return ok(d), nil
 }
 
@@ -490,6 +508,9 @@ func (t *tasksResource) revision(ctx context.Context, in *revisionInput) (*Outpu
 	if err != nil {
 		return nil, err
 	}
+	if _, err := recordAccess(ctx, t.pool, db.AccessRevision, task.UUID, map[string]any{"revision": in.N}); err != nil {
+		return nil, err
+	}
 	d := AuditRevisionDetail{Audit: *auditView(rev)}
 	if len(rev.Diff) > 0 {
 		d.Diff = new(scoring.Diff)
@@ -512,6 +533,21 @@ func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.Stream
 	}
 	if task.Kind != db.TaskCall {
 		return nil, Errorf(CodeNotFound, fmt.Sprintf("task %s is a chat: it has no recording; its transcript is in GET /tasks/%s", task.UUID, task.UUID))
+	}
+	if task.BlobKey == "" {
+		p, err := db.TaskPrivacyGet(ctx, t.pool, task.UUID)
+		if err != nil {
+			return nil, err
+		}
+		when := ""
+		if p.RecordingDeletedAt != nil {
+			when = " on " + p.RecordingDeletedAt.UTC().Format(time.DateOnly)
+		}
+		return nil, Errorf(CodeGone, fmt.Sprintf("the recording of task %s was deleted%s, by its campaign's retention or an "+
+			"erasure; its transcript and audit stay until their own retention, in GET /tasks/%s", task.UUID, when, task.UUID))
+	}
+	if _, err := recordAccess(ctx, t.pool, db.AccessRecording, task.UUID, nil); err != nil {
+		return nil, err
 	}
 	rd, err := t.store.Open(ctx, task.BlobKey)
 	if err != nil {

@@ -59,4 +59,7 @@ var spanish = map[string]string{
 	"the analysts agree on %.1f%% of their answers":                                                                        "los analistas coinciden en el %.1f %% de sus respuestas",
 	"too few answers to measure agreement":                                                                                 "hay muy pocas respuestas para medir el acuerdo",
 	", Krippendorff's alpha %.2f.":                                                                                         ", alfa de Krippendorff %.2f.",
+
+	// Privacy: an erasure's end.
+	"The erasure of %s is done: %d tasks lost their content (%d recordings, %d transcripts, %d audits); %d tasks on legal hold were left untouched.": "La supresión de %s ha terminado: %d tareas han perdido su contenido (%d grabaciones, %d transcripciones, %d auditorías); %d tareas retenidas por orden legal han quedado intactas.",
 }

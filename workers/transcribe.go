@@ -204,6 +204,11 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 		return transcript.Transcript{}, err
 	}
 	defer os.RemoveAll(dir)
+	if task.BlobKey == "" {
+		// Erased or expired before it was transcribed: nothing to hear, ever.
+		return transcript.Transcript{}, &reportable{fmt.Errorf("the recording was deleted (retention or an erasure) before it was transcribed: %w",
+			storage.ErrNotFound)}
+	}
 	path, err := w.fetch(ctx, task.BlobKey, dir)
 	if err != nil {
 		return transcript.Transcript{}, &reportable{err}

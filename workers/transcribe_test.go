@@ -591,6 +591,23 @@ func TestTranscribeFailures(t *testing.T) {
 		require.Contains(t, task.Error, "blob not found")
 	})
 
+	t.Run("recording erased before its transcription", func(t *testing.T) {
+		t.Parallel()
+		b := setupTranscribe(t)
+		worker := &TranscribeWorker{pool: b.pool, store: b.store, cfg: TranscribeConfig{Engine: asr.PocketSphinx{}}}
+		task := b.upload(t, insertOnly(t), call{path: rec.Path, language: "en"})
+		var gone db.Forgotten
+		require.NoError(t, db.TasksForget(ctx, b.pool, db.ForgetRecording, []string{task.UUID}, &gone))
+		require.Equal(t, []string{task.BlobKey}, gone.BlobKeys)
+
+		res, err := b.work(t, worker, task.UUID, nil)
+		require.NoError(t, err)
+		require.Equal(t, river.EventKindJobCancelled, res.EventKind)
+		task = b.task(t, task.UUID)
+		require.Equal(t, db.TaskFailed, task.Status)
+		require.Contains(t, task.Error, "the recording was deleted (retention or an erasure) before it was transcribed")
+	})
+
 	t.Run("language the engine lacks", func(t *testing.T) {
 		t.Parallel()
 		b := setupTranscribe(t)

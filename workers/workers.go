@@ -55,6 +55,9 @@ type Deps struct {
 	// BulkBatch is how many tasks a bulk action's job handles in one
 	// transaction. Defaults to 100.
 	BulkBatch int
+	// ForgetBatch is how many tasks retention and erasure handle in one
+	// transaction. Defaults to 200.
+	ForgetBatch int
 	// ValidationTo and ValidationBcc receive every validation e-mail
 	// (VALIDATION_TO, VALIDATION_BCC), bulk validations' included.
 	ValidationTo, ValidationBcc []string
@@ -88,6 +91,10 @@ func Register(ws *river.Workers, d Deps) {
 		log: cmp.Or(d.Logger, slog.Default())})
 	river.AddWorker(ws, &ApplySamplingWorker{pool: d.Pool})
 	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, dashboardURL: d.DashboardURL})
+	forget := forgetter{pool: d.Pool, batch: cmp.Or(d.ForgetBatch, defaultForgetBatch)}
+	river.AddWorker(ws, &ApplyRetentionWorker{forgetter: forget})
+	river.AddWorker(ws, &ErasePersonWorker{forgetter: forget})
+	river.AddWorker(ws, &DeleteBlobsWorker{store: d.Store})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run
@@ -110,6 +117,9 @@ func Periodic(d Deps) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(jobs.PruneRateBucketsInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.PruneRateBucketsArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "prune_rate_buckets", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(jobs.RetentionInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.ApplyRetentionArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "apply_retention", RunOnStart: true}),
 	}
 	periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cmp.Or(d.SamplingInterval, jobs.SamplingInterval)),
 		func() (river.JobArgs, *river.InsertOpts) { return jobs.ApplySamplingArgs{}, nil },

@@ -1590,6 +1590,94 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   });
 });
 
+test('privacy: retention set, a legal hold placed on the task, the access record filtered and exported, an erasure recorded; in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  const root = await devToken(base, 'priv-root', ['admin']);
+  const held = await uploadAudited(base, root, 'priv-held.json', chat('Ana'), { operator: 'priv-ana', language: 'en' });
+  const erased = await uploadAudited(base, root, 'priv-erased.json', chat('Luis'), { operator: 'priv-luis', language: 'en' });
+
+  await page.goto(base + '/');
+  await signIn(page, { username: 'priv-root', name: 'Rosa Admin', roles: ['admin'] });
+
+  // Retention in the campaign's settings.
+  await page.getByRole('link', { name: 'Campaigns' }).click();
+  await page.getByRole('button', { name: 'Edit default' }).click();
+  await page.getByLabel('Recordings (days)').fill('3650');
+  await page.getByLabel('Agents may see who opened their interactions').check();
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await visible(page.getByText('Settings saved.'));
+  await shot(page, 'campaign-retention');
+
+  // A legal hold placed on the task view.
+  await page.goto(`${base}/app/tasks/${held}`);
+  const privacy = page.getByTestId('privacy');
+  await visible(privacy.getByText('Not on legal hold.'));
+  await privacy.getByLabel('Reason for the hold').fill('Claim 2024-118');
+  await privacy.getByRole('button', { name: 'Place on legal hold' }).click();
+  await visible(page.getByTestId('legal-hold').getByText(/^On legal hold since .*, by priv-root: Claim 2024-118$/));
+  await visible(privacy.getByRole('button', { name: 'Lift the hold' }));
+  await privacy.getByRole('button', { name: 'Who opened it' }).click();
+  await visible(page.getByTestId('task-readers').getByRole('cell', { name: 'Transcript' }).first());
+  await shot(page, 'task-legal-hold');
+
+  // The access record: the task just read, filtered, exported.
+  await page.getByRole('link', { name: 'Privacy' }).click();
+  await visible(page.getByRole('heading', { name: 'Access record' }));
+  await page.getByLabel('Task', { exact: true }).fill(held);
+  await page.getByLabel('What').selectOption('transcript');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  const records = page.getByTestId('access-records');
+  await visible(records.getByRole('cell', { name: 'Transcript' }));
+  await visible(records.getByRole('cell', { name: 'priv-root' }));
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+  check(/^access-record-\d{8}-\d{6}\.csv$/.test(download.suggestedFilename()), download.suggestedFilename());
+  const csv = readFileSync(await download.path(), 'utf8');
+  check(csv.includes(`transcript,${held},`), csv);
+
+  // An erasure of another agent's data, confirmed, then done.
+  await page.getByLabel('Agent (user id or username)').fill('priv-luis');
+  await page.getByRole('button', { name: 'Erase' }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Erase' }).click();
+  await visible(page.getByText(/^Erasure started \(job #\d+\)\.$/));
+  await eventually(async () => {
+    await page.reload();
+    await visible(page.getByTestId('erasures').getByRole('cell', { name: 'Done' }), 2_000);
+  }, 20_000);
+  await visible(page.getByTestId('erasures').getByText('Tasks: 1 · recordings: 1 · transcripts: 1 · audits: 1 · on hold, untouched: 0'));
+  await visible(page.getByTestId('deletions').getByRole('cell', { name: 'Erasure' }));
+  const after = await api(base, root, 'GET', `/tasks/${erased}`);
+  check(after.transcript === null && after.privacy.transcript_deleted_at, 'the erased task keeps its transcript');
+  await shot(page, 'privacy');
+
+  await inSpanish(browser, `${base}/app/tasks/${held}`, { username: 'priv-root', roles: ['admin'] }, async (es) => {
+    await visible(es.getByTestId('legal-hold').getByText(/^Retenida por orden legal desde el .*, por priv-root: Claim 2024-118$/));
+    await visible(es.getByRole('button', { name: 'Levantar la retención' }));
+    await shot(es, 'task-legal-hold-es');
+    await es.getByRole('link', { name: 'Privacidad' }).click();
+    await visible(es.getByRole('heading', { name: 'Registro de accesos' }));
+    await visible(es.getByTestId('erasures').getByRole('cell', { name: 'Hecha' }));
+    await visible(es.getByTestId('deletions').getByRole('cell', { name: 'Supresión' }).first());
+    await shot(es, 'privacy-es');
+  });
+  // The agent sees who opened their interaction (the campaign allows it), and cannot lift the hold.
+  const agent = await browser.newContext({ locale: 'en-GB', viewport: { width: 1280, height: 800 } });
+  try {
+    const ap = await agent.newPage();
+    await ap.goto(`${base}/app/tasks/${held}`);
+    await signIn(ap, { username: 'priv-ana', roles: ['operator'] });
+    await ap.getByTestId('privacy').getByRole('button', { name: 'Who opened it' }).click();
+    await visible(ap.getByTestId('task-readers').getByRole('cell', { name: 'priv-root' }).first());
+    check((await ap.getByRole('button', { name: 'Lift the hold' }).count()) === 0, 'an agent may not lift the hold');
+    check((await ap.getByRole('button', { name: 'Validate' }).count()) === 0, 'signed in as an operator');
+    await shot(ap, 'task-readers-agent');
+  } finally {
+    await agent.close();
+  }
+});
+
 test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {
   await page.goto(oidc.dashboard + '/app/notifications');
   await page.getByRole('button', { name: 'Sign in with your organisation account' }).click();

@@ -28,6 +28,7 @@ const codeMessages: Record<ErrorCode, MessageKey> = {
   INTERNAL_ERROR: 'error.code.INTERNAL_ERROR',
   EMAIL_SEND_ERROR: 'error.code.EMAIL_SEND_ERROR',
   SERVICE_UNAVAILABLE: 'error.code.SERVICE_UNAVAILABLE',
+  GONE: 'error.code.GONE',
 };
 
 /** ErrorDetail is one offending field of an API error. */

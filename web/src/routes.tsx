@@ -5,6 +5,7 @@ import type { JSX } from 'preact';
 import { CampaignsPage } from './admin/CampaignsPage';
 import { CalibrationListPage, CalibrationNewPage, CalibrationSessionPage } from './calibration/CalibrationPages';
 import { JobsPage } from './admin/JobsPage';
+import { PrivacyPage } from './admin/PrivacyPage';
 import { UsersPage } from './admin/UsersPage';
 import { DashboardPage } from './dashboard/DashboardPage';
 import { DisputesPage } from './disputes/DisputesPage';
@@ -42,6 +43,7 @@ export const routes: Route[] = [
   { pattern: '/app/admin/users', title: 'nav.users', minRole: 'admin', nav: 'admin', render: () => <UsersPage /> },
   { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },
   { pattern: '/app/reviews', title: 'nav.reviews', minRole: 'quality', nav: 'main', render: () => <MyReviewsPage /> },
+  { pattern: '/app/admin/privacy', title: 'nav.privacy', minRole: 'admin', nav: 'admin', render: () => <PrivacyPage /> },
 ];
 
 /** resolve finds the route for path, with its params. */

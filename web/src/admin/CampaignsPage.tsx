@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { useApp } from '../state';
 import { SamplingRules } from '../reviews/SamplingRules';
+import type { MessageKey } from '../i18n';
 import type { Campaign, Scorecard } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 
@@ -67,6 +68,8 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
   const [seesAutomatic, setSeesAutomatic] = useState(campaign.operator_sees_automatic);
   const [analysts, setAnalysts] = useState((campaign.review_analysts ?? []).join(', '));
   const [disputeDays, setDisputeDays] = useState(String(campaign.dispute_window_days));
+  const [retention, setRetention] = useState(retentionText(campaign.retention));
+  const [agentsSeeAccess, setAgentsSeeAccess] = useState(campaign.agents_see_access);
   const [settings, setSettings] = useState<Outcome>(null);
   const [json, setJson] = useState<string | null>(null);
   const [card, setCard] = useState<Outcome>(null);
@@ -95,6 +98,8 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
           .map((x) => x.trim())
           .filter(Boolean),
         dispute_window_days: Number(disputeDays),
+        retention: retentionBody(retention),
+        agents_see_access: agentsSeeAccess,
       });
       setSettings({ ok: t('camp.saved') });
       onSaved();
@@ -178,6 +183,30 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
             {t('camp.seesAutomatic')}
           </label>
         </div>
+        <fieldset class="retention">
+          <legend>{t('camp.retention')}</legend>
+          <p class="muted small">{t('camp.retentionHelp')}</p>
+          <div class="filter-row">
+            {retentionKinds.map(([key, label]) => (
+              <div class="field" key={key}>
+                <label for={`camp-${key}`}>{t(label)}</label>
+                <input
+                  id={`camp-${key}`}
+                  type="number"
+                  min={1}
+                  max={36500}
+                  step={1}
+                  value={retention[key]}
+                  onInput={(e) => setRetention({ ...retention, [key]: e.currentTarget.value })}
+                />
+              </div>
+            ))}
+          </div>
+          <label class="check">
+            <input type="checkbox" checked={agentsSeeAccess} onChange={(e) => setAgentsSeeAccess(e.currentTarget.checked)} />{' '}
+            {t('camp.agentsSeeAccess')}
+          </label>
+        </fieldset>
         <button type="submit" class="button button-primary">
           {t('camp.save')}
         </button>
@@ -208,4 +237,28 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
       <SamplingRules campaign={campaign} />
     </div>
   );
+}
+
+type RetentionKey = keyof Campaign['retention'];
+
+/** retentionKinds are the retention's fields with their labels, in the order the form shows them. */
+const retentionKinds: [RetentionKey, MessageKey][] = [
+  ['recordings_days', 'camp.recordingsDays'],
+  ['transcripts_days', 'camp.transcriptsDays'],
+  ['audits_days', 'camp.auditsDays'],
+];
+
+/** retentionText is a retention as the form's fields hold it: empty for forever. */
+function retentionText(r: Campaign['retention']): Record<RetentionKey, string> {
+  return {
+    recordings_days: r.recordings_days == null ? '' : String(r.recordings_days),
+    transcripts_days: r.transcripts_days == null ? '' : String(r.transcripts_days),
+    audits_days: r.audits_days == null ? '' : String(r.audits_days),
+  };
+}
+
+/** retentionBody is the form's retention as the API takes it: an empty field is null (forever). */
+function retentionBody(r: Record<RetentionKey, string>): Campaign['retention'] {
+  const days = (v: string) => (v.trim() === '' ? null : Number(v));
+  return { recordings_days: days(r.recordings_days), transcripts_days: days(r.transcripts_days), audits_days: days(r.audits_days) };
 }

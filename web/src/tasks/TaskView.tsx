@@ -4,6 +4,7 @@ import { categoryName, engineName, formatDateTime, formatNumber, t, type Message
 import { guardLeaving, Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
+import { PrivacyBlock } from './PrivacyBlock';
 import { ValidationBlock } from './ValidationBlock';
 import { FeedbackCard } from '../disputes/FeedbackCard';
 import { ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
@@ -187,7 +188,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
       <div class="task-columns">
         <section class="card" aria-labelledby="transcript-title">
           <h2 id="transcript-title">{t('task.transcript')}</h2>
-          {task.kind === 'call' && <Player uuid={task.uuid} audio={audio} onTime={setTime} />}
+          {task.kind === 'call' && task.audio_url && <Player uuid={task.uuid} audio={audio} onTime={setTime} />}
           {segments.length === 0 ? (
             <p class="muted">{t('task.noTranscript')}</p>
           ) : (
@@ -240,6 +241,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
       </div>
       {task.validation && <ValidationBlock validation={task.validation} />}
       <FeedbackCard task={task} onChanged={onChanged} />
+      <PrivacyBlock task={task} onChanged={onChanged} />
       <Revisions task={task} />
       {validating && (
         <ValidateDialog

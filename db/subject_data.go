@@ -1,0 +1,64 @@
+package db
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// SubjectSections are the parts of what the service holds about a user
+// (a right of access request), in the order a data export writes them,
+// each a query of JSON objects over the user id ($1).
+var SubjectSections = []struct {
+	Name  string
+	Query string
+}{
+	{"profile", `SELECT jsonb_build_object('id', id, 'username', username, 'email', email, 'name', name, 'roles', roles,
+		'active', active, 'locale', locale, 'created_at', created_at, 'last_seen_at', last_seen_at, 'synced_at', synced_at)
+		FROM users WHERE id = $1`},
+	{"tasks_as_agent", `SELECT jsonb_build_object('uuid', t.uuid, 'kind', t.kind, 'status', t.status, 'file_name', t.file_name,
+		'campaign', c.name, 'language', t.language, 'direction', t.direction, 'started_at', t.started_at,
+		'external_id', t.external_id, 'created_at', t.created_at, 'duration_seconds', t.duration_seconds,
+		'score', t.score, 'passed', t.passed, 'recording_kept', t.blob_key IS NOT NULL,
+		'recording_deleted_at', t.recording_deleted_at, 'transcript_deleted_at', t.transcript_deleted_at,
+		'audit_deleted_at', t.audit_deleted_at, 'transcript', tr.text, 'audit', r.result)
+		FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
+		LEFT JOIN transcripts tr ON tr.task_uuid = t.uuid
+		LEFT JOIN audit_revisions r ON r.task_uuid = t.uuid AND r.revision = t.audit_revision
+		WHERE t.operator_id = $1 ORDER BY t.created_at, t.uuid`},
+	{"audit_revisions_authored", `SELECT jsonb_build_object('task_uuid', task_uuid, 'revision', revision, 'source', source,
+		'author_name', author_name, 'score', score, 'passed', passed, 'diff', diff, 'created_at', created_at)
+		FROM audit_revisions WHERE author_id = $1 ORDER BY created_at, task_uuid, revision`},
+	{"validations", `SELECT jsonb_build_object('task_uuid', task_uuid, 'validator_name', validator_name, 'notes', notes,
+		'type', type, 'sent_to', sent_to, 'bcc', bcc, 'validated_at', validated_at, 'email_status', email_status)
+		FROM validations WHERE validator_id = $1 ORDER BY validated_at, task_uuid`},
+	{"notifications", `SELECT jsonb_build_object('id', id, 'text', text, 'variant', variant, 'link', link,
+		'task_uuid', task_uuid, 'created_at', created_at)
+		FROM notifications WHERE user_id = $1 ORDER BY created_at, id`},
+	{"saved_views", `SELECT jsonb_build_object('id', id, 'name', name, 'query', query, 'created_at', created_at,
+		'updated_at', updated_at) FROM saved_views WHERE user_id = $1 ORDER BY created_at, id`},
+	{"access_records_by_user", `SELECT jsonb_build_object('at', at, 'kind', kind, 'task_uuid', task_uuid, 'detail', detail,
+		'client_ip', client_ip, 'user_agent', user_agent) FROM access_records WHERE user_id = $1 ORDER BY id`},
+	{"access_records_about_user", `SELECT jsonb_build_object('at', a.at, 'user_id', a.user_id, 'kind', a.kind,
+		'task_uuid', a.task_uuid) FROM access_records a JOIN tasks t ON t.uuid = a.task_uuid
+		WHERE t.operator_id = $1 ORDER BY a.id`},
+}
+
+// SubjectEach calls fn with each JSON object query (one of
+// SubjectSections') yields for user userID.
+func SubjectEach(ctx context.Context, q DBTX, query, userID string, fn func(json.RawMessage) error) error {
+	rows, err := q.Query(ctx, query, userID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var raw json.RawMessage
+		if err := rows.Scan(&raw); err != nil {
+			return err
+		}
+		if err := fn(raw); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

@@ -1,0 +1,347 @@
+import { useState } from 'preact/hooks';
+import { formatDateTime, t, type MessageKey } from '../i18n';
+import { Link } from '../router';
+import { useApp } from '../state';
+import type { components } from '../openapi';
+import { ConfirmDialog, ErrorMessage, Loading, OutcomeMessage, PageHeader, useAction, useLoad, type Outcome } from '../ui';
+
+type Schemas = components['schemas'];
+type AccessRecord = Schemas['AccessRecord'];
+type Erasure = Schemas['Erasure'];
+
+/** accessKinds are the kinds of read the access record keeps. */
+const accessKinds = ['recording', 'transcript', 'revision', 'validation', 'export', 'subject_export'] as const;
+
+/** AccessFilters are the access record's filters as the form holds them. */
+interface AccessFilters {
+  user: string;
+  task: string;
+  kind: string;
+  from: string;
+  to: string;
+}
+
+const noFilters: AccessFilters = { user: '', task: '', kind: '', from: '', to: '' };
+
+/**
+ * PrivacyPage is the admins' privacy screen: the access record with its
+ * filters and CSV export, erasures and what retention and erasures deleted,
+ * and the export of everything held about a user.
+ */
+export function PrivacyPage() {
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={t('privacy.title')} />
+      <AccessRecordCard />
+      <ErasuresCard />
+      <DeletionsCard />
+      <SubjectCard />
+    </section>
+  );
+}
+
+function AccessRecordCard() {
+  const app = useApp();
+  const [form, setForm] = useState<AccessFilters>(noFilters);
+  const [applied, setApplied] = useState<AccessFilters>(noFilters);
+  const [more, setMore] = useState<{ items: AccessRecord[]; next?: string }>({ items: [] });
+  const { run, busy } = useAction();
+  const { data, error, reload } = useLoad(
+    async (signal) => {
+      const page = await app.api.get<{ items: AccessRecord[]; next?: string }>('/admin/access-records', { ...applied, limit: 50 }, signal);
+      setMore({ items: [], next: page.next });
+      return page;
+    },
+    [applied],
+  );
+  const rows = [...(data?.items ?? []), ...more.items];
+  const loadMore = () =>
+    void run(async () => {
+      const page = await app.api.get<{ items: AccessRecord[]; next?: string }>('/admin/access-records', {
+        ...applied,
+        limit: 50,
+        cursor: more.next,
+      });
+      setMore({ items: [...more.items, ...page.items], next: page.next });
+    });
+  const field = (key: keyof AccessFilters, label: MessageKey, type = 'text') => (
+    <div class="field">
+      <label for={`access-${key}`}>{t(label)}</label>
+      <input id={`access-${key}`} type={type} value={form[key]} onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })} />
+    </div>
+  );
+  return (
+    <section class="card" aria-labelledby="access-title">
+      <h2 id="access-title">{t('privacy.access')}</h2>
+      <form
+        class="filters"
+        role="search"
+        aria-label={t('privacy.access')}
+        onSubmit={(e) => {
+          e.preventDefault();
+          setApplied({ ...form, user: form.user.trim(), task: form.task.trim() });
+        }}
+      >
+        <div class="filter-row">
+          {field('user', 'privacy.user')}
+          {field('task', 'privacy.task')}
+          <div class="field">
+            <label for="access-kind">{t('privacy.kind')}</label>
+            <select id="access-kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.currentTarget.value })}>
+              <option value="">{t('privacy.anyKind')}</option>
+              {accessKinds.map((k) => (
+                <option key={k} value={k}>
+                  {t(`privacy.kind.${k}`)}
+                </option>
+              ))}
+            </select>
+          </div>
+          {field('from', 'privacy.from', 'date')}
+          {field('to', 'privacy.to', 'date')}
+          <div class="filter-buttons">
+            <button type="submit" class="button button-primary">
+              {t('tasks.apply')}
+            </button>
+            <button
+              type="button"
+              class="button"
+              disabled={busy}
+              onClick={() =>
+                void run(
+                  () => app.api.download('/admin/access-records/export', { ...applied }),
+                  (name) => t('privacy.exported', { name }),
+                )
+              }
+            >
+              {t('privacy.exportCsv')}
+            </button>
+          </div>
+        </div>
+      </form>
+      {error !== null ? (
+        <ErrorMessage error={error} onRetry={reload} />
+      ) : data === null ? (
+        <Loading />
+      ) : rows.length === 0 ? (
+        <p class="muted">{t('privacy.none')}</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="table" data-testid="access-records">
+            <caption class="sr-only">{t('privacy.access')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('privacy.at')}</th>
+                <th scope="col">{t('privacy.user')}</th>
+                <th scope="col">{t('privacy.kind')}</th>
+                <th scope="col">{t('privacy.task')}</th>
+                <th scope="col">{t('privacy.detail')}</th>
+                <th scope="col">{t('privacy.where')}</th>
+                <th scope="col">{t('privacy.agent')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((a) => (
+                <tr key={a.id}>
+                  <td>{formatDateTime(a.at)}</td>
+                  <td>{a.user_name || a.user_id}</td>
+                  <td>{t(`privacy.kind.${a.kind}`)}</td>
+                  <td>{a.task_uuid ? <Link href={`/app/tasks/${a.task_uuid}`}>{a.task_uuid.slice(0, 8)}</Link> : '—'}</td>
+                  <td class="small">{a.detail ? JSON.stringify(a.detail) : '—'}</td>
+                  <td>{a.client_ip ?? '—'}</td>
+                  <td class="small">{a.user_agent ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {more.next && (
+        <button type="button" class="button" disabled={busy} onClick={loadMore}>
+          {t('app.loadMore')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function ErasuresCard() {
+  const app = useApp();
+  const [operator, setOperator] = useState('');
+  const [external, setExternal] = useState('');
+  const [confirming, setConfirming] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const { data, error, reload } = useLoad((signal) => app.api.get<{ items: Erasure[] }>('/admin/erasures', { limit: 50 }, signal), []);
+  const who = [operator.trim(), external.trim()].filter(Boolean).join(', ');
+  const erase = async () => {
+    setConfirming(false);
+    setOutcome(null);
+    try {
+      const e = await app.api.post<Erasure>('/admin/erasures', {
+        operator: operator.trim() || undefined,
+        external_id: external.trim() || undefined,
+      });
+      setOutcome({ ok: t('privacy.eraseStarted', { job: e.job_id ?? '—' }) });
+      setOperator('');
+      setExternal('');
+      reload();
+    } catch (err) {
+      setOutcome({ error: err });
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="erasures-title">
+      <h2 id="erasures-title">{t('privacy.erasures')}</h2>
+      <p class="muted">{t('privacy.eraseHelp')}</p>
+      <form
+        class="filter-row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setConfirming(true);
+        }}
+      >
+        <div class="field">
+          <label for="erase-operator">{t('privacy.operator')}</label>
+          <input id="erase-operator" value={operator} onInput={(e) => setOperator(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="erase-external">{t('privacy.externalId')}</label>
+          <input id="erase-external" value={external} onInput={(e) => setExternal(e.currentTarget.value)} />
+        </div>
+        <div class="filter-buttons">
+          <button type="submit" class="button button-danger" disabled={who === ''}>
+            {t('privacy.erase')}
+          </button>
+        </div>
+      </form>
+      <OutcomeMessage outcome={outcome} />
+      <ConfirmDialog
+        open={confirming}
+        title={t('privacy.erase')}
+        confirm={t('privacy.erase')}
+        danger
+        onConfirm={() => void erase()}
+        onClose={() => setConfirming(false)}
+      >
+        <p>{t('privacy.eraseConfirm', { who })}</p>
+      </ConfirmDialog>
+      {error !== null ? (
+        <ErrorMessage error={error} onRetry={reload} />
+      ) : data === null ? (
+        <Loading />
+      ) : data.items.length === 0 ? (
+        <p class="muted">{t('privacy.noErasures')}</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="table" data-testid="erasures">
+            <caption class="sr-only">{t('privacy.erasures')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('privacy.at')}</th>
+                <th scope="col">{t('privacy.requestedBy')}</th>
+                <th scope="col">{t('privacy.criteria')}</th>
+                <th scope="col">{t('privacy.status')}</th>
+                <th scope="col">{t('privacy.detail')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((e) => (
+                <tr key={e.id}>
+                  <td>{formatDateTime(e.created_at)}</td>
+                  <td>{e.requested_by}</td>
+                  <td>{[e.operator_id, e.external_id].filter(Boolean).join(', ')}</td>
+                  <td>{t(`privacy.status.${e.status}`)}</td>
+                  <td>
+                    {t('privacy.counts', {
+                      tasks: e.tasks,
+                      recordings: e.recordings,
+                      transcripts: e.transcripts,
+                      audits: e.audits,
+                      held: e.held,
+                    })}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function DeletionsCard() {
+  const app = useApp();
+  const { data, error, reload } = useLoad(
+    (signal) => app.api.get<{ items: Schemas['PrivacyDeletion'][] }>('/admin/deletions', { limit: 100 }, signal),
+    [],
+  );
+  return (
+    <section class="card" aria-labelledby="deletions-title">
+      <h2 id="deletions-title">{t('privacy.deletions')}</h2>
+      {error !== null ? (
+        <ErrorMessage error={error} onRetry={reload} />
+      ) : data === null ? (
+        <Loading />
+      ) : data.items.length === 0 ? (
+        <p class="muted">{t('privacy.noDeletions')}</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="table" data-testid="deletions">
+            <caption class="sr-only">{t('privacy.deletions')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('privacy.at')}</th>
+                <th scope="col">{t('privacy.cause')}</th>
+                <th scope="col">{t('tasks.campaign')}</th>
+                <th scope="col">{t('privacy.kind')}</th>
+                <th scope="col">{t('privacy.count')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((d) => (
+                <tr key={d.id}>
+                  <td>{formatDateTime(d.at)}</td>
+                  <td>{t(`privacy.cause.${d.cause}`)}</td>
+                  <td>{d.campaign}</td>
+                  <td>{t(`privacy.kind.${d.kind}`)}</td>
+                  <td>{d.count}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function SubjectCard() {
+  const app = useApp();
+  const [user, setUser] = useState('');
+  const { run, busy } = useAction();
+  return (
+    <section class="card" aria-labelledby="subject-title">
+      <h2 id="subject-title">{t('privacy.subject')}</h2>
+      <form
+        class="filter-row"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void run(
+            () => app.api.download(`/admin/users/${encodeURIComponent(user.trim())}/data`),
+            (name) => t('privacy.exported', { name }),
+          );
+        }}
+      >
+        <div class="field">
+          <label for="subject-user">{t('privacy.subjectUser')}</label>
+          <input id="subject-user" value={user} onInput={(e) => setUser(e.currentTarget.value)} />
+        </div>
+        <div class="filter-buttons">
+          <button type="submit" class="button button-primary" disabled={busy || user.trim() === ''}>
+            {t('privacy.subjectDownload')}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
