@@ -219,7 +219,7 @@ func (s *stack) blobFiles() []string {
 func (s *stack) requireBlobs() {
 	s.t.Helper()
 	referenced := map[string]bool{}
-	for _, q := range []string{`SELECT blob_key FROM tasks`,
+	for _, q := range []string{`SELECT blob_key FROM tasks WHERE blob_key IS NOT NULL`,
 		`SELECT a->>'blob_key' FROM validations, jsonb_array_elements(attachments) a`} {
 		rows, err := s.pool.Query(context.Background(), q)
 		require.NoError(s.t, err)
