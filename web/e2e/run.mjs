@@ -385,8 +385,9 @@ test('API documentation: Swagger UI and Redoc render every operation offline', a
   // Redoc 3 lists each tag's operations by path, rendering tags as they
   // come into view (the side menu leads there).
   await page.goto(base + '/redoc');
-  await visible(page.getByText('/compute-audit-results', { exact: true }).first());
   await visible(page.getByText('/admin/riverui/session', { exact: true }).first());
+  await page.getByText('audits', { exact: true }).first().click();
+  await visible(page.getByText('/compute-audit-results', { exact: true }).first());
   await page.getByText('tasks', { exact: true }).first().click();
   await visible(page.getByText('/tasks/upload', { exact: true }).first());
   await shot(page, 'docs-redoc', { ours: false });
