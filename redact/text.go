@@ -1,0 +1,67 @@
+package redact
+
+import (
+	"regexp"
+
+	"github.com/almerlucke/go-iban/iban"
+)
+
+// dottedDNI is a DNI written with thousands dots: "12.345.678-Z".
+var dottedDNI = regexp.MustCompile(`\b(\d{1,2}\.\d{3}\.\d{3})[ -]?([A-Za-z])\b`)
+
+// ibanCandidate is what may begin an IBAN: a country, two check digits and
+// up to 30 letters or digits, in groups separated by single spaces.
+var ibanCandidate = regexp.MustCompile(`(?i)\b[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}`)
+
+// findIBANs finds IBANs: for each candidate, the longest prefix (ending
+// where a group does) that is a valid IBAN of its country (length, format
+// and the mod 97 check, by package iban).
+func findIBANs(text string) []span {
+	var out []span
+	for _, m := range ibanCandidate.FindAllStringIndex(text, -1) {
+		// ends[n] is the byte where the first n letters and digits end.
+		ends := []int{m[0]}
+		for i := m[0]; i < m[1]; i++ {
+			if text[i] != ' ' {
+				ends = append(ends, i+1)
+			}
+		}
+		for n := len(ends) - 1; n >= 15; n-- {
+			end := ends[n]
+			if end < len(text) && isAlnum(text[end]) {
+				continue
+			}
+			if _, err := iban.NewIBAN(text[m[0]:end]); err == nil {
+				out = append(out, span{m[0], end, "IBAN", "iban"})
+				break
+			}
+		}
+	}
+	return out
+}
+
+func isAlnum(b byte) bool {
+	return '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+}
+
+var (
+	writtenEmail = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
+	// spokenEmail is an address said aloud, in Spanish or English:
+	// "juan punto perez arroba gmail punto com", "john dot smith at
+	// outlook dot co dot uk"; it must end in a common top-level domain.
+	spokenEmail = regexp.MustCompile(`(?i)\b[\p{L}0-9._-]+(?:\s+(?:punto|dot|gui[oó]n(?:\s+bajo)?|barra\s+baja|underscore|dash|hyphen)\s+[\p{L}0-9._-]+)*` +
+		`\s+(?:arroba|at)\s+[\p{L}0-9-]+(?:(?:\s+(?:punto|dot)\s+|\.)[\p{L}0-9-]+)*(?:\s+(?:punto|dot)\s+|\.)` +
+		`(?:com|es|net|org|edu|gov|io|co|uk|eu|info|me|mx|ar|cl|pe|biz|de|fr|it|pt|cat)\b`)
+)
+
+// findEmails finds e-mail addresses, written or spoken.
+func findEmails(text string) []span {
+	var out []span
+	for _, m := range writtenEmail.FindAllStringIndex(text, -1) {
+		out = append(out, span{m[0], m[1], "EMAIL", "email"})
+	}
+	for _, m := range spokenEmail.FindAllStringIndex(text, -1) {
+		out = append(out, span{m[0], m[1], "EMAIL", "email_spoken"})
+	}
+	return out
+}
