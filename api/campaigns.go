@@ -16,6 +16,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 )
@@ -27,15 +28,16 @@ type campaignsResource struct {
 
 // CampaignView is a campaign as the API shows it.
 type CampaignView struct {
-	ID               string    `json:"id" format:"uuid"`
-	Name             string    `json:"name"`
-	PassingScore     float64   `json:"passing_score" doc:"The score (0..100) an audit needs to pass"`
-	SupervisorEmails []string  `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
-	Language         string    `json:"language" doc:"Default language of its interactions (BCP 47)"`
-	AgentChannel     string    `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
-	ScorecardVersion int       `json:"scorecard_version" doc:"The current version of its scorecard"`
-	CreatedAt        time.Time `json:"created_at"`
-	UpdatedAt        time.Time `json:"updated_at"`
+	ID               string          `json:"id" format:"uuid"`
+	Name             string          `json:"name"`
+	PassingScore     float64         `json:"passing_score" doc:"The score (0..100) an audit needs to pass"`
+	SupervisorEmails []string        `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
+	Language         string          `json:"language" doc:"Default language of its interactions (BCP 47)"`
+	AgentChannel     string          `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
+	ScorecardVersion int             `json:"scorecard_version" doc:"The current version of its scorecard"`
+	Redaction        redact.Settings `json:"redaction" doc:"What is replaced by placeholders in its transcripts (and silenced in its recordings) before anything stores them"`
+	CreatedAt        time.Time       `json:"created_at"`
+	UpdatedAt        time.Time       `json:"updated_at"`
 }
 
 // ScorecardView is one version of a campaign's scorecard with its criteria.
@@ -97,7 +99,7 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 	}
 	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
 		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
-		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt}, nil
+		ScorecardVersion: card.Version, Redaction: camp.Redaction, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt}, nil
 }
 
 // answer is the response showing camp.
@@ -148,11 +150,12 @@ func (c *campaignsResource) get(ctx context.Context, in *campaignInput) (*Output
 
 // CampaignFields are a campaign's editable settings.
 type CampaignFields struct {
-	Name             string   `json:"name" minLength:"1" maxLength:"100"`
-	PassingScore     *float64 `json:"passing_score,omitempty" minimum:"0" maximum:"100" doc:"Defaults to 85"`
-	SupervisorEmails []string `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
-	Language         string   `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
-	AgentChannel     string   `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+	Name             string           `json:"name" minLength:"1" maxLength:"100"`
+	PassingScore     *float64         `json:"passing_score,omitempty" minimum:"0" maximum:"100" doc:"Defaults to 85"`
+	SupervisorEmails []string         `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
+	Language         string           `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
+	AgentChannel     string           `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+	Redaction        *redact.Settings `json:"redaction,omitempty" doc:"What its transcripts and recordings lose before anything stores them; defaults to card numbers and security codes. Applies to interactions uploaded from then on."`
 }
 
 type createCampaignInput struct {
@@ -164,8 +167,11 @@ type createCampaignInput struct {
 
 func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput) (*Output[CampaignView], error) {
 	b := in.Body
-	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left"}
-	applyFields(&s, b.CampaignFields)
+	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left",
+		Redaction: redact.DefaultSettings()}
+	if err := applyFields(&s, b.CampaignFields); err != nil {
+		return nil, err
+	}
 	if len(b.Criteria) > 0 {
 		if err := validateCriteria(b.Criteria); err != nil {
 			return nil, err
@@ -182,7 +188,20 @@ func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput)
 	return c.answer(ctx, camp)
 }
 
-func applyFields(s *db.CampaignSettings, f CampaignFields) {
+// applyFields sets what f sends on s; it returns a validation error naming
+// each problem of the redaction settings, changing nothing then.
+func applyFields(s *db.CampaignSettings, f CampaignFields) error {
+	if f.Redaction != nil {
+		if problems := f.Redaction.Validate(); len(problems) > 0 {
+			details := make([]*huma.ErrorDetail, len(problems))
+			for i, p := range problems {
+				details[i] = &huma.ErrorDetail{Location: "body.redaction." + p.Field, Message: p.Message}
+			}
+			return Errorf(CodeValidation, fmt.Sprintf("the redaction settings have %d problem(s); nothing was changed", len(problems))).
+				WithDetails(details)
+		}
+		s.Redaction = *f.Redaction
+	}
 	if f.PassingScore != nil {
 		s.PassingScore = *f.PassingScore
 	}
@@ -195,6 +214,7 @@ func applyFields(s *db.CampaignSettings, f CampaignFields) {
 	if f.AgentChannel != "" {
 		s.AgentChannel = f.AgentChannel
 	}
+	return nil
 }
 
 type updateCampaignInput struct {
@@ -211,7 +231,9 @@ func (c *campaignsResource) update(ctx context.Context, in *updateCampaignInput)
 		return nil, err
 	}
 	s := camp.CampaignSettings
-	applyFields(&s, in.Body.CampaignFields)
+	if err := applyFields(&s, in.Body.CampaignFields); err != nil {
+		return nil, err
+	}
 	name := camp.Name
 	if in.Body.Name != "" {
 		name = in.Body.Name

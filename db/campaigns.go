@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -35,13 +36,18 @@ type CampaignSettings struct {
 	// AgentChannel is the channel of a stereo call recording that holds the
 	// agent: "left" or "right".
 	AgentChannel string
+	// Redaction is what is removed from its transcripts and recordings
+	// before anything stores them.
+	Redaction redact.Settings
 }
 
-const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at`
+const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at,
+	redaction`
 
 func scanCampaign(row pgx.Row) (Campaign, error) {
 	var c Campaign
-	err := row.Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt)
+	err := row.Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt,
+		&c.Redaction)
 	return c, err
 }
 
@@ -98,9 +104,9 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 		criteria = card.Criteria
 	}
 	c, err := scanCampaign(tx.QueryRow(ctx, `
-		INSERT INTO campaigns (name, passing_score, supervisor_emails, language, agent_channel)
-		VALUES ($1, $2, $3, $4, $5) RETURNING `+campaignColumns,
-		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel))
+		INSERT INTO campaigns (name, passing_score, supervisor_emails, language, agent_channel, redaction)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+campaignColumns,
+		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, redaction(s.Redaction)))
 	if err != nil {
 		return Campaign{}, nameTaken(err, name)
 	}
@@ -118,10 +124,16 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSettings) (Campaign, error) {
 	c, err := scanCampaign(q.QueryRow(ctx, `
 		UPDATE campaigns SET name = $2, passing_score = $3, supervisor_emails = $4, language = $5,
-			agent_channel = $6, updated_at = now()
+			agent_channel = $6, redaction = $7, updated_at = now()
 		WHERE id = $1 RETURNING `+campaignColumns,
-		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel))
+		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, redaction(s.Redaction)))
 	return c, nameTaken(one(err, "no campaign %s", id), name)
+}
+
+// redaction is s as stored: lists, never null.
+func redaction(s redact.Settings) redact.Settings {
+	s.Types, s.Patterns = nonNil(s.Types), nonNil(s.Patterns)
+	return s
 }
 
 // nameTaken turns the unique violation of a campaign's name into a

@@ -26,6 +26,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
 )
@@ -222,9 +223,10 @@ type Outcome struct {
 	Duplicate bool
 }
 
-// Commit inserts every new task, its transcript (chats), its history, its
-// first job (a call's transcription, a chat's audit) and its event in one
-// transaction, and returns one outcome per file in the order they were
+// Commit inserts every new task, its transcript (chats, redacted as the
+// campaign says, with the records of what was redacted and the job that
+// redacts the stored file), its history, its first job (a call's
+// transcription, a chat's audit) and its event in one transaction, and returns one outcome per file in the order they were
 // added.
 func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 	campaign := s.Campaign
@@ -244,6 +246,10 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 				return nil, err
 			}
 		}
+	}
+	redactor, err := redact.New(campaign.Redaction)
+	if err != nil {
+		return nil, errcode.Wrap(errcode.Internal, err, "campaign "+campaign.Name+": its stored redaction settings are not valid")
 	}
 	tx, err := u.deps.Pool.Begin(ctx)
 	if err != nil {
@@ -276,10 +282,17 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 			if isNew {
 				created = append(created, inserted)
 				if f.transcript != nil {
-					tr := *f.transcript
+					tr, recs := redactor.Transcript(*f.transcript)
 					tr.Language = f.language
 					if err := db.TranscriptSave(ctx, tx, inserted.UUID, tr); err != nil {
 						return nil, err
+					}
+					if err := db.RedactionsSave(ctx, tx, inserted.UUID, recs); err != nil {
+						return nil, err
+					}
+					if len(recs) > 0 {
+						// The uploaded file keeps what was redacted.
+						firstJobs = append(firstJobs, river.InsertManyParams{Args: jobs.RedactBlobArgs{TaskUUID: inserted.UUID}})
 					}
 				}
 				if f.kind == db.TaskCall {

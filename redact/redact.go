@@ -53,9 +53,9 @@ type Pattern struct {
 // Settings say what a campaign redacts.
 type Settings struct {
 	// Types are the built-in types redacted (see Types).
-	Types []string `json:"types"`
+	Types []string `json:"types" required:"false" maxItems:"6" doc:"Built-in types redacted: card, cvv, dni, iban, phone, email" example:"[\"card\",\"cvv\"]"`
 	// Patterns are the campaign's own detectors.
-	Patterns []Pattern `json:"patterns"`
+	Patterns []Pattern `json:"patterns" required:"false" doc:"The campaign's own detectors (at most 20)"`
 }
 
 // DefaultSettings redact what PCI DSS forbids keeping: card numbers and
