@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -95,8 +96,10 @@ func (r run) sub(i, j int) run {
 	return s
 }
 
-// joins reports whether gap may separate two parts of one number.
-func joins(gap string) bool {
+// joins reports whether gap may separate two parts of one number; a
+// comma only between digits said as words ("cuatro, cinco"), never
+// between numerals ("14/02/1985, 0412").
+func joins(gap string, spoken bool) bool {
 	if gap == "" || len(gap) > 4 {
 		return false
 	}
@@ -111,7 +114,7 @@ func joins(gap string) bool {
 			return false
 		}
 	}
-	return !comma
+	return !comma && (spoken || !strings.Contains(gap, ","))
 }
 
 // runs finds the numbers of text, tokenized as toks.
@@ -131,9 +134,9 @@ func runs(text string, toks []token) []run {
 		switch d, spoken := spokenDigits[t.text]; {
 		case t.numeral:
 			u.digits, ok = t.text, true
-		case spoken && (t.text != "oh" || len(cur.units) > 0 && joins(text[cur.units[len(cur.units)-1].to:t.from])):
+		case spoken && (t.text != "oh" || len(cur.units) > 0 && joins(text[cur.units[len(cur.units)-1].to:t.from], true)):
 			u.digits, u.spoken, ok = string(d), true, true
-		case repeats[t.text] > 0 && i+1 < len(toks) && joins(text[t.to:toks[i+1].from]):
+		case repeats[t.text] > 0 && i+1 < len(toks) && joins(text[t.to:toks[i+1].from], false):
 			next := toks[i+1]
 			d, spoken := spokenDigits[next.text]
 			if next.numeral && len(next.text) == 1 {
@@ -148,7 +151,7 @@ func runs(text string, toks []token) []run {
 			flush()
 			continue
 		}
-		if len(cur.units) > 0 && !joins(text[cur.units[len(cur.units)-1].to:u.from]) {
+		if prev := len(cur.units) - 1; prev >= 0 && !joins(text[cur.units[prev].to:u.from], u.spoken && cur.units[prev].spoken) {
 			flush()
 		}
 		if len(cur.units) == 0 {
@@ -242,8 +245,11 @@ func findCards(segments []transcript.Segment, runsOf [][]run) cardFinds {
 				continue
 			}
 			if len(runsOf[j]) > 0 && !used[j][0] {
+				// Both halves long enough and a 15 or 16 digit whole:
+				// two unrelated numbers pass Luhn one time in ten.
 				a, b := runsOf[i][len(runsOf[i])-1], runsOf[j][0]
-				if len(a.digits) < 13 && len(b.digits) < 13 && isCard(a.digits+b.digits) {
+				whole := a.digits + b.digits
+				if len(a.digits) >= 4 && len(b.digits) >= 4 && (len(whole) == 15 || len(whole) == 16) && isCard(whole) {
 					f.cards[i] = append(f.cards[i], span{a.from, a.to, "CARD", "card_split"})
 					f.cards[j] = append(f.cards[j], span{b.from, b.to, "CARD", "card_split"})
 					used[j][0] = true
@@ -410,18 +416,50 @@ func findPhones(rs []run) []span {
 		case strings.HasPrefix(d, "00"):
 			ok = phoneCountry(d[2:])
 		case len(d) == 9:
-			ok = strings.IndexByte("6789", d[0]) >= 0
+			ok = strings.IndexByte("6789", d[0]) >= 0 && spanishGroups(r)
 		case len(d) == 11 && d[0] == '0':
 			ok = strings.IndexByte("1237", d[1]) >= 0
 		case len(d) == 10 || len(d) == 11 && d[0] == '1':
-			// A plain ten-digit numeral is more often a reference.
-			ok = nanp(d[len(d)-10:]) && (len(r.units) > 1 || r.spoken())
+			ok = nanp(d[len(d)-10:]) && tenDigitGroups(r)
 		}
 		if ok {
 			out = append(out, span{r.from, r.to, "PHONE", "phone"})
 		}
 	}
 	return out
+}
+
+// spanishGroups reports whether the nine digits of r are written as a
+// Spanish number is: at once, or in groups of two or three ("612 345 678",
+// "91 234 56 78"), not "88-4471203" (a policy number).
+func spanishGroups(r run) bool {
+	if len(r.units) == 1 || r.spoken() {
+		return true
+	}
+	for _, u := range r.units {
+		if len(u.digits) > 3 {
+			return false
+		}
+	}
+	return true
+}
+
+// tenDigitGroups reports whether a ten (or eleven, after a 1) digit run
+// is said digit by digit or written as phone numbers of the Americas are
+// ("415 555 2671", "(415) 555-2671", "55 1234 5678"); a plain ten-digit
+// numeral or "2026-558109" is more often a reference.
+func tenDigitGroups(r run) bool {
+	if r.spoken() {
+		return true
+	}
+	var sizes []int
+	for _, u := range r.units {
+		sizes = append(sizes, len(u.digits))
+	}
+	if len(sizes) == 4 && sizes[0] == 1 {
+		sizes = sizes[1:]
+	}
+	return slices.Equal(sizes, []int{3, 3, 4}) || slices.Equal(sizes, []int{2, 4, 4})
 }
 
 // phoneCountry reports whether d, after "+" or "00", is a Spanish, British

@@ -90,6 +90,18 @@ func TestDetectors(t *testing.T) {
 		{"iban invalid", "ES91 2100 0418 4502 0005 1333", "ES91 2100 0418 4502 0005 1333"},
 		{"at without domain", "I'm at home now", "I'm at home now"},
 		{"short numbers", "tengo 3 hijos de 5, 8 y 12 años", "tengo 3 hijos de 5, 8 y 12 años"},
+		// Found in the evaluation set's conversations.
+		{"date then number", "Oliver Tran, 03/08/2019, 0412 555 018", "Oliver Tran, 03/08/2019, 0412 555 018"},
+		{"reference then date", "HP-7730291, 14/02/1985", "HP-7730291, 14/02/1985"},
+		{"policy number", "La póliza es la 88-4471203", "La póliza es la 88-4471203"},
+		{"folio with year", "el folio ACL-2026-558109", "el folio ACL-2026-558109"},
+		{"claim with year", "nro de reclamo: 2026-118734", "nro de reclamo: 2026-118734"},
+		{"health number", "2233 44556 1, 5 June 1990", "2233 44556 1, 5 June 1990"},
+		{"web address", "sign up at taskly.io/business-trial", "sign up at taskly.io/business-trial"},
+		{"phone mexico", "55 1234 5678, a nombre de Luis", "[PHONE], a nombre de Luis"},
+		{"email with number", "sí es pablo punto arias ochenta y dos arroba gmail punto com", "sí es [EMAIL]"},
+		{"email country", "it's sam dot reid at xtra dot co dot nz and", "it's [EMAIL] and"},
+		{"email country es", "mantenimiento arroba lossamanes punto com punto ve", "[EMAIL]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -133,6 +145,13 @@ func TestCardSplitAcrossTurns(t *testing.T) {
 		{Speaker: transcript.Agent, Text: "5678 9012"},
 	}})
 	require.Equal(t, "4500 1234", out.Segments[0].Text)
+	// An error code and a phone number that happen to pass Luhn together.
+	out, recs := r.Transcript(transcript.Transcript{Segments: []transcript.Segment{
+		{Speaker: transcript.Customer, Text: "the box just says no signal e two oh one"},
+		{Speaker: transcript.Agent, Text: "and the number on the account?"},
+		{Speaker: transcript.Customer, Text: "the phone number is five five five two one eight four four three oh"},
+	}})
+	require.Empty(t, recs, out.Text)
 }
 
 func TestSecurityCodeAnswered(t *testing.T) {

@@ -44,14 +44,28 @@ func isAlnum(b byte) bool {
 	return '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
+// Spoken e-mail addresses. The local part is words joined by a spoken
+// separator, or followed by a number said in words ("pablo punto arias
+// ochenta y dos"); the domain ends in a common top-level domain, maybe
+// followed by a country ("co dot uk", "com punto ve"). After "arroba" the
+// dots may be written ("juan.perez arroba gmail.com"); after "at", an
+// everyday English word, they must be said, so that "sign up at
+// taskly.io/trial" stays.
+const (
+	emailWord      = `[\p{L}0-9._-]+`
+	emailSeparator = `\s+(?:punto|dot|gui[oó]n(?:\s+bajo)?|barra\s+baja|underscore|dash|hyphen)\s+`
+	emailNumber    = `\s+(?:(?:y|and)\s+)?(?:[0-9]+|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|` +
+		`dieci\p{L}+|veinte|veinti\p{L}+|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|zero|one|two|three|four|five|six|seven|` +
+		`eight|nine|ten|eleven|twelve|\p{L}+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b`
+	emailLocal = `\b` + emailWord + `(?:` + emailSeparator + emailWord + `|` + emailNumber + `)*`
+	emailTLD   = `(?:com|es|net|org|edu|gov|io|co|uk|eu|info|me|mx|ar|cl|pe|biz|de|fr|it|pt|cat)\b`
+)
+
 var (
 	writtenEmail = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
-	// spokenEmail is an address said aloud, in Spanish or English:
-	// "juan punto perez arroba gmail punto com", "john dot smith at
-	// outlook dot co dot uk"; it must end in a common top-level domain.
-	spokenEmail = regexp.MustCompile(`(?i)\b[\p{L}0-9._-]+(?:\s+(?:punto|dot|gui[oó]n(?:\s+bajo)?|barra\s+baja|underscore|dash|hyphen)\s+[\p{L}0-9._-]+)*` +
-		`\s+(?:arroba|at)\s+[\p{L}0-9-]+(?:(?:\s+(?:punto|dot)\s+|\.)[\p{L}0-9-]+)*(?:\s+(?:punto|dot)\s+|\.)` +
-		`(?:com|es|net|org|edu|gov|io|co|uk|eu|info|me|mx|ar|cl|pe|biz|de|fr|it|pt|cat)\b`)
+	spokenEmail  = regexp.MustCompile(`(?i)` + emailLocal + `\s+(?:` +
+		`arroba\s+[\p{L}0-9-]+(?:(?:\s+punto\s+|\.)[\p{L}0-9-]+)*(?:\s+punto\s+|\.)` + emailTLD + `(?:(?:\s+punto\s+|\.)[a-z]{2}\b)*|` +
+		`at\s+[\p{L}0-9-]+(?:\s+dot\s+[\p{L}0-9-]+)*\s+dot\s+` + emailTLD + `(?:\s+dot\s+[a-z]{2}\b)*)`)
 )
 
 // findEmails finds e-mail addresses, written or spoken.
