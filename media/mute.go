@@ -11,8 +11,9 @@ import (
 const MutedContentType = "audio/flac"
 
 // Mute writes in, every channel silenced during spans, to a FLAC file
-// created in outDir (lossless, so the rest keeps every sample it had, and
-// smaller than WAV; the channels, their layout and the sample rate stay)
+// created in outDir (16-bit and lossless, so the rest keeps every sample
+// it had, and smaller than WAV; the channels and the sample rate stay),
+// silent to the sample
 // and returns its path. Spans may overlap and run past the end. It returns
 // a *ToolError quoting ffmpeg when in cannot be decoded.
 func Mute(ctx context.Context, in, outDir string, spans []Span) (string, error) {
@@ -30,10 +31,12 @@ func Mute(ctx context.Context, in, outDir string, spans []Span) (string, error) 
 		for i, s := range spans {
 			between[i] = fmt.Sprintf("between(t,%.3f,%.3f)", s.Start.Seconds(), s.End.Seconds())
 		}
-		// Commas inside the expression would end the filter: quoted.
-		filter = fmt.Sprintf("volume=volume=0:enable='%s'", strings.Join(between, "+"))
+		// aeval computes every sample (volume's enable= acts on whole
+		// frames, up to a quarter of a second); quoted, the commas stay
+		// inside the expression.
+		filter = fmt.Sprintf("aeval=exprs='val(ch)*not(%s)':channel_layout=same", strings.Join(between, "+"))
 	}
-	if err := ffmpeg(ctx, "-i", in, "-map", "0:a:0", "-af", filter, "-c:a", "flac",
+	if err := ffmpeg(ctx, "-i", in, "-map", "0:a:0", "-af", filter, "-c:a", "flac", "-sample_fmt", "s16",
 		"-map_metadata", "-1", "-f", "flac", out); err != nil {
 		_ = os.Remove(out)
 		return "", err
