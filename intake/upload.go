@@ -68,6 +68,11 @@ type file struct {
 	contentType string
 	duration    *float64
 	transcript  *transcript.Transcript
+	// redactions are what redaction replaced in a chat's transcript, at
+	// commit; redacted is then the copy of its file, from the redacted
+	// transcript, that the task keeps instead of the upload.
+	redactions []redact.Record
+	redacted   *Blob
 	// language is the task's, decided at commit.
 	language string
 	// existing is the task that already had this content.
@@ -224,8 +229,8 @@ type Outcome struct {
 }
 
 // Commit inserts every new task, its transcript (chats, redacted as the
-// campaign says, with the records of what was redacted and the job that
-// redacts the stored file), its history, its first job (a call's
+// campaign says, with the records of what was redacted; the file kept is
+// then the redacted copy), its history, its first job (a call's
 // transcription, a chat's audit) and its event in one transaction, and returns one outcome per file in the order they were
 // added.
 func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
@@ -247,9 +252,8 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 			}
 		}
 	}
-	redactor, err := redact.New(campaign.Redaction)
-	if err != nil {
-		return nil, errcode.Wrap(errcode.Internal, err, "campaign "+campaign.Name+": its stored redaction settings are not valid")
+	if err := u.redact(ctx, campaign); err != nil {
+		return nil, err
 	}
 	tx, err := u.deps.Pool.Begin(ctx)
 	if err != nil {
@@ -269,9 +273,10 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 			if f.kind == db.TaskChat {
 				status = db.TaskTranscribed
 			}
+			stored := f.stored()
 			inserted, isNew, err := db.TaskInsert(ctx, tx, db.NewTask{
 				UUID: uuid.NewString(), Kind: f.kind, Status: status, FileName: f.name, ContentType: f.contentType,
-				SizeBytes: f.blob.Size, SHA256: f.blob.SHA256, BlobKey: f.blob.Key, CampaignID: campaign.ID,
+				SizeBytes: stored.Size, SHA256: f.blob.SHA256, BlobKey: stored.Key, CampaignID: campaign.ID,
 				OperatorID: s.OperatorID, Language: f.language, Direction: s.Direction, StartedAt: s.StartedAt,
 				ExternalID: s.ExternalID, UploadedBy: s.UploadedBy, DurationSeconds: f.duration,
 			})
@@ -282,17 +287,13 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 			if isNew {
 				created = append(created, inserted)
 				if f.transcript != nil {
-					tr, recs := redactor.Transcript(*f.transcript)
+					tr := *f.transcript
 					tr.Language = f.language
 					if err := db.TranscriptSave(ctx, tx, inserted.UUID, tr); err != nil {
 						return nil, err
 					}
-					if err := db.RedactionsSave(ctx, tx, inserted.UUID, recs); err != nil {
+					if err := db.RedactionsSave(ctx, tx, inserted.UUID, f.redactions); err != nil {
 						return nil, err
-					}
-					if len(recs) > 0 {
-						// The uploaded file keeps what was redacted.
-						firstJobs = append(firstJobs, river.InsertManyParams{Args: jobs.RedactBlobArgs{TaskUUID: inserted.UUID}})
 					}
 				}
 				if f.kind == db.TaskCall {
@@ -302,7 +303,7 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 				}
 			}
 		}
-		f.duplicate = task.BlobKey != f.blob.Key
+		f.duplicate = task.BlobKey != f.stored().Key
 		out = append(out, Outcome{FileName: f.name, Task: *task, Duplicate: f.duplicate})
 	}
 	if len(firstJobs) > 0 {
@@ -323,15 +324,58 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 	return out, nil
 }
 
+// redact redacts the new chats' transcripts as campaign says and stores,
+// for each chat where something was redacted, a copy of its file written
+// from the redacted transcript, which its task keeps instead of the
+// upload.
+func (u *Upload) redact(ctx context.Context, campaign *db.Campaign) error {
+	redactor, err := redact.New(campaign.Redaction)
+	if err != nil {
+		return errcode.Wrap(errcode.Internal, err, "campaign "+campaign.Name+": its stored redaction settings are not valid")
+	}
+	for _, f := range u.files {
+		if f.existing != nil || f.transcript == nil {
+			continue
+		}
+		tr, recs := redactor.Transcript(*f.transcript)
+		f.transcript, f.redactions = &tr, recs
+		if len(recs) == 0 {
+			continue
+		}
+		b, err := transcript.MarshalChat(tr)
+		if err != nil {
+			return err
+		}
+		blob, err := u.blobs.Put(ctx, bytes.NewReader(b), int64(len(b)))
+		if err != nil {
+			return err
+		}
+		f.redacted, f.contentType = &blob, "application/json"
+	}
+	return nil
+}
+
+// stored is the blob f's task keeps: the redacted copy of a chat when
+// there is one, else the upload.
+func (f *file) stored() Blob {
+	if f.redacted != nil {
+		return *f.redacted
+	}
+	return f.blob
+}
+
 // Close deletes the blobs no task took: all of them when the upload was
-// not committed, the duplicates' when it was; none when the outcome of a
-// commit is unknown.
+// not committed; when it was, the duplicates' and the uploads of chats
+// kept redacted; none when the outcome of a commit is unknown.
 func (u *Upload) Close(ctx context.Context) {
-	var duplicates []string
+	var unused []string
 	for _, f := range u.files {
 		if f.duplicate {
-			duplicates = append(duplicates, f.blob.Key)
+			unused = append(unused, f.stored().Key)
+		}
+		if f.redacted != nil {
+			unused = append(unused, f.blob.Key)
 		}
 	}
-	u.blobs.Close(ctx, duplicates...)
+	u.blobs.Close(ctx, unused...)
 }

@@ -290,6 +290,13 @@ func findCVVs(segments []transcript.Segment, runsOf [][]run, cards cardFinds) []
 	out := make([][]span, len(segments))
 	for i := range segments {
 		out[i] = append(out[i], cards.cvvs[i]...)
+		short := false
+		for _, r := range runsOf[i] {
+			short = short || len(r.digits) == 3 || len(r.digits) == 4
+		}
+		if !short {
+			continue
+		}
 		named := mentions(segments[i].Text, securityWords) || i > 0 && mentions(segments[i-1].Text, securityWords)
 		if !named {
 			continue
@@ -380,6 +387,9 @@ func findDNIs(text string, toks []token, rs []run) []span {
 			}
 		}
 	}
+	if !digitDotDigit(text) {
+		return out
+	}
 	for _, m := range dottedDNI.FindAllStringSubmatchIndex(text, -1) {
 		digits := strings.ReplaceAll(text[m[2]:m[3]], ".", "")
 		if dniLetter(digits) == text[m[4]]&^0x20 {
@@ -388,6 +398,19 @@ func findDNIs(text string, toks []token, rs []run) []span {
 	}
 	return out
 }
+
+// digitDotDigit reports whether text has a dot between two digits, as a
+// dotted DNI has.
+func digitDotDigit(text string) bool {
+	for i := 1; i+1 < len(text); i++ {
+		if text[i] == '.' && isDigit(text[i-1]) && isDigit(text[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 func dniLetter(digits string) byte {
 	n := 0

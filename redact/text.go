@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/almerlucke/go-iban/iban"
 )
@@ -18,6 +19,9 @@ var ibanCandidate = regexp.MustCompile(`(?i)\b[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,
 // and the mod 97 check, by package iban).
 func findIBANs(text string) []span {
 	var out []span
+	if !letterDigits(text) {
+		return nil
+	}
 	for _, m := range ibanCandidate.FindAllStringIndex(text, -1) {
 		// ends[n] is the byte where the first n letters and digits end.
 		ends := []int{m[0]}
@@ -40,8 +44,19 @@ func findIBANs(text string) []span {
 	return out
 }
 
+// letterDigits reports whether text has a letter followed by two digits,
+// as an IBAN begins.
+func letterDigits(text string) bool {
+	for i := 0; i+2 < len(text); i++ {
+		if isDigit(text[i+1]) && isDigit(text[i+2]) && isAlnum(text[i]) && !isDigit(text[i]) {
+			return true
+		}
+	}
+	return false
+}
+
 func isAlnum(b byte) bool {
-	return '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
+	return isDigit(b) || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // Spoken e-mail addresses. The local part is words joined by a spoken
@@ -69,13 +84,19 @@ var (
 )
 
 // findEmails finds e-mail addresses, written or spoken.
+// The expressions run only on a text holding what they need: unanchored,
+// they cost a pass of the whole automaton at every word.
 func findEmails(text string) []span {
 	var out []span
-	for _, m := range writtenEmail.FindAllStringIndex(text, -1) {
-		out = append(out, span{m[0], m[1], "EMAIL", "email"})
+	if strings.IndexByte(text, '@') >= 0 {
+		for _, m := range writtenEmail.FindAllStringIndex(text, -1) {
+			out = append(out, span{m[0], m[1], "EMAIL", "email"})
+		}
 	}
-	for _, m := range spokenEmail.FindAllStringIndex(text, -1) {
-		out = append(out, span{m[0], m[1], "EMAIL", "email_spoken"})
+	if lower := strings.ToLower(text); strings.Contains(lower, "arroba") || strings.Contains(lower, " at ") {
+		for _, m := range spokenEmail.FindAllStringIndex(text, -1) {
+			out = append(out, span{m[0], m[1], "EMAIL", "email_spoken"})
+		}
 	}
 	return out
 }

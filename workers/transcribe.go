@@ -281,7 +281,7 @@ func (w *TranscribeWorker) finish(ctx context.Context, job *river.Job[jobs.Trans
 			return err
 		}
 		if len(tr.redactions) > 0 {
-			if _, err := client.InsertTx(ctx, tx, jobs.RedactBlobArgs{TaskUUID: task.UUID}, nil); err != nil {
+			if _, err := client.InsertTx(ctx, tx, jobs.RedactRecordingArgs{TaskUUID: task.UUID}, nil); err != nil {
 				return err
 			}
 		}

@@ -1,7 +1,6 @@
 package workers
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -20,20 +19,18 @@ import (
 	"github.com/auditd/auditd/media"
 	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/storage"
-	"github.com/auditd/auditd/transcript"
 )
 
-// RedactBlobWorker replaces a task's stored file by its redacted copy: a
-// call's recording with every redacted span silenced (media.Mute, over the
-// times its redaction records estimated), a chat's file rewritten from its
-// redacted transcript (transcript.MarshalChat). The copy is written as a
-// new blob, the task's blob key swapped in one transaction, and the
-// original deleted only after that commit. A worker that dies half way
-// loses nothing: before the swap the original stays and the copy is an
-// orphan, after it the original is; the blob sweeper deletes orphans.
-// A task whose file is redacted already is left as it is.
-type RedactBlobWorker struct {
-	river.WorkerDefaults[jobs.RedactBlobArgs]
+// RedactRecordingWorker replaces a call's recording by its redacted copy,
+// every redacted span silenced on every channel (media.Mute, over the
+// times its redaction records estimated). The copy is written as a new
+// blob, the task's blob key swapped in one transaction, and the original
+// deleted only after that commit. A worker that dies half way loses
+// nothing: before the swap the original stays and the copy is an orphan,
+// after it the original is; the blob sweeper deletes orphans. A recording
+// redacted already is left as it is.
+type RedactRecordingWorker struct {
+	river.WorkerDefaults[jobs.RedactRecordingArgs]
 	pool    *pgxpool.Pool
 	store   *storage.Store
 	workDir string
@@ -42,13 +39,13 @@ type RedactBlobWorker struct {
 
 // Timeout implements river.Worker: ffmpeg decodes and encodes the whole
 // recording, several times faster than it plays.
-func (w *RedactBlobWorker) Timeout(*river.Job[jobs.RedactBlobArgs]) time.Duration {
+func (w *RedactRecordingWorker) Timeout(*river.Job[jobs.RedactRecordingArgs]) time.Duration {
 	return 30 * time.Minute
 }
 
 // Work implements river.Worker. It cancels the job when the task or its
-// file is gone.
-func (w *RedactBlobWorker) Work(ctx context.Context, job *river.Job[jobs.RedactBlobArgs]) error {
+// recording is gone.
+func (w *RedactRecordingWorker) Work(ctx context.Context, job *river.Job[jobs.RedactRecordingArgs]) error {
 	uuid := job.Args.TaskUUID
 	task, err := db.TaskGetByUUID(ctx, w.pool, uuid)
 	if errcode.Is(err, errcode.NotFound) {
@@ -56,6 +53,9 @@ func (w *RedactBlobWorker) Work(ctx context.Context, job *river.Job[jobs.RedactB
 	}
 	if err != nil {
 		return err
+	}
+	if task.Kind != db.TaskCall {
+		return river.JobCancel(fmt.Errorf("task %s is a chat: its file is redacted at upload", uuid))
 	}
 	at, err := db.TaskBlobRedactedAt(ctx, w.pool, uuid)
 	if err != nil || at != nil {
@@ -70,45 +70,29 @@ func (w *RedactBlobWorker) Work(ctx context.Context, job *river.Job[jobs.RedactB
 		return err
 	}
 	defer os.RemoveAll(dir)
-	var content io.Reader
-	var size int64
-	contentType := task.ContentType
-	if task.Kind == db.TaskCall {
-		path, err := w.mute(ctx, task, recs, dir)
-		if errors.Is(err, storage.ErrNotFound) {
-			return river.JobCancel(err)
-		}
-		if err != nil {
-			return err
-		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return err
-		}
-		content, size, contentType = f, st.Size(), media.MutedContentType
-	} else {
-		tr, err := db.TranscriptGet(ctx, w.pool, uuid)
-		if err != nil {
-			return err
-		}
-		b, err := transcript.MarshalChat(tr)
-		if err != nil {
-			return err
-		}
-		content, size, contentType = bytes.NewReader(b), int64(len(b)), "application/json"
+	path, err := w.mute(ctx, task, recs, dir)
+	if errors.Is(err, storage.ErrNotFound) {
+		return river.JobCancel(err)
+	}
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
 	}
 	key := storage.NewKey(time.Now())
-	if err := w.put(ctx, key, content); err != nil {
+	if err := w.put(ctx, key, f); err != nil {
 		return err
 	}
 	var swapped bool
 	err = pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) (err error) {
-		swapped, err = db.TaskBlobSwap(ctx, tx, uuid, task.BlobKey, key, size, contentType)
+		swapped, err = db.TaskBlobSwap(ctx, tx, uuid, task.BlobKey, key, st.Size(), media.MutedContentType)
 		return err
 	})
 	if err != nil {
@@ -121,14 +105,14 @@ func (w *RedactBlobWorker) Work(ctx context.Context, job *river.Job[jobs.RedactB
 		gone = key // another run swapped first
 	}
 	if err := w.store.Delete(ctx, gone); err != nil {
-		w.log.WarnContext(ctx, "redact_blob: a blob no task refers to is left for the sweeper", "task", uuid, "key", gone, "error", err)
+		w.log.WarnContext(ctx, "redact_recording: a blob no task refers to is left for the sweeper", "task", uuid, "key", gone, "error", err)
 	}
 	return nil
 }
 
 // mute fetches task's recording into dir and writes its copy with the
 // spans of recs silenced.
-func (w *RedactBlobWorker) mute(ctx context.Context, task db.Task, recs []redact.Record, dir string) (string, error) {
+func (w *RedactRecordingWorker) mute(ctx context.Context, task db.Task, recs []redact.Record, dir string) (string, error) {
 	var spans []media.Span
 	for _, r := range recs {
 		if r.AudioStart != nil && r.AudioEnd != nil {
@@ -145,7 +129,7 @@ func (w *RedactBlobWorker) mute(ctx context.Context, task db.Task, recs []redact
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // put writes content as the blob key.
-func (w *RedactBlobWorker) put(ctx context.Context, key string, content io.Reader) error {
+func (w *RedactRecordingWorker) put(ctx context.Context, key string, content io.Reader) error {
 	bw, err := w.store.Create(ctx, key)
 	if err != nil {
 		return err

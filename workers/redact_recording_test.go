@@ -47,7 +47,7 @@ func TestRedactRecording(t *testing.T) {
 
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &TranscribeWorker{pool: b.pool, store: b.store, cfg: TranscribeConfig{Engine: asr.PocketSphinx{}}})
-	river.AddWorker(ws, &RedactBlobWorker{pool: b.pool, store: b.store, log: slog.Default()})
+	river.AddWorker(ws, &RedactRecordingWorker{pool: b.pool, store: b.store, log: slog.Default()})
 	client, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{
 		Workers: ws, Queues: map[string]river.QueueConfig{jobs.QueueMedia: {MaxWorkers: 1}},
 		SkipUnknownJobCheck: true, TestOnly: true,
@@ -61,7 +61,7 @@ func TestRedactRecording(t *testing.T) {
 		require.NoError(t, client.Stop(context.Background()))
 	})
 	task := b.upload(t, client, call{path: original, campaign: camp})
-	for _, kind := range []string{"transcribe", "redact_blob"} {
+	for _, kind := range []string{"transcribe", "redact_recording"} {
 		select {
 		case e := <-events:
 			require.Equal(t, kind, e.Job.Kind)
@@ -127,8 +127,8 @@ func TestRedactRecording(t *testing.T) {
 	require.NoError(t, err)
 	defer tx.Rollback(ctx)
 	_, err = rivertest.NewWorker(t, riverpgxv5.New(b.pool), &river.Config{},
-		&RedactBlobWorker{pool: b.pool, store: b.store, log: slog.Default()}).
-		Work(ctx, t, tx, jobs.RedactBlobArgs{TaskUUID: task.UUID}, nil)
+		&RedactRecordingWorker{pool: b.pool, store: b.store, log: slog.Default()}).
+		Work(ctx, t, tx, jobs.RedactRecordingArgs{TaskUUID: task.UUID}, nil)
 	require.NoError(t, err)
 	require.Equal(t, redacted.BlobKey, b.task(t, task.UUID).BlobKey)
 }
