@@ -28,16 +28,16 @@ type campaignsResource struct {
 
 // CampaignView is a campaign as the API shows it.
 type CampaignView struct {
-	ID               string          `json:"id" format:"uuid"`
-	Name             string          `json:"name"`
-	PassingScore     float64         `json:"passing_score" doc:"The score (0..100) an audit needs to pass"`
-	SupervisorEmails []string        `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
-	Language         string          `json:"language" doc:"Default language of its interactions (BCP 47)"`
-	AgentChannel     string          `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
-	ScorecardVersion int             `json:"scorecard_version" doc:"The current version of its scorecard"`
-	Redaction        redact.Settings `json:"redaction" doc:"What is replaced by placeholders in its transcripts (and silenced in its recordings) before anything stores them"`
-	CreatedAt        time.Time       `json:"created_at"`
-	UpdatedAt        time.Time       `json:"updated_at"`
+	ID               string                   `json:"id" format:"uuid"`
+	Name             string                   `json:"name"`
+	PassingScore     float64                  `json:"passing_score" doc:"The score (0..100) an audit needs to pass"`
+	SupervisorEmails []string                 `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
+	Language         string                   `json:"language" doc:"Default language of its interactions (BCP 47)"`
+	AgentChannel     string                   `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
+	ScorecardVersion int                      `json:"scorecard_version" doc:"The current version of its scorecard"`
+	Redaction        redact.RedactionSettings `json:"redaction" doc:"What is replaced by placeholders in its transcripts (and silenced in its recordings) before anything stores them"`
+	CreatedAt        time.Time                `json:"created_at"`
+	UpdatedAt        time.Time                `json:"updated_at"`
 }
 
 // ScorecardView is one version of a campaign's scorecard with its criteria.
@@ -150,12 +150,12 @@ func (c *campaignsResource) get(ctx context.Context, in *campaignInput) (*Output
 
 // CampaignFields are a campaign's editable settings.
 type CampaignFields struct {
-	Name             string           `json:"name" minLength:"1" maxLength:"100"`
-	PassingScore     *float64         `json:"passing_score,omitempty" minimum:"0" maximum:"100" doc:"Defaults to 85"`
-	SupervisorEmails []string         `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
-	Language         string           `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
-	AgentChannel     string           `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
-	Redaction        *redact.Settings `json:"redaction,omitempty" doc:"What its transcripts and recordings lose before anything stores them; defaults to card numbers and security codes. Applies to interactions uploaded from then on."`
+	Name             string                    `json:"name" minLength:"1" maxLength:"100"`
+	PassingScore     *float64                  `json:"passing_score,omitempty" minimum:"0" maximum:"100" doc:"Defaults to 85"`
+	SupervisorEmails []string                  `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
+	Language         string                    `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
+	AgentChannel     string                    `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+	Redaction        *redact.RedactionSettings `json:"redaction,omitempty" doc:"What its transcripts and recordings lose before anything stores them; defaults to card numbers and security codes. Applies to interactions uploaded from then on."`
 }
 
 type createCampaignInput struct {

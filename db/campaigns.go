@@ -38,7 +38,7 @@ type CampaignSettings struct {
 	AgentChannel string
 	// Redaction is what is removed from its transcripts and recordings
 	// before anything stores them.
-	Redaction redact.Settings
+	Redaction redact.RedactionSettings
 }
 
 const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at,
@@ -131,7 +131,7 @@ func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSett
 }
 
 // redaction is s as stored: lists, never null.
-func redaction(s redact.Settings) redact.Settings {
+func redaction(s redact.RedactionSettings) redact.RedactionSettings {
 	s.Types, s.Patterns = nonNil(s.Types), nonNil(s.Patterns)
 	return s
 }

@@ -151,7 +151,7 @@ func (o Outcome) Agrees() bool { return o.Verdict.Complies == o.Label.Complies }
 func Run(ctx context.Context, e auditor.Engine, cards func(lang string) (scoring.Scorecard, error), cases []Case, review float64) ([]Outcome, error) {
 	// The service audits transcripts redacted as their campaign says; the
 	// set is audited as the strictest campaign would redact it.
-	redactor, err := redact.New(redact.Settings{Types: redact.Types})
+	redactor, err := redact.New(redact.RedactionSettings{Types: redact.Types})
 	if err != nil {
 		return nil, err
 	}

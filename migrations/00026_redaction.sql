@@ -24,9 +24,9 @@ CREATE TABLE redactions (
     PRIMARY KEY (task_uuid, segment, start_char)
 );
 
--- When the stored blob of a task became its redacted copy (the recording
--- with the redacted spans silenced, the chat with its placeholders); NULL
--- while it is the original as uploaded.
+-- When a call's stored recording became its redacted copy (the redacted
+-- spans silenced, job redact_recording); NULL while it is the recording as
+-- uploaded. A chat's redacted copy is stored at upload instead.
 ALTER TABLE tasks ADD COLUMN blob_redacted_at timestamptz;
 
 -- +goose Down

@@ -32,7 +32,7 @@ Agente: Gracias a usted, que tenga un buen dia.
 // the pipeline's cost, not counted). overhead-% is the first over the
 // second: an upper bound of what redaction adds to the pipeline's CPU.
 func BenchmarkRedact(b *testing.B) {
-	r, err := redact.New(redact.Settings{Types: redact.Types})
+	r, err := redact.New(redact.RedactionSettings{Types: redact.Types})
 	require.NoError(b, err)
 	card, err := scoring.DefaultScorecard("es")
 	require.NoError(b, err)

@@ -43,29 +43,30 @@ const (
 // place of a word inside a segment is estimated from its characters.
 const AudioMargin = 0.4
 
-// Pattern is a campaign's own detector: matches of Regexp (RE2 syntax,
+// RedactionPattern is a campaign's own detector: matches of Regexp (RE2 syntax,
 // https://golang.org/s/re2syntax) become "[Name]".
-type Pattern struct {
+type RedactionPattern struct {
 	Name   string `json:"name" doc:"Upper case letters, digits and _; the placeholder is [NAME]" example:"ORDER_REF"`
 	Regexp string `json:"regexp" doc:"RE2 regular expression" example:"PED-[0-9]{6}"`
 }
 
-// Settings say what a campaign redacts.
-type Settings struct {
+// RedactionSettings say what a campaign redacts (named so in the API's
+// schemas, beside other packages' settings).
+type RedactionSettings struct {
 	// Types are the built-in types redacted (see Types).
 	Types []string `json:"types" required:"false" maxItems:"6" doc:"Built-in types redacted: card, cvv, dni, iban, phone, email" example:"[\"card\",\"cvv\"]"`
 	// Patterns are the campaign's own detectors.
-	Patterns []Pattern `json:"patterns" required:"false" doc:"The campaign's own detectors (at most 20)"`
+	Patterns []RedactionPattern `json:"patterns" required:"false" doc:"The campaign's own detectors (at most 20)"`
 }
 
 // DefaultSettings redact what PCI DSS forbids keeping: card numbers and
 // security codes.
-func DefaultSettings() Settings {
-	return Settings{Types: []string{Card, CVV}, Patterns: []Pattern{}}
+func DefaultSettings() RedactionSettings {
+	return RedactionSettings{Types: []string{Card, CVV}, Patterns: []RedactionPattern{}}
 }
 
 // Problem is one reason settings cannot be saved: Field is the JSON path
-// within Settings ("types[2]", "patterns[0].regexp").
+// within RedactionSettings ("types[2]", "patterns[0].regexp").
 type Problem struct {
 	Field   string
 	Message string
@@ -77,7 +78,7 @@ var patternName = regexp.MustCompile(`^[A-Z][A-Z0-9_]{0,29}$`)
 // too many patterns, pattern names that are not upper-case identifiers (or
 // are taken by a built-in type or another pattern), and expressions that
 // are too long, do not compile, or match an empty text.
-func (s Settings) Validate() []Problem {
+func (s RedactionSettings) Validate() []Problem {
 	var out []Problem
 	seen := map[string]bool{}
 	for i, t := range s.Types {
@@ -155,7 +156,7 @@ type compiled struct {
 
 // New returns the redactor of s. It returns an error for settings that
 // Validate refuses.
-func New(s Settings) (*Redactor, error) {
+func New(s RedactionSettings) (*Redactor, error) {
 	if p := s.Validate(); len(p) > 0 {
 		return nil, fmt.Errorf("redact: %s: %s", p[0].Field, p[0].Message)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/auditd/auditd/transcript"
 )
 
-var all = redact.Settings{Types: redact.Types}
+var all = redact.RedactionSettings{Types: redact.Types}
 
 // one redacts a single customer turn with every type on.
 func one(t *testing.T, text string) (string, []redact.Record) {
@@ -181,7 +181,7 @@ func TestOnlyEnabledTypes(t *testing.T) {
 
 func TestPatterns(t *testing.T) {
 	t.Parallel()
-	r, err := redact.New(redact.Settings{Patterns: []redact.Pattern{{Name: "ORDER_REF", Regexp: `PED-[0-9]{6}`}}})
+	r, err := redact.New(redact.RedactionSettings{Patterns: []redact.RedactionPattern{{Name: "ORDER_REF", Regexp: `PED-[0-9]{6}`}}})
 	require.NoError(t, err)
 	out, recs := r.Transcript(transcript.Transcript{Segments: []transcript.Segment{{Text: "el pedido PED-123456 y PED-12"}}})
 	require.Equal(t, "el pedido [ORDER_REF] y PED-12", out.Text)
@@ -191,24 +191,24 @@ func TestPatterns(t *testing.T) {
 func TestValidate(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("a", redact.MaxPatternLength+1)
-	many := make([]redact.Pattern, redact.MaxPatterns+1)
+	many := make([]redact.RedactionPattern, redact.MaxPatterns+1)
 	for i := range many {
-		many[i] = redact.Pattern{Name: "P" + strings.Repeat("X", i), Regexp: "x"}
+		many[i] = redact.RedactionPattern{Name: "P" + strings.Repeat("X", i), Regexp: "x"}
 	}
 	cases := []struct {
 		name  string
-		s     redact.Settings
+		s     redact.RedactionSettings
 		field string
 	}{
-		{"unknown type", redact.Settings{Types: []string{"card", "passport"}}, "types[1]"},
-		{"twice", redact.Settings{Types: []string{"card", "card"}}, "types[1]"},
-		{"bad regexp", redact.Settings{Patterns: []redact.Pattern{{Name: "REF", Regexp: "PED-[0-9"}}}, "patterns[0].regexp"},
-		{"empty match", redact.Settings{Patterns: []redact.Pattern{{Name: "REF", Regexp: "x*"}}}, "patterns[0].regexp"},
-		{"too long", redact.Settings{Patterns: []redact.Pattern{{Name: "REF", Regexp: long}}}, "patterns[0].regexp"},
-		{"bad name", redact.Settings{Patterns: []redact.Pattern{{Name: "ref", Regexp: "x"}}}, "patterns[0].name"},
-		{"built-in name", redact.Settings{Patterns: []redact.Pattern{{Name: "CARD", Regexp: "x"}}}, "patterns[0].name"},
-		{"same name", redact.Settings{Patterns: []redact.Pattern{{Name: "REF", Regexp: "x"}, {Name: "REF", Regexp: "y"}}}, "patterns[1].name"},
-		{"too many", redact.Settings{Patterns: many}, "patterns"},
+		{"unknown type", redact.RedactionSettings{Types: []string{"card", "passport"}}, "types[1]"},
+		{"twice", redact.RedactionSettings{Types: []string{"card", "card"}}, "types[1]"},
+		{"bad regexp", redact.RedactionSettings{Patterns: []redact.RedactionPattern{{Name: "REF", Regexp: "PED-[0-9"}}}, "patterns[0].regexp"},
+		{"empty match", redact.RedactionSettings{Patterns: []redact.RedactionPattern{{Name: "REF", Regexp: "x*"}}}, "patterns[0].regexp"},
+		{"too long", redact.RedactionSettings{Patterns: []redact.RedactionPattern{{Name: "REF", Regexp: long}}}, "patterns[0].regexp"},
+		{"bad name", redact.RedactionSettings{Patterns: []redact.RedactionPattern{{Name: "ref", Regexp: "x"}}}, "patterns[0].name"},
+		{"built-in name", redact.RedactionSettings{Patterns: []redact.RedactionPattern{{Name: "CARD", Regexp: "x"}}}, "patterns[0].name"},
+		{"same name", redact.RedactionSettings{Patterns: []redact.RedactionPattern{{Name: "REF", Regexp: "x"}, {Name: "REF", Regexp: "y"}}}, "patterns[1].name"},
+		{"too many", redact.RedactionSettings{Patterns: many}, "patterns"},
 	}
 	for _, c := range cases {
 		problems := c.s.Validate()
