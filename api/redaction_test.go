@@ -107,6 +107,11 @@ Agente: Gracias a usted, que tenga un buen dia.
 	require.Contains(t, r.RawBody, "Si, [DNI].")
 	require.Contains(t, r.RawBody, `"text":"[CARD]"`)
 	require.Contains(t, r.RawBody, `"text":"[CVV]"`)
+	var types []string
+	for _, rec := range details(r)["redactions"].([]any) {
+		types = append(types, rec.(map[string]any)["type"].(string))
+	}
+	require.Equal(t, []string{"DNI", "CARD", "CVV"}, types, "where the placeholders are")
 	// The auditor still sees the agent ask for verification.
 	verification := map[string]any{}
 	for _, v := range details(r)["audit"].(map[string]any)["items"].([]any) {

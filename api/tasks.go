@@ -23,6 +23,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
@@ -337,6 +338,9 @@ type TaskDetail struct {
 	History   []db.TaskStateChange   `json:"history" doc:"Every change of status, oldest first"`
 	// Validation is null until the task is validated.
 	Validation *db.ValidationView `json:"validation" doc:"The validation and the delivery of its e-mail; null until validated"`
+	// Redactions are where the transcript's placeholders are, never what
+	// they replaced.
+	Redactions []redact.Record `json:"redactions" doc:"Each placeholder redaction put in the transcript: its type, segment, characters, detector and, in a call, the seconds silenced"`
 }
 
 // Audit is the current revision of a task's audit.
@@ -391,6 +395,12 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		d.Transcript = &tr
 	case !errcode.Is(err, errcode.NotFound):
 		return nil, err
+	}
+	if d.Redactions, err = db.RedactionsList(ctx, t.pool, task.UUID); err != nil {
+		return nil, err
+	}
+	if d.Redactions == nil {
+		d.Redactions = []redact.Record{}
 	}
 	if task.AuditRevision != nil {
 		audit, err := db.AuditCurrent(ctx, t.pool, task.UUID)
