@@ -36,21 +36,7 @@ func BenchmarkChatPipeline(b *testing.B) {
 	require.NoError(b, err)
 	require.NoError(b, client.Start(ctx))
 	defer client.Stop(ctx) //nolint:errcheck
-	// wait polls until query counts n (River's event channel drops events
-	// when its reader falls behind, so it cannot count thousands).
-	wait := func(query string, n int) {
-		deadline := time.Now().Add(5 * time.Minute)
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for range tick.C {
-			var got int
-			require.NoError(b, bundle.pool.QueryRow(ctx, query).Scan(&got))
-			if got >= n {
-				return
-			}
-			require.True(b, time.Now().Before(deadline), "only %d of %d after 5 minutes: %s", got, n, query)
-		}
-	}
+	wait := func(query string, n int) { bundle.waitCount(b, query, n) }
 
 	var pipeline, noop time.Duration
 	seq := 0
@@ -92,4 +78,21 @@ func BenchmarkChatPipeline(b *testing.B) {
 	b.ReportMetric(tasks, "tasks/s")
 	b.ReportMetric(jobsPerSecond, "noop-jobs/s")
 	b.ReportMetric(tasks/jobsPerSecond, "ratio")
+}
+
+// waitCount polls until query counts n (River's event channel drops events
+// when its reader falls behind, so it cannot count thousands).
+func (b *testBundle) waitCount(tb testing.TB, query string, n int) {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Minute)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		var got int
+		require.NoError(tb, b.pool.QueryRow(context.Background(), query).Scan(&got))
+		if got >= n {
+			return
+		}
+		require.True(tb, time.Now().Before(deadline), "only %d of %d after 5 minutes: %s", got, n, query)
+	}
 }

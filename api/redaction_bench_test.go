@@ -48,19 +48,7 @@ func BenchmarkRedactionPipeline(b *testing.B) {
 	require.NoError(b, err)
 	require.NoError(b, client.Start(ctx))
 	defer client.Stop(ctx) //nolint:errcheck
-	wait := func(query string, n int) {
-		deadline := time.Now().Add(5 * time.Minute)
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for range tick.C {
-			var got int
-			require.NoError(b, bundle.pool.QueryRow(ctx, query).Scan(&got))
-			if got >= n {
-				return
-			}
-			require.True(b, time.Now().Before(deadline), "only %d of %d after 5 minutes: %s", got, n, query)
-		}
-	}
+	wait := func(query string, n int) { bundle.waitCount(b, query, n) }
 	seq := 0
 	done := map[string]int{}
 	round := func(campaign string) time.Duration {

@@ -13,12 +13,6 @@ import (
 // written with its transcript, in the same transaction (a transcription
 // that runs again replaces both).
 func RedactionsSave(ctx context.Context, q DBTX, uuid string, recs []redact.Record) error {
-	if _, err := q.Exec(ctx, `DELETE FROM redactions WHERE task_uuid = $1`, uuid); err != nil {
-		return err
-	}
-	if len(recs) == 0 {
-		return nil
-	}
 	n := len(recs)
 	segments, starts, ends := make([]int, n), make([]int, n), make([]int, n)
 	types, detectors := make([]string, n), make([]string, n)
@@ -27,7 +21,9 @@ func RedactionsSave(ctx context.Context, q DBTX, uuid string, recs []redact.Reco
 		segments[i], starts[i], ends[i], types[i], detectors[i] = r.Segment, r.Start, r.End, r.Type, r.Detector
 		audioStarts[i], audioEnds[i] = r.AudioStart, r.AudioEnd
 	}
+	// One statement: the old records go as the new ones come.
 	_, err := q.Exec(ctx, `
+		WITH gone AS (DELETE FROM redactions WHERE task_uuid = $1)
 		INSERT INTO redactions (task_uuid, segment, start_char, end_char, type, detector, audio_start, audio_end)
 		SELECT $1, * FROM unnest($2::int[], $3::int[], $4::int[], $5::text[], $6::text[], $7::float8[], $8::float8[])`,
 		uuid, segments, starts, ends, types, detectors, audioStarts, audioEnds)

@@ -292,8 +292,10 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 					if err := db.TranscriptSave(ctx, tx, inserted.UUID, tr); err != nil {
 						return nil, err
 					}
-					if err := db.RedactionsSave(ctx, tx, inserted.UUID, f.redactions); err != nil {
-						return nil, err
+					if len(f.redactions) > 0 {
+						if err := db.RedactionsSave(ctx, tx, inserted.UUID, f.redactions); err != nil {
+							return nil, err
+						}
 					}
 				}
 				if f.kind == db.TaskCall {
