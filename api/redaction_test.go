@@ -92,7 +92,9 @@ Agente: Listo, pago realizado, le llegara el justificante. ¿Algo mas?
 Cliente: No, gracias.
 Agente: Gracias a usted, que tenga un buen dia.
 `
-	secrets := []string{"12345678", "4500", "1234 5678", "9012", "321"}
+	// Long enough not to turn up in a timestamp or a hash by chance; the
+	// security code is checked in the transcript itself below.
+	secrets := []string{"12345678Z", "4500 1234", "1234 5678", "5678 9012", "4500123456789012"}
 	noSecret := func(what, text string) {
 		t.Helper()
 		for _, s := range secrets {
@@ -104,6 +106,9 @@ Agente: Gracias a usted, que tenga un buen dia.
 	r = b.do(t, http.MethodGet, "/tasks/"+id, alice, nil)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
 	noSecret("the task", r.RawBody)
+	for _, seg := range details(r)["transcript"].(map[string]any)["segments"].([]any) {
+		require.NotContains(t, seg.(map[string]any)["text"], "321", "the security code")
+	}
 	require.Contains(t, r.RawBody, "Si, [DNI].")
 	require.Contains(t, r.RawBody, `"text":"[CARD]"`)
 	require.Contains(t, r.RawBody, `"text":"[CVV]"`)
@@ -121,7 +126,7 @@ Agente: Gracias a usted, que tenga un buen dia.
 	}
 	require.Equal(t, true, verification["complies"], "%v", verification)
 
-	for _, q := range []string{"4500123456789012", "4500", "12345678Z", "321"} {
+	for _, q := range []string{"4500123456789012", "4500", "12345678Z", "321", "9012"} {
 		r = b.do(t, http.MethodGet, "/tasks?q="+url.QueryEscape(q), alice, nil)
 		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
 		require.Empty(t, details(r)["tasks"], "searching %q", q)
