@@ -3,20 +3,15 @@ package api
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
 
-	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/redact"
-	"github.com/auditd/auditd/workers"
 )
 
 // BenchmarkRedactionPipeline measures what redaction adds to the chat
@@ -44,15 +39,7 @@ func BenchmarkRedactionPipeline(b *testing.B) {
 		}))
 	}
 
-	ws := river.NewWorkers()
-	workers.Register(ws, workers.Deps{Pool: bundle.pool, Store: bundle.store, Auditor: &auditor.Rules{}})
-	client, err := river.NewClient(riverpgxv5.New(bundle.pool), &river.Config{
-		Workers: ws, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 16}},
-		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond,
-	})
-	require.NoError(b, err)
-	require.NoError(b, client.Start(ctx))
-	defer client.Stop(ctx) //nolint:errcheck
+	bundle.benchWorkers(b)
 	wait := func(query string, n int) { bundle.waitCount(b, query, n) }
 	seq := 0
 	done := map[string]int{}
@@ -76,16 +63,7 @@ func BenchmarkRedactionPipeline(b *testing.B) {
 				}
 				parts = append(parts, file(fmt.Sprintf("chat-%d.txt", seq), []byte(goodChat+last)))
 			}
-			parts = append(parts, field("campaign", campaign))
-			body, ct := multipartBody(b, parts...)
-			req, err := http.NewRequest(http.MethodPost, bundle.http.URL+"/tasks/upload", body)
-			require.NoError(b, err)
-			req.Header.Set("Authorization", "Bearer "+token)
-			req.Header.Set("Content-Type", ct)
-			res, err := http.DefaultClient.Do(req)
-			require.NoError(b, err)
-			res.Body.Close()
-			require.Equal(b, http.StatusAccepted, res.StatusCode)
+			bundle.benchUpload(b, token, append(parts, field("campaign", campaign)))
 		}
 		done[campaign] += perRound
 		wait(`SELECT count(*) FROM tasks t JOIN campaigns c ON c.id = t.campaign_id

@@ -155,28 +155,31 @@ func (u *Upload) addText(ctx context.Context, f *file, src io.Reader) error {
 	}
 	sum := sha256.Sum256(b)
 	f.blob = Blob{Size: int64(len(b)), Head: b[:min(len(b), media.HeadSize)], SHA256: hex.EncodeToString(sum[:])}
-	existing, err := db.TaskGetBySHA256(ctx, u.deps.Pool, f.blob.SHA256)
-	switch {
-	case err == nil:
-		f.existing = &existing
-		return nil
-	case !errcode.Is(err, errcode.NotFound):
+	if found, err := u.existing(ctx, f); found || err != nil {
 		return err
 	}
 	f.content = b
 	return u.recogniseChat(f, b)
 }
 
-// recognise decides what a stored file is by its content: audio by magic
-// bytes and then ffprobe, else a chat transcript.
-func (u *Upload) recognise(ctx context.Context, f *file) error {
+// existing looks for a task with f's content and reports whether there is
+// one: accepted before, the same bytes need no second look.
+func (u *Upload) existing(ctx context.Context, f *file) (bool, error) {
 	existing, err := db.TaskGetBySHA256(ctx, u.deps.Pool, f.blob.SHA256)
 	switch {
 	case err == nil:
-		// Accepted before: the same bytes need no second look.
 		f.existing = &existing
-		return nil
-	case !errcode.Is(err, errcode.NotFound):
+		return true, nil
+	case errcode.Is(err, errcode.NotFound):
+		return false, nil
+	}
+	return false, err
+}
+
+// recognise decides what a stored file is by its content: audio by magic
+// bytes and then ffprobe, else a chat transcript.
+func (u *Upload) recognise(ctx context.Context, f *file) error {
+	if found, err := u.existing(ctx, f); found || err != nil {
 		return err
 	}
 	if format, ok := media.Sniff(f.blob.Head); ok {
