@@ -17,6 +17,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 )
@@ -37,11 +38,12 @@ type CampaignView struct {
 	ScorecardVersion int      `json:"scorecard_version" doc:"The current version of its scorecard"`
 	// OperatorSeesAutomatic and ReviewAnalysts are the QA workflow's
 	// settings (README: QA workflow).
-	OperatorSeesAutomatic bool      `json:"operator_sees_automatic" doc:"Whether agents (operators) see their audits before an analyst reviewed them"`
-	ReviewAnalysts        []string  `json:"review_analysts" doc:"The user ids sampling assigns tasks to; empty: every active user whose highest role is quality"`
-	DisputeWindowDays     int       `json:"dispute_window_days" doc:"How many days after its validation an agent may dispute an audit; 0: no disputes"`
-	CreatedAt             time.Time `json:"created_at"`
-	UpdatedAt             time.Time `json:"updated_at"`
+	OperatorSeesAutomatic bool                     `json:"operator_sees_automatic" doc:"Whether agents (operators) see their audits before an analyst reviewed them"`
+	ReviewAnalysts        []string                 `json:"review_analysts" doc:"The user ids sampling assigns tasks to; empty: every active user whose highest role is quality"`
+	DisputeWindowDays     int                      `json:"dispute_window_days" doc:"How many days after its validation an agent may dispute an audit; 0: no disputes"`
+	Redaction             redact.RedactionSettings `json:"redaction" doc:"What is replaced by placeholders in its transcripts (and silenced in its recordings) before anything stores them"`
+	CreatedAt             time.Time                `json:"created_at"`
+	UpdatedAt             time.Time                `json:"updated_at"`
 	// Retention and AgentsSeeAccess are the campaign's privacy settings.
 	Retention       db.Retention `json:"retention" doc:"How long its tasks' recordings, transcripts and audits are kept"`
 	AgentsSeeAccess bool         `json:"agents_see_access" doc:"Its agents (operators) may see who opened their own interactions"`
@@ -111,7 +113,7 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 	}
 	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
 		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
-		ScorecardVersion: card.Version, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
+		ScorecardVersion: card.Version, Redaction: camp.Redaction, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
 		OperatorSeesAutomatic: camp.OperatorSeesAutomatic, ReviewAnalysts: nonNilStrings(camp.ReviewAnalysts),
 		DisputeWindowDays: camp.DisputeWindowDays, Retention: privacy.Retention, AgentsSeeAccess: privacy.AgentsSeeAccess}, nil
 }
@@ -164,11 +166,12 @@ func (c *campaignsResource) get(ctx context.Context, in *campaignInput) (*Output
 
 // CampaignFields are a campaign's editable settings.
 type CampaignFields struct {
-	Name             string   `json:"name" minLength:"1" maxLength:"100"`
-	PassingScore     *float64 `json:"passing_score,omitempty" minimum:"0" maximum:"100" doc:"Defaults to 85"`
-	SupervisorEmails []string `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
-	Language         string   `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
-	AgentChannel     string   `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+	Name             string                    `json:"name" minLength:"1" maxLength:"100"`
+	PassingScore     *float64                  `json:"passing_score,omitempty" minimum:"0" maximum:"100" doc:"Defaults to 85"`
+	SupervisorEmails []string                  `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
+	Language         string                    `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
+	AgentChannel     string                    `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+	Redaction        *redact.RedactionSettings `json:"redaction,omitempty" doc:"What its transcripts and recordings lose before anything stores them; defaults to card numbers and security codes. Applies to interactions uploaded from then on."`
 	// The QA workflow's settings.
 	OperatorSeesAutomatic *bool    `json:"operator_sees_automatic,omitempty" doc:"Show agents (operators) their audits before an analyst reviewed them; defaults to false: until then an agent's task shows no score, result or verdicts"`
 	ReviewAnalysts        []string `json:"review_analysts,omitempty" maxItems:"200" doc:"The analysts (user ids or usernames, each of the quality role or above) sampling assigns tasks to; [] for every active user whose highest role is quality (the default)"`
@@ -206,8 +209,10 @@ type createCampaignInput struct {
 func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput) (*Output[CampaignView], error) {
 	b := in.Body
 	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left",
-		DisputeWindowDays: 7}
-	applyFields(&s, b.CampaignFields)
+		DisputeWindowDays: 7, Redaction: redact.DefaultSettings()}
+	if err := applyFields(&s, b.CampaignFields); err != nil {
+		return nil, err
+	}
 	analysts, err := c.reviewAnalysts(ctx, b.CampaignFields)
 	if err != nil {
 		return nil, err
@@ -234,7 +239,20 @@ func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput)
 	return c.answer(ctx, camp)
 }
 
-func applyFields(s *db.CampaignSettings, f CampaignFields) {
+// applyFields sets what f sends on s; it returns a validation error naming
+// each problem of the redaction settings, changing nothing then.
+func applyFields(s *db.CampaignSettings, f CampaignFields) error {
+	if f.Redaction != nil {
+		if problems := f.Redaction.Validate(); len(problems) > 0 {
+			details := make([]*huma.ErrorDetail, len(problems))
+			for i, p := range problems {
+				details[i] = &huma.ErrorDetail{Location: "body.redaction." + p.Field, Message: p.Message}
+			}
+			return Errorf(CodeValidation, fmt.Sprintf("the redaction settings have %d problem(s); nothing was changed", len(problems))).
+				WithDetails(details)
+		}
+		s.Redaction = *f.Redaction
+	}
 	if f.PassingScore != nil {
 		s.PassingScore = *f.PassingScore
 	}
@@ -253,6 +271,7 @@ func applyFields(s *db.CampaignSettings, f CampaignFields) {
 	if f.DisputeWindowDays != nil {
 		s.DisputeWindowDays = *f.DisputeWindowDays
 	}
+	return nil
 }
 
 // reviewAnalysts resolves f's analysts (nil when not sent) to user ids,
@@ -289,7 +308,9 @@ func (c *campaignsResource) update(ctx context.Context, in *updateCampaignInput)
 		return nil, err
 	}
 	s := camp.CampaignSettings
-	applyFields(&s, in.Body.CampaignFields)
+	if err := applyFields(&s, in.Body.CampaignFields); err != nil {
+		return nil, err
+	}
 	analysts, err := c.reviewAnalysts(ctx, in.Body.CampaignFields)
 	if err != nil {
 		return nil, err

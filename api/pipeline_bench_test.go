@@ -9,6 +9,7 @@ import (
 
 	"github.com/auditd/auditd/auditor"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/stretchr/testify/require"
@@ -27,30 +28,8 @@ func BenchmarkChatPipeline(b *testing.B) {
 	token := bundle.issuer.token(b, "qa", "quality")
 	ctx := context.Background()
 
-	ws := river.NewWorkers()
-	workers.Register(ws, workers.Deps{Pool: bundle.pool, Store: bundle.store, Auditor: &auditor.Rules{}})
-	client, err := river.NewClient(riverpgxv5.New(bundle.pool), &river.Config{
-		Workers: ws, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 16}},
-		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond,
-	})
-	require.NoError(b, err)
-	require.NoError(b, client.Start(ctx))
-	defer client.Stop(ctx) //nolint:errcheck
-	// wait polls until query counts n (River's event channel drops events
-	// when its reader falls behind, so it cannot count thousands).
-	wait := func(query string, n int) {
-		deadline := time.Now().Add(5 * time.Minute)
-		tick := time.NewTicker(10 * time.Millisecond)
-		defer tick.Stop()
-		for range tick.C {
-			var got int
-			require.NoError(b, bundle.pool.QueryRow(ctx, query).Scan(&got))
-			if got >= n {
-				return
-			}
-			require.True(b, time.Now().Before(deadline), "only %d of %d after 5 minutes: %s", got, n, query)
-		}
-	}
+	client := bundle.benchWorkers(b)
+	wait := func(query string, n int) { bundle.waitCount(b, query, n) }
 
 	var pipeline, noop time.Duration
 	seq := 0
@@ -63,15 +42,7 @@ func BenchmarkChatPipeline(b *testing.B) {
 				seq++
 				parts = append(parts, file(fmt.Sprintf("chat-%d.txt", seq), fmt.Appendf(nil, "%s\nCliente: pedido %d\n", goodChat, seq)))
 			}
-			body, ct := multipartBody(b, parts...)
-			req, err := http.NewRequest(http.MethodPost, bundle.http.URL+"/tasks/upload", body)
-			require.NoError(b, err)
-			req.Header.Set("Authorization", "Bearer "+token)
-			req.Header.Set("Content-Type", ct)
-			res, err := http.DefaultClient.Do(req)
-			require.NoError(b, err)
-			res.Body.Close()
-			require.Equal(b, http.StatusAccepted, res.StatusCode)
+			bundle.benchUpload(b, token, parts)
 		}
 		wait(`SELECT count(*) FROM tasks WHERE status = 'audited'`, seq)
 		pipeline += time.Since(start)
@@ -92,4 +63,53 @@ func BenchmarkChatPipeline(b *testing.B) {
 	b.ReportMetric(tasks, "tasks/s")
 	b.ReportMetric(jobsPerSecond, "noop-jobs/s")
 	b.ReportMetric(tasks/jobsPerSecond, "ratio")
+}
+
+// waitCount polls until query counts n (River's event channel drops events
+// when its reader falls behind, so it cannot count thousands).
+func (b *testBundle) waitCount(tb testing.TB, query string, n int) {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Minute)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		var got int
+		require.NoError(tb, b.pool.QueryRow(context.Background(), query).Scan(&got))
+		if got >= n {
+			return
+		}
+		require.True(tb, time.Now().Before(deadline), "only %d of %d after 5 minutes: %s", got, n, query)
+	}
+}
+
+// benchWorkers starts, until b ends, one worker process of 16 slots with
+// the rules engine, and returns its client.
+func (b *testBundle) benchWorkers(tb testing.TB) *river.Client[pgx.Tx] {
+	tb.Helper()
+	ctx := context.Background()
+	ws := river.NewWorkers()
+	workers.Register(ws, workers.Deps{Pool: b.pool, Store: b.store, Auditor: &auditor.Rules{}})
+	client, err := river.NewClient(riverpgxv5.New(b.pool), &river.Config{
+		Workers: ws, Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: 16}},
+		FetchCooldown: 5 * time.Millisecond, FetchPollInterval: 20 * time.Millisecond,
+	})
+	require.NoError(tb, err)
+	require.NoError(tb, client.Start(ctx))
+	tb.Cleanup(func() { _ = client.Stop(ctx) })
+	return client
+}
+
+// benchUpload uploads parts as token and requires a 202, without the
+// helpers' logging.
+func (b *testBundle) benchUpload(tb testing.TB, token string, parts []part) {
+	tb.Helper()
+	body, ct := multipartBody(tb, parts...)
+	req, err := http.NewRequest(http.MethodPost, b.http.URL+"/tasks/upload", body)
+	require.NoError(tb, err)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", ct)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(tb, err)
+	res.Body.Close()
+	require.Equal(tb, http.StatusAccepted, res.StatusCode)
 }

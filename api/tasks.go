@@ -23,6 +23,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
@@ -360,6 +361,9 @@ type TaskDetail struct {
 	CalibrationBlind *db.CalibrationRef `json:"calibration_blind,omitempty" doc:"The open calibration session you have still to submit your answers to about this task: until you do, its audit, revisions and review count are left out (null, empty)"`
 	// Privacy is the task's legal hold and what retention or erasure deleted.
 	Privacy db.TaskPrivacy `json:"privacy" doc:"The task's legal hold, and when retention or an erasure deleted its recording, transcript or audit"`
+	// Redactions are where the transcript's placeholders are, never what
+	// they replaced.
+	Redactions []redact.Record `json:"redactions" doc:"Each placeholder redaction put in the transcript: its type, segment, characters, detector and, in a call, the seconds silenced"`
 }
 
 // Audit is the current revision of a task's audit.
@@ -420,6 +424,12 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		d.Transcript = &tr
 	case !errcode.Is(err, errcode.NotFound):
 		return nil, err
+	}
+	if d.Redactions, err = db.RedactionsList(ctx, t.pool, task.UUID); err != nil {
+		return nil, err
+	}
+	if d.Redactions == nil {
+		d.Redactions = []redact.Record{}
 	}
 	if hidden {
 		d.AuditHidden, d.ReviewItems = true, nil

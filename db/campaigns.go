@@ -8,6 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -44,15 +45,18 @@ type CampaignSettings struct {
 	// DisputeWindowDays is how many days after its validation an agent may
 	// dispute an audit of the campaign; 0 turns disputes off.
 	DisputeWindowDays int
+	// Redaction is what is removed from its transcripts and recordings
+	// before anything stores them.
+	Redaction redact.RedactionSettings
 }
 
 const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at,
-	operator_sees_automatic, review_analysts, dispute_window_days`
+	operator_sees_automatic, review_analysts, dispute_window_days, redaction`
 
 func scanCampaign(row pgx.Row) (Campaign, error) {
 	var c Campaign
 	err := row.Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt,
-		&c.OperatorSeesAutomatic, &c.ReviewAnalysts, &c.DisputeWindowDays)
+		&c.OperatorSeesAutomatic, &c.ReviewAnalysts, &c.DisputeWindowDays, &c.Redaction)
 	return c, err
 }
 
@@ -110,9 +114,9 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 	}
 	c, err := scanCampaign(tx.QueryRow(ctx, `
 		INSERT INTO campaigns (name, passing_score, supervisor_emails, language, agent_channel, operator_sees_automatic, review_analysts,
-			dispute_window_days)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+campaignColumns,
-		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.OperatorSeesAutomatic, nonNil(s.ReviewAnalysts), s.DisputeWindowDays))
+			dispute_window_days, redaction)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+campaignColumns,
+		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.OperatorSeesAutomatic, nonNil(s.ReviewAnalysts), s.DisputeWindowDays, redaction(s.Redaction)))
 	if err != nil {
 		return Campaign{}, nameTaken(err, name)
 	}
@@ -131,11 +135,17 @@ func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSett
 	c, err := scanCampaign(q.QueryRow(ctx, `
 		UPDATE campaigns SET name = $2, passing_score = $3, supervisor_emails = $4, language = $5,
 			agent_channel = $6, operator_sees_automatic = $7, review_analysts = $8,
-			dispute_window_days = $9, updated_at = now()
+			dispute_window_days = $9, redaction = $10, updated_at = now()
 		WHERE id = $1 RETURNING `+campaignColumns,
 		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.OperatorSeesAutomatic,
-		nonNil(s.ReviewAnalysts), s.DisputeWindowDays))
+		nonNil(s.ReviewAnalysts), s.DisputeWindowDays, redaction(s.Redaction)))
 	return c, nameTaken(one(err, "no campaign %s", id), name)
+}
+
+// redaction is s as stored: lists, never null.
+func redaction(s redact.RedactionSettings) redact.RedactionSettings {
+	s.Types, s.Patterns = nonNil(s.Types), nonNil(s.Patterns)
+	return s
 }
 
 // nameTaken turns the unique violation of a campaign's name into a

@@ -1,15 +1,19 @@
 // Package intake decides what an uploaded file is and where it goes. It
-// streams each file of a request into the blob store while hashing it
-// (Blobs), recognises it by its content, never by its name (a recording,
-// or a chat transcript), and records the new tasks with their history,
-// their transcript (chats) and their first job in one transaction; the
-// blobs no task took are deleted.
+// recognises each file of a request by its content, never by its name: a
+// recording is streamed into the blob store while hashed (Blobs); a chat
+// transcript, parsed whole anyway, is read into memory and stored at
+// commit, redacted (package redact). It records the new tasks with their
+// history, their transcript (chats) and their first job in one
+// transaction; the blobs no task took are deleted.
 package intake
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"log/slog"
@@ -26,6 +30,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
 )
@@ -67,6 +72,12 @@ type file struct {
 	contentType string
 	duration    *float64
 	transcript  *transcript.Transcript
+	// content is a new chat's file, held until commit: then it is stored
+	// as it came or, when redaction replaced something (redactions), as
+	// written from the redacted transcript, so that what was redacted is
+	// never stored. blob has no key until then.
+	content    []byte
+	redactions []redact.Record
 	// language is the task's, decided at commit.
 	language string
 	// existing is the task that already had this content.
@@ -84,10 +95,13 @@ func New(deps Deps, limits Limits) *Upload {
 func (u *Upload) Files() int { return len(u.files) }
 
 // Add stores the file called name, read from src, and recognises it, so a
-// file that cannot be a task ends the request before the rest is sent. It
-// returns an Invalid error beyond the files a request may hold, TooLarge
-// beyond a file's size, Unsupported for what is neither a recording nor a
-// chat transcript; an error reading src is a *ReadError.
+// file that cannot be a task ends the request before the rest is sent. A
+// recording is streamed to the blob store; a text file, which can only be
+// a chat transcript and is parsed whole, is read into memory and stored at
+// commit, once redacted. It returns an Invalid error beyond the files a
+// request may hold, TooLarge beyond a file's size, Unsupported for what is
+// neither a recording nor a chat transcript; an error reading src is a
+// *ReadError.
 func (u *Upload) Add(ctx context.Context, name string, src io.Reader) error {
 	if len(u.files) == u.limits.MaxFiles {
 		return errcode.New(errcode.Invalid, "at most %d files per upload request; %q is one more", u.limits.MaxFiles, name).
@@ -95,11 +109,17 @@ func (u *Upload) Add(ctx context.Context, name string, src io.Reader) error {
 	}
 	f := &file{name: name}
 	u.files = append(u.files, f)
-	var err error
-	f.blob, err = u.blobs.Put(ctx, src, u.limits.MaxFileBytes)
+	br := bufio.NewReaderSize(src, media.HeadSize)
+	head, err := br.Peek(media.HeadSize)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return &ReadError{err}
+	}
+	if _, audio := media.Sniff(head); !audio && isText(head) {
+		return u.addText(ctx, f, br)
+	}
+	f.blob, err = u.blobs.Put(ctx, br, u.limits.MaxFileBytes)
 	if errors.Is(err, ErrTooLarge) {
-		return errcode.New(errcode.TooLarge, "the file %q is larger than the limit of %s per file", name, humanize.IBytes(uint64(u.limits.MaxFileBytes))).
-			With(map[string]any{"file": name, "limit_bytes": u.limits.MaxFileBytes})
+		return u.tooLarge(f)
 	}
 	if err != nil {
 		return err
@@ -107,21 +127,60 @@ func (u *Upload) Add(ctx context.Context, name string, src io.Reader) error {
 	return u.recognise(ctx, f)
 }
 
-// recognise decides what a stored file is by its content: audio by magic
-// bytes and then ffprobe, else a chat transcript.
-func (u *Upload) recognise(ctx context.Context, f *file) error {
+// tooLarge is the error of a file over the limit per file.
+func (u *Upload) tooLarge(f *file) error {
+	return errcode.New(errcode.TooLarge, "the file %q is larger than the limit of %s per file", f.name, humanize.IBytes(uint64(u.limits.MaxFileBytes))).
+		With(map[string]any{"file": f.name, "limit_bytes": u.limits.MaxFileBytes})
+}
+
+// addText reads the text file f from src into memory, hashing it, and
+// recognises it as a chat transcript.
+func (u *Upload) addText(ctx context.Context, f *file, src io.Reader) error {
+	limit := min(u.limits.MaxFileBytes, transcript.MaxChatBytes)
+	b, err := io.ReadAll(io.LimitReader(src, limit+1))
+	if err != nil {
+		return &ReadError{err}
+	}
+	if int64(len(b)) > limit {
+		// Which limit it is over decides the answer, as for a stored file.
+		rest, err := io.Copy(io.Discard, io.LimitReader(src, max(u.limits.MaxFileBytes+1-int64(len(b)), 0)))
+		if err != nil {
+			return &ReadError{err}
+		}
+		if int64(len(b))+rest > u.limits.MaxFileBytes {
+			return u.tooLarge(f)
+		}
+		return errcode.New(errcode.TooLarge, "the chat transcript %q is larger than the limit of %s per chat", f.name, humanize.IBytes(transcript.MaxChatBytes)).
+			With(map[string]any{"file": f.name, "limit_bytes": transcript.MaxChatBytes})
+	}
+	sum := sha256.Sum256(b)
+	f.blob = Blob{Size: int64(len(b)), Head: b[:min(len(b), media.HeadSize)], SHA256: hex.EncodeToString(sum[:])}
+	if found, err := u.existing(ctx, f); found || err != nil {
+		return err
+	}
+	f.content = b
+	return u.recogniseChat(f, b)
+}
+
+// existing looks for a task with f's content and reports whether there is
+// one: accepted before, the same bytes need no second look.
+func (u *Upload) existing(ctx context.Context, f *file) (bool, error) {
 	existing, err := db.TaskGetBySHA256(ctx, u.deps.Pool, f.blob.SHA256)
 	switch {
 	case err == nil:
-		// Accepted before: the same bytes need no second look.
 		f.existing = &existing
-		return nil
-	case !errcode.Is(err, errcode.NotFound):
-		return err
+		return true, nil
+	case errcode.Is(err, errcode.NotFound):
+		return false, nil
 	}
-	unsupported := func(reason string) error {
-		return errcode.New(errcode.Unsupported, "the file %q is neither a supported recording (WAV, MP3, OGG/Opus, FLAC, M4A, WebM) nor a chat transcript: %s", f.name, reason).
-			With(map[string]any{"file": f.name, "reason": reason})
+	return false, err
+}
+
+// recognise decides what a stored file is by its content: audio by magic
+// bytes and then ffprobe, else a chat transcript.
+func (u *Upload) recognise(ctx context.Context, f *file) error {
+	if found, err := u.existing(ctx, f); found || err != nil {
+		return err
 	}
 	if format, ok := media.Sniff(f.blob.Head); ok {
 		rd, err := u.deps.Store.Open(ctx, f.blob.Key)
@@ -135,7 +194,7 @@ func (u *Upload) recognise(ctx context.Context, f *file) error {
 		if errors.Is(err, media.ErrNotAudio) {
 			// ffprobe's words (with heap addresses) are for the log only.
 			u.deps.Log.InfoContext(ctx, "upload: unreadable audio", "file", f.name, "error", err)
-			return unsupported("it looks like " + format.Name + " but its audio cannot be read: damaged, cut short, or not " + format.Name + " at all")
+			return unsupported(f, "it looks like "+format.Name+" but its audio cannot be read: damaged, cut short, or not "+format.Name+" at all")
 		}
 		if err != nil {
 			return err
@@ -147,25 +206,21 @@ func (u *Upload) recognise(ctx context.Context, f *file) error {
 		}
 		return nil
 	}
-	if !isText(f.blob.Head) {
-		return unsupported("its content is not a known audio format, nor text")
-	}
-	if f.blob.Size > transcript.MaxChatBytes {
-		return errcode.New(errcode.TooLarge, "the chat transcript %q is larger than the limit of %s per chat", f.name, humanize.IBytes(transcript.MaxChatBytes)).
-			With(map[string]any{"file": f.name, "limit_bytes": transcript.MaxChatBytes})
-	}
-	rd, err := u.deps.Store.Open(ctx, f.blob.Key)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
-	b, err := io.ReadAll(rd)
-	if err != nil {
-		return err
-	}
+	return unsupported(f, "its content is not a known audio format, nor text")
+}
+
+// unsupported is the error of f, neither a recording nor a chat transcript.
+func unsupported(f *file, reason string) error {
+	return errcode.New(errcode.Unsupported, "the file %q is neither a supported recording (WAV, MP3, OGG/Opus, FLAC, M4A, WebM) nor a chat transcript: %s", f.name, reason).
+		With(map[string]any{"file": f.name, "reason": reason})
+}
+
+// recogniseChat parses the text file f, whose content is b, as a chat
+// transcript.
+func (u *Upload) recogniseChat(f *file, b []byte) error {
 	tr, format, err := transcript.ParseChat(b)
 	if errors.Is(err, transcript.ErrNotChat) {
-		return unsupported(err.Error())
+		return unsupported(f, err.Error())
 	}
 	if tl, ok := errors.AsType[*transcript.TooLargeError](err); ok {
 		return errcode.New(errcode.TooLarge, "the chat transcript %q is too long: %s per chat; split it", f.name, tl).
@@ -222,9 +277,10 @@ type Outcome struct {
 	Duplicate bool
 }
 
-// Commit inserts every new task, its transcript (chats), its history, its
-// first job (a call's transcription, a chat's audit) and its event in one
-// transaction, and returns one outcome per file in the order they were
+// Commit stores the new chats' files (redacted, see redact) and inserts
+// every new task, its transcript (chats, redacted as the campaign says,
+// with the records of what was redacted), its history, its first job (a call's
+// transcription, a chat's audit) and its event in one transaction, and returns one outcome per file in the order they were
 // added.
 func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 	campaign := s.Campaign
@@ -244,6 +300,9 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 				return nil, err
 			}
 		}
+	}
+	if err := u.redact(ctx, campaign); err != nil {
+		return nil, err
 	}
 	tx, err := u.deps.Pool.Begin(ctx)
 	if err != nil {
@@ -281,6 +340,11 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 					if err := db.TranscriptSave(ctx, tx, inserted.UUID, tr); err != nil {
 						return nil, err
 					}
+					if len(f.redactions) > 0 {
+						if err := db.RedactionsSave(ctx, tx, inserted.UUID, f.redactions); err != nil {
+							return nil, err
+						}
+					}
 				}
 				if f.kind == db.TaskCall {
 					firstJobs = append(firstJobs, river.InsertManyParams{Args: jobs.TranscribeArgs{TaskUUID: inserted.UUID}})
@@ -310,13 +374,45 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 	return out, nil
 }
 
+// redact redacts the new chats' transcripts as campaign says and stores
+// their files: as uploaded, or, for a chat where something was redacted,
+// as written from the redacted transcript (JSON turns), so that what was
+// redacted is never stored. The file keeps the upload's hash, which finds
+// the same file uploaded again.
+func (u *Upload) redact(ctx context.Context, campaign *db.Campaign) error {
+	redactor, err := redact.New(campaign.Redaction)
+	if err != nil {
+		return errcode.Wrap(errcode.Internal, err, "campaign "+campaign.Name+": its stored redaction settings are not valid")
+	}
+	for _, f := range u.files {
+		if f.content == nil {
+			continue
+		}
+		tr, recs := redactor.Transcript(*f.transcript)
+		f.transcript, f.redactions = &tr, recs
+		content := f.content
+		if len(recs) > 0 {
+			if content, err = transcript.MarshalChat(tr); err != nil {
+				return err
+			}
+			f.contentType = "application/json"
+		}
+		stored, err := u.blobs.Put(ctx, bytes.NewReader(content), int64(len(content)))
+		if err != nil {
+			return err
+		}
+		f.blob.Key, f.blob.Size, f.content = stored.Key, stored.Size, nil
+	}
+	return nil
+}
+
 // Close deletes the blobs no task took: all of them when the upload was
 // not committed, the duplicates' when it was; none when the outcome of a
 // commit is unknown.
 func (u *Upload) Close(ctx context.Context) {
 	var duplicates []string
 	for _, f := range u.files {
-		if f.duplicate {
+		if f.duplicate && f.blob.Key != "" {
 			duplicates = append(duplicates, f.blob.Key)
 		}
 	}

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -270,4 +271,21 @@ func assignSpeakers(segments []Segment) {
 	for i := range segments {
 		segments[i].Speaker = roles[segments[i].Name]
 	}
+}
+
+// MarshalChat writes t's segments as a JSON chat transcript that
+// ParseChat reads back: a list of turns {speaker, text, timestamp}, the
+// speaker being the participant's label (Name) or else the Speaker, the
+// timestamp the segment's start in seconds when it has one.
+func MarshalChat(t Transcript) ([]byte, error) {
+	type out struct {
+		Speaker   string   `json:"speaker"`
+		Text      string   `json:"text"`
+		Timestamp *float64 `json:"timestamp,omitempty"`
+	}
+	turns := make([]out, len(t.Segments))
+	for i, s := range t.Segments {
+		turns[i] = out{Speaker: cmp.Or(s.Name, s.Speaker), Text: s.Text, Timestamp: s.Start}
+	}
+	return json.MarshalIndent(turns, "", "  ")
 }

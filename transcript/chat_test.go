@@ -140,3 +140,15 @@ func TestChatLimits(t *testing.T) {
 	_, _, err = ParseChat([]byte(`[` + strings.Repeat(`{"speaker":"Agent","text":"x"},`, MaxChatTurns) + `{"speaker":"Customer","text":"y"}]`))
 	require.Equal(t, &TooLargeError{What: "turns", Count: MaxChatTurns + 1, Limit: MaxChatTurns}, err)
 }
+
+func TestMarshalChatReadsBack(t *testing.T) {
+	t.Parallel()
+	tr, _, err := ParseChat([]byte("[00:01] Ana: Hola, ¿me da su [DNI]?\n[00:05] Cliente: Sí, es [DNI].\n"))
+	require.NoError(t, err)
+	b, err := MarshalChat(tr)
+	require.NoError(t, err)
+	back, format, err := ParseChat(b)
+	require.NoError(t, err)
+	require.Equal(t, ChatJSON, format)
+	require.Equal(t, tr, back)
+}

@@ -20,6 +20,7 @@ import (
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers/asr"
@@ -183,43 +184,44 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 }
 
 // transcribe moves task to transcribing, fetches its recording, stores
-// its duration and transcribes it. Errors of the recording, the tools and
-// the engine are wrapped as reportable.
-func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task) (transcript.Transcript, error) {
+// its duration, transcribes it and redacts the transcript as its campaign
+// says. Errors of the recording, the tools and the engine are wrapped as
+// reportable.
+func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task) (transcribed, error) {
 	if task.Status == db.TaskQueued {
 		err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 			_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Transcribe, lifecycle.With{Attempt: job.Attempt})
 			return err
 		})
 		if err != nil {
-			return transcript.Transcript{}, err
+			return transcribed{}, err
 		}
 	}
 	campaign, err := db.CampaignGetByName(ctx, w.pool, task.CampaignName)
 	if err != nil {
-		return transcript.Transcript{}, err
+		return transcribed{}, err
 	}
 	dir, err := os.MkdirTemp(w.cfg.WorkDir, "transcribe-")
 	if err != nil {
-		return transcript.Transcript{}, err
+		return transcribed{}, err
 	}
 	defer os.RemoveAll(dir)
 	if task.BlobKey == "" {
 		// Erased or expired before it was transcribed: nothing to hear, ever.
-		return transcript.Transcript{}, &reportable{fmt.Errorf("the recording was deleted (retention or an erasure) before it was transcribed: %w",
+		return transcribed{}, &reportable{fmt.Errorf("the recording was deleted (retention or an erasure) before it was transcribed: %w",
 			storage.ErrNotFound)}
 	}
-	path, err := w.fetch(ctx, task.BlobKey, dir)
+	path, err := fetchBlob(ctx, w.store, task.BlobKey, dir)
 	if err != nil {
-		return transcript.Transcript{}, &reportable{err}
+		return transcribed{}, &reportable{err}
 	}
 	info, err := media.Probe(ctx, path)
 	if err != nil {
-		return transcript.Transcript{}, &reportable{err}
+		return transcribed{}, &reportable{err}
 	}
 	if info.Duration > 0 {
 		if err := db.TaskSetDuration(ctx, w.pool, task.UUID, info.Duration.Seconds()); err != nil {
-			return transcript.Transcript{}, err
+			return transcribed{}, err
 		}
 	}
 	tr, err := asr.Transcribe(ctx, w.cfg.Engine, path, asr.Options{
@@ -230,15 +232,27 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 		WorkDir:      dir,
 	})
 	if err != nil {
-		return transcript.Transcript{}, &reportable{err}
+		return transcribed{}, &reportable{err}
 	}
-	return tr, nil
+	redactor, err := redact.New(campaign.Redaction)
+	if err != nil {
+		return transcribed{}, err
+	}
+	tr, recs := redactor.Transcript(tr)
+	return transcribed{tr, recs}, nil
 }
 
-// fetch copies the blob key into dir and returns the copy's path. It
-// returns an error wrapping storage.ErrNotFound when the blob is gone.
-func (w *TranscribeWorker) fetch(ctx context.Context, key, dir string) (string, error) {
-	r, err := w.store.Open(ctx, key)
+// transcribed is a call's transcript, redacted, and its redactions.
+type transcribed struct {
+	transcript transcript.Transcript
+	redactions []redact.Record
+}
+
+// fetchBlob copies the blob key of store into dir and returns the copy's
+// path. It returns an error wrapping storage.ErrNotFound when the blob is
+// gone.
+func fetchBlob(ctx context.Context, store *storage.Store, key, dir string) (string, error) {
+	r, err := store.Open(ctx, key)
 	if err != nil {
 		return "", fmt.Errorf("fetching the recording: %w", err)
 	}
@@ -258,14 +272,23 @@ func (w *TranscribeWorker) fetch(ctx context.Context, key, dir string) (string, 
 	return path, nil
 }
 
-// finish stores tr as the task's transcript, inserts its audit job and
-// moves it to transcribed, in one transaction. A task another run finished
-// meanwhile is left as it is.
-func (w *TranscribeWorker) finish(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task, tr transcript.Transcript) error {
+// finish stores tr's transcript and redactions, inserts the task's audit
+// job (and, when something was redacted, the job that silences it in the
+// recording) and moves it to transcribed, in one transaction. A task
+// another run finished meanwhile is left as it is.
+func (w *TranscribeWorker) finish(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task, tr transcribed) error {
 	client := river.ClientFromContext[pgx.Tx](ctx)
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		if err := db.TranscriptSave(ctx, tx, task.UUID, tr); err != nil {
+		if err := db.TranscriptSave(ctx, tx, task.UUID, tr.transcript); err != nil {
 			return err
+		}
+		if err := db.RedactionsSave(ctx, tx, task.UUID, tr.redactions); err != nil {
+			return err
+		}
+		if len(tr.redactions) > 0 {
+			if _, err := client.InsertTx(ctx, tx, jobs.RedactRecordingArgs{TaskUUID: task.UUID}, nil); err != nil {
+				return err
+			}
 		}
 		if _, err := client.InsertTx(ctx, tx, jobs.AuditArgs{TaskUUID: task.UUID}, nil); err != nil {
 			return err

@@ -151,6 +151,15 @@ func TestDefaultScorecardIssueExamples(t *testing.T) {
 		{"verification", []string{"Hi.", "My order hasn't arrived.", "Could you confirm your order number and the e-mail on the account?"}, true},
 		{"verification", []string{"Hola.", "Quiero cambiar mi tarifa.", "Hecho, ya le he cambiado la tarifa."}, false},
 		{"verification", []string{"Hello.", "What time do you open on Sundays?", "We open at ten."}, true}, // not applicable
+		// Transcripts are redacted before they are audited (package
+		// redact): asking for a placeholder is asking for the item.
+		{"verification", []string{"Hi.", "I want to change my address.", "Sure, could you confirm your [DNI]?"}, true},
+		{"verification", []string{"Hola.", "Quiero cambiar la dirección.", "¿Me confirma su [DNI]?"}, true},
+		{"verification", []string{"Hola.", "Quiero pagar la factura.", "Claro, me da el número de [CARD]"}, true},
+		{"verification", []string{"Hola.", "Quiero cambiar la tarifa.", "¿Me facilita su [PHONE], por favor?"}, true},
+		{"verification", []string{"Hi.", "I'd like to change my direct debit.", "Can you read me your [IBAN]?"}, true},
+		{"verification", []string{"Hi.", "My parcel is late.", "What's the [EMAIL] on the account?"}, true},
+		{"verification", []string{"Hola.", "Quiero cambiar la tarifa.", "Hecho, cargado en [CARD], ya tiene la nueva tarifa."}, false},
 		{"no_forbidden_phrases", []string{"Hi.", "It doesn't work.", "That's a you problem"}, false},
 		{"no_forbidden_phrases", []string{"Hola.", "No lo entiendo.", "Te lo explico despacito para que lo entiendas"}, false},
 		{"no_forbidden_phrases", []string{"Hola.", "¿Dónde lo miro?", "Búsquelo en internet"}, false},

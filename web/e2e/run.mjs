@@ -1679,6 +1679,59 @@ test('privacy: retention set, a legal hold placed on the task, the access record
   }
 });
 
+test('redaction: the data a campaign redacts set on its screen (a bad pattern refused), a chat shown with placeholders; in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  const sup = await devToken(base, 'sue', ['supervisor']);
+  await api(base, sup, 'POST', '/campaigns', { name: 'e2e-redaction', language: 'es' });
+  await page.goto(base + '/app/admin/campaigns');
+  await signIn(page, { username: 'sue', roles: ['supervisor'] });
+  await page.getByRole('button', { name: 'Edit e2e-redaction' }).click();
+  await visible(page.getByRole('heading', { name: 'Redaction' }));
+  check(await page.getByRole('checkbox', { name: 'Card numbers [CARD]' }).isChecked(), 'cards by default');
+  check(!(await page.getByRole('checkbox', { name: 'DNI and NIE [DNI]' }).isChecked()), 'no DNI by default');
+  await page.getByRole('checkbox', { name: 'DNI and NIE [DNI]' }).check();
+  await page.getByRole('button', { name: 'Add a pattern' }).click();
+  await page.getByLabel('Name', { exact: true }).fill('order ref');
+  await page.getByLabel('Regular expression').fill('PED-[0-9');
+  await page.getByRole('button', { name: 'Save redaction' }).click();
+  await visible(page.getByRole('alert').getByText('body.redaction.patterns[0].name'));
+  await visible(page.getByRole('alert').getByText('body.redaction.patterns[0].regexp'));
+  await page.getByLabel('Name', { exact: true }).fill('ORDER_REF');
+  await page.getByLabel('Regular expression').fill('PED-[0-9]{6}');
+  await page.getByRole('button', { name: 'Save redaction' }).click();
+  await visible(page.getByText('Redaction saved.'));
+  await shot(page, 'campaign-redaction');
+
+  const quality = await devToken(base, 'sara', ['quality']);
+  const uuid = await uploadAudited(
+    base,
+    quality,
+    'e2e-redaction.txt',
+    'Agente: Buenos días, le atiende Sara. ¿Me confirma su DNI?\nCliente: 12345678Z, y pago con la tarjeta 4500 1234 5678 9012.\nAgente: Gracias, su pedido PED-123456 queda pagado.\n',
+    { campaign: 'e2e-redaction' },
+  );
+  await page.goto(`${base}/app/tasks/${uuid}`);
+  await visible(page.getByText('[DNI], y pago con la tarjeta [CARD].'));
+  await visible(page.getByText('su pedido [ORDER_REF] queda pagado'));
+  const html = await page.content();
+  check(!html.includes('4500') && !html.includes('12345678') && !html.includes('PED-123456'), 'no redacted value on the page');
+  await shot(page, 'task-redacted');
+
+  await inSpanish(browser, base + '/app/admin/campaigns', { username: 'sue', roles: ['supervisor'] }, async (es) => {
+    await es.getByRole('button', { name: 'Editar e2e-redaction' }).click();
+    await visible(es.getByRole('heading', { name: 'Anonimización' }));
+    check(await es.getByRole('checkbox', { name: 'DNI y NIE [DNI]' }).isChecked(), 'DNI saved');
+    check((await es.getByLabel('Nombre', { exact: true }).inputValue()) === 'ORDER_REF', 'pattern saved');
+    await shot(es, 'campaign-redaction-es');
+    await es.goto(`${base}/app/tasks/${uuid}`);
+    await visible(es.getByText('su pedido [ORDER_REF] queda pagado'));
+    await shot(es, 'task-redacted-es');
+  });
+});
+
 test('OIDC sign-in with PKCE, token refresh and sign-out', async ({ page, oidc }) => {
   await page.goto(oidc.dashboard + '/app/notifications');
   await page.getByRole('button', { name: 'Sign in with your organisation account' }).click();

@@ -722,6 +722,25 @@ const en = {
   'task.transcriptDeleted': 'Transcript deleted on {at}.',
   'task.auditDeleted': 'Audit deleted on {at}.',
   'task.whoOpened': 'Who opened it',
+  'redact.title': 'Redaction',
+  'redact.help':
+    'What is replaced by a placeholder in transcripts, and silenced in recordings, before anything is stored. Applies to interactions uploaded from now on.',
+  'redact.types': 'Data to redact',
+  'redact.type.card': 'Card numbers [CARD]',
+  'redact.type.cvv': 'Security codes near a card [CVV]',
+  'redact.type.dni': 'DNI and NIE [DNI]',
+  'redact.type.iban': 'IBAN [IBAN]',
+  'redact.type.phone': 'Phone numbers [PHONE]',
+  'redact.type.email': 'E-mail addresses [EMAIL]',
+  'redact.patterns': 'Own patterns',
+  'redact.patternsHelp': 'A name in capitals (the placeholder is [NAME]) and a regular expression (RE2).',
+  'redact.name': 'Name',
+  'redact.regexp': 'Regular expression',
+  'redact.noPatterns': 'No patterns of its own.',
+  'redact.add': 'Add a pattern',
+  'redact.remove': 'Remove pattern {n}',
+  'redact.save': 'Save redaction',
+  'redact.saved': 'Redaction saved.',
 };
 
 export type MessageKey = keyof typeof en;
@@ -1451,6 +1470,25 @@ const es: Record<MessageKey, string> = {
   'task.transcriptDeleted': 'Transcripción borrada el {at}.',
   'task.auditDeleted': 'Auditoría borrada el {at}.',
   'task.whoOpened': 'Quién la abrió',
+  'redact.title': 'Anonimización',
+  'redact.help':
+    'Lo que se sustituye por una marca en las transcripciones, y se silencia en las grabaciones, antes de guardar nada. Se aplica a las interacciones que se suban desde ahora.',
+  'redact.types': 'Datos que anonimizar',
+  'redact.type.card': 'Números de tarjeta [CARD]',
+  'redact.type.cvv': 'Códigos de seguridad junto a una tarjeta [CVV]',
+  'redact.type.dni': 'DNI y NIE [DNI]',
+  'redact.type.iban': 'IBAN [IBAN]',
+  'redact.type.phone': 'Teléfonos [PHONE]',
+  'redact.type.email': 'Correos electrónicos [EMAIL]',
+  'redact.patterns': 'Patrones propios',
+  'redact.patternsHelp': 'Un nombre en mayúsculas (la marca es [NOMBRE]) y una expresión regular (RE2).',
+  'redact.name': 'Nombre',
+  'redact.regexp': 'Expresión regular',
+  'redact.noPatterns': 'Sin patrones propios.',
+  'redact.add': 'Añadir un patrón',
+  'redact.remove': 'Quitar el patrón {n}',
+  'redact.save': 'Guardar la anonimización',
+  'redact.saved': 'Anonimización guardada.',
 };
 
 export type Locale = 'en' | 'es';

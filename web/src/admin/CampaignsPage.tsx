@@ -5,6 +5,7 @@ import { SamplingRules } from '../reviews/SamplingRules';
 import type { MessageKey } from '../i18n';
 import type { Campaign, Scorecard } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
+import { RedactionSettings } from './RedactionSettings';
 
 /** CampaignsPage lists campaigns; one opens for editing its settings and publishing its scorecard. */
 export function CampaignsPage() {
@@ -212,6 +213,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
         </button>
         <OutcomeMessage outcome={settings} />
       </form>
+      <RedactionSettings campaign={campaign} onSaved={onSaved} />
       <form class="card" onSubmit={(e) => void publish(e)} aria-labelledby="camp-scorecard">
         <h2 id="camp-scorecard">{t('camp.scorecard', { version: campaign.scorecard_version })}</h2>
         {json === null && card?.error === undefined ? (
