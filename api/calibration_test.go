@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"net/http"
 	"strings"
@@ -127,6 +128,36 @@ func TestCalibrationSession(t *testing.T) {
 		require.NotNil(t, seen["audit"])
 		require.Nil(t, seen["calibration_blind"])
 	}
+	// So are its score and result in the task list and the export.
+	listed := func(tok string) map[string]any {
+		for _, x := range details(b.do(t, http.MethodGet, "/tasks?limit=500", tok, nil))["tasks"].([]any) {
+			if x.(map[string]any)["uuid"] == task0 {
+				return x.(map[string]any)
+			}
+		}
+		t.Fatalf("task %s is not listed", task0)
+		return nil
+	}
+	exported := func(tok string) map[string]string {
+		rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(
+			b.do(t, http.MethodGet, "/tasks/export?format=csv", tok, nil).RawBody, "\ufeff"))).ReadAll()
+		require.NoError(t, err)
+		for _, row := range rows[1:] {
+			if row[0] == task0 {
+				m := map[string]string{}
+				for i, col := range rows[0] {
+					m[col] = row[i]
+				}
+				return m
+			}
+		}
+		t.Fatalf("task %s is not exported", task0)
+		return nil
+	}
+	require.Nil(t, listed(team.qa1)["score"])
+	require.Empty(t, exported(team.qa1)["score"])
+	require.NotNil(t, listed(team.outsider)["score"])
+	require.NotEmpty(t, exported(team.outsider)["score"])
 	missing := b.do(t, http.MethodGet, "/calibration-sessions/00000000-0000-4000-8000-000000000000", team.outsider, nil)
 	require.Equal(t, missing.Body["message"], b.do(t, http.MethodGet, "/calibration-sessions/"+id, team.outsider, nil).Body["message"],
 		"another's session answers as a missing one")

@@ -303,8 +303,15 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 			return nil, err
 		}
 	}
+	blind, err := db.CalibrationBlindTasks(ctx, t.pool, principal(ctx).User.ID)
+	if err != nil {
+		return nil, err
+	}
 	for _, task := range tasks {
 		s := summaryFor(ctx, task)
+		if blind[task.UUID] {
+			s = s.WithoutAudit()
+		}
 		s.Snippet = snippets[task.UUID]
 		out.Tasks = append(out.Tasks, s)
 	}
