@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -580,7 +582,11 @@ func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.Stream
 		if cd := mime.FormatMediaType(disposition, map[string]string{"filename": task.FileName}); cd != "" {
 			h.Set("Content-Disposition", cd)
 		}
-		etag := `"` + task.SHA256 + `"`
+		// The stored file's, not the upload's: a recording's redacted copy
+		// replaces the upload under a key of its own, and a client must
+		// not join ranges of both (If-Range).
+		key := sha256.Sum256([]byte(task.BlobKey))
+		etag := `"` + hex.EncodeToString(key[:16]) + `"`
 		h.Set("ETag", etag)
 		ew := &errorWriter{ResponseWriter: w}
 		http.ServeContent(ew, r, "", task.UpdatedAt, rd)
