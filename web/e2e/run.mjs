@@ -1694,13 +1694,15 @@ test('redaction: the data a campaign redacts set on its screen (a bad pattern re
   check(!(await page.getByRole('checkbox', { name: 'DNI and NIE [DNI]' }).isChecked()), 'no DNI by default');
   await page.getByRole('checkbox', { name: 'DNI and NIE [DNI]' }).check();
   await page.getByRole('button', { name: 'Add a pattern' }).click();
-  await page.getByLabel('Name', { exact: true }).fill('order ref');
-  await page.getByLabel('Regular expression').fill('PED-[0-9');
+  // The campaign's screen has other names (its sampling rules'): the pattern's.
+  const patterns = page.getByRole('group', { name: 'Own patterns' });
+  await patterns.getByLabel('Name', { exact: true }).fill('order ref');
+  await patterns.getByLabel('Regular expression').fill('PED-[0-9');
   await page.getByRole('button', { name: 'Save redaction' }).click();
   await visible(page.getByRole('alert').getByText('body.redaction.patterns[0].name'));
   await visible(page.getByRole('alert').getByText('body.redaction.patterns[0].regexp'));
-  await page.getByLabel('Name', { exact: true }).fill('ORDER_REF');
-  await page.getByLabel('Regular expression').fill('PED-[0-9]{6}');
+  await patterns.getByLabel('Name', { exact: true }).fill('ORDER_REF');
+  await patterns.getByLabel('Regular expression').fill('PED-[0-9]{6}');
   await page.getByRole('button', { name: 'Save redaction' }).click();
   await visible(page.getByText('Redaction saved.'));
   await shot(page, 'campaign-redaction');
@@ -1724,7 +1726,8 @@ test('redaction: the data a campaign redacts set on its screen (a bad pattern re
     await es.getByRole('button', { name: 'Editar e2e-redaction' }).click();
     await visible(es.getByRole('heading', { name: 'Anonimización' }));
     check(await es.getByRole('checkbox', { name: 'DNI y NIE [DNI]' }).isChecked(), 'DNI saved');
-    check((await es.getByLabel('Nombre', { exact: true }).inputValue()) === 'ORDER_REF', 'pattern saved');
+    const patterns = es.getByRole('group', { name: 'Patrones propios' });
+    check((await patterns.getByLabel('Nombre', { exact: true }).inputValue()) === 'ORDER_REF', 'pattern saved');
     await shot(es, 'campaign-redaction-es');
     await es.goto(`${base}/app/tasks/${uuid}`);
     await visible(es.getByText('su pedido [ORDER_REF] queda pagado'));
