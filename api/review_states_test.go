@@ -155,3 +155,87 @@ func TestAgentSeesAuditAfterReview(t *testing.T) {
 	slices.Sort(states)
 	require.Equal(t, []string{"reviewed", "validated"}, states)
 }
+
+// TestAgentStatsCountAuditsShown: an agent's (operator's) own dashboard
+// and trends count only the audits they are shown (docs/security.md): an
+// automatic one once an analyst reviewed it, or when its campaign shows
+// those; quality users count every audit.
+func TestAgentStatsCountAuditsShown(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{jobWait: 20 * time.Second})
+	b.startWorkers(t, workers.Deps{})
+	tok := b.qaTeam(t)
+	campaign := campaignID(t, b, tok["sue"])
+	ids := b.auditedChats(t, tok["alice"], "automatic.txt", "reviewed.txt")
+
+	// counted requires that token's figures of bob's tasks count audits
+	// of them, the same in every figure that counts audits, and both
+	// tasks.
+	counted := func(token string, audits int) {
+		t.Helper()
+		r := b.do(t, http.MethodGet, "/stats/dashboard?operator=bob", token, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		d := details(r)
+		require.Equal(t, float64(2), d["tasks"], "the tasks are shown")
+		require.Equal(t, float64(audits), d["audited"])
+		var inRanges, perDay float64
+		for _, bk := range d["score_distribution"].([]any) {
+			inRanges += bk.(map[string]any)["count"].(float64)
+		}
+		for _, day := range d["per_day"].([]any) {
+			perDay += day.(map[string]any)["audited"].(float64)
+		}
+		require.Equal(t, float64(audits), inRanges, "the score ranges")
+		require.Equal(t, float64(audits), perDay, "the days")
+		top := d["operators"].(map[string]any)["top"].([]any)
+		failed := d["criteria_failed"].([]any)
+		if audits == 0 {
+			require.Empty(t, top, "the agents")
+			require.Nil(t, d["average_score"])
+			require.Equal(t, float64(0), d["automatic"].(map[string]any)["verdicts"], "the engine's verdicts")
+			require.Empty(t, failed, "the criteria")
+		} else {
+			require.Equal(t, float64(audits), top[0].(map[string]any)["audited"], "the agents")
+			require.NotNil(t, d["average_score"])
+			require.Positive(t, d["automatic"].(map[string]any)["verdicts"], "the engine's verdicts")
+			for _, c := range failed {
+				require.Equal(t, float64(audits), c.(map[string]any)["judged"], "the criteria")
+			}
+		}
+
+		r = b.do(t, http.MethodGet, "/stats/trends?operator=bob", token, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		d = details(r)
+		agents, criteria := d["agents"].([]any), d["criteria"].([]any)
+		if audits == 0 {
+			require.Empty(t, agents, "the trends' agents")
+			require.Empty(t, criteria, "the trends' criteria")
+			return
+		}
+		require.Len(t, agents, 1)
+		require.Equal(t, float64(audits), agents[0].(map[string]any)["audited"], "the trends' agents")
+		require.NotEmpty(t, criteria)
+		for _, c := range criteria {
+			require.Equal(t, float64(audits), c.(map[string]any)["judged"], "the trends' criteria")
+		}
+	}
+
+	// Both automatic: the agent counts neither.
+	counted(tok["bob"], 0)
+	// One reviewed: that one.
+	r := b.do(t, http.MethodPost, "/tasks/"+ids[1]+"/review", tok["alice"], nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	counted(tok["bob"], 1)
+	for _, who := range []string{"alice", "sue"} {
+		counted(tok[who], 2)
+	}
+	// A campaign that shows automatic audits: both.
+	r = b.json(t, http.MethodPatch, "/campaigns/"+campaign, tok["sue"], map[string]any{"operator_sees_automatic": true})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	counted(tok["bob"], 2)
+	// Hidden again: the reviewed one.
+	require.Equal(t, http.StatusOK, b.json(t, http.MethodPatch, "/campaigns/"+campaign, tok["sue"],
+		map[string]any{"operator_sees_automatic": false}).Status)
+	counted(tok["bob"], 1)
+	counted(tok["alice"], 2)
+}

@@ -86,18 +86,24 @@ func (s *statsResource) register(api huma.API) {
 		"Over the tasks created in [from, to): counts by status, tasks per day (in `tz`), audio minutes, "+
 			"average score and its distribution, approval rate, validations, the criteria failed most, agents by average "+
 			"score, the share of the engine's verdicts confirmed automatically (not marked for review), upload-to-audited "+
-			"time, queue depth and failed jobs. Operators see only their own figures."), s.dashboard)
+			"time, queue depth and failed jobs. Operators see only their own figures, "+
+			agentFigures), s.dashboard)
 	huma.Register(api, statsOperation("/stats/trends", "get-trends", "Agents and criteria week by week", role.Operator,
 		"Over the tasks created in [from, to), cut into the ISO weeks (Monday to Sunday) of `tz`: each "+
 			"agent's audits, average score and approval rate, overall and per week, with their latest week's average and "+
 			"its change from their previous week with audits (sorted and cut as asked); each criterion's audits that "+
-			"judged it and found it not met, overall and per week. Operators see only their own figures."), s.trends)
+			"judged it and found it not met, overall and per week. Operators see only their own figures, "+
+			agentFigures), s.trends)
 	huma.Register(api, statsOperation("/stats/analysts", "get-analyst-stats", "Analysts' productivity", role.Quality,
 		"Over the analyst revisions and validations made in [from, to): per analyst and for everyone, "+
 			"the audits reviewed (distinct tasks with a revision of theirs), the edits, the validations, and the median "+
 			"time from a task's first audit to the analyst's first revision or validation of it (over the reviews whose "+
 			"first action lies in the period)."), s.analysts)
 }
+
+// agentFigures says what an operator's own figures count.
+const agentFigures = "counting only the audits they are shown: an automatic audit (not reviewed by an analyst yet) " +
+	"counts as none unless its campaign shows those (`operator_sees_automatic`)."
 
 // statsOperation describes a GET of statistics for minRole and above.
 func statsOperation(path, id, summary string, minRole role.Role, description string) huma.Operation {
@@ -114,8 +120,8 @@ func (s *statsResource) dashboard(ctx context.Context, in *dashboardInput) (*Out
 	if err != nil {
 		return nil, err
 	}
-	f := db.StatsFilter{From: from, To: to, TZ: loc.String()}
-	if f.CampaignID, f.OperatorID, err = s.scope(ctx, in.Campaign, in.Operator); err != nil {
+	f, err := s.filter(ctx, from, to, loc, in.Campaign, in.Operator)
+	if err != nil {
 		return nil, err
 	}
 	d, err := db.StatsDashboard(ctx, s.pool, f)
@@ -130,8 +136,8 @@ func (s *statsResource) trends(ctx context.Context, in *trendsInput) (*Output[Tr
 	if err != nil {
 		return nil, err
 	}
-	f := db.StatsFilter{From: from, To: to, TZ: loc.String()}
-	if f.CampaignID, f.OperatorID, err = s.scope(ctx, in.Campaign, in.Operator); err != nil {
+	f, err := s.filter(ctx, from, to, loc, in.Campaign, in.Operator)
+	if err != nil {
 		return nil, err
 	}
 	r, err := db.StatsTrends(ctx, s.pool, f, db.AgentOrder{By: in.Sort, Desc: in.Order == "desc", Limit: in.Limit})
@@ -194,6 +200,18 @@ func (s *statsResource) period(fromText, toText, tz string, start func(to time.T
 		return from, to, nil, invalidQuery("from", "must be before to", fromText)
 	}
 	return from, to, loc, nil
+}
+
+// filter selects the figures of the tasks created in [from, to), their
+// days those of loc, as the caller may see them (scope): a user below
+// quality gets their own, counting only the audits they are shown
+// (auditHidden).
+func (s *statsResource) filter(ctx context.Context, from, to time.Time, loc *time.Location, campaign, operator string) (
+	db.StatsFilter, error) {
+	f := db.StatsFilter{From: from, To: to, TZ: loc.String(), AgentView: !principal(ctx).Is(role.Quality)}
+	var err error
+	f.CampaignID, f.OperatorID, err = s.scope(ctx, campaign, operator)
+	return f, err
 }
 
 // scope resolves statistics' campaign (a name) and agent (a user id or

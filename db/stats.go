@@ -26,6 +26,32 @@ type StatsFilter struct {
 	// CampaignID and OperatorID narrow it when set.
 	CampaignID string
 	OperatorID string
+	// AgentView counts only the audits the agent is shown (an operator's
+	// own figures): an audit hidden from them (Task.AuditHiddenFromOperator)
+	// counts as none. Its figures are read from the tasks, which know
+	// review states, not from the rollups, which do not.
+	AgentView bool
+}
+
+// auditBlank is, as JSON, what an agent is not shown of an audit hidden from
+// them (TaskSummary.WithoutAudit): the columns of tasks the figures read of
+// it.
+const auditBlank = `{"score": null, "passed": null, "review_items": null, "judged_criteria": null, ` +
+	`"failed_criteria": null, "engine_verdicts": 0, "engine_confident": 0}`
+
+// task is, in SQL, the row of tasks t as f counts it: for an agent
+// (AgentView) without the audit hidden from them.
+func (f StatsFilter) task() string {
+	if !f.AgentView {
+		return "t"
+	}
+	return "(CASE WHEN " + auditHiddenCond + " THEN jsonb_populate_record(t, '" + auditBlank + "') ELSE t END)"
+}
+
+// readsTasks reports whether f's figures are read from its tasks alone: an
+// agent's, whom the rollups do not keep apart.
+func (f StatsFilter) readsTasks() bool {
+	return f.OperatorID != "" || f.AgentView
 }
 
 // Dashboard is every figure of the dashboard.
@@ -133,8 +159,8 @@ var (
 
 // covered returns the part [lo, hi) of [f.From, f.To) that whole units of r
 // make up, read from r's table; the rest, the edges, is read from tasks.
-// With an agent, whom the rollups do not keep apart, it is empty (lo = hi =
-// f.To): the agent's tasks are read.
+// With an agent (readsTasks) it is empty (lo = hi = f.To): the agent's
+// tasks are read.
 func (f StatsFilter) covered(r rollup) (lo, hi time.Time) {
 	unit := 15 * time.Minute
 	if r.day {
@@ -145,7 +171,7 @@ func (f StatsFilter) covered(r rollup) (lo, hi time.Time) {
 	if lo.Before(f.From) {
 		lo = lo.Add(unit)
 	}
-	if f.OperatorID != "" || !lo.Before(hi) {
+	if f.readsTasks() || !lo.Before(hi) {
 		return f.To, f.To
 	}
 	return lo, hi
@@ -188,7 +214,7 @@ func (f StatsFilter) rows(r rollup, cols string, args *[]any) string {
 		ends = append(ends, "t.created_at >= "+hiTime+" AND t.created_at < "+p(f.To)+"::timestamptz")
 	}
 	if len(ends) > 0 {
-		union += fmt.Sprintf(" UNION ALL SELECT %s FROM tasks t, %s(t, 1) c WHERE (%s)", cols, r.of, strings.Join(ends, " OR "))
+		union += fmt.Sprintf(" UNION ALL SELECT %s FROM tasks t, %s(%s, 1) c WHERE (%s)", cols, r.of, f.task(), strings.Join(ends, " OR "))
 		if campaign != "" {
 			union += " AND t.campaign_id = " + campaign
 		}

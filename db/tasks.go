@@ -545,8 +545,7 @@ func (f TaskFilter) where(args *[]any) string {
 		conds = append(conds, reviewStateConds[f.ReviewState])
 	}
 	if f.AgentView && (f.Passed != nil || f.NeedsReview != nil || f.MinScore != nil || f.MaxScore != nil || f.FailedCriterion != "") {
-		conds = append(conds, "(NOT "+reviewStateConds[ReviewAutomatic]+
-			" OR t.campaign_id IN (SELECT id FROM campaigns WHERE operator_sees_automatic))")
+		conds = append(conds, "NOT "+auditHiddenCond)
 	}
 	return strings.Join(conds, " AND ")
 }
@@ -575,6 +574,11 @@ var reviewStateConds = map[string]string{
 	ReviewReviewed:  "(t.status <> 'validated' AND t.audit_revision IS NOT NULL AND t.reviewed_at IS NOT NULL)",
 	ReviewValidated: "(t.status = 'validated')",
 }
+
+// auditHiddenCond selects the tasks t whose agent is not shown their audit
+// (Task.AuditHiddenFromOperator).
+var auditHiddenCond = "(" + reviewStateConds[ReviewAutomatic] +
+	" AND t.campaign_id NOT IN (SELECT id FROM campaigns WHERE operator_sees_automatic))"
 
 // TaskList returns the page p of the tasks f selects. It returns an error
 // for an unknown p.Sort.

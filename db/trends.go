@@ -163,11 +163,11 @@ func (p *trendsPlan) segment(lo, hi time.Time, minus, plus int32) {
 }
 
 // planTrends plans the reading of weeks, the weeks of f. The rollup does
-// not keep an agent's criteria: for an agent, every week is read from the
-// agent's tasks.
+// not keep an agent's criteria: for an agent (StatsFilter.readsTasks),
+// every week is read from the agent's tasks.
 func planTrends(f StatsFilter, weeks []Week) trendsPlan {
 	var p trendsPlan
-	if f.OperatorID != "" {
+	if f.readsTasks() {
 		for i, w := range weeks {
 			p.segment(w.From, w.To, -1, int32(i))
 		}
@@ -261,12 +261,15 @@ func StatsTrends(ctx context.Context, q DBTX, f StatsFilter, order AgentOrder) (
 		// The segments' tasks' rows of the report's dimensions, as
 		// task_stats_daily_of gives them, summed by segment (the criteria
 		// by their lists first: a third of the time), then taken from one
-		// week and added to the other.
+		// week and added to the other; for an agent (AgentView), without
+		// the audits hidden from them.
+		task := f.task()
 		union = append(union, `SELECT x.week, g.dim, g.key, x.sign * g.n AS n, x.sign * g.total AS total,
 				x.sign * g.passed AS passed
 			FROM (
 				WITH cut AS MATERIALIZED (
-					SELECT s.minus, s.plus, t.operator_id, t.score, t.passed, t.judged_criteria, t.failed_criteria
+					SELECT s.minus, s.plus, `+task+`.operator_id, `+task+`.score, `+task+`.passed, `+task+`.judged_criteria,
+						`+task+`.failed_criteria
 					FROM unnest(`+param(p.lo)+`::timestamptz[], `+param(p.hi)+`::timestamptz[], `+param(p.minus)+`::int[], `+
 			param(p.plus)+`::int[]) s (lo, hi, minus, plus)
 					JOIN tasks t ON t.created_at >= s.lo AND t.created_at < s.hi`+scope("t")+agent+`
