@@ -657,11 +657,23 @@ func taskListText(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks 
 	if err != nil {
 		return nil, 0, false, err
 	}
+	// selected is the planner's estimate of the tasks f selects, asked
+	// once: to choose how to read the page, and as its total.
+	selected := int64(-1)
+	plannedSelected := func() (int64, error) {
+		if selected < 0 {
+			var args []any
+			n, err := taskCountPlanned(ctx, q, f.from(), f.where(&args), args)
+			if err != nil {
+				return 0, err
+			}
+			selected = n
+		}
+		return selected, nil
+	}
 	spans := p.Sort == TaskSortCreatedAt && planned <= 2*int64(searchExactly)
-	selected := planned // the planner's estimate of the tasks f selects
 	if spans {
-		args = nil
-		if selected, err = taskCountPlanned(ctx, q, f.from(), f.where(&args), args); err != nil {
+		if _, err := plannedSelected(); err != nil {
 			return nil, 0, false, err
 		}
 		// The other filters keep too few of the tasks found for a span
@@ -687,8 +699,7 @@ func taskListText(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks 
 		return tasks, int64(p.Skip + len(tasks)), false, err
 	}
 	// Too many tasks have the words to count them one by one.
-	args = nil
-	total, err = taskCountPlanned(ctx, q, f.from(), f.where(&args), args)
+	total, err = plannedSelected()
 	return tasks, max(total, int64(p.Skip+len(tasks))), true, err
 }
 
