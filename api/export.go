@@ -113,7 +113,7 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 		tasks := 0
 		var blind map[string]bool
 		if err == nil && mine {
-			blind, err = db.CalibrationBlindTasks(ctx, t.pool, principal(ctx).User.ID)
+			blind, err = calibrationBlind(ctx, t.pool)
 		}
 		if err == nil && mine {
 			err = db.TaskExport(r.Context(), t.pool, f, in.Shape == exportLong, func(e db.ExportRow) error {

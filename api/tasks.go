@@ -305,7 +305,7 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 			return nil, err
 		}
 	}
-	blind, err := db.CalibrationBlindTasks(ctx, t.pool, principal(ctx).User.ID)
+	blind, err := calibrationBlind(ctx, t.pool)
 	if err != nil {
 		return nil, err
 	}
@@ -675,6 +675,16 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 // those (operator_sees_automatic).
 func auditHidden(ctx context.Context, task db.Task) bool {
 	return !principal(ctx).Is(role.Quality) && task.AuditHiddenFromOperator()
+}
+
+// calibrationBlind returns the tasks whose audit open calibration
+// sessions hide from the caller (db.CalibrationBlindTasks): none below
+// quality, who take no part in sessions.
+func calibrationBlind(ctx context.Context, q db.DBTX) (map[string]bool, error) {
+	if !principal(ctx).Is(role.Quality) {
+		return nil, nil
+	}
+	return db.CalibrationBlindTasks(ctx, q, principal(ctx).User.ID)
 }
 
 // summaryFor is task's summary as the caller may see it (auditHidden).
