@@ -2,9 +2,11 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/jackc/pgx/v5"
@@ -37,13 +39,21 @@ func (b *bulkResource) register(api huma.API) {
 		"either `task_uuids` (1 to 1,000, no repeats) or `filter`, the task list's query string (`status=failed&campaign=default`: " +
 		"the filters of GET /tasks, checked by the same rules), resolved by the job: any number of tasks, those created " +
 		"before the request. Actions: `reaudit` (a new engine revision against the campaign's current scorecard), " +
-		"`retry` (as POST /tasks/{uuid}/retry), `assign` (to the analyst `assignee`; supervisor role or above) and " +
-		"`validate` (with `notes`, as POST /validate-audit, e-mails included). `reaudit` and `validate` cannot be undone " +
+		"`retry` (as POST /tasks/{uuid}/retry), `assign` (to the analyst `assignee`; supervisor role or above), " +
+		"`unassign` (assigned to no one, without a due date; supervisor role or above) and `validate` (with `notes`, as POST /validate-audit, e-mails included). `reaudit` and `validate` cannot be undone " +
 		"and need `\"confirm\": true`. Progress: GET /bulk-actions/{id} and `bulk_action.updated` events (about once a " +
 		"second, and at the end, when the requester is notified). Nothing is stored when the request is refused."
 	op.DefaultStatus = http.StatusAccepted
 	op.Tags = []string{"bulk actions"}
 	huma.Register(api, op, b.create)
+
+	op = operation(http.MethodGet, "/bulk-actions", "list-bulk-actions", "List bulk actions, newest first", role.Quality,
+		http.StatusBadRequest)
+	op.Description += " The caller's own bulk actions; supervisors and above list anyone's (`requested_by` narrows them " +
+		"to one requester's). Filters: `status`, `action`. Pages with the `next` of the previous page as `cursor`. Each " +
+		"action as GET /bulk-actions/{id} shows it, without its task ids."
+	op.Tags = []string{"bulk actions"}
+	huma.Register(api, op, b.list)
 
 	op = operation(http.MethodGet, "/bulk-actions/{id}", "get-bulk-action", "Get a bulk action and its progress", role.Quality,
 		http.StatusBadRequest, http.StatusNotFound)
@@ -54,7 +64,10 @@ func (b *bulkResource) register(api huma.API) {
 	op = operation(http.MethodGet, "/bulk-actions/{id}/items", "list-bulk-action-items", "List a bulk action's results by task",
 		role.Quality, http.StatusBadRequest, http.StatusNotFound)
 	op.Description += " The result of each task done so far, in task id order, of one `outcome` if given; pages with " +
-		"the `next` of the previous page as `cursor`. Whoever may read the action may read its results."
+		"the `next` of the previous page as `cursor`. Whoever may read the action may read its results. Each `message` is " +
+		"written in the caller's language (their locale) from the result's `code` and `params`. The results of an action " +
+		"that ended more than BULK_RESULTS_DAYS days ago are deleted: the list is then empty and `results_deleted_at` " +
+		"says when they were."
 	op.Tags = []string{"bulk actions"}
 	huma.Register(api, op, b.items)
 
@@ -69,7 +82,7 @@ func (b *bulkResource) register(api huma.API) {
 
 // BulkActionRequest is the body of POST /bulk-actions.
 type BulkActionRequest struct {
-	Action    string   `json:"action" enum:"reaudit,retry,assign,validate" doc:"What to do to every task"`
+	Action    string   `json:"action" enum:"reaudit,retry,assign,unassign,validate" doc:"What to do to every task"`
 	TaskUUIDs []string `json:"task_uuids,omitempty" format:"uuid" minItems:"1" maxItems:"1000" uniqueItems:"true" doc:"The tasks, by id (1 to 1,000, no repeats); or give filter"`
 	Filter    *string  `json:"filter,omitempty" maxLength:"4000" doc:"The tasks GET /tasks lists with this query string (its filters only: status=failed&campaign=default); empty for every task. Or give task_uuids" example:"status=failed&campaign=default"`
 	Assignee  string   `json:"assignee,omitempty" maxLength:"200" doc:"assign: the analyst (user id or username) to assign the tasks to, a user of the quality role or above"`
@@ -81,24 +94,35 @@ type createBulkInput struct {
 	Body BulkActionRequest
 }
 
+// BulkActionSummary is a bulk action as lists show it: what it does, to
+// which tasks (by filter, or how many by id), and how far it has got.
+type BulkActionSummary struct {
+	db.BulkProgress
+	AssigneeID       string     `json:"assignee_id,omitempty" doc:"assign: the analyst's user id"`
+	Notes            string     `json:"notes,omitempty" doc:"validate: the notes"`
+	Filter           *string    `json:"filter,omitempty" doc:"The task list's query string that selects the tasks, when given by filter (its parameters sorted, empty ones left out); tasks created after the request are not part of it"`
+	JobID            int64      `json:"job_id,omitempty" doc:"The bulk_action job (GET /admin/jobs/{id})"`
+	ResultsDeletedAt *time.Time `json:"results_deleted_at,omitempty" doc:"When its per-task results were deleted, BULK_RESULTS_DAYS days after it ended; the action and its counts stay"`
+}
+
 // BulkActionView is a bulk action: what it does, to which tasks, and how
 // far it has got.
 type BulkActionView struct {
-	db.BulkProgress
-	AssigneeID string   `json:"assignee_id,omitempty" doc:"assign: the analyst's user id"`
-	Notes      string   `json:"notes,omitempty" doc:"validate: the notes"`
-	TaskUUIDs  []string `json:"task_uuids,omitempty" doc:"The tasks, when given by id"`
-	Filter     *string  `json:"filter,omitempty" doc:"The task list's query string that selects the tasks, when given by filter (its parameters sorted, empty ones left out); tasks created after the request are not part of it"`
-	JobID      int64    `json:"job_id,omitempty" doc:"The bulk_action job (GET /admin/jobs/{id})"`
+	BulkActionSummary
+	TaskUUIDs []string `json:"task_uuids,omitempty" doc:"The tasks, when given by id"`
 }
 
-func bulkView(a db.BulkAction) BulkActionView {
-	v := BulkActionView{BulkProgress: a.BulkProgress, AssigneeID: a.Params.AssigneeID, Notes: a.Params.Notes,
-		TaskUUIDs: a.TaskUUIDs, JobID: a.JobID}
+func bulkSummary(a db.BulkAction) BulkActionSummary {
+	v := BulkActionSummary{BulkProgress: a.BulkProgress, AssigneeID: a.Params.AssigneeID, Notes: a.Params.Notes,
+		JobID: a.JobID, ResultsDeletedAt: a.ResultsDeletedAt}
 	if a.Filter != nil {
 		v.Filter = &a.FilterQuery
 	}
 	return v
+}
+
+func bulkView(a db.BulkAction) BulkActionView {
+	return BulkActionView{BulkActionSummary: bulkSummary(a), TaskUUIDs: a.TaskUUIDs}
 }
 
 func (b *bulkResource) create(ctx context.Context, in *createBulkInput) (*Output[BulkActionView], error) {
@@ -277,6 +301,64 @@ func (b *bulkResource) get(ctx context.Context, in *bulkInput) (*Output[BulkActi
 	return ok(bulkView(a)), nil
 }
 
+type listBulkInput struct {
+	Status      string `query:"status" enum:"queued,running,done,failed,cancelled" doc:"Only the actions in this status"`
+	Action      string `query:"action" enum:"reaudit,retry,assign,unassign,validate" doc:"Only the actions of this kind"`
+	RequestedBy string `query:"requested_by" maxLength:"200" doc:"Only the actions of this requester (user id or username); below supervisor, only the caller themselves"`
+	Cursor      string `query:"cursor" format:"uuid" doc:"The next value of the previous page, to continue after it"`
+	Limit       int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"Page size"`
+}
+
+// BulkActionList is a page of bulk actions, newest first.
+type BulkActionList struct {
+	Items []BulkActionSummary `json:"items" doc:"Newest first"`
+	// Next continues after this page; absent on the last page.
+	Next  string `json:"next,omitempty" format:"uuid" doc:"Pass as cursor to get the next page; absent on the last page"`
+	Limit int    `json:"limit"`
+}
+
+func (b *bulkResource) list(ctx context.Context, in *listBulkInput) (*Output[BulkActionList], error) {
+	p := principal(ctx)
+	lead := p.Is(role.Supervisor)
+	f := db.BulkActionFilter{Status: in.Status, Action: in.Action}
+	if !lead {
+		f.RequestedBy = p.User.ID
+	}
+	if in.RequestedBy != "" {
+		id, err := resolveOperator(ctx, b.pool, in.RequestedBy, "query.requested_by")
+		if err != nil {
+			return nil, err
+		}
+		if !lead && id != p.User.ID {
+			return nil, Errorf(CodeForbidden, fmt.Sprintf("the bulk actions of others are listed to supervisors and above; you have %s", p.Role)).
+				WithDetail("query.requested_by", "names someone else: give your own user id or leave it out", in.RequestedBy)
+		}
+		f.RequestedBy = id
+	}
+	if in.Cursor != "" {
+		// A cursor is an action the caller may read: the page goes on
+		// below it, whatever the filters.
+		if _, err := b.visible(ctx, in.Cursor); err != nil {
+			if e, isAPI := errors.AsType[*Error](err); isAPI && e.Code == CodeNotFound {
+				return nil, invalidQuery("cursor", "is not a cursor this service returned", in.Cursor)
+			}
+			return nil, err
+		}
+		f.Before = strings.ToLower(in.Cursor)
+	}
+	actions, err := db.BulkActionList(ctx, b.pool, f, in.Limit+1)
+	if err != nil {
+		return nil, err
+	}
+	summaries := make([]BulkActionSummary, len(actions))
+	for i, a := range actions {
+		summaries[i] = bulkSummary(a)
+	}
+	out := BulkActionList{Limit: in.Limit}
+	out.Items, out.Next = cut(summaries, in.Limit, func(s BulkActionSummary) string { return s.ID })
+	return ok(out), nil
+}
+
 type bulkItemsInput struct {
 	ID      string `path:"id" format:"uuid" doc:"The bulk action's id"`
 	Outcome string `query:"outcome" enum:"succeeded,skipped,failed" doc:"Only the results of this outcome"`
@@ -290,6 +372,8 @@ type BulkItemList struct {
 	// Next continues after this page; absent on the last page.
 	Next  string `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
 	Limit int    `json:"limit"`
+	// ResultsDeletedAt says the results were deleted, and when.
+	ResultsDeletedAt *time.Time `json:"results_deleted_at,omitempty" doc:"Set when the action's results were deleted (BULK_RESULTS_DAYS days after it ended): items is then empty, though its counts say how many there were"`
 }
 
 func (b *bulkResource) items(ctx context.Context, in *bulkItemsInput) (*Output[BulkItemList], error) {
@@ -297,15 +381,21 @@ func (b *bulkResource) items(ctx context.Context, in *bulkItemsInput) (*Output[B
 	if err != nil {
 		return nil, err
 	}
+	out := BulkItemList{Items: []db.BulkItem{}, Limit: in.Limit, ResultsDeletedAt: a.ResultsDeletedAt}
+	if a.ResultsDeletedAt != nil {
+		return ok(out), nil
+	}
 	list, err := db.BulkItemList(ctx, b.pool, a.ID, in.Outcome, strings.ToLower(in.Cursor), in.Limit+1)
 	if err != nil {
 		return nil, err
 	}
-	out := BulkItemList{Items: list, Limit: in.Limit}
-	if len(list) > in.Limit {
-		out.Items = list[:in.Limit]
-		out.Next = out.Items[in.Limit-1].TaskUUID
+	locale := principal(ctx).User.Locale
+	for i := range list {
+		if t, ok := bulk.Text(list[i].BulkReason); ok {
+			list[i].Message = t.In(locale)
+		}
 	}
+	out.Items, out.Next = cut(list, in.Limit, func(i db.BulkItem) string { return i.TaskUUID })
 	return ok(out), nil
 }
 

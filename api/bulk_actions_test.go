@@ -558,3 +558,63 @@ func TestBulkProgressReachesTheStream(t *testing.T) {
 		break
 	}
 }
+
+func TestBulkUnassign(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.startWorkers(t, bulkDeps)
+	alice, _, _ := b.users(t)
+	sue := b.issuer.token(t, "sue", "supervisor")
+	maria := b.issuer.token(t, "maria", "quality")
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", maria, nil).Status)
+	ids := b.uploadChats(t, alice, nil, "a.txt", "b.txt", "c.txt")
+	for _, id := range ids {
+		b.waitStatus(t, alice, id, "audited")
+	}
+	// Two assigned to maria, one with a due date (as sampling assigns).
+	ctx := context.Background()
+	due := time.Now().Add(72 * time.Hour)
+	_, err := db.TaskAssign(ctx, b.pool, ids[0], "maria", &due)
+	require.NoError(t, err)
+	_, err = db.TaskAssign(ctx, b.pool, ids[1], "maria", nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, details(b.do(t, http.MethodGet, "/tasks/"+ids[0], alice, nil))["due_at"])
+	updates := func(id string) int {
+		return b.count(t, `SELECT count(*) FROM events WHERE type = 'task.updated' AND data->>'uuid' = $1`, id)
+	}
+	before := []int{updates(ids[0]), updates(ids[1]), updates(ids[2])}
+
+	// Taking work back is a supervisor's, as giving it is; it takes no assignee.
+	r := b.json(t, http.MethodPost, "/bulk-actions", alice, map[string]any{"action": "unassign", "task_uuids": ids})
+	requireError(t, r, http.StatusForbidden, CodeForbidden)
+	require.Contains(t, r.Body["message"], "unassign needs the supervisor role")
+	r = b.json(t, http.MethodPost, "/bulk-actions", sue, map[string]any{"action": "unassign", "task_uuids": ids, "assignee": "maria"})
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.RawBody, `"body.assignee"`)
+
+	a := b.bulkAction(t, sue, map[string]any{"action": "unassign", "task_uuids": ids})
+	require.Equal(t, "unassign", a["action"])
+	a = b.bulkEnded(t, sue, a["id"].(string))
+	require.Equal(t, "unassign done: matched 3, 2 succeeded, 1 skipped, 0 failed", tally(a))
+	require.Equal(t, map[string]string{ids[0]: "succeeded: no longer assigned to maria", ids[1]: "succeeded: no longer assigned to maria",
+		ids[2]: "skipped: it is not assigned to anyone"}, b.bulkResults(t, sue, a["id"].(string), ""))
+	// The assignee and the due date are gone; a task.updated event each.
+	for _, id := range ids[:2] {
+		task := details(b.do(t, http.MethodGet, "/tasks/"+id, alice, nil))
+		require.Nil(t, task["assignee_id"])
+		require.Nil(t, task["assigned_at"])
+		require.Nil(t, task["due_at"])
+	}
+	require.Equal(t, []int{before[0] + 1, before[1] + 1, before[2]}, []int{updates(ids[0]), updates(ids[1]), updates(ids[2])})
+	require.EqualValues(t, 0, details(b.do(t, http.MethodGet, "/tasks?assignee=maria", alice, nil))["total"])
+	require.Empty(t, items(t, b.do(t, http.MethodGet, "/reviews/mine", maria, nil)), "her queue is empty")
+	notes := texts(items(t, b.do(t, http.MethodGet, "/notifications", sue, nil)))
+	require.Contains(t, notes, "Bulk action “unassign” on 3 tasks finished: 2 succeeded, 1 skipped, 0 failed.")
+
+	// By filter: every task of an analyst's.
+	_, err = db.TaskAssign(ctx, b.pool, ids[2], "maria", nil)
+	require.NoError(t, err)
+	a = b.bulkAction(t, sue, map[string]any{"action": "unassign", "filter": "assignee=maria"})
+	require.Equal(t, "unassign done: matched 1, 1 succeeded, 0 skipped, 0 failed", tally(b.bulkEnded(t, sue, a["id"].(string))))
+	require.Nil(t, details(b.do(t, http.MethodGet, "/tasks/"+ids[2], alice, nil))["assignee_id"])
+}

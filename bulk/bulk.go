@@ -6,8 +6,6 @@
 package bulk
 
 import (
-	"fmt"
-
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/role"
@@ -22,19 +20,21 @@ const (
 	Retry = "retry"
 	// Assign assigns a task to an analyst.
 	Assign = "assign"
+	// Unassign leaves a task assigned to no one, without a due date.
+	Unassign = "unassign"
 	// Validate validates a task's audit with notes, e-mailing the result.
 	Validate = "validate"
 )
 
 // Actions returns the actions, in the order the documentation lists them.
-func Actions() []string { return []string{Reaudit, Retry, Assign, Validate} }
+func Actions() []string { return []string{Reaudit, Retry, Assign, Unassign, Validate} }
 
 // LeastRole is the least role action needs: that of the operation doing
 // it to one task (POST /tasks/{uuid}/retry and POST /validate-audit:
 // quality), quality for a re-audit, which an analyst may ask for too, and
-// supervisor for assigning analysts their work.
+// supervisor for assigning analysts their work or taking it back.
 func LeastRole(action string) role.Role {
-	if action == Assign {
+	if action == Assign || action == Unassign {
 		return role.Supervisor
 	}
 	return role.Quality
@@ -45,59 +45,66 @@ func LeastRole(action string) role.Role {
 // confirm it.
 func Irreversible(action string) bool { return action == Reaudit || action == Validate }
 
-// Forbidden says why user u may not run action on task, "" when they may:
-// a deactivated user, a role below the action's, or a task the role does
-// not see (below quality, only the tasks where they are the agent).
-func Forbidden(u db.User, action string, task db.Task) string {
+// Forbidden says why user u may not run action on task, the zero reason
+// when they may: a deactivated user, a role below the action's, or a task
+// the role does not see (below quality, only the tasks where they are the
+// agent).
+func Forbidden(u db.User, action string, task db.Task) db.BulkReason {
 	r := role.Highest(u.Roles)
 	switch least := LeastRole(action); {
 	case !u.Active:
-		return fmt.Sprintf("the requester (%s) is deactivated", u.ID)
+		return reason(RequesterDeactivated, db.BulkReasonParams{Requester: u.ID})
 	case r < least:
-		return fmt.Sprintf("the requester (%s) no longer has the %s role, which %s needs", u.ID, least, action)
+		return reason(RequesterRole, db.BulkReasonParams{Requester: u.ID, Role: least.String(), Action: action})
 	case r < role.Quality && task.OperatorID != u.ID:
-		return fmt.Sprintf("the requester (%s) may not see this task", u.ID)
+		return reason(RequesterCannotSee, db.BulkReasonParams{Requester: u.ID})
 	}
-	return ""
+	return db.BulkReason{}
 }
 
 // Skip says why action, with parameters p, does not apply to task as it
-// is, "" when it does.
-func Skip(action string, p db.BulkParams, task db.Task) string {
+// is, the zero reason when it does.
+func Skip(action string, p db.BulkParams, task db.Task) db.BulkReason {
+	status := db.BulkReasonParams{Status: task.Status}
 	switch action {
 	case Reaudit:
 		switch task.Status {
 		case db.TaskAudited:
-			return ""
+			return db.BulkReason{}
 		case db.TaskValidated:
-			return "it is validated: its audit can no longer change"
+			return reason(AuditValidated, db.BulkReasonParams{})
 		case db.TaskFailed:
-			return "it has failed: retry it instead"
+			return reason(TaskFailed, db.BulkReasonParams{})
 		}
-		return fmt.Sprintf("it is %s: its first audit is still to come", task.Status)
+		return reason(NotAuditedYet, status)
 	case Retry:
 		if task.Status != db.TaskFailed {
-			return fmt.Sprintf("it is %s: only a failed task can be retried", task.Status)
+			return reason(NotFailed, status)
 		}
 	case Assign:
 		if task.AssigneeID == p.AssigneeID {
-			return fmt.Sprintf("it is assigned to %s already", p.AssigneeID)
+			return reason(AssignedAlready, db.BulkReasonParams{AssigneeID: p.AssigneeID})
+		}
+	case Unassign:
+		if task.AssigneeID == "" {
+			return reason(NotAssigned, db.BulkReasonParams{})
 		}
 	case Validate:
 		switch task.Status {
 		case db.TaskAudited:
-			return ""
+			return db.BulkReason{}
 		case db.TaskValidated:
-			return "it is validated already"
+			return reason(ValidatedAlready, db.BulkReasonParams{})
 		}
-		return fmt.Sprintf("it is %s: only an audited task can be validated", task.Status)
+		return reason(NotAudited, status)
 	}
-	return ""
+	return db.BulkReason{}
 }
 
 // names are the actions as a notification names them.
 var names = map[string]l10n.Text{
-	Reaudit: l10n.T("re-audit"), Retry: l10n.T("retry"), Assign: l10n.T("assign"), Validate: l10n.T("validate"),
+	Reaudit: l10n.T("re-audit"), Retry: l10n.T("retry"), Assign: l10n.T("assign"), Unassign: l10n.T("unassign"),
+	Validate: l10n.T("validate"),
 }
 
 // Notice is the notification that tells a's requester how it ended (done,

@@ -109,6 +109,10 @@ type Config struct {
 	// SamplingInterval is how often the sampling rules pick tasks for
 	// review (SAMPLING_INTERVAL). Defaults to 5m; at least 1s.
 	SamplingInterval time.Duration
+	// BulkResultsDays is how many days after a bulk action ends its
+	// per-task results are kept (BULK_RESULTS_DAYS); the action and its
+	// counts stay. Defaults to 90; 1 to 36500.
+	BulkResultsDays int
 	// UserSyncInterval is how often users are synced from the directory
 	// (USER_SYNC_INTERVAL). Defaults to 1h; at least 1m.
 	UserSyncInterval time.Duration
@@ -281,6 +285,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		DirectorySubjectAttribute: e.str("DIRECTORY_SUBJECT_ATTRIBUTE", "id"),
 		UserSyncInterval:          e.duration("USER_SYNC_INTERVAL", time.Hour),
 		SamplingInterval:          e.duration("SAMPLING_INTERVAL", 5*time.Minute),
+		BulkResultsDays:           e.integer("BULK_RESULTS_DAYS", 90),
 
 		AuditorEngine:                e.str("AUDITOR_ENGINE", "rules"),
 		ReviewConfidence:             e.fraction("AUDIT_REVIEW_CONFIDENCE", 0.8),
@@ -414,6 +419,9 @@ func (c Config) validate() error {
 	}
 	if c.SamplingInterval < time.Second {
 		return fmt.Errorf("SAMPLING_INTERVAL: %s is shorter than 1s", c.SamplingInterval)
+	}
+	if c.BulkResultsDays < 1 || c.BulkResultsDays > 36500 {
+		return fmt.Errorf("BULK_RESULTS_DAYS: %d is outside 1..36500", c.BulkResultsDays)
 	}
 	return c.validateDirectory()
 }

@@ -51,6 +51,7 @@ func TestDefaults(t *testing.T) {
 	require.Empty(t, c.ValidationBcc)
 	require.Equal(t, 10, c.ValidationMaxAttachments)
 	require.Equal(t, int64(25<<20), c.ValidationMaxAttachmentBytes)
+	require.Equal(t, 90, c.BulkResultsDays)
 	require.NoError(t, c.ValidateAuth())
 }
 
@@ -113,6 +114,9 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"USER_SYNC_INTERVAL": "hourly"}), "USER_SYNC_INTERVAL"},
 		{base(map[string]string{"SAMPLING_INTERVAL": "500ms"}), "SAMPLING_INTERVAL"},
 		{base(map[string]string{"SAMPLING_INTERVAL": "often"}), "SAMPLING_INTERVAL"},
+		{base(map[string]string{"BULK_RESULTS_DAYS": "0"}), "BULK_RESULTS_DAYS"},
+		{base(map[string]string{"BULK_RESULTS_DAYS": "36501"}), "BULK_RESULTS_DAYS"},
+		{base(map[string]string{"BULK_RESULTS_DAYS": "a month"}), "BULK_RESULTS_DAYS"},
 		{base(map[string]string{"BLOB_URL": "gs://bucket"}), "BLOB_URL"},
 		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "lots"}), "UPLOAD_MAX_FILE_BYTES"},
 		{base(map[string]string{"UPLOAD_MAX_FILE_BYTES": "0"}), "UPLOAD_MAX_FILE_BYTES"},

@@ -37,7 +37,7 @@ const EventBulkActionUpdated = "bulk_action.updated"
 // /bulk-actions/{id} shows of it and its bulk_action.updated events carry.
 type BulkProgress struct {
 	ID          string `json:"id" format:"uuid"`
-	Action      string `json:"action" enum:"reaudit,retry,assign,validate"`
+	Action      string `json:"action" enum:"reaudit,retry,assign,unassign,validate"`
 	Status      string `json:"status" enum:"queued,running,done,failed,cancelled"`
 	RequestedBy string `json:"requested_by" doc:"The user id of who asked for it"`
 	// Matched is nil until the job has counted a filter's tasks.
@@ -92,11 +92,15 @@ type BulkAction struct {
 	// start.
 	After *TaskCursor
 	JobID int64
+	// ResultsDeletedAt is when its per-task results were deleted
+	// (BulkResultsDelete), nil while they are kept.
+	ResultsDeletedAt *time.Time
 }
 
 const bulkColumns = `id, action, status, requested_by, matched, done, succeeded, skipped, failed, COALESCE(error, ''),
 	COALESCE(cancelled_by, ''), created_at, started_at, finished_at, updated_at,
-	parameters, task_uuids::text[], filter, COALESCE(filter_query, ''), after_value, after_uuid::text, COALESCE(job_id, 0)`
+	parameters, task_uuids::text[], filter, COALESCE(filter_query, ''), after_value, after_uuid::text, COALESCE(job_id, 0),
+	results_deleted_at`
 
 func scanBulkAction(row pgx.Row) (BulkAction, error) {
 	var a BulkAction
@@ -104,7 +108,7 @@ func scanBulkAction(row pgx.Row) (BulkAction, error) {
 	var afterValue, afterUUID *string
 	err := row.Scan(&a.ID, &a.Action, &a.Status, &a.RequestedBy, &a.Matched, &a.Done, &a.Succeeded, &a.Skipped, &a.Failed,
 		&a.Error, &a.CancelledBy, &a.CreatedAt, &a.StartedAt, &a.FinishedAt, &a.UpdatedAt,
-		&params, &a.TaskUUIDs, &filter, &a.FilterQuery, &afterValue, &afterUUID, &a.JobID)
+		&params, &a.TaskUUIDs, &filter, &a.FilterQuery, &afterValue, &afterUUID, &a.JobID, &a.ResultsDeletedAt)
 	if err != nil {
 		return BulkAction{}, err
 	}
@@ -290,22 +294,65 @@ func BulkEventInsert(ctx context.Context, q DBTX, p BulkProgress) error {
 	return EventInsert(ctx, q, EventBulkActionUpdated, Audience{UserID: p.RequestedBy, MinRole: &supervisor}, p)
 }
 
+// BulkReason is what a bulk action's result on a task says, as a stable
+// code and its parameters; package bulk writes it in a language. The zero
+// BulkReason says nothing.
+type BulkReason struct {
+	Code   string           `json:"code,omitempty" doc:"What the message says, as a stable code (package bulk lists them: skipped and failed ones such as not_failed, not_assigned, requester_deactivated, refused; succeeded ones such as assigned, unassigned); absent on results recorded before codes were"`
+	Params BulkReasonParams `json:"params,omitzero" doc:"The code's parameters"`
+}
+
+// BulkReasonParams are the parameters of a BulkReason, each set by the
+// codes that take it.
+type BulkReasonParams struct {
+	// Status is the task's status, when it is the reason.
+	Status string `json:"status,omitempty" doc:"The task's status"`
+	// Requester and Role name the requester and the role they lack.
+	Requester string `json:"requester,omitempty" doc:"The requester's user id"`
+	Role      string `json:"role,omitempty" doc:"The role the action needs"`
+	// Action is the bulk action, when the reason names it.
+	Action string `json:"action,omitempty" doc:"The action"`
+	// AssigneeID is the analyst assigned, or unassigned.
+	AssigneeID string `json:"assignee_id,omitempty" doc:"The analyst's user id"`
+	// Revision, Score, Passed, PassingScore and ScorecardVersion are a
+	// re-audit's new revision.
+	Revision         int      `json:"revision,omitempty" doc:"The audit's new revision"`
+	Score            *float64 `json:"score,omitempty" doc:"Its score"`
+	Passed           *bool    `json:"passed,omitempty" doc:"Whether it passed"`
+	PassingScore     *float64 `json:"passing_score,omitempty" doc:"The campaign's passing score"`
+	ScorecardVersion int      `json:"scorecard_version,omitempty" doc:"The scorecard version it was judged against"`
+	// Recipients are the addresses a validation's e-mail goes to.
+	Recipients []string `json:"recipients,omitempty" doc:"The addresses of the validation's e-mail"`
+	// Campaign is the task's campaign, by name.
+	Campaign string `json:"campaign,omitempty" doc:"The task's campaign"`
+	// Error is what refused the task, in English: a rule of the service or
+	// the audit engine.
+	Error string `json:"error,omitempty" doc:"What refused it, in English"`
+}
+
 // BulkItem is the result of a bulk action on one task.
 type BulkItem struct {
-	TaskUUID string    `json:"task_uuid" format:"uuid"`
-	FileName string    `json:"file_name"`
-	Outcome  string    `json:"outcome" enum:"succeeded,skipped,failed"`
-	Message  string    `json:"message,omitempty" doc:"What was done, or why not"`
-	At       time.Time `json:"at"`
+	TaskUUID string `json:"task_uuid" format:"uuid"`
+	FileName string `json:"file_name"`
+	Outcome  string `json:"outcome" enum:"succeeded,skipped,failed"`
+	BulkReason
+	// Message is stored in English; the API writes it from the code in
+	// the reader's language.
+	Message string    `json:"message,omitempty" doc:"What was done, or why not, in the reader's language (their locale); in English on results recorded before codes were"`
+	At      time.Time `json:"at"`
 }
 
 // BulkItemInsert records the outcome of bulk action bulkID on task, with
-// message, unless one is recorded already; it reports whether it was
-// recorded now.
-func BulkItemInsert(ctx context.Context, q DBTX, bulkID, task, outcome, message string) (bool, error) {
+// its reason and message (its English text), unless one is recorded
+// already; it reports whether it was recorded now.
+func BulkItemInsert(ctx context.Context, q DBTX, bulkID, task, outcome string, reason BulkReason, message string) (bool, error) {
+	params, err := json.Marshal(reason.Params)
+	if err != nil {
+		return false, err
+	}
 	tag, err := q.Exec(ctx, `
-		INSERT INTO bulk_action_items (bulk_id, task_uuid, outcome, message) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (bulk_id, task_uuid) DO NOTHING`, bulkID, task, outcome, message)
+		INSERT INTO bulk_action_items (bulk_id, task_uuid, outcome, code, params, message) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (bulk_id, task_uuid) DO NOTHING`, bulkID, task, outcome, nullIfEmpty(reason.Code), params, message)
 	return tag.RowsAffected() == 1, err
 }
 
@@ -328,7 +375,7 @@ func BulkItemList(ctx context.Context, q DBTX, bulkID, outcome, after string, li
 		only = &outcome
 	}
 	rows, err := q.Query(ctx, `
-		SELECT i.task_uuid::text, t.file_name, i.outcome, i.message, i.at
+		SELECT i.task_uuid::text, t.file_name, i.outcome, COALESCE(i.code, ''), i.params, i.message, i.at
 		FROM bulk_action_items i JOIN tasks t ON t.uuid = i.task_uuid
 		WHERE i.bulk_id = $1 AND ($2::text IS NULL OR i.outcome = $2) AND ($3::uuid IS NULL OR i.task_uuid > $3::uuid)
 		ORDER BY i.task_uuid LIMIT $4`, bulkID, only, start, limit)
@@ -337,7 +384,60 @@ func BulkItemList(ctx context.Context, q DBTX, bulkID, outcome, after string, li
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (BulkItem, error) {
 		var i BulkItem
-		err := row.Scan(&i.TaskUUID, &i.FileName, &i.Outcome, &i.Message, &i.At)
-		return i, err
+		var params []byte
+		if err := row.Scan(&i.TaskUUID, &i.FileName, &i.Outcome, &i.Code, &params, &i.Message, &i.At); err != nil || params == nil {
+			return i, err
+		}
+		return i, json.Unmarshal(params, &i.Params)
 	})
+}
+
+// BulkActionFilter selects bulk actions: each field set narrows the list.
+type BulkActionFilter struct {
+	// RequestedBy is the requester's user id.
+	RequestedBy string
+	// Status and Action are the action's status and kind.
+	Status, Action string
+	// Before is the id of the action the page continues after: the list
+	// holds the actions created before it.
+	Before string
+}
+
+// BulkActionList returns up to limit bulk actions f selects, newest first
+// (by creation, then id).
+func BulkActionList(ctx context.Context, q DBTX, f BulkActionFilter, limit int) ([]BulkAction, error) {
+	rows, err := q.Query(ctx, `SELECT `+bulkColumns+` FROM bulk_actions
+		WHERE ($1::text IS NULL OR requested_by = $1) AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR action = $3)
+			AND ($4::uuid IS NULL OR (created_at, id) < (SELECT created_at, id FROM bulk_actions WHERE id = $4))
+		ORDER BY created_at DESC, id DESC LIMIT $5`,
+		nullIfEmpty(f.RequestedBy), nullIfEmpty(f.Status), nullIfEmpty(f.Action), nullIfEmpty(f.Before), limit)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (BulkAction, error) { return scanBulkAction(row) })
+}
+
+// BulkResultsExpired returns up to limit bulk actions that ended more than
+// days ago and still keep their per-task results, those that ended first
+// first.
+func BulkResultsExpired(ctx context.Context, q DBTX, days, limit int) ([]string, error) {
+	return texts(q.Query(ctx, `
+		SELECT id::text FROM bulk_actions
+		WHERE finished_at IS NOT NULL AND results_deleted_at IS NULL AND finished_at < now() - make_interval(days => $1)
+		ORDER BY finished_at LIMIT $2`, days, limit))
+}
+
+// BulkResultsDelete deletes up to batch of bulk action id's per-task
+// results and, once none is left, records on the action when they were
+// deleted. It reports whether it got to the end. The action and its
+// counts stay.
+func BulkResultsDelete(ctx context.Context, q DBTX, id string, batch int) (bool, error) {
+	tag, err := q.Exec(ctx, `
+		DELETE FROM bulk_action_items WHERE (bulk_id, task_uuid) IN (
+			SELECT bulk_id, task_uuid FROM bulk_action_items WHERE bulk_id = $1 LIMIT $2)`, id, batch)
+	if err != nil || tag.RowsAffected() == int64(batch) {
+		return false, err
+	}
+	_, err = q.Exec(ctx, `UPDATE bulk_actions SET results_deleted_at = now() WHERE id = $1`, id)
+	return true, err
 }

@@ -249,9 +249,23 @@ func TasksExisting(ctx context.Context, q DBTX, uuids []string) (map[string]bool
 // event, through q (the caller's transaction). It returns the task as it
 // then is, or a NotFound error.
 func TaskAssign(ctx context.Context, q DBTX, uuid, assignee string, due *time.Time) (Task, error) {
+	return taskSetAssignee(ctx, q, uuid, &assignee, due)
+}
+
+// TaskUnassign leaves task uuid assigned to no one, without a due date,
+// and writes its task.updated event, through q (the caller's
+// transaction). It returns the task as it then is, or a NotFound error.
+func TaskUnassign(ctx context.Context, q DBTX, uuid string) (Task, error) {
+	return taskSetAssignee(ctx, q, uuid, nil, nil)
+}
+
+// taskSetAssignee assigns task uuid to assignee (nil: no one) from now,
+// due by due, and writes its event.
+func taskSetAssignee(ctx context.Context, q DBTX, uuid string, assignee *string, due *time.Time) (Task, error) {
 	t, err := scanTask(q.QueryRow(ctx, `
 		WITH t AS (
-			UPDATE tasks SET assignee_id = $2, assigned_at = now(), assignment_due_at = $3, updated_at = now()
+			UPDATE tasks SET assignee_id = $2, assigned_at = CASE WHEN $2::text IS NULL THEN NULL ELSE now() END,
+				assignment_due_at = $3, updated_at = now()
 			WHERE uuid = $1 RETURNING *
 		)
 		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`, uuid, assignee, due))

@@ -1,6 +1,8 @@
 package jobs
 
 import (
+	"time"
+
 	"github.com/riverqueue/river"
 )
 
@@ -21,4 +23,22 @@ func (BulkActionArgs) Kind() string { return "bulk_action" }
 func (BulkActionArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{Queue: QueueDefault, MaxAttempts: 10,
 		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
+}
+
+// PruneBulkResultsInterval is how often the per-task results of old bulk
+// actions are deleted.
+const PruneBulkResultsInterval = time.Hour
+
+// PruneBulkResultsArgs deletes the per-task results of the bulk actions
+// that ended more than BULK_RESULTS_DAYS days ago, a batch per
+// transaction; each action and its counts stay, marked with when its
+// results were deleted. Running it again deletes nothing twice.
+type PruneBulkResultsArgs struct{}
+
+// Kind implements river.JobArgs.
+func (PruneBulkResultsArgs) Kind() string { return "prune_bulk_results" }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: one an interval.
+func (PruneBulkResultsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: QueueDefault, UniqueOpts: river.UniqueOpts{ByPeriod: PruneBulkResultsInterval}}
 }

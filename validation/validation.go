@@ -9,6 +9,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/mail"
 	"strings"
@@ -24,6 +26,10 @@ import (
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 )
+
+// ErrNoRecipients is the cause of Recipients' error when there is nobody
+// to e-mail a validation to.
+var ErrNoRecipients = errors.New("no recipients")
 
 // Deps are what a validation reads and writes.
 type Deps struct {
@@ -49,7 +55,7 @@ type Addressees struct {
 // the validator (validatorEmail); and the blind copies, d.Bcc. Addresses
 // are deduplicated (ignoring case), in that order; one that does not parse
 // is left out, so nothing a token or a directory holds can reach a header.
-// With nobody to write to it is a Conflict error.
+// With nobody to write to it is a Conflict error wrapping ErrNoRecipients.
 func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string) (Addressees, error) {
 	campaign, err := db.CampaignGet(ctx, d.Pool, task.CampaignID)
 	if err != nil {
@@ -72,8 +78,9 @@ func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string
 		a.To, a.ToValidator = addresses(ctx, d.Log, seen, []string{validatorEmail}), true
 	}
 	if len(a.To) == 0 {
-		return Addressees{}, errcode.New(errcode.Conflict, "nobody to e-mail the validation to: the agent's address is unknown, campaign %q has no supervisor e-mails, "+
-			"no VALIDATION_TO is configured, and your token carries no e-mail; add the campaign's supervisor e-mails", campaign.Name)
+		return Addressees{}, errcode.Wrap(errcode.Conflict, ErrNoRecipients, fmt.Sprintf("nobody to e-mail the validation to: the agent's "+
+			"address is unknown, campaign %q has no supervisor e-mails, no VALIDATION_TO is configured, and your token carries no e-mail; "+
+			"add the campaign's supervisor e-mails", campaign.Name))
 	}
 	a.Bcc = addresses(ctx, d.Log, seen, d.Bcc)
 	return a, nil

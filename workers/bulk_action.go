@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -187,7 +186,7 @@ type judgement struct {
 	judged bool
 	result scoring.Result
 	// skip says why the task cannot be re-audited (no transcript).
-	skip string
+	skip db.BulkReason
 	// err is the engine's permanent error.
 	err error
 }
@@ -215,7 +214,7 @@ func (w *BulkActionWorker) run(ctx context.Context, client *river.Client[pgx.Tx]
 	judged := map[string]judgement{}
 	if a.Action == bulk.Reaudit {
 		for i, task := range tasks {
-			if recorded[task.UUID] || bulk.Forbidden(requester, a.Action, task) != "" || bulk.Skip(a.Action, a.Params, task) != "" {
+			if recorded[task.UUID] || bulk.Forbidden(requester, a.Action, task).Code != "" || bulk.Skip(a.Action, a.Params, task).Code != "" {
 				continue
 			}
 			if i > 0 && time.Now().After(deadline) {
@@ -227,7 +226,7 @@ func (w *BulkActionWorker) run(ctx context.Context, client *river.Client[pgx.Tx]
 			case err == nil:
 				judged[task.UUID] = judgement{judged: true, result: result}
 			case errors.Is(err, errNoTranscript):
-				judged[task.UUID] = judgement{skip: "it has no transcript"}
+				judged[task.UUID] = judgement{skip: db.BulkReason{Code: bulk.NoTranscript}}
 			case ErrPermanent(err):
 				judged[task.UUID] = judgement{err: err}
 			default:
@@ -275,18 +274,19 @@ func (w *BulkActionWorker) run(ctx context.Context, client *river.Client[pgx.Tx]
 
 // one acts on task uuid, locked, and records the result; it returns the
 // outcome. What the business refuses (a conflict, nobody to e-mail) is
-// the task's failure, its message the reason, and whatever the attempt
+// the task's failure, its reason the refusal, and whatever the attempt
 // wrote is undone (a savepoint); anything else fails the page.
 func (w *BulkActionWorker) one(ctx context.Context, tx pgx.Tx, deps validation.Deps, a db.BulkAction, requester db.User,
 	uuid string, j judgement, out *outbox) (string, error) {
 	var mine outbox
-	var outcome, message string
-	err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
-		task, err := db.TaskLock(ctx, sp, uuid)
-		if err != nil {
+	var outcome string
+	var why db.BulkReason
+	var task db.Task
+	err := pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) (err error) {
+		if task, err = db.TaskLock(ctx, sp, uuid); err != nil {
 			return err
 		}
-		outcome, message, err = w.act(ctx, sp, deps, a, requester, task, j, &mine)
+		outcome, why, err = w.act(ctx, sp, deps, a, requester, task, j, &mine)
 		return err
 	})
 	switch code := errcode.Of(err); {
@@ -294,74 +294,84 @@ func (w *BulkActionWorker) one(ctx context.Context, tx pgx.Tx, deps validation.D
 		out.audits = append(out.audits, mine.audits...)
 	case code == errcode.Internal || code == errcode.Unavailable:
 		return "", err
+	case errors.Is(err, validation.ErrNoRecipients):
+		outcome, why = db.BulkItemFailed, db.BulkReason{Code: bulk.NoRecipients, Params: db.BulkReasonParams{Campaign: task.CampaignName}}
 	default:
 		e, _ := errors.AsType[*errcode.Error](err)
-		outcome, message = db.BulkItemFailed, e.Message
+		outcome, why = db.BulkItemFailed, db.BulkReason{Code: bulk.Refused, Params: db.BulkReasonParams{Error: e.Message}}
 	}
-	if _, err := db.BulkItemInsert(ctx, tx, a.ID, uuid, outcome, message); err != nil {
+	if _, err := db.BulkItemInsert(ctx, tx, a.ID, uuid, outcome, why, bulk.Message(why)); err != nil {
 		return "", err
 	}
 	return outcome, nil
 }
 
 // act does a's action to task, unless its requester may not or it does
-// not apply; it returns the outcome and what to tell about it.
+// not apply; it returns the outcome and the reason to tell about it.
 func (w *BulkActionWorker) act(ctx context.Context, tx pgx.Tx, deps validation.Deps, a db.BulkAction, requester db.User,
-	task db.Task, j judgement, out *outbox) (string, string, error) {
-	if reason := bulk.Forbidden(requester, a.Action, task); reason != "" {
-		return db.BulkItemFailed, reason, nil
+	task db.Task, j judgement, out *outbox) (string, db.BulkReason, error) {
+	if why := bulk.Forbidden(requester, a.Action, task); why.Code != "" {
+		return db.BulkItemFailed, why, nil
 	}
-	if reason := bulk.Skip(a.Action, a.Params, task); reason != "" {
-		return db.BulkSkipped, reason, nil
+	if why := bulk.Skip(a.Action, a.Params, task); why.Code != "" {
+		return db.BulkSkipped, why, nil
+	}
+	done := func(code string, p db.BulkReasonParams) (string, db.BulkReason, error) {
+		return db.BulkSucceeded, db.BulkReason{Code: code, Params: p}, nil
 	}
 	switch a.Action {
 	case bulk.Reaudit:
 		switch {
-		case j.skip != "":
+		case j.skip.Code != "":
 			return db.BulkSkipped, j.skip, nil
 		case j.err != nil:
-			return db.BulkItemFailed, describe(j.err, 0), nil
+			return db.BulkItemFailed, db.BulkReason{Code: bulk.AuditFailed, Params: db.BulkReasonParams{Error: describe(j.err, 0)}}, nil
 		case !j.judged:
 			// Not audited when the page was judged; audited since.
-			return db.BulkSkipped, "audited while the action ran: its audit is already against the current scorecard", nil
+			return db.BulkSkipped, db.BulkReason{Code: bulk.AuditedMeanwhile}, nil
 		}
 		current, err := db.AuditCurrent(ctx, tx, task.UUID)
 		if err != nil {
-			return "", "", err
+			return "", db.BulkReason{}, err
 		}
 		rev, _, err := revise(ctx, tx, task, current, db.AuditRevision{Result: j.result, Source: db.AuditByEngine,
 			Engine: w.audit.auditor.Name()}, out)
 		if err != nil {
-			return "", "", err
+			return "", db.BulkReason{}, err
 		}
-		return db.BulkSucceeded, fmt.Sprintf("revision %d: %s, against scorecard version %d", rev.Revision,
-			verdict(j.result), j.result.ScorecardVersion), nil
+		return done(bulk.Reaudited, db.BulkReasonParams{Revision: rev.Revision, Score: &j.result.Score, Passed: &j.result.Passed,
+			PassingScore: &j.result.PassingScore, ScorecardVersion: j.result.ScorecardVersion})
 	case bulk.Retry:
 		changed, err := lifecycle.RetryTask(ctx, tx, deps.River, task)
 		if err != nil {
-			return "", "", err
+			return "", db.BulkReason{}, err
 		}
-		return db.BulkSucceeded, "sent back to " + changed.Status, nil
+		return done(bulk.Retried, db.BulkReasonParams{Status: changed.Status})
 	case bulk.Assign:
 		if _, err := db.TaskAssign(ctx, tx, task.UUID, a.Params.AssigneeID, nil); err != nil {
-			return "", "", err
+			return "", db.BulkReason{}, err
 		}
-		return db.BulkSucceeded, "assigned to " + a.Params.AssigneeID, nil
+		return done(bulk.Assigned, db.BulkReasonParams{AssigneeID: a.Params.AssigneeID})
+	case bulk.Unassign:
+		if _, err := db.TaskUnassign(ctx, tx, task.UUID); err != nil {
+			return "", db.BulkReason{}, err
+		}
+		return done(bulk.Unassigned, db.BulkReasonParams{AssigneeID: task.AssigneeID})
 	case bulk.Validate:
 		to, err := validation.Recipients(ctx, deps, task, requester.Email)
 		if err != nil {
-			return "", "", err
+			return "", db.BulkReason{}, err
 		}
 		isCall := task.Kind == db.TaskCall
 		val, err := validation.Apply(ctx, tx, deps, task, db.NewValidation{TaskUUID: task.UUID, Notes: a.Params.Notes,
 			ValidatorID: requester.ID, ValidatorName: validation.ValidatorName(requester), IsCall: isCall,
 			SentTo: to.To, Bcc: to.Bcc, RequestHash: validation.RequestHash(task.UUID, a.Params.Notes, isCall, nil)})
 		if err != nil {
-			return "", "", err
+			return "", db.BulkReason{}, err
 		}
-		return db.BulkSucceeded, "validated; the result is being e-mailed to " + strings.Join(val.SentTo, ", "), nil
+		return done(bulk.Validated, db.BulkReasonParams{Recipients: val.SentTo})
 	}
-	return "", "", fmt.Errorf("bulk action %s: unknown action %q", a.ID, a.Action)
+	return "", db.BulkReason{}, fmt.Errorf("bulk action %s: unknown action %q", a.ID, a.Action)
 }
 
 // finish ends a, done, and tells its requester; nothing when it was

@@ -55,6 +55,12 @@ type Deps struct {
 	// BulkBatch is how many tasks a bulk action's job handles in one
 	// transaction. Defaults to 100.
 	BulkBatch int
+	// BulkResultsDays is how many days after a bulk action ends its
+	// per-task results are kept (BULK_RESULTS_DAYS). Defaults to 90.
+	BulkResultsDays int
+	// BulkResultsBatch is how many per-task results of bulk actions one
+	// transaction deletes. Defaults to 1000.
+	BulkResultsBatch int
 	// ForgetBatch is how many tasks retention and erasure handle in one
 	// transaction. Defaults to 200.
 	ForgetBatch int
@@ -91,6 +97,8 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &BulkActionWorker{pool: d.Pool, audit: audit, backoff: d.Backoff,
 		batch: cmp.Or(d.BulkBatch, defaultBulkBatch), to: d.ValidationTo, bcc: d.ValidationBcc,
 		log: cmp.Or(d.Logger, slog.Default())})
+	river.AddWorker(ws, &PruneBulkResultsWorker{pool: d.Pool, days: cmp.Or(d.BulkResultsDays, defaultBulkResultsDays),
+		batch: cmp.Or(d.BulkResultsBatch, defaultBulkResultsBatch)})
 	river.AddWorker(ws, &ApplySamplingWorker{pool: d.Pool})
 	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, dashboardURL: d.DashboardURL})
 	forget := forgetter{pool: d.Pool, batch: cmp.Or(d.ForgetBatch, defaultForgetBatch)}
@@ -122,6 +130,9 @@ func Periodic(d Deps) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(jobs.RetentionInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.ApplyRetentionArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "apply_retention", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(jobs.PruneBulkResultsInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.PruneBulkResultsArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "prune_bulk_results", RunOnStart: true}),
 	}
 	periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cmp.Or(d.SamplingInterval, jobs.SamplingInterval)),
 		func() (river.JobArgs, *river.InsertOpts) { return jobs.ApplySamplingArgs{}, nil },

@@ -115,7 +115,8 @@ func (m *Main) Open(ctx context.Context) error {
 	riverCfg := &river.Config{Logger: m.log.With("component", "river"), SkipUnknownJobCheck: true}
 	if m.Work {
 		deps := workers.Deps{Pool: pool, Store: m.store, EventRetention: m.Config.EventRetention,
-			UserSyncInterval: m.Config.UserSyncInterval, SamplingInterval: m.Config.SamplingInterval, DashboardURL: strings.TrimRight(m.Config.PublicURL, "/") + web.AppPrefix,
+			UserSyncInterval: m.Config.UserSyncInterval, SamplingInterval: m.Config.SamplingInterval,
+			BulkResultsDays: m.Config.BulkResultsDays, DashboardURL: strings.TrimRight(m.Config.PublicURL, "/") + web.AppPrefix,
 			Backoff: workers.Backoff{Max: m.Config.JobRetryMaxDelay}, ReviewConfidence: m.Config.ReviewConfidence,
 			ValidationTo: m.Config.ValidationTo, ValidationBcc: m.Config.ValidationBcc, Logger: m.log,
 			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax}}

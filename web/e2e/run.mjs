@@ -909,7 +909,8 @@ test('bulk: a filtered list re-audited as a whole, its progress live, in English
       check((await panel.getByTestId(`bulk-${k}`).textContent()) === v, `${k}: ${await panel.getByTestId(`bulk-${k}`).textContent()}`);
     }
     await visible(panel.getByRole('link', { name: 'e2e-bulk-5.json' }));
-    await visible(panel.getByText('it has failed: retry it instead'));
+    // Why, in the reader's language.
+    await visible(panel.getByText(words.failedReason));
     check((await p.getByTestId('bulk-selected').count()) === 0, 'the selection is cleared');
     await shot(p, `bulk-progress${suffix}`);
   };
@@ -930,6 +931,7 @@ test('bulk: a filtered list re-audited as a whole, its progress live, in English
       confirm: 'Re-audit 5 tasks',
       panel: 'Bulk action: Re-audit',
       finished: 'Finished: 5 tasks.',
+      failedReason: 'it has failed: retry it instead',
     },
     '',
   );
@@ -965,6 +967,128 @@ test('bulk: a filtered list re-audited as a whole, its progress live, in English
         confirm: 'Reauditar 5 tareas',
         panel: 'Acción masiva: Reauditar',
         finished: 'Terminada: 5 tareas.',
+        failedReason: 'ha fallado: reinténtala en su lugar',
+      },
+      '-es',
+    );
+  });
+});
+
+test('bulk: an analyst’s tasks unassigned, then found among the recent bulk actions with their results, in English and Spanish', async ({
+  page,
+  base,
+  browser,
+}) => {
+  const sol = await devToken(base, 'sol', ['supervisor']);
+  await api(base, await devToken(base, 'nia', ['quality']), 'GET', '/users/me');
+  const ids = [];
+  for (let i = 1; i <= 3; i++) ids.push(await uploadAudited(base, sol, `e2e-unassign-${i}.json`, chat(`Sol ${i}`), {}));
+  /** assign gives nia the first two tasks, as a bulk assign through the API. */
+  const assign = async () => {
+    const a = await api(base, sol, 'POST', '/bulk-actions', { action: 'assign', task_uuids: ids.slice(0, 2), assignee: 'nia' });
+    await eventually(async () => check((await api(base, sol, 'GET', `/bulk-actions/${a.id}`)).status === 'done', 'assign not done'));
+  };
+
+  /** unassign unassigns every task the list's filter matches, then opens it from the recent bulk actions. */
+  const unassign = async (p, words, suffix) => {
+    const rows = p.locator('tbody tr');
+    await eventually(async () => check((await rows.count()) === 3, `${await rows.count()} rows`));
+    await rows.first().getByRole('checkbox').check();
+    await p.getByRole('button', { name: words.selectAll }).click();
+    await p.getByLabel(words.action, { exact: true }).selectOption('unassign');
+    await p.getByRole('button', { name: words.run }).click();
+    const dialog = p.getByRole('dialog', { name: words.confirmTitle });
+    await visible(dialog.getByText(words.explain));
+    await shot(p, `bulk-unassign-confirm${suffix}`);
+    await dialog.getByRole('button', { name: words.confirm }).click();
+    const panel = p.getByTestId('bulk-progress');
+    await eventually(
+      async () => check((await panel.getAttribute('data-status')) === 'done', `${await panel.getAttribute('data-status')}`),
+      20_000,
+    );
+    for (const [k, v] of Object.entries({ matched: '3', succeeded: '2', skipped: '1', failed: '0' })) {
+      check((await panel.getByTestId(`bulk-${k}`).textContent()) === v, `${k}: ${await panel.getByTestId(`bulk-${k}`).textContent()}`);
+    }
+    await visible(panel.getByText(words.notAssigned));
+    await shot(p, `bulk-unassign-progress${suffix}`);
+
+    // The recent bulk actions, newest first: this one, then the assign.
+    await p.getByRole('link', { name: words.recent }).click();
+    await visible(p.getByRole('heading', { name: words.recent, level: 1 }));
+    const listed = p.getByTestId('bulk-actions').locator('tbody tr');
+    await eventually(async () =>
+      check((await listed.first().getAttribute('data-action')) === 'unassign', 'the newest is not the unassign'),
+    );
+    check((await listed.first().getAttribute('data-status')) === 'done', 'the unassign is not done');
+    await visible(listed.first().getByText(words.statusDone));
+    await visible(listed.nth(1).getByText(words.assign, { exact: true }));
+    // Filtered by action, in the URL.
+    await p.getByLabel(words.action, { exact: true }).selectOption('unassign');
+    await p.getByRole('button', { name: words.apply }).click();
+    await eventually(() => check(new URL(p.url()).search === '?action=unassign', p.url()));
+    await eventually(async () => {
+      const kinds = await listed.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+      check(kinds.length > 0 && kinds.every((k) => k === 'unassign'), `listed: ${kinds}`);
+    });
+    await shot(p, `bulk-list${suffix}`);
+
+    // Opened: its result on each task, said in the reader's language.
+    await listed.first().getByRole('link').click();
+    await visible(p.getByRole('heading', { name: words.panel, level: 1 }));
+    const results = p.getByTestId('bulk-results').locator('tbody tr');
+    await eventually(async () => check((await results.count()) === 3, `${await results.count()} results`));
+    for (const id of ids.slice(0, 2)) await visible(p.locator(`tr[data-uuid="${id}"]`).getByText(words.unassigned));
+    await visible(p.locator(`tr[data-uuid="${ids[2]}"]`).getByText(words.notAssigned));
+    await p.getByLabel(words.outcome, { exact: true }).selectOption('skipped');
+    await eventually(async () => check((await results.count()) === 1, `${await results.count()} skipped`));
+    await shot(p, `bulk-results${suffix}`);
+  };
+
+  await assign();
+  await page.goto(`${base}/app/tasks?file_name=e2e-unassign`);
+  await signIn(page, { username: 'sol', roles: ['supervisor'] });
+  await unassign(
+    page,
+    {
+      selectAll: 'Select all 3 matching the filters',
+      action: 'Action',
+      run: 'Run…',
+      confirmTitle: 'Unassign: are you sure?',
+      explain: 'Each task is left assigned to no one, without a due date; tasks assigned to no one are skipped.',
+      confirm: 'Unassign 3 tasks',
+      notAssigned: 'it is not assigned to anyone',
+      unassigned: 'no longer assigned to nia',
+      recent: 'Recent bulk actions',
+      statusDone: 'done',
+      assign: 'Assign',
+      apply: 'Apply filters',
+      panel: 'Bulk action: Unassign',
+      outcome: 'Outcome',
+    },
+    '',
+  );
+  for (const id of ids) check(!(await api(base, sol, 'GET', `/tasks/${id}`)).assignee_id, `${id} still assigned`);
+
+  await assign();
+  await inSpanish(browser, `${base}/app/tasks?file_name=e2e-unassign`, { username: 'sol', roles: ['supervisor'] }, async (p) => {
+    await visible(p.getByRole('heading', { name: 'Tareas' }));
+    await unassign(
+      p,
+      {
+        selectAll: 'Seleccionar las 3 que cumplen los filtros',
+        action: 'Acción',
+        run: 'Ejecutar…',
+        confirmTitle: 'Desasignar: ¿seguro?',
+        explain: 'Cada tarea queda sin asignar y sin fecha límite; las que no están asignadas a nadie se omiten.',
+        confirm: 'Desasignar 3 tareas',
+        notAssigned: 'no está asignada a nadie',
+        unassigned: 'ya no está asignada a nia',
+        recent: 'Acciones masivas recientes',
+        statusDone: 'terminada',
+        assign: 'Asignar',
+        apply: 'Aplicar filtros',
+        panel: 'Acción masiva: Desasignar',
+        outcome: 'Resultado',
       },
       '-es',
     );

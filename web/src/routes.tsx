@@ -16,6 +16,7 @@ import { ReportsPage } from './reports/ReportsPage';
 import { MyReviewsPage } from './reviews/MyReviewsPage';
 import { match } from './router';
 import { TasksPage } from './tasks/TasksPage';
+import { BulkActionPage, BulkActionsPage } from './tasks/BulkActionsPage';
 import { TaskView } from './tasks/TaskView';
 import { atLeast, type Role } from './types';
 
@@ -44,6 +45,8 @@ export const routes: Route[] = [
   { pattern: '/app/admin/jobs', title: 'nav.jobs', minRole: 'admin', nav: 'admin', render: () => <JobsPage /> },
   { pattern: '/app/reviews', title: 'nav.reviews', minRole: 'quality', nav: 'main', render: () => <MyReviewsPage /> },
   { pattern: '/app/admin/privacy', title: 'nav.privacy', minRole: 'admin', nav: 'admin', render: () => <PrivacyPage /> },
+  { pattern: '/app/bulk-actions', title: 'nav.bulkActions', minRole: 'quality', render: () => <BulkActionsPage /> },
+  { pattern: '/app/bulk-actions/:id', title: 'nav.bulkActions', minRole: 'quality', render: (p) => <BulkActionPage id={p.id} /> },
 ];
 
 /** resolve finds the route for path, with its params. */

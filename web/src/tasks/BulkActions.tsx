@@ -4,7 +4,7 @@
 // bulk_action.updated events).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Query } from '../api';
-import { formatNumber, t, type MessageKey } from '../i18n';
+import { formatDateTime, formatNumber, t, type MessageKey } from '../i18n';
 import { Link, location } from '../router';
 import { useApp } from '../state';
 import { atLeast } from '../types';
@@ -14,6 +14,7 @@ import {
   bulkActions,
   filterString,
   finished,
+  forLeads,
   irreversible,
   noSelection,
   requestOf,
@@ -79,7 +80,8 @@ export function BulkCheckCell({ bulk, uuid, name }: { bulk: Bulk; uuid: string; 
 /** problemsShown is how many of the tasks an action failed, and of those it skipped, its panel lists. */
 const problemsShown = 20;
 
-const actionName = (a: BulkActionName) => t(`bulk.action.${a}` as MessageKey);
+/** actionName is action a as the dashboard names it. */
+export const actionName = (a: BulkActionName) => t(`bulk.action.${a}` as MessageKey);
 
 /**
  * BulkActions is the bar above the list while rows are selected (what is
@@ -131,7 +133,7 @@ function BulkBar(props: { bulk: Bulk; filter: Query; total: number; estimated?: 
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const lead = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
-  const actions = bulkActions.filter((a) => a !== 'assign' || lead);
+  const actions = bulkActions.filter((a) => !forLeads(a) || lead);
   const count = s.all ? total : s.ids.size;
   const n = formatNumber(count);
   const one = count === 1;
@@ -239,15 +241,30 @@ function BulkBar(props: { bulk: Bulk; filter: Query; total: number; estimated?: 
   );
 }
 
-/** BulkPanel is an action's progress, live, and once it has ended the tasks it failed or skipped, with why. */
-function BulkPanel({ action: a, onChange, onClose }: { action: BulkAction; onChange: (a: BulkAction) => void; onClose: () => void }) {
+/**
+ * BulkPanel is an action's progress, live, and once it has ended the
+ * tasks it failed or skipped, with why. On a page of its own (labelledBy:
+ * the page's title), which lists every result, it has no title, problems
+ * or close button of its own.
+ */
+export function BulkPanel({
+  action: a,
+  onChange,
+  onClose,
+  labelledBy,
+}: {
+  action: BulkAction;
+  onChange: (a: BulkAction) => void;
+  onClose?: () => void;
+  labelledBy?: string;
+}) {
   const app = useApp();
   const { busy, run } = useAction();
   const ended = finished(a.status);
   const part = share(a);
   const problems = useLoad<BulkItem[]>(
     (signal) =>
-      ended && a.failed + a.skipped > 0
+      !labelledBy && ended && a.failed + a.skipped > 0 && !a.results_deleted_at
         ? Promise.all(
             (['failed', 'skipped'] as const).map((outcome) =>
               app.api.get<BulkItemList>(`/bulk-actions/${encodeURIComponent(a.id)}/items`, { outcome, limit: problemsShown }, signal),
@@ -258,8 +275,8 @@ function BulkPanel({ action: a, onChange, onClose }: { action: BulkAction; onCha
   );
   const counts = { matched: a.matched ?? '—', done: a.done, succeeded: a.succeeded, skipped: a.skipped, failed: a.failed };
   return (
-    <section class="bulk-panel" aria-labelledby="bulk-panel-title" data-testid="bulk-progress" data-status={a.status}>
-      <h2 id="bulk-panel-title">{t('bulk.panelTitle', { action: actionName(a.action) })}</h2>
+    <section class="bulk-panel" aria-labelledby={labelledBy ?? 'bulk-panel-title'} data-testid="bulk-progress" data-status={a.status}>
+      {!labelledBy && <h2 id="bulk-panel-title">{t('bulk.panelTitle', { action: actionName(a.action) })}</h2>}
       <p class="muted small">
         {a.filter !== undefined
           ? t('bulk.ofFilter', { filter: a.filter || t('bulk.noFilter') })
@@ -279,6 +296,11 @@ function BulkPanel({ action: a, onChange, onClose }: { action: BulkAction; onCha
           </div>
         ))}
       </dl>
+      {a.results_deleted_at && (
+        <p class="muted small" data-testid="bulk-results-deleted">
+          {t('bulk.resultsDeleted', { date: formatDateTime(a.results_deleted_at) })}
+        </p>
+      )}
       {a.error && (
         <p class="alert alert-error" lang="en">
           {a.error}
@@ -294,7 +316,7 @@ function BulkPanel({ action: a, onChange, onClose }: { action: BulkAction; onCha
             {problems.data.map((it) => (
               <li key={it.task_uuid}>
                 <span class={`badge bulk-${it.outcome}`}>{t(`bulk.outcome.${it.outcome}` as MessageKey)}</span>{' '}
-                <Link href={`/app/tasks/${it.task_uuid}`}>{it.file_name}</Link>: <span lang="en">{it.message}</span>
+                <Link href={`/app/tasks/${it.task_uuid}`}>{it.file_name}</Link>: <ResultMessage item={it} />
               </li>
             ))}
           </ul>
@@ -303,9 +325,11 @@ function BulkPanel({ action: a, onChange, onClose }: { action: BulkAction; onCha
       {problems.error !== null && <ErrorMessage error={problems.error} onRetry={problems.reload} />}
       <div class="bulk-panel-actions">
         {ended ? (
-          <button type="button" class="button" onClick={onClose}>
-            {t('app.close')}
-          </button>
+          onClose && (
+            <button type="button" class="button" onClick={onClose}>
+              {t('app.close')}
+            </button>
+          )
         ) : (
           <button
             type="button"
@@ -319,4 +343,9 @@ function BulkPanel({ action: a, onChange, onClose }: { action: BulkAction; onCha
       </div>
     </section>
   );
+}
+
+/** ResultMessage is what an action's result on a task says: in the reader's language, or in English when recorded before codes were. */
+export function ResultMessage({ item }: { item: BulkItem }) {
+  return <span lang={item.code ? undefined : 'en'}>{item.message}</span>;
 }

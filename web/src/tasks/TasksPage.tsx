@@ -159,6 +159,11 @@ export function TasksPage() {
         <button type="button" class="button" onClick={reload}>
           {t('app.refresh')}
         </button>
+        {bulk.enabled && (
+          <Link class="button" href="/app/bulk-actions">
+            {t('bulk.recent')}
+          </Link>
+        )}
         {(['csv', 'xlsx'] as const).map((format) => (
           <button
             key={format}

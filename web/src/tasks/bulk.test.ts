@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
   advance,
+  advanceAll,
   filterString,
+  forLeads,
+  listFiltersOf,
+  listQueryOf,
   noSelection,
   requestOf,
   share,
@@ -68,6 +72,12 @@ describe('requestOf', () => {
       confirm: true,
     });
     expect(requestOf({ action: 'retry', assignee: '', notes: '' }, s, {})).toEqual({ action: 'retry', task_uuids: ['a'] });
+    expect(requestOf({ action: 'unassign', assignee: 'maria', notes: '' }, s, {})).toEqual({ action: 'unassign', task_uuids: ['a'] });
+  });
+  it('leaves handing out and taking back work to supervisors', () => {
+    expect(forLeads('assign')).toBe(true);
+    expect(forLeads('unassign')).toBe(true);
+    expect(forLeads('validate')).toBe(false);
   });
   it('writes the filters as the task list takes them', () => {
     expect(filterString({ status: 'failed', q: 'año 2', operator: undefined })).toBe('status=failed&q=a%C3%B1o+2');
@@ -91,5 +101,24 @@ describe('advance', () => {
     expect(share(action())).toBe(0.2);
     expect(share(action({ matched: null }))).toBeNull();
     expect(share(action({ matched: 0, done: 0 }))).toBe(1);
+  });
+});
+
+describe('the list of bulk actions', () => {
+  it('moves on the listed action an event is about, and no other', () => {
+    const list = [action(), action({ id: 'b2' })];
+    const moved = advanceAll(list, { ...action(), status: 'done', done: 10, updated_at: '2026-11-27T10:00:09Z' });
+    expect(moved.map((a) => [a.id, a.status])).toEqual([
+      ['b1', 'done'],
+      ['b2', 'running'],
+    ]);
+    expect(advanceAll(list, { ...action({ id: 'b9' }) })).toBe(list);
+  });
+  it('keeps its filters in the URL, dropping what it does not know', () => {
+    const f = listFiltersOf(new URLSearchParams('status=done&action=unassign&requested_by=%20sue%20'));
+    expect(f).toEqual({ status: 'done', action: 'unassign', requested_by: 'sue' });
+    expect(listQueryOf(f).toString()).toBe('status=done&action=unassign&requested_by=sue');
+    expect(listFiltersOf(new URLSearchParams('status=stuck&action=delete'))).toEqual({ status: '', action: '', requested_by: '' });
+    expect(listQueryOf({ status: '', action: '', requested_by: ' ' }).toString()).toBe('');
   });
 });

@@ -11,13 +11,22 @@ export type BulkAction = Schemas['BulkActionView'];
 export type BulkActionName = BulkAction['action'];
 export type BulkStatus = BulkAction['status'];
 /** BulkProgress is what a bulk_action.updated event carries: the action without its parameters and tasks. */
-export type BulkProgress = Omit<BulkAction, 'assignee_id' | 'notes' | 'task_uuids' | 'filter' | 'job_id'>;
+export type BulkProgress = Omit<BulkAction, 'assignee_id' | 'notes' | 'task_uuids' | 'filter' | 'job_id' | 'results_deleted_at'>;
+/** BulkActionSummary is a bulk action as GET /bulk-actions lists it: without its tasks. */
+export type BulkActionSummary = Schemas['BulkActionSummary'];
+export type BulkActionList = Schemas['BulkActionList'];
 export type BulkRequest = Schemas['BulkActionRequest'];
 export type BulkItemList = Schemas['BulkItemList'];
 export type BulkItem = Schemas['BulkItem'];
 
 /** bulkActions are the actions, in the order the menu lists them. */
-export const bulkActions = ['reaudit', 'retry', 'assign', 'validate'] as const satisfies readonly BulkActionName[];
+export const bulkActions = ['reaudit', 'retry', 'assign', 'unassign', 'validate'] as const satisfies readonly BulkActionName[];
+
+/** bulkStatuses are the statuses of an action, in the order the filter lists them. */
+export const bulkStatuses = ['queued', 'running', 'done', 'failed', 'cancelled'] as const satisfies readonly BulkStatus[];
+
+/** forLeads reports whether action hands out or takes back analysts' work: supervisors and above only. */
+export const forLeads = (action: BulkActionName) => action === 'assign' || action === 'unassign';
 
 /** irreversible reports whether action cannot be undone: the API wants it confirmed. */
 export const irreversible = (action: BulkActionName) => action === 'reaudit' || action === 'validate';
@@ -78,7 +87,7 @@ export function requestOf(choice: Choice, s: Selection, filter: Query): BulkRequ
  * a's, no older, and does not take an ended action back (events of one
  * action may be read after a later answer of the API).
  */
-export function advance(a: BulkAction, p: BulkProgress): BulkAction {
+export function advance<A extends BulkProgress>(a: A, p: BulkProgress): A {
   if (p.id !== a.id || Date.parse(p.updated_at) < Date.parse(a.updated_at)) return a;
   if (finished(a.status) && !finished(p.status)) return a;
   return { ...a, ...p };
@@ -88,4 +97,32 @@ export function advance(a: BulkAction, p: BulkProgress): BulkAction {
 export function share(a: BulkProgress): number | null {
   if (a.matched === null) return null;
   return a.matched === 0 ? 1 : Math.min(1, a.done / a.matched);
+}
+
+/** advanceAll is the listed actions after an event carrying progress p: the one it is about moved on. */
+export function advanceAll<A extends BulkProgress>(list: A[], p: BulkProgress): A[] {
+  return list.some((a) => a.id === p.id) ? list.map((a) => advance(a, p)) : list;
+}
+
+/** ListFilters are the filters of the list of bulk actions, as its URL holds them. */
+export interface ListFilters {
+  status: BulkStatus | '';
+  action: BulkActionName | '';
+  requested_by: string;
+}
+
+/** listFiltersOf reads the list's filters from its URL query; unknown values are left out. */
+export function listFiltersOf(q: URLSearchParams): ListFilters {
+  const status = q.get('status') ?? '';
+  const action = q.get('action') ?? '';
+  return {
+    status: (bulkStatuses as readonly string[]).includes(status) ? (status as BulkStatus) : '',
+    action: (bulkActions as readonly string[]).includes(action) ? (action as BulkActionName) : '',
+    requested_by: q.get('requested_by')?.trim() ?? '',
+  };
+}
+
+/** listQueryOf is the URL query of filters f, empty ones left out. */
+export function listQueryOf(f: ListFilters): URLSearchParams {
+  return new URLSearchParams(filterString({ status: f.status, action: f.action, requested_by: f.requested_by.trim() }));
 }

@@ -1,0 +1,312 @@
+// Recent bulk actions (GET /bulk-actions), reached from the task list: the
+// caller's own, or anyone's for supervisors, with their status and counts
+// kept live by bulk_action.updated events; and one action's results by task
+// (GET /bulk-actions/{id}/items), each said in the reader's language.
+import { useEffect, useState } from 'preact/hooks';
+import { formatDateTime, formatNumber, formatRelative, t, type MessageKey } from '../i18n';
+import { Link, location } from '../router';
+import { useApp } from '../state';
+import { atLeast } from '../types';
+import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
+import { actionName, BulkPanel, ResultMessage } from './BulkActions';
+import {
+  advance,
+  advanceAll,
+  bulkActions,
+  bulkStatuses,
+  finished,
+  listFiltersOf,
+  listQueryOf,
+  type BulkAction,
+  type BulkActionList,
+  type BulkActionSummary,
+  type BulkItem,
+  type BulkItemList,
+  type BulkProgress,
+  type ListFilters,
+} from './bulk';
+
+const basePath = '/app/bulk-actions';
+const pageSize = 20;
+const resultsPageSize = 100;
+
+/** statusName is an action's status as the dashboard names it. */
+const statusName = (s: BulkProgress['status']) => t(`bulk.statusName.${s}` as MessageKey);
+
+/** useBulkEvents calls on with the progress of every bulk_action.updated event while the screen is open. */
+function useBulkEvents(on: (p: BulkProgress) => void) {
+  const app = useApp();
+  useEffect(() => app.events.on('bulk_action.updated', (ev) => on(ev.data as BulkProgress)), []);
+}
+
+/** Listing is the list as the page shows it: the pages read so far, and the cursor after them. */
+interface Listing {
+  items: BulkActionSummary[];
+  next?: string;
+}
+
+/** BulkActionsPage lists bulk actions newest first, with filters in the URL. */
+export function BulkActionsPage() {
+  const app = useApp();
+  const query = location.value.query;
+  const applied = listFiltersOf(query);
+  const key = listQueryOf(applied).toString();
+  const lead = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
+  const { busy, run } = useAction();
+  const params = (cursor?: string) => ({ ...Object.fromEntries(listQueryOf(applied)), limit: pageSize, cursor });
+  const { data, setData, error, loading, reload } = useLoad<Listing>(
+    (signal) =>
+      app.api.get<BulkActionList>('/bulk-actions', params(), signal).then((page) => ({ items: page.items ?? [], next: page.next })),
+    [key],
+  );
+  useBulkEvents((p) => setData((d) => d && { ...d, items: advanceAll(d.items, p) }));
+  const loadMore = () =>
+    run(async () => {
+      const page = await app.api.get<BulkActionList>('/bulk-actions', params(data?.next));
+      setData((d) => d && { items: [...d.items, ...(page.items ?? [])], next: page.next });
+    });
+
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={t('bulk.list.title')}>
+        <Link class="button" href="/app/tasks">
+          {t('bulk.list.toTasks')}
+        </Link>
+        <button type="button" class="button" onClick={reload}>
+          {t('app.refresh')}
+        </button>
+      </PageHeader>
+      <p class="muted">{t(lead ? 'bulk.list.introLead' : 'bulk.list.intro')}</p>
+      <ListFilterForm key={key} initial={applied} lead={lead} />
+      {error !== null && !data ? (
+        <ErrorMessage error={error} onRetry={reload} />
+      ) : !data ? (
+        <Loading />
+      ) : data.items.length === 0 ? (
+        <p class="empty">{t('bulk.list.empty')}</p>
+      ) : (
+        <div class="table-wrap" aria-busy={loading}>
+          <table class="table" data-testid="bulk-actions">
+            <caption class="sr-only">{t('bulk.list.title')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('bulk.list.requested')}</th>
+                <th scope="col">{t('bulk.action')}</th>
+                <th scope="col">{t('bulk.list.requestedBy')}</th>
+                <th scope="col">{t('bulk.list.tasks')}</th>
+                <th scope="col">{t('bulk.list.status')}</th>
+                <th scope="col">{t('bulk.count.done')}</th>
+                <th scope="col">{t('bulk.count.succeeded')}</th>
+                <th scope="col">{t('bulk.count.skipped')}</th>
+                <th scope="col">{t('bulk.count.failed')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((a) => (
+                <tr key={a.id} data-bulk={a.id} data-action={a.action} data-status={a.status}>
+                  <td>
+                    <Link href={`${basePath}/${a.id}`} title={formatDateTime(a.created_at)}>
+                      {formatRelative(a.created_at)}
+                    </Link>
+                  </td>
+                  <td>{actionName(a.action)}</td>
+                  <td>{a.requested_by}</td>
+                  <td class="small">{a.filter !== undefined ? a.filter || t('bulk.noFilter') : t('bulk.list.byID')}</td>
+                  <td>
+                    <span class={`badge bulk-status-${a.status}`}>{statusName(a.status)}</span>
+                  </td>
+                  <td>
+                    {t('bulk.list.doneOf', { done: formatNumber(a.done), matched: a.matched === null ? '—' : formatNumber(a.matched) })}
+                  </td>
+                  <td>{formatNumber(a.succeeded)}</td>
+                  <td>{formatNumber(a.skipped)}</td>
+                  <td>{formatNumber(a.failed)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {data?.next && (
+        <button type="button" class="button" disabled={busy} onClick={() => void loadMore()}>
+          {t('app.loadMore')}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function ListFilterForm({ initial, lead }: { initial: ListFilters; lead: boolean }) {
+  const [f, setF] = useState<ListFilters>(initial);
+  return (
+    <form
+      class="filters"
+      role="search"
+      aria-label={t('bulk.list.filters')}
+      onSubmit={(e) => {
+        e.preventDefault();
+        showFilters(basePath, listQueryOf(f));
+      }}
+    >
+      <div class="filter-row">
+        <div class="field">
+          <label for="bulk-list-status">{t('bulk.list.status')}</label>
+          <select
+            id="bulk-list-status"
+            value={f.status}
+            onChange={(e) => setF({ ...f, status: e.currentTarget.value as ListFilters['status'] })}
+          >
+            <option value="">{t('tasks.any')}</option>
+            {bulkStatuses.map((s) => (
+              <option key={s} value={s}>
+                {statusName(s)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="bulk-list-action">{t('bulk.action')}</label>
+          <select
+            id="bulk-list-action"
+            value={f.action}
+            onChange={(e) => setF({ ...f, action: e.currentTarget.value as ListFilters['action'] })}
+          >
+            <option value="">{t('tasks.any')}</option>
+            {bulkActions.map((a) => (
+              <option key={a} value={a}>
+                {actionName(a)}
+              </option>
+            ))}
+          </select>
+        </div>
+        {lead && (
+          <div class="field">
+            <label for="bulk-list-requester">{t('bulk.list.requester')}</label>
+            <input id="bulk-list-requester" value={f.requested_by} onInput={(e) => setF({ ...f, requested_by: e.currentTarget.value })} />
+          </div>
+        )}
+        <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
+      </div>
+    </form>
+  );
+}
+
+const outcomes = ['', 'failed', 'skipped', 'succeeded'] as const;
+type OutcomeFilter = (typeof outcomes)[number];
+
+/** BulkActionPage is one bulk action, live, and its result on every task, in pages. */
+export function BulkActionPage({ id }: { id: string }) {
+  const app = useApp();
+  const action = useLoad<BulkAction>((signal) => app.api.get<BulkAction>(`/bulk-actions/${encodeURIComponent(id)}`, {}, signal), [id]);
+  useBulkEvents((p) => action.setData((a) => a && advance(a, p)));
+  const a = action.data;
+  return (
+    <section aria-labelledby="page-title">
+      <PageHeader title={a ? t('bulk.panelTitle', { action: actionName(a.action) }) : t('bulk.list.title')}>
+        <Link class="button" href={basePath}>
+          {t('bulk.list.back')}
+        </Link>
+      </PageHeader>
+      {action.error !== null && !a ? (
+        <ErrorMessage error={action.error} onRetry={action.reload} />
+      ) : !a ? (
+        <Loading />
+      ) : (
+        <>
+          <p class="muted small">{t('bulk.list.requestedOn', { who: a.requested_by, when: formatDateTime(a.created_at) })}</p>
+          <BulkPanel action={a} onChange={(v) => action.setData(v)} labelledBy="page-title" />
+          <BulkResults action={a} />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** BulkResults is action a's result on each task so far, of one outcome if chosen, in pages; read again when a ends. */
+function BulkResults({ action: a }: { action: BulkAction }) {
+  const app = useApp();
+  const [outcome, setOutcome] = useState<OutcomeFilter>('');
+  const { busy, run } = useAction();
+  const ended = finished(a.status);
+  const path = `/bulk-actions/${encodeURIComponent(a.id)}/items`;
+  const params = (cursor?: string) => ({ outcome: outcome || undefined, limit: resultsPageSize, cursor });
+  const { data, setData, error, loading, reload } = useLoad<{ items: BulkItem[]; next?: string }>(
+    (signal) => app.api.get<BulkItemList>(path, params(), signal).then((p) => ({ items: p.items ?? [], next: p.next })),
+    [a.id, outcome, ended, a.results_deleted_at],
+  );
+  const loadMore = () =>
+    run(async () => {
+      const page = await app.api.get<BulkItemList>(path, params(data?.next));
+      setData((d) => d && { items: [...d.items, ...(page.items ?? [])], next: page.next });
+    });
+  return (
+    <section class="card" aria-labelledby="bulk-results-title">
+      <h2 id="bulk-results-title">{t('bulk.results.title')}</h2>
+      <div class="filter-row">
+        <div class="field">
+          <label for="bulk-results-outcome">{t('bulk.results.outcome')}</label>
+          <select id="bulk-results-outcome" value={outcome} onChange={(e) => setOutcome(e.currentTarget.value as OutcomeFilter)}>
+            {outcomes.map((o) => (
+              <option key={o} value={o}>
+                {o ? t(`bulk.outcome.${o}` as MessageKey) : t('tasks.any')}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="filter-buttons">
+          <button type="button" class="button" onClick={reload}>
+            {t('app.refresh')}
+          </button>
+        </div>
+      </div>
+      {error !== null && !data ? (
+        <ErrorMessage error={error} onRetry={reload} />
+      ) : !data ? (
+        <Loading />
+      ) : a.results_deleted_at ? (
+        <p class="empty">{t('bulk.resultsDeleted', { date: formatDateTime(a.results_deleted_at) })}</p>
+      ) : data.items.length === 0 ? (
+        <p class="empty">{t('bulk.results.empty')}</p>
+      ) : (
+        <div class="table-wrap" aria-busy={loading}>
+          <table class="table" data-testid="bulk-results">
+            <caption class="sr-only">{t('bulk.results.title')}</caption>
+            <thead>
+              <tr>
+                <th scope="col">{t('bulk.results.task')}</th>
+                <th scope="col">{t('bulk.results.outcome')}</th>
+                <th scope="col">{t('bulk.results.message')}</th>
+                <th scope="col">{t('bulk.results.at')}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((it) => (
+                <tr key={it.task_uuid} data-uuid={it.task_uuid} data-outcome={it.outcome}>
+                  <td>
+                    <Link href={`/app/tasks/${it.task_uuid}`}>{it.file_name}</Link>
+                  </td>
+                  <td>
+                    <span class={`badge bulk-${it.outcome}`}>{t(`bulk.outcome.${it.outcome}` as MessageKey)}</span>
+                  </td>
+                  <td>
+                    <ResultMessage item={it} />
+                  </td>
+                  <td>
+                    <time dateTime={it.at} title={formatDateTime(it.at)}>
+                      {formatRelative(it.at)}
+                    </time>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {data?.next && (
+        <button type="button" class="button" disabled={busy} onClick={() => void loadMore()}>
+          {t('app.loadMore')}
+        </button>
+      )}
+    </section>
+  );
+}
