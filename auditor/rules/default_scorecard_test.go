@@ -144,6 +144,13 @@ func TestDefaultScorecardIssueExamples(t *testing.T) {
 		{"resolution", []string{"Hola, ¿en qué le ayudo?", "No me llega el reembolso.",
 			"Le abro una incidencia con referencia INC-4432 y en 48 horas tendrá el reembolso"}, true},
 		{"resolution", []string{"Hola.", "Mi pedido no llega.", "Ya le llamarán, lo estamos mirando."}, false},
+		// A confirmation then a vague promise, or "nothing can be done", is
+		// not a resolution; with a time frame in its turn it is.
+		{"resolution", []string{"Hi.", "Where's my refund?", "I've checked it's confirmed on our side. Someone will be in touch."}, false},
+		{"resolution", []string{"Hi.", "Can you cover it?", "Your policy doesn't cover it. Sorry, there's nothing we can do."}, false},
+		{"resolution", []string{"Hi.", "Where's my refund?", "I've checked: someone will be in touch within 48 hours."}, true},
+		{"resolution", []string{"Hola.", "¿Y la visita?", "Ya quedó registrada la avería; ellos le contactan."}, false},
+		{"resolution", []string{"Hola.", "¿Y la visita?", "Ya quedó registrada la avería; le llamarán mañana antes de las 12."}, true},
 		{"greeting", []string{"Hi there, I'm Connor from Vista Mobile"}, true},
 		{"greeting", []string{"Buenos días, le saluda Andrés"}, true},
 		{"greeting", []string{"Morning! Dave here"}, true},
@@ -151,6 +158,12 @@ func TestDefaultScorecardIssueExamples(t *testing.T) {
 		{"verification", []string{"Hi.", "My order hasn't arrived.", "Could you confirm your order number and the e-mail on the account?"}, true},
 		{"verification", []string{"Hola.", "Quiero cambiar mi tarifa.", "Hecho, ya le he cambiado la tarifa."}, false},
 		{"verification", []string{"Hello.", "What time do you open on Sundays?", "We open at ten."}, true}, // not applicable
+		// Asked only after acting on the account is too late; acting on it
+		// makes verification apply.
+		{"verification", []string{"Hi.", "Can you move my payment date?", "Done, I've moved your payment date to the 18th. Can you confirm your date of birth?"}, false},
+		{"verification", []string{"Hola.", "Quiero cambiar la dirección.", "Ya le cambié la dirección. ¿Me confirma su DNI?"}, false},
+		{"verification", []string{"Hello.", "Hi, quick question.", "I can see your account is overdue."}, false},
+		{"verification", []string{"Hola.", "Una consulta.", "Veo su contrato: vence en mayo."}, false},
 		// Transcripts are redacted before they are audited (package
 		// redact): asking for a placeholder is asking for the item.
 		{"verification", []string{"Hi.", "I want to change my address.", "Sure, could you confirm your [DNI]?"}, true},

@@ -21,6 +21,9 @@
 //	  "applies_if": ["my account", "mi pedido"],       // not applicable (met) when none is said,
 //	  "applies_if_speaker": "customer",                // … by this speaker (default any), negated or not
 //	  "applies_if_own": ["i can see your booking"],    // … or one of these by the rule's own speaker
+//	  "before": ["i've moved your"],                   // any/all count only when said before one of these
+//	  "against": ["someone will be in touch"],         // one said makes it not met, even with any said,
+//	  "unless": ["{timeframe}", "{ref}"],              // … unless its turn also says one of these
 //	  "hints": ["as i said"],                          // weak signals, see Confidence
 //	  "cues": ["well", "honestly", "people"],          // weaker: cues_together of them in one turn are a hint
 //	  "cues_together": 2,                              // 2 to 10 (default 2)
@@ -46,6 +49,18 @@
 // in the speaker's own turns apply to both (in a 40-second call, the last
 // 60 seconds are the whole call; the agent's last two turns are not), and
 // so does after_customer_turns: "after the customer states the problem".
+//
+// Order and opposites: with before, what any and all look for counts only
+// when the speaker says it before first saying one of before's phrases:
+// verification asked before the agent acts on the account ("I've moved
+// your payment date", «ya le cambié la dirección»); asked afterwards it is
+// too late, and the verdict is not met, quoting both. With applies_if, one
+// of before's phrases also makes the criterion apply (acting on an account
+// is dealing with it). against lists what says the opposite of any: a
+// vague promise or a refusal ("someone will be in touch", «no hay nada que
+// pueda hacer») makes the criterion not met even when a phrase of any was
+// said, unless the same turn says one of unless ("… within 48 hours",
+// "reference INC-4432"). Rules with before or unless name their speaker.
 //
 // # Phrases
 //

@@ -66,6 +66,8 @@ type criterion struct {
 	appliesIf  group
 	// appliesIfOwn is nil when the rule has no "applies_if_own".
 	appliesIfOwn group
+	// before, against and unless are nil when the rule has none.
+	before, against, unless group
 }
 
 // group is a list of alternative phrases.
@@ -89,7 +91,8 @@ func New(card scoring.Scorecard) (*Engine, error) {
 		r, _ := parseRule(cr.Rule) // Validate accepted it
 		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints), cues: c.group(r.cues),
 			replies: c.group(r.replies), replyCues: c.group(r.replyCues), unprompted: c.group(r.unprompted),
-			appliesIf: c.group(r.appliesIf), appliesIfOwn: c.group(r.appliesIfOwn)}
+			appliesIf: c.group(r.appliesIf), appliesIfOwn: c.group(r.appliesIfOwn), before: c.group(r.before),
+			against: c.group(r.against), unless: c.group(r.unless)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
 		}
@@ -906,13 +909,32 @@ func (a *audit) others(r *rule, seg int32) bool {
 
 // applies reports whether criterion c, which has applies_if, applies:
 // one of its phrases is said by applies_if_speaker, negated or not, or
-// one of applies_if_own by the rule's own speaker.
+// one of applies_if_own or before by the rule's own speaker.
 func (a *audit) applies(c *criterion) bool {
 	if _, ok := a.first(c.appliesIf, &rule{speaker: c.rule.appliesIfSpeaker}, counted); ok {
 		return true
 	}
-	_, ok := a.first(c.appliesIfOwn, &rule{speaker: c.rule.speaker}, counted)
+	own := &rule{speaker: c.rule.speaker}
+	if _, ok := a.first(c.appliesIfOwn, own, counted); ok {
+		return true
+	}
+	_, ok := a.first(c.before, own, counted)
 	return ok
+}
+
+// opposite returns the first phrase of c's against said in r's scope (not
+// negated, not reported) in a turn that says none of c's unless.
+func (a *audit) opposite(c *criterion, r *rule) (hit, bool) {
+	made := map[int32]bool{} // the turns that say an unless
+	for _, h := range a.said(c.unless, &rule{speaker: r.speaker, negation: r.negation}, r.negation) {
+		made[a.words[h.span.first].seg] = true
+	}
+	for _, h := range a.against(c.against, r) {
+		if !made[a.words[h.span.first].seg] {
+			return h, true
+		}
+	}
+	return hit{}, false
 }
 
 // judge applies criterion c (id) to the transcript.
@@ -939,9 +961,17 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	if c.any != nil {
 		want = append([]group{c.any}, want...)
 	}
-	positive := true
+	positive, violation := true, false
 	for _, g := range want {
 		if h, ok := a.first(g, r, counted); ok {
+			if b, ok := a.first(c.before, &rule{speaker: r.speaker, negation: r.negation}, counted); ok &&
+				b.span.first < h.span.first {
+				failures = append(failures, a.w.late(a.cite(b), a.cite(h)))
+				cited = append(cited, b, h)
+				decisive = []hit{b}
+				violation = true
+				continue
+			}
 			findings = append(findings, a.w.said(a.cite(h)))
 			cited = append(cited, h)
 			decisive = append(decisive, h)
@@ -965,7 +995,14 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		}
 		failures = append(failures, a.w.missing(phrasesOf(g), sc, out))
 	}
-	violation := false
+	if c.against != nil && len(failures) == 0 {
+		if h, ok := a.opposite(c, r); ok {
+			failures = append(failures, a.w.opposite(a.cite(h)))
+			cited = append(cited, h)
+			decisive = []hit{h}
+			violation = true
+		}
+	}
 	if c.none != nil {
 		said := a.against(c.none, r)
 		if len(said) == 0 {

@@ -39,6 +39,11 @@ type wording interface {
 	forbidden(c citation, times int) string
 	// clean: no phrase of "none" was said.
 	clean(s scope) string
+	// late: c, which any or all look for, was said only after b, a phrase
+	// of "before".
+	late(b, c citation) string
+	// opposite: c, a phrase of "against", was said.
+	opposite(c citation) string
 	// negated: a phrase was said in scope, but negated.
 	negated(c citation) string
 	// notApplicable: none of phrases, which make the criterion apply, was
@@ -225,6 +230,14 @@ func (w english) forbidden(c citation, times int) string {
 	return out + "."
 }
 
+func (w english) late(b, c citation) string {
+	return capitalise(w.clause(b)) + " before that: " + w.clause(c) + ", too late to count."
+}
+
+func (w english) opposite(c citation) string {
+	return capitalise(w.clause(c)) + ", which says otherwise, and nothing in that turn makes up for it."
+}
+
 func (w english) clean(s scope) string {
 	switch s.speaker {
 	case transcript.Agent:
@@ -377,6 +390,14 @@ func (w spanish) forbidden(c citation, times int) string {
 		out += fmt.Sprintf(" (%d frases prohibidas en total)", times)
 	}
 	return out + "."
+}
+
+func (w spanish) late(b, c citation) string {
+	return capitalise(w.clause(b)) + " antes de eso: " + w.clause(c) + ", demasiado tarde para contar."
+}
+
+func (w spanish) opposite(c citation) string {
+	return capitalise(w.clause(c)) + ", que dice lo contrario, y nada en esa intervención lo compensa."
 }
 
 func (w spanish) clean(s scope) string {

@@ -359,6 +359,65 @@ func TestAppliesIfOwn(t *testing.T) {
 	}
 }
 
+// TestBefore: verification counts only when asked before the agent acts
+// on the account; acting on it also makes the criterion apply.
+func TestBefore(t *testing.T) {
+	t.Parallel()
+	rule := `{"any": ["date of birth", "fecha de nacimiento"], "speaker": "agent",
+		"applies_if": ["my account", "mi cuenta"], "applies_if_speaker": "customer",
+		"before": ["i've moved your", "ya le moví"]}`
+	for _, tt := range []struct {
+		name, chat, language string
+		complies             bool
+		basis                string
+	}{
+		{"asked, then moved", "Customer: move my payment date please\nAgent: Your date of birth?\nCustomer: 2 May 1990\nAgent: Done, I've moved your payment date.",
+			"en", true, scoring.BasisEvidence},
+		{"moved, then asked", "Customer: move the payment date please\nAgent: Done, I've moved your payment date. And your date of birth, for our records?",
+			"en", false, scoring.BasisEvidence},
+		{"moved, never asked", "Customer: move the payment date please\nAgent: Done, I've moved your payment date.", "en", false, scoring.BasisAbsence},
+		{"the customer's words", "Customer: you said 'I've moved your date' last time, what is my date of birth on file?\nAgent: I can't read it out, sorry.",
+			"en", true, scoring.BasisAbsence},
+		{"movido antes de preguntar", "Cliente: cámbieme la fecha de pago\nAgente: Ya le moví la fecha al 18. ¿Me confirma su fecha de nacimiento?",
+			"es", false, scoring.BasisEvidence},
+		{"preguntado antes de mover", "Cliente: cámbieme la fecha de pago\nAgente: ¿Su fecha de nacimiento?\nCliente: 3/4/1980\nAgente: Ya le moví la fecha al 18.",
+			"es", true, scoring.BasisEvidence},
+	} {
+		chat, _, err := transcript.ParseChat([]byte(tt.chat))
+		require.NoError(t, err, tt.name)
+		v := judge(t, rule, scoring.Chat, chat, tt.language)
+		require.Equal(t, []any{tt.complies, tt.basis}, []any{v.Complies, v.Basis}, tt.name+": "+v.Explanation)
+	}
+}
+
+// TestAgainst: a vague promise or a "nothing can be done" undoes a
+// resolution, unless its own turn gives a time frame or a reference.
+func TestAgainst(t *testing.T) {
+	t.Parallel()
+	rule := `{"any": ["i've checked", "he revisado"], "speaker": "agent",
+		"against": ["someone will be in touch", "nothing i|we can do", "ya le llamarán", "no hay nada que pueda hacer"],
+		"unless": ["{timeframe}", "{ref}"]}`
+	for _, tt := range []struct {
+		name, chat, language string
+		complies             bool
+	}{
+		{"checked", "Customer: my refund?\nAgent: I've checked, it was paid yesterday.", "en", true},
+		{"vague", "Customer: my refund?\nAgent: I've checked. Someone will be in touch.", "en", false},
+		{"vague, later", "Customer: my refund?\nAgent: I've checked.\nCustomer: and?\nAgent: Sorry, there's nothing we can do.", "en", false},
+		{"with a time frame", "Customer: my refund?\nAgent: I've checked. Someone will be in touch within 48 hours.", "en", true},
+		{"with a reference", "Customer: my refund?\nAgent: I've checked. Someone will be in touch, reference INC-4432.", "en", true},
+		{"negated", "Customer: my refund?\nAgent: I've checked. It's not that someone will be in touch: it's paid.", "en", true},
+		{"vago", "Cliente: ¿y mi reembolso?\nAgente: He revisado el caso. Ya le llamarán.", "es", false},
+		{"con plazo", "Cliente: ¿y mi reembolso?\nAgente: He revisado el caso. Ya le llamarán mañana antes de las 12.", "es", true},
+		{"nada que hacer", "Cliente: ¿y ahora?\nAgente: He revisado la póliza y no hay nada que pueda hacer.", "es", false},
+	} {
+		chat, _, err := transcript.ParseChat([]byte(tt.chat))
+		require.NoError(t, err, tt.name)
+		v := judge(t, rule, scoring.Chat, chat, tt.language)
+		require.Equal(t, tt.complies, v.Complies, tt.name+": "+v.Explanation)
+	}
+}
+
 func TestAssessment(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -400,6 +459,10 @@ func TestPhraseErrors(t *testing.T) {
 		`{"none": ["x"], "speaker": "agent", "reply_cues": []}`:   `rule.reply_cues: must list at least one phrase`,
 		`{"none": ["x"], "cues": ["well"], "cues_together": 1}`:   `rule.cues_together: must be a whole number from 2 to 10: how many different cues in one turn count as a hint`,
 		`{"any": ["x"], "within_last_own_turns": 2}`:              `rule.speaker: must be "agent" or "customer" when the rule counts the speaker's own turns`,
+		`{"none": ["x"], "before": ["y"], "speaker": "agent"}`:    `rule.before: only means something with "any" or "all"`,
+		`{"all": [["x"]], "against": ["y"], "speaker": "agent"}`:  `rule.against: only means something with "any"`,
+		`{"any": ["x"], "unless": ["{ref}"], "speaker": "agent"}`: `rule.unless: only means something with "against"`,
+		`{"any": ["x"], "before": ["y"]}`:                         `rule.speaker: must be "agent" or "customer" when the rule has "before" or "unless": they look at the speaker's turns in order`,
 	} {
 		err := scoring.Validate(scoring.Scorecard{Criteria: []scoring.Criterion{criterion("c", rule)}}, rules.CheckRule)
 		require.Error(t, err, rule)

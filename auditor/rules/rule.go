@@ -39,13 +39,16 @@ const (
 	keyReplies                 = "replies"
 	keyReplyCues               = "reply_cues"
 	keyUnprompted              = "unprompted"
+	keyBefore                  = "before"
+	keyAgainst                 = "against"
+	keyUnless                  = "unless"
 )
 
 // ruleKeys lists every key, for the error that names an unknown one.
 var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keyAppliesIfOwn, keySpeaker, keyExact, keyNegation,
 	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
 	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence,
-	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted}
+	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted, keyBefore, keyAgainst, keyUnless}
 
 // anySpeaker is the speaker scope that takes every segment.
 const anySpeaker = "any"
@@ -95,6 +98,16 @@ type rule struct {
 	// speaker: the agent opening the account ("I can see your booking")
 	// when the customer named none.
 	appliesIfOwn []phrase
+	// before: what any and all look for counts only when said before the
+	// speaker first says one of these (verification asked before the agent
+	// acts on the account: "I've moved your payment date"); with
+	// applies_if, one said also makes the criterion apply.
+	before []phrase
+	// against are phrases that say the opposite of any: one said makes
+	// the criterion not met even when a phrase of any was said ("someone
+	// will be in touch", "there's nothing I can do"), unless one of unless
+	// is said in the same turn ("… within 48 hours").
+	against, unless []phrase
 	// speaker is transcript.Agent, transcript.Customer or anySpeaker.
 	speaker string
 	// exact turns off tolerance for misspellings (not for case, accents or
@@ -203,6 +216,12 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 			r.replyCues = parsePhrases(v, key, r.exact, add)
 		case keyUnprompted:
 			r.unprompted = parsePhrases(v, key, r.exact, add)
+		case keyBefore:
+			r.before = parsePhrases(v, key, r.exact, add)
+		case keyAgainst:
+			r.against = parsePhrases(v, key, r.exact, add)
+		case keyUnless:
+			r.unless = parsePhrases(v, key, r.exact, add)
 		case keyCuesTogether:
 			if json.Unmarshal(v, &r.cuesTogether) != nil || r.cuesTogether < 2 || r.cuesTogether > maxCuesTogether {
 				add(key, "must be a whole number from 2 to %d: how many different cues in one turn count as a hint", maxCuesTogether)
@@ -236,6 +255,19 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	if (r.replies != nil || r.replyCues != nil || r.unprompted != nil) && r.speaker == anySpeaker {
 		add(keySpeaker, "must be %q or %q when the rule has %q, %q or %q: they look at the other party's turns too",
 			transcript.Agent, transcript.Customer, keyReplies, keyReplyCues, keyUnprompted)
+	}
+	if _, ok := fields[keyBefore]; ok && !hasAny && !hasAll {
+		add(keyBefore, "only means something with %q or %q", keyAny, keyAll)
+	}
+	if _, ok := fields[keyAgainst]; ok && !hasAny {
+		add(keyAgainst, "only means something with %q", keyAny)
+	}
+	if _, ok := fields[keyUnless]; ok && r.against == nil {
+		add(keyUnless, "only means something with %q", keyAgainst)
+	}
+	if (r.before != nil || r.unless != nil) && r.speaker == anySpeaker {
+		add(keySpeaker, "must be %q or %q when the rule has %q or %q: they look at the speaker's turns in order",
+			transcript.Agent, transcript.Customer, keyBefore, keyUnless)
 	}
 	if (r.withinFirstOwnTurns > 0 || r.withinLastOwnTurns > 0) && r.speaker == anySpeaker {
 		add(keySpeaker, "must be %q or %q when the rule counts the speaker's own turns", transcript.Agent, transcript.Customer)
