@@ -412,14 +412,9 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 	return a
 }
 
-// quoteMarks are the double quotation marks markQuoted reads.
-const quoteMarks = "\"“”«»„"
-
 // markQuoted marks the words that stand inside double quotation marks
-// ("…", “…”, «…», „…“) closed in their segment. What a speaker quotes is
-// someone else's words ("the receptionist said «that's not my problem»"),
-// so no phrase is found in them alone. Single quotes are left alone: they
-// are also apostrophes. Segments without a quotation mark cost one scan.
+// closed in their segment (transcript.Quoted): what a speaker quotes is
+// someone else's words, so no phrase is found in them alone.
 func (a *audit) markQuoted() {
 	for first := 0; first < len(a.words); {
 		seg := a.words[first].seg
@@ -427,49 +422,16 @@ func (a *audit) markQuoted() {
 		for last+1 < len(a.words) && a.words[last+1].seg == seg {
 			last++
 		}
-		if text := a.segs[seg].Text; strings.ContainsAny(text, quoteMarks) {
-			a.quoteSegment(text, first, last)
-		}
-		first = last + 1
-	}
-}
-
-// quoteSegment marks the quoted words among words first to last, those of
-// one segment, text.
-func (a *audit) quoteSegment(text string, first, last int) {
-	open, opened := false, 0 // opened: the first word after the last opening mark
-	for j := first; j <= last+1; j++ {
-		from, to := 0, len(text)
-		if j > first {
-			from = int(a.words[j-1].to)
-		}
-		if j <= last {
-			to = int(a.words[j].from)
-		}
-		for _, r := range text[from:to] {
-			switch r {
-			case '"':
-				open = !open
-			case '“', '«', '„':
-				open = true
-			case '”', '»':
-				open = false
-			default:
-				continue
-			}
-			if open {
-				opened = j
-			}
-		}
-		if open && j <= last {
+		q := transcript.Quoted(a.segs[seg].Text, last-first+1, func(i int) (int32, int32) {
+			return a.words[first+i].from, a.words[first+i].to
+		})
+		if q != nil {
 			if a.quoted == nil {
 				a.quoted = make([]bool, len(a.words))
 			}
-			a.quoted[j] = true
+			copy(a.quoted[first:], q)
 		}
-	}
-	if open && opened <= last { // never closed: not a quotation
-		clear(a.quoted[opened : last+1])
+		first = last + 1
 	}
 }
 
