@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/auditd/auditd/auditor/tone"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
@@ -66,6 +67,8 @@ type criterion struct {
 	appliesIf  group
 	// appliesIfOwn is nil when the rule has no "applies_if_own".
 	appliesIfOwn group
+	// model scores the speaker's turns; nil when the rule has no "tone".
+	model *tone.Model
 }
 
 // group is a list of alternative phrases.
@@ -77,9 +80,17 @@ type phraseRef struct {
 	text string
 }
 
-// New compiles card for auditing. It returns the *scoring.ValidationError of
-// scoring.Validate(card, CheckRule) when card is not valid.
+// New compiles card for auditing, with package tone's embedded models. It
+// returns the *scoring.ValidationError of scoring.Validate(card, CheckRule)
+// when card is not valid.
 func New(card scoring.Scorecard) (*Engine, error) {
+	return NewWithModels(card, tone.Builtin)
+}
+
+// NewWithModels is New with the tone models that models names (a rule's
+// "tone" must still name an embedded one to be valid): for measuring a
+// model trained on part of the data.
+func NewWithModels(card scoring.Scorecard, models func(name string) (*tone.Model, bool)) (*Engine, error) {
 	if err := scoring.Validate(card, CheckRule); err != nil {
 		return nil, err
 	}
@@ -92,6 +103,13 @@ func New(card scoring.Scorecard) (*Engine, error) {
 			appliesIf: c.group(r.appliesIf), appliesIfOwn: c.group(r.appliesIfOwn)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
+		}
+		if r.tone != nil {
+			m, ok := models(r.tone.model)
+			if !ok {
+				return nil, fmt.Errorf("criterion %s: no tone model %q", cr.ID, r.tone.model)
+			}
+			cc.model = m
 		}
 		c.e.criteria[i] = cc
 	}
@@ -208,6 +226,7 @@ func (e *Engine) Audit(kind string, t transcript.Transcript, lang string) ([]sco
 		return nil, fmt.Errorf("unknown interaction kind %q: want %q or %q", kind, scoring.Call, scoring.Chat)
 	}
 	a := e.prepare(kind, t, wordingFor(lang))
+	a.lang = lang
 	verdicts := make([]scoring.Verdict, 0, len(e.criteria))
 	for i, c := range e.card.Criteria {
 		if c.Applies(kind) {
@@ -222,6 +241,7 @@ func (e *Engine) Audit(kind string, t transcript.Transcript, lang string) ([]sco
 type audit struct {
 	e    *Engine
 	w    wording
+	lang string // the transcript's language, for tone models
 	segs []transcript.Segment
 	// speakers[i] is segs[i].Speaker, with anything unexpected as Unknown.
 	speakers []string
@@ -997,9 +1017,48 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 			cited = append(cited, signs...)
 		}
 	}
+	if c.model != nil && v.Complies && !violation {
+		if h, score, ok := a.toneOf(c); ok && score >= r.tone.reviewAt {
+			// A turn that reads as disrespectful fails the criterion, one
+			// that might is a conflict; either way an analyst should see it.
+			v.Complies = score < r.tone.failsAt
+			v.Basis, v.Confidence = scoring.BasisConflict, min(v.Confidence, r.hintConfidence)
+			ct := a.cite(h)
+			var pairs []string
+			ct.quote, pairs = c.model.Telling(a.segs[a.words[h.span.first].seg].Text, a.lang, toneTelling)
+			failures = append(failures, a.w.tone(ct, score, pairs, v.Complies))
+			cited = append(cited, h)
+		}
+	}
 	v.Explanation = strings.Join(append(failures, findings...), " ")
 	v.Evidence = a.evidence(cited)
 	return v
+}
+
+// toneTelling is how many of a turn's most telling pairs of words a tone
+// explanation names.
+const toneTelling = 3
+
+// toneOf returns the turn of c's speaker, in scope, that c's tone model
+// scores highest, as a hit spanning the turn, with its score; false when
+// the speaker said nothing in scope.
+func (a *audit) toneOf(c *criterion) (hit, float64, bool) {
+	var best hit
+	top, ok := 0.0, false
+	for first := 0; first < len(a.words); {
+		seg := a.words[first].seg
+		last := first
+		for last+1 < len(a.words) && a.words[last+1].seg == seg {
+			last++
+		}
+		if a.inScope(&c.rule, seg) {
+			if s := c.model.Score(a.segs[seg].Text, a.lang); !ok || s > top {
+				best, top, ok = hit{phrase: c.rule.tone.model, id: -1, span: span{int32(first), int32(last)}}, s, true
+			}
+		}
+		first = last + 1
+	}
+	return best, top, ok
 }
 
 func phrasesOf(g group) []string {
@@ -1044,7 +1103,7 @@ func (a *audit) cite(h hit) citation {
 		phrase:  h.phrase,
 		quote:   quote.String(),
 		speaker: a.speakers[first.seg],
-		loose:   a.e.exprs[h.id].plain && a.loose(h),
+		loose:   h.id >= 0 && a.e.exprs[h.id].plain && a.loose(h), // a tone hit (-1) is a whole turn
 		timed:   a.timed,
 		turn:    int(first.seg) + 1,
 	}
