@@ -30,6 +30,7 @@
 //	  "replies": ["how rude"],                         // the other party's reply to a turn: a hint about it
 //	  "reply_cues": ["unbelievable"],                  // … a cue of the turn it answers
 //	  "unprompted": ["jaja*", "lol", "😂"],             // a hint when the other party's turn before had none
+//	  "tone": {"model": "respect", "fails_at": 0.92, "review_at": 0.7}, // a trained model scores the turns, see Tone
 //	  "negation": true,                                // a negated phrase does not count (default)
 //	  "exact": false,                                  // true: no tolerance for misspellings
 //	  "absence_confidence": 0.8, "not_applicable_confidence": 0.7, "hint_confidence": 0.6
@@ -161,6 +162,32 @@
 //     not laughed laughs at them, not with them); no negation undoes
 //     one ("no son suyas jeje"). Rules with replies or
 //     unprompted phrases name their speaker.
+//
+// # Tone
+//
+// Phrases find rudeness worded as the lexicon words it; a writer's own
+// words slip past ("reckon we'll both live through it"). A rule with
+// "none" may also name a trained model of package tone, which scores each
+// of the speaker's turns in scope from 0 to 1 (how disrespectful it
+// reads: the whole turn or its most telling sentence, whichever is
+// higher; quoted words left out; turns of fewer than three words are not
+// judged):
+//
+//	"tone": {"model": "respect", "fails_at": 0.92, "review_at": 0.7}
+//
+// model names an embedded model ("respect": an agent's disrespect, trained
+// on Spanish and English lines by cmd/traintone); fails_at (above 0, at
+// most 1) is the score from which a turn fails the criterion; review_at
+// (optional, not above fails_at; by default fails_at) the score from
+// which it is a conflict. The rule's speaker must be named. The model is
+// asked only when no phrase of none was said and the verdict would be
+// met: a turn at or above fails_at makes it not met, a turn at or above
+// review_at leaves it met; either way the basis is conflict, the
+// confidence hint_confidence (so an analyst confirms), and the
+// explanation quotes the turn's most telling sentence with its score and
+// the pairs of words that weighed most ("The agent's turn 5 reads as
+// disrespectful (0.97, mostly "read the", "if you"): "If you had read the
+// instructions…""). Errors name the field (rule.tone.fails_at).
 //
 // Verdicts below the service's review threshold (AUDIT_REVIEW_CONFIDENCE)
 // are marked for an analyst's review, and the hybrid engine asks a

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/auditd/auditd/auditor/tone"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
@@ -68,6 +69,8 @@ type criterion struct {
 	appliesIfOwn group
 	// before, against and unless are nil when the rule has none.
 	before, against, unless group
+	// model scores the speaker's turns; nil when the rule has no "tone".
+	model *tone.Model
 }
 
 // group is a list of alternative phrases.
@@ -79,9 +82,17 @@ type phraseRef struct {
 	text string
 }
 
-// New compiles card for auditing. It returns the *scoring.ValidationError of
-// scoring.Validate(card, CheckRule) when card is not valid.
+// New compiles card for auditing, with package tone's embedded models. It
+// returns the *scoring.ValidationError of scoring.Validate(card, CheckRule)
+// when card is not valid.
 func New(card scoring.Scorecard) (*Engine, error) {
+	return NewWithModels(card, tone.Builtin)
+}
+
+// NewWithModels is New with the tone models that models names (a rule's
+// "tone" must still name an embedded one to be valid): for measuring a
+// model trained on part of the data.
+func NewWithModels(card scoring.Scorecard, models func(name string) (*tone.Model, bool)) (*Engine, error) {
 	if err := scoring.Validate(card, CheckRule); err != nil {
 		return nil, err
 	}
@@ -95,6 +106,13 @@ func New(card scoring.Scorecard) (*Engine, error) {
 			against: c.group(r.against), unless: c.group(r.unless)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
+		}
+		if r.tone != nil {
+			m, ok := models(r.tone.model)
+			if !ok {
+				return nil, fmt.Errorf("criterion %s: no tone model %q", cr.ID, r.tone.model)
+			}
+			cc.model = m
 		}
 		c.e.criteria[i] = cc
 	}
@@ -211,6 +229,7 @@ func (e *Engine) Audit(kind string, t transcript.Transcript, lang string) ([]sco
 		return nil, fmt.Errorf("unknown interaction kind %q: want %q or %q", kind, scoring.Call, scoring.Chat)
 	}
 	a := e.prepare(kind, t, wordingFor(lang))
+	a.lang = lang
 	verdicts := make([]scoring.Verdict, 0, len(e.criteria))
 	for i, c := range e.card.Criteria {
 		if c.Applies(kind) {
@@ -225,6 +244,7 @@ func (e *Engine) Audit(kind string, t transcript.Transcript, lang string) ([]sco
 type audit struct {
 	e    *Engine
 	w    wording
+	lang string // the transcript's language, for tone models
 	segs []transcript.Segment
 	// speakers[i] is segs[i].Speaker, with anything unexpected as Unknown.
 	speakers []string
@@ -415,14 +435,9 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 	return a
 }
 
-// quoteMarks are the double quotation marks markQuoted reads.
-const quoteMarks = "\"“”«»„"
-
 // markQuoted marks the words that stand inside double quotation marks
-// ("…", “…”, «…», „…“) closed in their segment. What a speaker quotes is
-// someone else's words ("the receptionist said «that's not my problem»"),
-// so no phrase is found in them alone. Single quotes are left alone: they
-// are also apostrophes. Segments without a quotation mark cost one scan.
+// closed in their segment (transcript.Quoted): what a speaker quotes is
+// someone else's words, so no phrase is found in them alone.
 func (a *audit) markQuoted() {
 	for first := 0; first < len(a.words); {
 		seg := a.words[first].seg
@@ -430,49 +445,16 @@ func (a *audit) markQuoted() {
 		for last+1 < len(a.words) && a.words[last+1].seg == seg {
 			last++
 		}
-		if text := a.segs[seg].Text; strings.ContainsAny(text, quoteMarks) {
-			a.quoteSegment(text, first, last)
-		}
-		first = last + 1
-	}
-}
-
-// quoteSegment marks the quoted words among words first to last, those of
-// one segment, text.
-func (a *audit) quoteSegment(text string, first, last int) {
-	open, opened := false, 0 // opened: the first word after the last opening mark
-	for j := first; j <= last+1; j++ {
-		from, to := 0, len(text)
-		if j > first {
-			from = int(a.words[j-1].to)
-		}
-		if j <= last {
-			to = int(a.words[j].from)
-		}
-		for _, r := range text[from:to] {
-			switch r {
-			case '"':
-				open = !open
-			case '“', '«', '„':
-				open = true
-			case '”', '»':
-				open = false
-			default:
-				continue
-			}
-			if open {
-				opened = j
-			}
-		}
-		if open && j <= last {
+		q := transcript.Quoted(a.segs[seg].Text, last-first+1, func(i int) (int32, int32) {
+			return a.words[first+i].from, a.words[first+i].to
+		})
+		if q != nil {
 			if a.quoted == nil {
 				a.quoted = make([]bool, len(a.words))
 			}
-			a.quoted[j] = true
+			copy(a.quoted[first:], q)
 		}
-	}
-	if open && opened <= last { // never closed: not a quotation
-		clear(a.quoted[opened : last+1])
+		first = last + 1
 	}
 }
 
@@ -1072,9 +1054,48 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 			cited = append(cited, signs...)
 		}
 	}
+	if c.model != nil && v.Complies && !violation {
+		if h, score, ok := a.toneOf(c); ok && score >= r.tone.reviewAt {
+			// A turn that reads as disrespectful fails the criterion, one
+			// that might is a conflict; either way an analyst should see it.
+			v.Complies = score < r.tone.failsAt
+			v.Basis, v.Confidence = scoring.BasisConflict, min(v.Confidence, r.hintConfidence)
+			ct := a.cite(h)
+			var pairs []string
+			ct.quote, pairs = c.model.Telling(a.segs[a.words[h.span.first].seg].Text, a.lang, toneTelling)
+			failures = append(failures, a.w.tone(ct, score, pairs, v.Complies))
+			cited = append(cited, h)
+		}
+	}
 	v.Explanation = strings.Join(append(failures, findings...), " ")
 	v.Evidence = a.evidence(cited)
 	return v
+}
+
+// toneTelling is how many of a turn's most telling pairs of words a tone
+// explanation names.
+const toneTelling = 3
+
+// toneOf returns the turn of c's speaker, in scope, that c's tone model
+// scores highest, as a hit spanning the turn, with its score; false when
+// the speaker said nothing in scope.
+func (a *audit) toneOf(c *criterion) (hit, float64, bool) {
+	var best hit
+	top, ok := 0.0, false
+	for first := 0; first < len(a.words); {
+		seg := a.words[first].seg
+		last := first
+		for last+1 < len(a.words) && a.words[last+1].seg == seg {
+			last++
+		}
+		if a.inScope(&c.rule, seg) {
+			if s := c.model.Score(a.segs[seg].Text, a.lang); !ok || s > top {
+				best, top, ok = hit{phrase: c.rule.tone.model, id: -1, span: span{int32(first), int32(last)}}, s, true
+			}
+		}
+		first = last + 1
+	}
+	return best, top, ok
 }
 
 func phrasesOf(g group) []string {
@@ -1119,7 +1140,7 @@ func (a *audit) cite(h hit) citation {
 		phrase:  h.phrase,
 		quote:   quote.String(),
 		speaker: a.speakers[first.seg],
-		loose:   a.e.exprs[h.id].plain && a.loose(h),
+		loose:   h.id >= 0 && a.e.exprs[h.id].plain && a.loose(h), // a tone hit (-1) is a whole turn
 		timed:   a.timed,
 		turn:    int(first.seg) + 1,
 	}

@@ -58,6 +58,27 @@ type wording interface {
 	// other party had said nothing like it just before, which suggests
 	// the verdict complies.
 	unprompted(c citation, complies bool) string
+	// tone: no phrase of none was said, but a tone model scores c, a
+	// whole turn whose quote is its most telling sentence, score; telling
+	// are its most telling pairs of words. complies:
+	// the score is below the rule's fails_at, so the verdict stands for
+	// an analyst to review.
+	tone(c citation, score float64, telling []string, complies bool) string
+}
+
+// toneQuoted is how much of a turn a tone explanation quotes.
+const toneQuoted = 200
+
+// excerpt shortens a turn's text to toneQuoted bytes, on a word boundary.
+func excerpt(s string) string {
+	if len(s) <= toneQuoted {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:toneQuoted], ' ')
+	if cut <= 0 {
+		cut = toneQuoted
+	}
+	return s[:cut] + "…"
 }
 
 // wordingFor picks the wording for a BCP 47 language tag: Spanish for "es"
@@ -132,6 +153,29 @@ func quoteList(phrases []string, open, close, more string) string {
 }
 
 type english struct{}
+
+func (english) tone(c citation, score float64, telling []string, complies bool) string {
+	who := "The agent's"
+	switch c.speaker {
+	case transcript.Customer:
+		who = "The customer's"
+	case transcript.Unknown:
+		who = "The"
+	}
+	where := who + " turn " + strconv.Itoa(c.turn)
+	if c.timed {
+		where = who + " words at " + clock(c.at)
+	}
+	why := strconv.FormatFloat(score, 'f', 2, 64)
+	if len(telling) > 0 {
+		why += `, mostly "` + strings.Join(telling, `", "`) + `"`
+	}
+	if complies {
+		return fmt.Sprintf("No forbidden phrase was said, but %s might read as disrespectful (%s): \"%s\"; an analyst should judge.",
+			strings.ToLower(where[:1])+where[1:], why, excerpt(c.quote))
+	}
+	return fmt.Sprintf("%s reads as disrespectful (%s): \"%s\"; an analyst should confirm.", where, why, excerpt(c.quote))
+}
 
 func (english) clause(c citation) string {
 	words := `"` + c.quote + `"`
@@ -293,6 +337,29 @@ func joinClauses(cs []citation, clause func(citation) string, and string) string
 }
 
 type spanish struct{}
+
+func (spanish) tone(c citation, score float64, telling []string, complies bool) string {
+	where := "el turno " + strconv.Itoa(c.turn)
+	if c.timed {
+		where = "lo dicho en " + clock(c.at)
+	}
+	switch c.speaker {
+	case transcript.Agent:
+		where += " del agente"
+	case transcript.Customer:
+		where += " del cliente"
+	}
+	why := strings.Replace(strconv.FormatFloat(score, 'f', 2, 64), ".", ",", 1)
+	if len(telling) > 0 {
+		why += "; sobre todo «" + strings.Join(telling, "», «") + "»"
+	}
+	if complies {
+		return fmt.Sprintf("No se dijo ninguna frase prohibida, pero %s podría sonar irrespetuoso (%s): «%s»; conviene que lo valore un analista.",
+			where, why, excerpt(c.quote))
+	}
+	return fmt.Sprintf("%s suena irrespetuoso (%s): «%s»; conviene que lo confirme un analista.", capitalise(where), why,
+		excerpt(c.quote))
+}
 
 func (spanish) clause(c citation) string {
 	words := "«" + c.quote + "»"

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 
+	"github.com/auditd/auditd/auditor/tone"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
@@ -42,13 +44,21 @@ const (
 	keyBefore                  = "before"
 	keyAgainst                 = "against"
 	keyUnless                  = "unless"
+	keyTone                    = "tone"
+)
+
+// Keys of the "tone" object.
+const (
+	keyToneModel    = "model"
+	keyToneFailsAt  = "fails_at"
+	keyToneReviewAt = "review_at"
 )
 
 // ruleKeys lists every key, for the error that names an unknown one.
 var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keyAppliesIfOwn, keySpeaker, keyExact, keyNegation,
 	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
 	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence,
-	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted, keyBefore, keyAgainst, keyUnless}
+	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted, keyBefore, keyAgainst, keyUnless, keyTone}
 
 // anySpeaker is the speaker scope that takes every segment.
 const anySpeaker = "any"
@@ -125,6 +135,17 @@ type rule struct {
 	// (once the customer has said what the problem is), 0 = from the start.
 	afterCustomerTurns                                         int
 	absenceConfidence, notApplicableConfidence, hintConfidence float64
+	// tone, when set, scores the speaker's turns with a trained model of
+	// package tone when no phrase of none was said.
+	tone *toneRule
+}
+
+// toneRule is a rule's "tone": which model scores the speaker's turns, the
+// score at which a turn fails the criterion, and the score from which it
+// is a conflict for an analyst to review.
+type toneRule struct {
+	model             string
+	failsAt, reviewAt float64
 }
 
 // phrase is a phrase as the rule wrote it, parsed.
@@ -222,6 +243,8 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 			r.against = parsePhrases(v, key, r.exact, add)
 		case keyUnless:
 			r.unless = parsePhrases(v, key, r.exact, add)
+		case keyTone:
+			r.tone = parseTone(v, add)
 		case keyCuesTogether:
 			if json.Unmarshal(v, &r.cuesTogether) != nil || r.cuesTogether < 2 || r.cuesTogether > maxCuesTogether {
 				add(key, "must be a whole number from 2 to %d: how many different cues in one turn count as a hint", maxCuesTogether)
@@ -245,9 +268,16 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 		}
 	}
 	if _, ok := fields[keyHintConfidence]; ok && r.hints == nil && r.cues == nil && r.replies == nil && r.replyCues == nil &&
-		r.unprompted == nil {
-		add(keyHintConfidence, "only means something with %q, %q, %q, %q or %q", keyHints, keyCues, keyReplies, keyReplyCues,
-			keyUnprompted)
+		r.unprompted == nil && r.tone == nil {
+		add(keyHintConfidence, "only means something with %q, %q, %q, %q, %q or %q", keyHints, keyCues, keyReplies, keyReplyCues,
+			keyUnprompted, keyTone)
+	}
+	if r.tone != nil && !hasNone {
+		add(keyTone, "only means something with %q: the model judges the turns when no phrase of it was said", keyNone)
+	}
+	if _, ok := fields[keyTone]; ok && r.speaker == anySpeaker {
+		add(keySpeaker, "must be %q or %q when the rule has %q: the model scores one party's turns", transcript.Agent,
+			transcript.Customer, keyTone)
 	}
 	if _, ok := fields[keyCuesTogether]; ok && r.cues == nil && r.replyCues == nil {
 		add(keyCuesTogether, "only means something with %q or %q", keyCues, keyReplyCues)
@@ -367,4 +397,61 @@ func parseTurns(v json.RawMessage, field string, add func(field, format string, 
 		return 0
 	}
 	return n
+}
+
+// parseTone parses a rule's "tone":
+//
+//	{"model": "respect", "fails_at": 0.8, "review_at": 0.5}
+func parseTone(v json.RawMessage, add func(field, format string, args ...any)) *toneRule {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(v, &fields) != nil || fields == nil {
+		add(keyTone, `must be an object such as {"model": %q, "fails_at": 0.8, "review_at": 0.5}`, tone.Respect)
+		return nil
+	}
+	t := &toneRule{}
+	ok := true
+	field := func(k string) string { return keyTone + "." + k }
+	models := tone.Names()
+	if m, has := fields[keyToneModel]; !has {
+		add(field(keyToneModel), "is required: the trained model that scores the turns (%s)", strings.Join(models, ", "))
+		ok = false
+	} else if json.Unmarshal(m, &t.model) != nil || !slices.Contains(models, t.model) {
+		add(field(keyToneModel), "must name a trained model: %s", strings.Join(models, ", "))
+		ok = false
+	}
+	threshold := func(k string, to *float64) bool {
+		raw, has := fields[k]
+		if !has {
+			return false
+		}
+		if json.Unmarshal(raw, to) != nil || !(*to > 0 && *to <= 1) {
+			add(field(k), "must be a score greater than 0 and at most 1, such as 0.8")
+			ok = false
+			return false
+		}
+		return true
+	}
+	if !threshold(keyToneFailsAt, &t.failsAt) {
+		if _, has := fields[keyToneFailsAt]; !has {
+			add(field(keyToneFailsAt), "is required: the score from which a turn fails the criterion, such as 0.8")
+			ok = false
+		}
+	}
+	if threshold(keyToneReviewAt, &t.reviewAt) && t.failsAt > 0 && t.reviewAt > t.failsAt {
+		add(field(keyToneReviewAt), "must not be above %s (%g): from it, a turn is for an analyst to review", keyToneFailsAt,
+			t.failsAt)
+		ok = false
+	} else if _, has := fields[keyToneReviewAt]; !has {
+		t.reviewAt = t.failsAt
+	}
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if k != keyToneModel && k != keyToneFailsAt && k != keyToneReviewAt {
+			add(field(k), "unknown key; %s has %s, %s and %s", keyTone, keyToneModel, keyToneFailsAt, keyToneReviewAt)
+			ok = false
+		}
+	}
+	if !ok {
+		return nil
+	}
+	return t
 }

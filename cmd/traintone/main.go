@@ -1,0 +1,462 @@
+// Command traintone trains the tone model of package auditor/tone that the
+// default scorecard's respect criterion uses, from the training data in
+// the repository, and writes it where the package embeds it:
+//
+//	go run ./cmd/traintone          # writes auditor/tone/respect.model
+//	go run ./cmd/traintone -cv 5    # only measures, by 5-fold cross-validation
+//
+// It trains on (a) the agent turns of the evaluation set's development
+// cases (eval/cases/dev; never the held-out ones): every agent turn of a
+// case whose agent was respectful is a negative, and the turn a rude
+// case's label quotes is a positive (the other turns of a rude case are
+// left out: they may be rude too); (b) eval/respect-lines.tsv; (c)
+// auditor/tone/testdata/lines.tsv. Training is deterministic.
+//
+// With -cv, the development cases are split into k folds by case; each
+// fold is judged by a model trained on the other folds and all the lines,
+// and the report gives, per threshold and language, the share of rude
+// agents caught and of respectful ones failed, by the model alone and by
+// the whole rules engine (its phrases and the model).
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/auditd/auditd/auditor/rules"
+	"github.com/auditd/auditd/auditor/tone"
+	"github.com/auditd/auditd/eval"
+	"github.com/auditd/auditd/redact"
+	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/transcript"
+)
+
+const criterion = "no_forbidden_phrases"
+
+func main() {
+	folds := flag.Int("cv", 0, "measure by cross-validation over this many folds of the dev cases instead of writing the model")
+	out := flag.String("out", "auditor/tone/respect.model", "where to write the model")
+	errorsAt := flag.Float64("errors", 0, "with -cv, also list the cases the model alone gets wrong at this threshold")
+	flag.IntVar(&tone.DefaultTraining.Epochs, "epochs", tone.DefaultTraining.Epochs, "passes over the examples")
+	flag.Float64Var(&tone.DefaultTraining.Rate, "rate", tone.DefaultTraining.Rate, "learning rate")
+	flag.Float64Var(&tone.DefaultTraining.L2, "l2", tone.DefaultTraining.L2, "weight decay")
+	flag.Parse()
+	log.SetFlags(0)
+	cases, err := eval.Load(os.DirFS("eval"), eval.Dev)
+	if err != nil {
+		log.Fatal(err)
+	}
+	respectLines, err := readLines("eval/respect-lines.tsv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ownLines, err := readLines("auditor/tone/testdata/lines.tsv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	lines := append(slices.Clone(respectLines), ownLines...)
+	labelled, unmatched := caseExamples(cases)
+	log.Printf("%d lines; %d dev cases, %d case turns to train on; %d rude cases whose quoted turn was not found", len(lines),
+		len(cases), countTurns(labelled), unmatched)
+	if *folds > 1 {
+		if err := crossValidate(os.Stdout, cases, labelled, lines, *folds, *errorsAt); err != nil {
+			log.Fatal(err)
+		}
+		if err := otherWriter(os.Stdout, labelled, respectLines, ownLines); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	train := slices.Clone(lines)
+	for _, l := range labelled {
+		train = append(train, l.examples...)
+	}
+	m := tone.Train(train, tone.DefaultTraining)
+	if err := os.WriteFile(*out, m.Encode(), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("wrote %s from %d examples", *out, len(train))
+}
+
+// readLines reads a TSV of lines: rude|ok, language, text.
+func readLines(name string) ([]tone.Example, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []tone.Example
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		parts := strings.SplitN(sc.Text(), "\t", 3)
+		if len(parts) != 3 || parts[0] != "rude" && parts[0] != "ok" {
+			return nil, fmt.Errorf("%s:%d: want rude|ok, a language and the line, separated by tabs", name, n)
+		}
+		out = append(out, tone.Example{Text: parts[2], Lang: parts[1], Positive: parts[0] == "rude"})
+	}
+	return out, sc.Err()
+}
+
+// labelledCase is a dev case's training examples.
+type labelledCase struct {
+	c        *eval.Case
+	examples []tone.Example
+}
+
+func countTurns(ls []labelledCase) int {
+	n := 0
+	for _, l := range ls {
+		n += len(l.examples)
+	}
+	return n
+}
+
+// quoted finds the quotations of a label's reason.
+var quoted = regexp.MustCompile(`«([^»]+)»|“([^”]+)”|"([^"]+)"`)
+
+// sentenceWeight is the weight of each sentence of a respectful turn,
+// trained on beside the turn: the model scores sentences too.
+const sentenceWeight = 0.5
+
+// caseExamples returns each dev case's agent turns to train on, and how
+// many rude cases quote no agent turn that could be found. A turn is
+// trained on whole and sentence by sentence (tone.Sentences), as it is
+// scored: every sentence of a respectful case's turn is a negative, and
+// the sentences of a rude turn that say the quotation are positives.
+func caseExamples(cases []eval.Case) ([]labelledCase, int) {
+	var out []labelledCase
+	unmatched := 0
+	for i := range cases {
+		c := &cases[i]
+		l, ok := c.Labels[criterion]
+		if !ok {
+			continue
+		}
+		turns := agentTurns(c)
+		lc := labelledCase{c: c}
+		if l.Complies {
+			for _, t := range turns {
+				lc.examples = append(lc.examples, tone.Example{Text: t, Lang: c.Language})
+				for _, s := range tone.Sentences(t) {
+					lc.examples = append(lc.examples, tone.Example{Text: s, Lang: c.Language, Weight: sentenceWeight})
+				}
+			}
+		} else {
+			frags := fragments(l.Why)
+			for _, t := range turns {
+				if saysAny(t, frags) {
+					lc.examples = append(lc.examples, tone.Example{Text: t, Lang: c.Language, Positive: true})
+					for _, s := range tone.Sentences(t) {
+						if saysAny(s, frags) {
+							lc.examples = append(lc.examples, tone.Example{Text: s, Lang: c.Language, Positive: true})
+						}
+					}
+				}
+			}
+			if len(lc.examples) == 0 {
+				unmatched++
+			}
+		}
+		out = append(out, lc)
+	}
+	return out, unmatched
+}
+
+// agentTurns returns the texts of a case's agent turns.
+func agentTurns(c *eval.Case) []string {
+	t, err := c.Transcript()
+	if err != nil {
+		log.Fatalf("%s: %v", c.ID, err)
+	}
+	var out []string
+	for _, s := range t.Segments {
+		if s.Speaker == transcript.Agent {
+			out = append(out, s.Text)
+		}
+	}
+	return out
+}
+
+// fragments returns the normalised pieces of the quotations of why, split
+// where the writer elided words ("…"), of three words or more (or a whole
+// shorter quotation).
+func fragments(why string) []string {
+	var out []string
+	for _, m := range quoted.FindAllStringSubmatch(why, -1) {
+		q := m[1] + m[2] + m[3]
+		for _, piece := range regexp.MustCompile(`…|\.\.\.`).Split(q, -1) {
+			words := transcript.NormalWords(piece)
+			if len(words) >= 3 || len(words) > 0 && !strings.ContainsAny(q, "….") {
+				out = append(out, " "+strings.Join(words, " ")+" ")
+			}
+		}
+	}
+	return out
+}
+
+// saysAny reports whether text says one of the fragments.
+func saysAny(text string, frags []string) bool {
+	norm := " " + strings.Join(transcript.NormalWords(text), " ") + " "
+	for _, f := range frags {
+		if strings.Contains(norm, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// judged is a dev case as cross-validation saw it.
+type judged struct {
+	id, lang string
+	turn     string // the agent turn scored highest
+	rude     bool
+	// score is the highest of the agent's turns, by a model that did not
+	// see the case.
+	score float64
+	// lexicon: the rules engine without the model said not met.
+	lexicon bool
+	// engine: the whole engine, at the default scorecard's thresholds,
+	// said not met; review: it routed the verdict to review.
+	engine, review bool
+}
+
+func crossValidate(w io.Writer, cases []eval.Case, labelled []labelledCase, lines []tone.Example, k int, errorsAt float64) error {
+	redactor, err := redact.New(redact.RedactionSettings{Types: redact.Types})
+	if err != nil {
+		return err
+	}
+	order := rand.New(rand.NewPCG(15, 15)).Perm(len(labelled))
+	fold := make([]int, len(labelled))
+	for i, j := range order {
+		fold[j] = i % k
+	}
+	var results []judged
+	for f := range k {
+		train := slices.Clone(lines)
+		for i, l := range labelled {
+			if fold[i] != f {
+				train = append(train, l.examples...)
+			}
+		}
+		m := tone.Train(train, tone.DefaultTraining)
+		es, err := newEngines(func(name string) (*tone.Model, bool) { return m, name == tone.Respect })
+		if err != nil {
+			return err
+		}
+		for i, l := range labelled {
+			if fold[i] != f {
+				continue
+			}
+			j, err := judge(l.c, m, es, redactor)
+			if err != nil {
+				return err
+			}
+			results = append(results, j)
+		}
+	}
+	report(w, results)
+	if errorsAt > 0 {
+		for _, j := range results {
+			if j.rude != (j.score >= errorsAt) {
+				fmt.Fprintf(w, "%s rude=%v %.2f «%s»\n", j.id, j.rude, j.score, j.turn)
+			}
+		}
+	}
+	return nil
+}
+
+// engines are the rules engines of one fold: the default scorecard of
+// each language, with its tone model and without.
+type engines struct{ with, without map[string]*rules.Engine }
+
+func newEngines(models func(string) (*tone.Model, bool)) (engines, error) {
+	es := engines{with: map[string]*rules.Engine{}, without: map[string]*rules.Engine{}}
+	for _, lang := range []string{"es", "en"} {
+		card, err := scoring.DefaultScorecard(lang)
+		if err != nil {
+			return es, err
+		}
+		if es.with[lang], err = rules.NewWithModels(card, models); err != nil {
+			return es, err
+		}
+		for i := range card.Criteria {
+			if card.Criteria[i].ID == criterion {
+				var r map[string]json.RawMessage
+				if err := json.Unmarshal(card.Criteria[i].Rule, &r); err != nil {
+					return es, err
+				}
+				delete(r, "tone")
+				card.Criteria[i].Rule, _ = json.Marshal(r)
+			}
+		}
+		if es.without[lang], err = rules.New(card); err != nil {
+			return es, err
+		}
+	}
+	return es, nil
+}
+
+// judge scores c's agent turns with m and audits c with and without it.
+func judge(c *eval.Case, m *tone.Model, es engines, redactor *redact.Redactor) (judged, error) {
+	j := judged{id: c.ID, lang: c.Language, rude: !c.Labels[criterion].Complies}
+	t, err := c.Transcript()
+	if err != nil {
+		return j, err
+	}
+	t, _ = redactor.Transcript(t)
+	for _, s := range t.Segments {
+		if score := m.Score(s.Text, c.Language); s.Speaker == transcript.Agent && score > j.score {
+			j.score, j.turn = score, s.Text
+		}
+	}
+	lang := "en"
+	if scoring.IsSpanish(c.Language) {
+		lang = "es"
+	}
+	withModel, err := verdict(es.with[lang], c, t)
+	if err != nil {
+		return j, err
+	}
+	without, err := verdict(es.without[lang], c, t)
+	if err != nil {
+		return j, err
+	}
+	j.lexicon, j.engine = !without.Complies, !withModel.Complies
+	j.review = withModel.Confidence < reviewConfidence
+	return j, nil
+}
+
+// reviewConfidence is the review threshold make eval uses.
+const reviewConfidence = 0.8
+
+func verdict(e *rules.Engine, c *eval.Case, t transcript.Transcript) (scoring.Verdict, error) {
+	vs, err := e.Audit(c.Kind, t, c.Language)
+	if err != nil {
+		return scoring.Verdict{}, err
+	}
+	for _, v := range vs {
+		if v.CriterionID == criterion {
+			return v, nil
+		}
+	}
+	return scoring.Verdict{}, fmt.Errorf("%s: no verdict of %s", c.ID, criterion)
+}
+
+// otherWriter measures how far the model finds a writer's rudeness it
+// never saw: trained on everything but the even lines of
+// eval/respect-lines.tsv (a fourth writer's), it judges them.
+func otherWriter(w io.Writer, labelled []labelledCase, respectLines, ownLines []tone.Example) error {
+	train := slices.Clone(ownLines)
+	var held []tone.Example
+	for i, l := range respectLines {
+		if i%2 == 1 { // even lines, counted from 1
+			held = append(held, l)
+		} else {
+			train = append(train, l)
+		}
+	}
+	for _, l := range labelled {
+		train = append(train, l.examples...)
+	}
+	m := tone.Train(train, tone.DefaultTraining)
+	es, err := newEngines(func(name string) (*tone.Model, bool) { return m, name == tone.Respect })
+	if err != nil {
+		return err
+	}
+	lexicon := make([]bool, len(held))
+	for i, l := range held {
+		v, err := verdict(es.without[l.Lang], &eval.Case{ID: "line", Kind: scoring.Chat, Language: l.Lang},
+			transcript.Transcript{Segments: []transcript.Segment{{Speaker: transcript.Agent, Text: l.Text}}})
+		if err != nil {
+			return err
+		}
+		lexicon[i] = !v.Complies
+	}
+	fmt.Fprintln(w, "\neval/respect-lines.tsv, even lines held out (a writer the model never read): rude caught, courteous failed")
+	count := func(name string, fails func(i int) bool) {
+		var rude, caught, ok, failed int
+		for i, l := range held {
+			if l.Positive {
+				rude++
+				caught += b2i(fails(i))
+			} else {
+				ok++
+				failed += b2i(fails(i))
+			}
+		}
+		fmt.Fprintf(w, "%-22s %d of %d rude caught, %d of %d courteous failed\n", name, caught, rude, failed, ok)
+	}
+	count("lexicon", func(i int) bool { return lexicon[i] })
+	for _, t := range []float64{0.5, 0.7, 0.8, 0.9, 0.92, 0.95} {
+		count(fmt.Sprintf("model ≥ %.2f", t), func(i int) bool { return m.Score(held[i].Text, held[i].Lang) >= t })
+		count(fmt.Sprintf("lexicon+model ≥ %.2f", t), func(i int) bool {
+			return lexicon[i] || m.Score(held[i].Text, held[i].Lang) >= t
+		})
+	}
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// report prints, per language and threshold, the rude agents caught and
+// the respectful ones failed.
+func report(w io.Writer, results []judged) {
+	type rate struct{ rude, caught, ok, failed int }
+	tally := func(lang string, fails func(j judged) bool) rate {
+		var r rate
+		for _, j := range results {
+			if lang != "all" && j.lang != lang {
+				continue
+			}
+			if j.rude {
+				r.rude++
+				if fails(j) {
+					r.caught++
+				}
+			} else {
+				r.ok++
+				if fails(j) {
+					r.failed++
+				}
+			}
+		}
+		return r
+	}
+	pct := func(a, b int) string { return fmt.Sprintf("%5.1f %% (%d/%d)", 100*float64(a)/float64(max(b, 1)), a, b) }
+	row := func(name string, fails func(j judged) bool) {
+		fmt.Fprintf(w, "%-22s", name)
+		for _, lang := range []string{"es", "en", "all"} {
+			r := tally(lang, fails)
+			fmt.Fprintf(w, " | %s caught, %s failed", pct(r.caught, r.rude), pct(r.failed, r.ok))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "rude agents caught, respectful agents failed; columns: Spanish | English | all")
+	row("lexicon", func(j judged) bool { return j.lexicon })
+	thresholds := []float64{0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99}
+	for _, t := range thresholds {
+		row(fmt.Sprintf("model ≥ %.2f", t), func(j judged) bool { return j.score >= t })
+	}
+	for _, t := range thresholds {
+		row(fmt.Sprintf("lexicon+model ≥ %.2f", t), func(j judged) bool { return j.lexicon || j.score >= t })
+	}
+	row("engine (scorecard)", func(j judged) bool { return j.engine })
+	row("engine, sent to review", func(j judged) bool { return j.review })
+}
