@@ -20,16 +20,18 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 95.6 % (English 96.0, Spanish 95.3; lowest groups English
-	// chats and the Spanish ones, 95.3), confident 97.5 %, 16 of 317
-	// critical failures passed.
-	eval.Dev: {agreement: 0.95, groupAgreement: 0.94, confident: 0.97, criticalFalse: 0.06},
-	// Measured on 90 cases written for this split by three writers who
-	// never saw the rules, as written: 92.1 % (es 90.6, en 93.7, chats
-	// 92.3, calls 91.9; lowest group Spanish chats, 90.5), confident
-	// 98.0 %, 12 of 41 critical failures passed (29 %; the goal, 10 %, is
-	// not met by the rules alone).
-	eval.Holdout: {agreement: 0.91, groupAgreement: 0.89, confident: 0.97, criticalFalse: 0.3},
+	// Measured: 97.2 % (English and Spanish 97.2; lowest group Spanish
+	// calls, 96.8), confident 98.8 %, 1 of 317 critical failures passed
+	// (the tone model is trained on dev: see its cross-validated figures in
+	// docs/engines.md).
+	eval.Dev: {agreement: 0.965, groupAgreement: 0.96, confident: 0.98, criticalFalse: 0.02},
+	// Measured once, after the day's tuning, on 90 cases written for this
+	// split by three writers who never saw the rules: 93.6 % (es 92.7, en
+	// 94.6, chats 93.9, calls 93.1; lowest group Spanish calls, 91.7),
+	// confident 99.1 %, 5 of 41 critical failures
+	// passed (12.2 %; the goal, 10 %, is met in English and in calls, not
+	// in Spanish chats).
+	eval.Holdout: {agreement: 0.93, groupAgreement: 0.91, confident: 0.98, criticalFalse: 0.13},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
