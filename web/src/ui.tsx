@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { codeMessage, errorMessage, fromAPI } from './api';
 import { navigate } from './router';
-import { t } from './i18n';
+import { formatDateTime, formatRelative, t } from './i18n';
 import { useApp } from './state';
 
 /** PageHeader is a screen's title: it names the tab and takes the focus when the screen opens, for screen readers. */
@@ -74,6 +74,15 @@ export function OutcomeMessage({ outcome }: { outcome: Outcome }) {
       </div>
       {outcome?.error !== undefined && <ErrorMessage error={outcome.error} />}
     </>
+  );
+}
+
+/** Ago is a moment as "3 minutes ago", its date and time on hover. */
+export function Ago({ at }: { at: string }) {
+  return (
+    <time dateTime={at} title={formatDateTime(at)}>
+      {formatRelative(at)}
+    </time>
   );
 }
 

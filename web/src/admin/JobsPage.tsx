@@ -1,10 +1,10 @@
 import { useState } from 'preact/hooks';
 import type { Query } from '../api';
-import { formatDateTime, formatRelative, jobStateName, t } from '../i18n';
+import { formatDateTime, jobStateName, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
 import { jobStates, type CanaryResult, type Job, type JobPage, type RiverUISession } from '../types';
-import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
+import { Ago, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 
 const basePath = '/app/admin/jobs';
 const limits = ['25', '50', '100', '200'];
@@ -156,9 +156,7 @@ function JobRow({ job: j, busy, onAct }: { job: Job; busy: boolean; onAct: (j: J
         {j.attempt}/{j.max_attempts}
       </td>
       <td>
-        <time dateTime={j.created_at} title={formatDateTime(j.created_at)}>
-          {formatRelative(j.created_at)}
-        </time>
+        <Ago at={j.created_at} />
       </td>
       <td>{j.finalized_at ? <time dateTime={j.finalized_at}>{formatDateTime(j.finalized_at)}</time> : '—'}</td>
       <td>

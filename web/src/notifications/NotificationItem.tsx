@@ -1,8 +1,8 @@
-import { formatDateTime, formatRelative, t, type MessageKey } from '../i18n';
+import { t, type MessageKey } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type Notification } from '../types';
-import { useAction } from '../ui';
+import { Ago, useAction } from '../ui';
 
 const icons = { success: '✓', info: 'i', warning: '!', error: '×' } as const;
 
@@ -28,9 +28,7 @@ export function NotificationItem({ n, compact }: { n: Notification; compact?: bo
         <p class="notification-meta small muted">
           {!n.read && <span class="badge badge-unread">{t('notif.unread')}</span>}
           {n.is_global && <span class="badge">{t('notif.global')}</span>}
-          <time dateTime={n.created_at} title={formatDateTime(n.created_at)}>
-            {formatRelative(n.created_at)}
-          </time>
+          <Ago at={n.created_at} />
           {n.link &&
             (internal ? (
               <Link href={href as string}>{t('notif.open')}</Link>

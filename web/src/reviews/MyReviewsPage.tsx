@@ -2,12 +2,12 @@
 // review, soonest due first, kept live by the task events; supervisors
 // also see each analyst's progress.
 import { useEffect, useState } from 'preact/hooks';
-import { formatDateTime, formatRelative, t } from '../i18n';
+import { t } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
 import { StatusBadge } from '../tasks/badges';
 import { atLeast, type ReviewQueue, type TaskSummary } from '../types';
-import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
+import { Ago, ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 import { ReviewProgressPanel } from './ReviewProgressPanel';
 import { ReviewStateBadge } from './ReviewStateBadge';
 
@@ -80,13 +80,7 @@ export function MyReviewsPage() {
                       <ReviewStateBadge state={x.review_state} />
                     </td>
                     <td>
-                      {x.due_at ? (
-                        <time dateTime={x.due_at} title={formatDateTime(x.due_at)}>
-                          {formatRelative(x.due_at)}
-                        </time>
-                      ) : (
-                        '—'
-                      )}{' '}
+                      {x.due_at ? <Ago at={x.due_at} /> : '—'}{' '}
                       {x.overdue && <span class="badge badge-overdue">{t('reviews.overdue')}</span>}
                     </td>
                   </tr>

@@ -7,7 +7,7 @@ import { formatDateTime, formatNumber, formatRelative, t, type MessageKey } from
 import { Link, location } from '../router';
 import { useApp } from '../state';
 import { atLeast } from '../types';
-import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
+import { Ago, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 import { actionName, BulkPanel, ResultMessage } from './BulkActions';
 import {
   advance,
@@ -292,9 +292,7 @@ function BulkResults({ action: a }: { action: BulkAction }) {
                     <ResultMessage item={it} />
                   </td>
                   <td>
-                    <time dateTime={it.at} title={formatDateTime(it.at)}>
-                      {formatRelative(it.at)}
-                    </time>
+                    <Ago at={it.at} />
                   </td>
                 </tr>
               ))}

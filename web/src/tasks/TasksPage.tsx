@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Query } from '../api';
-import { formatDateTime, formatRelative, t, type MessageKey } from '../i18n';
+import { t, type MessageKey } from '../i18n';
 import { Link, location } from '../router';
 import { useApp } from '../state';
 import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
-import { ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
+import { Ago, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
@@ -252,9 +252,7 @@ export function TasksPage() {
                       <ScoreBadge score={x.score} passed={x.passed} /> <ReviewBadge count={x.review_items} />
                     </td>
                     <td>
-                      <time dateTime={x.created_at} title={formatDateTime(x.created_at)}>
-                        {formatRelative(x.created_at)}
-                      </time>
+                      <Ago at={x.created_at} />
                     </td>
                   </tr>
                 ))}
