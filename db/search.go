@@ -12,13 +12,17 @@ import (
 
 // TaskSearchRefresh writes task uuid's search document again from what it
 // is made of (task_search_document: the file name, the transcript, the
-// current audit's explanations and the validation's notes). Whatever
-// changes one of those calls it in the same transaction.
+// current audit's explanations and the validation's notes), with the
+// task's columns a search filters and sorts by. Whatever changes one of
+// those calls it in the same transaction. (Changes of the columns alone
+// are followed by a trigger on tasks; the task's row is read locked, so
+// that one committed meanwhile is not missed.)
 func TaskSearchRefresh(ctx context.Context, q DBTX, uuid string) error {
 	_, err := q.Exec(ctx, `
-		INSERT INTO task_search (task_uuid, created_at, document)
-		SELECT uuid, created_at, task_search_document(uuid) FROM tasks WHERE uuid = $1
-		ON CONFLICT (task_uuid) DO UPDATE SET document = excluded.document`, uuid)
+		INSERT INTO task_search (task_uuid, created_at, document, operator_id, status, score)
+		SELECT uuid, created_at, task_search_document(uuid), operator_id, status, score FROM tasks WHERE uuid = $1 FOR SHARE
+		ON CONFLICT (task_uuid) DO UPDATE SET document = excluded.document, operator_id = excluded.operator_id,
+			status = excluded.status, score = excluded.score`, uuid)
 	return err
 }
 

@@ -212,7 +212,8 @@ func TestSearchSpans(t *testing.T) {
 		`INSERT INTO transcripts (task_uuid, text, segments, engine, language)
 			SELECT uuid, CASE WHEN extract(week FROM created_at)::int % 5 = 0 OR abs(hashtext(uuid::text)) % 16 = 0
 				OR created_at < now() - interval '300 days' THEN 'la tarjeta' ELSE 'la factura' END, '[]', 'test', 'es' FROM tasks`,
-		`INSERT INTO task_search (task_uuid, created_at, document) SELECT uuid, created_at, task_search_document(uuid) FROM tasks`,
+		`INSERT INTO task_search (task_uuid, created_at, document, operator_id, status, score)
+		SELECT uuid, created_at, task_search_document(uuid), operator_id, status, score FROM tasks`,
 		`VACUUM ANALYZE tasks, task_search`,
 	} {
 		_, err := pool.Exec(ctx, sql)
@@ -222,6 +223,10 @@ func TestSearchSpans(t *testing.T) {
 	require.NoError(t, err)
 	var from, to time.Time
 	require.NoError(t, pool.QueryRow(ctx, `SELECT min(created_at) + interval '90 days', max(created_at) - interval '90 days' FROM tasks`).Scan(&from, &to))
+	passed, low, high := true, 20.0, 60.0
+	var agent string // the agent the words are found in most
+	require.NoError(t, pool.QueryRow(ctx, `SELECT t.operator_id FROM tasks t JOIN task_search s ON s.task_uuid = t.uuid
+		WHERE s.document @@ $1::tsquery GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, text).Scan(&agent))
 	pages := func(f db.TaskFilter, p db.TaskPage) (uuids [][]string) {
 		t.Helper()
 		for {
@@ -235,7 +240,7 @@ func TestSearchSpans(t *testing.T) {
 			if uuids = append(uuids, page); len(tasks) < p.Limit {
 				return uuids
 			}
-			c := tasks[len(tasks)-1].Cursor(db.TaskSortCreatedAt)
+			c := tasks[len(tasks)-1].Cursor(p.Sort)
 			p.After, p.Skip = &c, 0
 		}
 	}
@@ -248,7 +253,12 @@ func TestSearchSpans(t *testing.T) {
 		{"oldest first", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 4}},
 		{"within dates", db.TaskFilter{Text: text, From: from, To: to}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 3}},
 		{"from a page number", db.TaskFilter{Text: text, From: from}, db.TaskPage{Sort: db.TaskSortCreatedAt, Skip: 9, Limit: 6}},
-		{"with another filter", db.TaskFilter{Text: text, Status: db.TaskValidated}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
+		{"with a status", db.TaskFilter{Text: text, Status: db.TaskValidated}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
+		{"with an agent", db.TaskFilter{Text: text, OperatorID: agent}, db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 1}},
+		{"with another filter", db.TaskFilter{Text: text, Passed: &passed}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
+		{"by score", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 7}},
+		{"by score within a range", db.TaskFilter{Text: text, MinScore: &low, MaxScore: &high}, db.TaskPage{Sort: db.TaskSortScore, Skip: 2, Limit: 5}},
+		{"by score in an agent's list", db.TaskFilter{Text: text, MinScore: &low, AgentView: true}, db.TaskPage{Sort: db.TaskSortScore, Limit: 2}},
 	} {
 		want := pages(tc.f, tc.p)
 		require.Greater(t, len(want), 3, tc.name)
@@ -259,6 +269,51 @@ func TestSearchSpans(t *testing.T) {
 		require.Equal(t, want, pages(tc.f, tc.p), tc.name+", walking the list")
 		restore()
 	}
+}
+
+// TestSearchFollowsTasks keeps the agent, status and score a search
+// filters by, copied in each task's document, equal to the task's whatever
+// changes them, and leaves the document alone when nothing it copies
+// changes.
+func TestSearchFollowsTasks(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	dbtest.SeedTasks(t, pool, 50)
+	dbtest.SeedSearch(t, pool)
+	differ := func() int {
+		t.Helper()
+		var n int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM tasks t JOIN task_search s ON s.task_uuid = t.uuid
+			WHERE (s.operator_id, s.status, s.score) IS DISTINCT FROM (t.operator_id, t.status, t.score)`).Scan(&n))
+		return n
+	}
+	require.Zero(t, differ(), "as seeded")
+	var uuid string
+	var before uint32
+	require.NoError(t, pool.QueryRow(ctx, `SELECT t.uuid, s.xmin::text::int FROM tasks t JOIN task_search s ON s.task_uuid = t.uuid
+		WHERE t.status = 'audited' LIMIT 1`).Scan(&uuid, &before))
+	_, err := pool.Exec(ctx, `UPDATE tasks SET updated_at = now(), duration_seconds = 1 WHERE uuid = $1`, uuid)
+	require.NoError(t, err)
+	var after uint32
+	require.NoError(t, pool.QueryRow(ctx, `SELECT xmin::text::int FROM task_search WHERE task_uuid = $1`, uuid).Scan(&after))
+	require.Equal(t, before, after, "a change of nothing the document copies leaves it alone")
+	for _, sql := range []string{
+		`UPDATE tasks SET status = 'validated' WHERE uuid = $1`,
+		`UPDATE tasks SET score = 12.5, passed = false WHERE uuid = $1`,
+		`UPDATE tasks SET operator_id = 'agent-999' WHERE uuid = $1`,
+		`UPDATE tasks SET operator_id = NULL, score = NULL WHERE uuid = $1`,
+		`UPDATE tasks SET status = 'queued', score = 99 WHERE uuid <> $1`,
+	} {
+		_, err := pool.Exec(ctx, sql, uuid)
+		require.NoError(t, err)
+		require.Zero(t, differ(), sql)
+	}
+	// A document written again copies the task as it is then.
+	_, err = pool.Exec(ctx, `UPDATE task_search SET status = 'failed', operator_id = 'x', score = 1 WHERE task_uuid = $1`, uuid)
+	require.NoError(t, err)
+	require.NoError(t, db.TaskSearchRefresh(ctx, pool, uuid))
+	require.Zero(t, differ())
 }
 
 // TestTaskFilterValidatorAndLanguage keeps the tasks a user validated, and

@@ -543,7 +543,10 @@ func (f TaskFilter) where(args *[]any) string {
 		add("t.file_name ILIKE '%' || $? || '%'", likeEscaper.Replace(f.FileName))
 	}
 	if f.Text != "" {
-		conds = append(conds, "t.uuid IN (SELECT s.task_uuid FROM task_search s WHERE "+f.searchWhere(args)+")")
+		// The words and dates only: the other filters are on t already (so
+		// that the planner does not count them twice).
+		words := TaskFilter{Text: f.Text, From: f.From, To: f.To}
+		conds = append(conds, "t.uuid IN (SELECT s.task_uuid FROM task_search s WHERE "+words.searchWhere(args)+")")
 	}
 	if f.ValidatedBy != "" {
 		add("EXISTS (SELECT 1 FROM validations v WHERE v.task_uuid = t.uuid AND v.validator_id = $?)", f.ValidatedBy)
@@ -565,20 +568,57 @@ func (f TaskFilter) where(args *[]any) string {
 }
 
 // searchWhere is the condition on task_search s of a search by words
-// (f.Text), with f's creation times in it, so that Postgres combines the
-// index of the words with that of the creation times.
+// (f.Text), with those of f's filters whose columns the search's documents
+// carry (creation time, agent, status, score), so that Postgres combines
+// the index of the words with that of the creation times or the agent, and
+// the tasks found are those the filters select (searchCovers).
 func (f TaskFilter) searchWhere(args *[]any) string {
-	*args = append(*args, f.Text)
-	cond := "s.document @@ $" + strconv.Itoa(len(*args)) + "::tsquery"
+	conds := []string{}
+	add := func(cond string, v any) {
+		*args = append(*args, v)
+		conds = append(conds, strings.ReplaceAll(cond, "$?", "$"+strconv.Itoa(len(*args))))
+	}
+	add("s.document @@ $?::tsquery", f.Text)
 	if !f.From.IsZero() {
-		*args = append(*args, f.From)
-		cond += " AND s.created_at >= $" + strconv.Itoa(len(*args))
+		add("s.created_at >= $?", f.From)
 	}
 	if !f.To.IsZero() {
-		*args = append(*args, f.To)
-		cond += " AND s.created_at < $" + strconv.Itoa(len(*args))
+		add("s.created_at < $?", f.To)
 	}
-	return cond
+	if f.OperatorID != "" {
+		add("s.operator_id = $?", f.OperatorID)
+	}
+	if f.Status != "" {
+		add("s.status = $?", f.Status)
+	}
+	if f.MinScore != nil {
+		add("COALESCE(s.score, -1) >= $?", *f.MinScore)
+	}
+	if f.MaxScore != nil {
+		add("COALESCE(s.score, -1) BETWEEN 0 AND $?", *f.MaxScore)
+	}
+	return strings.Join(conds, " AND ")
+}
+
+// searchCovers reports whether searchWhere holds every filter of f: then the
+// tasks a search by words finds are the tasks f selects.
+func (f TaskFilter) searchCovers() bool {
+	g := f
+	g.Text, g.OperatorID, g.Status, g.From, g.To = "", "", "", time.Time{}, time.Time{}
+	if !f.AgentView {
+		// An agent's list keeps only the scores they are shown: the tasks
+		// table knows which.
+		g.MinScore, g.MaxScore = nil, nil
+	}
+	g.AgentView = false
+	return g == TaskFilter{}
+}
+
+// searchSorts are the orderings the search's documents can be read in, as
+// taskSorts' over task_search s.
+var searchSorts = map[string]string{
+	TaskSortCreatedAt: "s.created_at",
+	TaskSortScore:     "COALESCE(s.score, -1)",
 }
 
 // reviewStateConds selects the tasks in each review state, as
@@ -666,8 +706,12 @@ var (
 
 // taskListText is TaskListTotal for a search by words (f.Text).
 func taskListText(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, estimated bool, err error) {
+	// planned is the planner's estimate of the documents the search's
+	// indexes find (the words, the dates, the agent): what reading them
+	// costs, whatever else the documents filter out as they are read.
 	var args []any
-	planned, err := taskCountPlanned(ctx, q, ` FROM task_search s`, f.searchWhere(&args), args)
+	indexed := TaskFilter{Text: f.Text, From: f.From, To: f.To, OperatorID: f.OperatorID}
+	planned, err := taskCountPlanned(ctx, q, ` FROM task_search s`, indexed.searchWhere(&args), args)
 	if err != nil {
 		return nil, 0, false, err
 	}
@@ -724,6 +768,9 @@ func taskListText(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks 
 // would read a hundred tasks for every one found in 1 % of them; this
 // reads each task found once.
 func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, most int) (tasks []Task, total int64, ok bool, err error) {
+	if key, sorted := searchSorts[p.Sort]; sorted && f.searchCovers() {
+		return taskListFound(ctx, q, f, p, most, key)
+	}
 	args := []any{}
 	where := f.searchWhere(&args)
 	var found []string
@@ -765,6 +812,56 @@ func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, most 
 		err = q.QueryRow(ctx, `SELECT count(*)`+from+` WHERE `+f.where(&args), args...).Scan(&total)
 	}
 	return tasks, total, true, err
+}
+
+// taskListFound is taskListSearch when the tasks found are the tasks f
+// selects (searchCovers) and their documents carry p's sort key (key, of
+// searchSorts): the page and the total are read from the documents, and
+// only the page's tasks from tasks.
+func taskListFound(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, most int, key string) (tasks []Task, total int64, ok bool, err error) {
+	sort, dir, cmp, err := p.order()
+	if err != nil {
+		return nil, 0, false, err
+	}
+	args := []any{}
+	found := `SELECT s.task_uuid, ` + key + ` AS key FROM task_search s WHERE ` + f.searchWhere(&args) + ` LIMIT ` + strconv.Itoa(most+1)
+	counted, after := len(args), ""
+	if p.After != nil {
+		args = append(args, p.After.Value, p.After.UUID)
+		after = fmt.Sprintf(" WHERE (key, task_uuid) %s (%s, $%d::uuid)", cmp, fmt.Sprintf(sort.param, "$"+strconv.Itoa(len(args)-1)), len(args))
+	}
+	// The total, over every task found (before the page's position), is
+	// counted in the same read.
+	rows, err := q.Query(ctx, fmt.Sprintf(`SELECT task_uuid::text, total FROM (SELECT task_uuid, key, count(*) OVER () AS total FROM (%s) s) s%s
+		ORDER BY key %s, task_uuid %s LIMIT %d OFFSET %d`, found, after, dir, dir, p.Limit, p.Skip), args...)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	page, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (string, error) {
+		var uuid string
+		return uuid, row.Scan(&uuid, &total)
+	})
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if len(page) == 0 {
+		// A page past the end: the total is counted alone.
+		if err = q.QueryRow(ctx, `SELECT count(*) FROM (`+found+`) s`, args[:counted]...).Scan(&total); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	if total > int64(most) {
+		return nil, 0, false, nil
+	}
+	if tasks, err = TasksGet(ctx, q, page); err != nil {
+		return nil, 0, false, err
+	}
+	at := make(map[string]int, len(page))
+	for i, uuid := range page {
+		at[uuid] = i
+	}
+	slices.SortFunc(tasks, func(a, b Task) int { return at[a.UUID] - at[b.UUID] })
+	return tasks, total, true, nil
 }
 
 // taskListSpans returns the page p, in creation order, of the tasks f

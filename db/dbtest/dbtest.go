@@ -311,7 +311,8 @@ func SeedSearch(t testing.TB, pool *pgxpool.Pool) {
 			FROM generate_series(1, 60) WHERE t.uuid IS NOT NULL) x`, searchWords)
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `
-		INSERT INTO task_search (task_uuid, created_at, document) SELECT uuid, created_at, task_search_document(uuid) FROM tasks`)
+		INSERT INTO task_search (task_uuid, created_at, document, operator_id, status, score)
+		SELECT uuid, created_at, task_search_document(uuid), operator_id, status, score FROM tasks`)
 	require.NoError(t, err)
 	_, err = pool.Exec(ctx, `VACUUM ANALYZE transcripts, task_search`)
 	require.NoError(t, err)
