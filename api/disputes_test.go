@@ -355,6 +355,29 @@ func TestDisputeRefusals(t *testing.T) {
 	require.Zero(t, b.count(t, `SELECT count(*) FROM audit_edits`))
 }
 
+// TestDisputeOwnCase: a supervisor audited as an agent may dispute their
+// evaluation but not resolve the dispute; another supervisor does.
+func TestDisputeOwnCase(t *testing.T) {
+	t.Parallel()
+	b := setupDisputes(t)
+	task := b.validatedChat(t, "chat-own-case.txt", "sue")
+	r := b.json(t, http.MethodPost, "/disputes", b.sue, map[string]any{"task_uuid": task, "items": []any{claim("empathy", "Fui empática.")}})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	id := details(r)["id"].(string)
+	body := map[string]any{"items": []any{decision("empathy", "accept", "Sí.")}}
+	r = b.json(t, http.MethodPost, "/disputes/"+id+"/resolution", b.sue, body)
+	requireError(t, r, http.StatusForbidden, CodeForbidden)
+	require.Contains(t, r.Body["message"], "another supervisor resolves it")
+	require.Equal(t, "open", details(b.do(t, http.MethodGet, "/disputes/"+id, b.sue, nil))["status"])
+	require.Zero(t, b.count(t, `SELECT count(*) FROM audit_edits`))
+	c := b.issuer.claims("sam")
+	c["roles"] = []string{"supervisor"}
+	sam := b.issuer.sign(t, c)
+	r = b.json(t, http.MethodPost, "/disputes/"+id+"/resolution", sam, body)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, "accepted", details(r)["status"])
+}
+
 func TestDisputeResolutionsRace(t *testing.T) {
 	t.Parallel()
 	b := setupDisputes(t)
