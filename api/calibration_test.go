@@ -158,6 +158,26 @@ func TestCalibrationSession(t *testing.T) {
 	require.Empty(t, exported(team.qa1)["score"])
 	require.NotNil(t, listed(team.outsider)["score"])
 	require.NotEmpty(t, exported(team.outsider)["score"])
+	// A filter or an order by the audit's result, or a search by words (its
+	// explanations are searched), leaves the task out for them: where it
+	// stood would tell its verdicts.
+	found := func(tok, query string) bool {
+		t.Helper()
+		r := b.do(t, http.MethodGet, "/tasks?limit=500&"+query, tok, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		for _, x := range details(r)["tasks"].([]any) {
+			if x.(map[string]any)["uuid"] == task0 {
+				return true
+			}
+		}
+		return false
+	}
+	score := listed(team.outsider)["score"].(float64)
+	for _, query := range []string{"sort=score", fmt.Sprintf("min_score=%g", score), fmt.Sprintf("max_score=%g", score),
+		"passed=" + fmt.Sprint(listed(team.outsider)["passed"]), "q=good"} {
+		require.False(t, found(team.qa1, query), query)
+		require.True(t, found(team.outsider, query), query)
+	}
 	missing := b.do(t, http.MethodGet, "/calibration-sessions/00000000-0000-4000-8000-000000000000", team.outsider, nil)
 	require.Equal(t, missing.Body["message"], b.do(t, http.MethodGet, "/calibration-sessions/"+id, team.outsider, nil).Body["message"],
 		"another's session answers as a missing one")

@@ -71,6 +71,9 @@ type exportInput struct {
 
 func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.StreamResponse, error) {
 	f, mine, err := in.filter(ctx, t.pool)
+	if err == nil {
+		err = blindTo(ctx, t.pool, &f, false)
+	}
 	if err != nil {
 		return nil, err
 	}

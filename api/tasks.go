@@ -258,6 +258,9 @@ func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db
 
 func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[TaskList], error) {
 	f, mine, err := in.filter(ctx, t.pool)
+	if err == nil {
+		err = blindTo(ctx, t.pool, &f, in.Sort == db.TaskSortScore)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -685,6 +688,22 @@ func calibrationBlind(ctx context.Context, q db.DBTX) (map[string]bool, error) {
 		return nil, nil
 	}
 	return db.CalibrationBlindTasks(ctx, q, principal(ctx).User.ID)
+}
+
+// blindTo leaves out of f the tasks the caller is calibrating blind when
+// f's filters on the audit's result, its words (a document holds the
+// audit's explanations) or an order by score would tell their verdicts.
+func blindTo(ctx context.Context, q db.DBTX, f *db.TaskFilter, byScore bool) error {
+	if !byScore && f.Passed == nil && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil &&
+		f.FailedCriterion == "" && f.Text == "" {
+		return nil
+	}
+	blind, err := calibrationBlind(ctx, q)
+	if err != nil || len(blind) == 0 {
+		return err
+	}
+	f.BlindTo = principal(ctx).User.ID
+	return nil
 }
 
 // summaryFor is task's summary as the caller may see it (auditHidden).

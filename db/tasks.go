@@ -427,6 +427,10 @@ type TaskFilter struct {
 	// needs review, score, failed criterion) to audits the agent is shown
 	// (Task.AuditHiddenFromOperator): an operator's list.
 	AgentView bool `json:"agent_view,omitempty"`
+	// BlindTo, a user id, leaves out the tasks that user is calibrating
+	// blind (an open calibration session they have still to submit), whose
+	// verdicts a filter or sort on the audit's result would tell them.
+	BlindTo string `json:"-"`
 }
 
 // Task orderings for TaskPage.Sort. Each is a keyset ordering completed by
@@ -563,6 +567,11 @@ func (f TaskFilter) where(args *[]any) string {
 	}
 	if f.AgentView && (f.Passed != nil || f.NeedsReview != nil || f.MinScore != nil || f.MaxScore != nil || f.FailedCriterion != "") {
 		conds = append(conds, "NOT "+auditHiddenCond)
+	}
+	if f.BlindTo != "" {
+		add(`t.uuid NOT IN (SELECT ct.task_uuid FROM calibration_session_tasks ct
+			JOIN calibration_sessions cs ON cs.id = ct.session_id AND cs.status = 'open'
+			JOIN calibration_session_analysts ca ON ca.session_id = cs.id AND ca.user_id = $? AND ca.submitted_at IS NULL)`, f.BlindTo)
 	}
 	return strings.Join(conds, " AND ")
 }
@@ -993,7 +1002,7 @@ const countExactly = 1_000
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
 	if f.OperatorID == "" && f.AssigneeID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil &&
 		f.MaxScore == nil && f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" &&
-		f.ReviewState == "" {
+		f.ReviewState == "" && f.BlindTo == "" {
 		n, err = taskCountKept(ctx, q, f)
 		return n, false, err
 	}
