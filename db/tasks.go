@@ -716,10 +716,11 @@ var (
 // taskListText is TaskListTotal for a search by words (f.Text).
 func taskListText(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks []Task, total int64, estimated bool, err error) {
 	// planned is the planner's estimate of the documents the search's
-	// indexes find (the words, the dates, the agent): what reading them
-	// costs, whatever else the documents filter out as they are read.
+	// indexes find (the words with the status, the dates, the agent): what
+	// reading them costs, whatever else the documents filter out as they
+	// are read.
 	var args []any
-	indexed := TaskFilter{Text: f.Text, From: f.From, To: f.To, OperatorID: f.OperatorID}
+	indexed := TaskFilter{Text: f.Text, From: f.From, To: f.To, OperatorID: f.OperatorID, Status: f.Status}
 	planned, err := taskCountPlanned(ctx, q, ` FROM task_search s`, indexed.searchWhere(&args), args)
 	if err != nil {
 		return nil, 0, false, err
