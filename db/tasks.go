@@ -579,8 +579,9 @@ func (f TaskFilter) where(args *[]any) string {
 // searchWhere is the condition on task_search s of a search by words
 // (f.Text), with those of f's filters whose columns the search's documents
 // carry (creation time, agent, status, score), so that Postgres combines
-// the index of the words with that of the creation times or the agent, and
-// the tasks found are those the filters select (searchCovers).
+// the index of the words (which holds the status too) with that of the
+// creation times or the agent, and the tasks found are those the filters
+// select (searchCovers).
 func (f TaskFilter) searchWhere(args *[]any) string {
 	conds := []string{}
 	add := func(cond string, v any) {
