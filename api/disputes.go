@@ -215,10 +215,6 @@ func (r *disputesResource) resolve(ctx context.Context, in *resolveDisputeInput)
 		decisions[i] = dispute.Decision{CriterionID: it.CriterionID, Decision: it.Decision, Reason: cleanNotes(it.Reason)}
 	}
 	u := principal(ctx).User
-	// Nobody judges their own case (a supervisor audited as an agent).
-	if d, err := db.DisputeGet(ctx, r.pool, in.ID); err == nil && d.AgentID == u.ID {
-		return nil, Errorf(CodeForbidden, "you opened this dispute about your own evaluation: another supervisor resolves it")
-	}
 	res, err := dispute.Resolve(ctx, r.deps(), in.ID, u, validation.ValidatorName(u), decisions)
 	if err != nil {
 		return nil, translateDispute(err)

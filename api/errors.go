@@ -68,6 +68,7 @@ var domainCode = map[errcode.Code]string{
 	errcode.Invalid:     CodeValidation,
 	errcode.NotFound:    CodeNotFound,
 	errcode.Conflict:    CodeConflict,
+	errcode.Forbidden:   CodeForbidden,
 	errcode.TooLarge:    CodePayloadTooLarge,
 	errcode.Unsupported: CodeUnsupportedMediaType,
 	errcode.Unavailable: CodeServiceUnavailable,

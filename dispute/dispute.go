@@ -368,6 +368,10 @@ func Resolve(ctx context.Context, d Deps, id string, resolver db.User, resolverN
 		if err != nil {
 			return err
 		}
+		if disp.AgentID == resolver.ID {
+			// Nobody judges their own case (a supervisor audited as an agent).
+			return errcode.New(errcode.Forbidden, "you opened this dispute about your own evaluation: another supervisor resolves it")
+		}
 		if disp.Status != db.DisputeOpen {
 			return errcode.New(errcode.Conflict, "dispute %s was %s already, by %s at %s", id, disp.Status,
 				cmp.Or(disp.ResolverName, disp.ResolvedBy), disp.ResolvedAt.UTC().Format(time.RFC3339))

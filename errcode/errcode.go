@@ -23,6 +23,9 @@ const (
 	NotFound Code = "not_found"
 	// Conflict: the current state forbids it (a taken name, a stale revision).
 	Conflict Code = "conflict"
+	// Forbidden: this caller may not do it, whatever their role (a
+	// supervisor resolving a dispute of their own evaluation).
+	Forbidden Code = "forbidden"
 	// TooLarge: the input is over a limit.
 	TooLarge Code = "too_large"
 	// Unsupported: the input is of a kind the service does not take.
