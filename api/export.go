@@ -71,12 +71,14 @@ type exportInput struct {
 
 func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.StreamResponse, error) {
 	f, mine, err := in.filter(ctx, t.pool)
-	if err == nil {
-		err = blindTo(ctx, t.pool, &f, false)
-	}
 	if err != nil {
 		return nil, err
 	}
+	blind, err := calibrationBlind(ctx, t.pool)
+	if err != nil {
+		return nil, err
+	}
+	blindTo(ctx, blind, &f, false)
 	// The criteria are the wide shape's columns, and bound the long
 	// shape's rows in a workbook.
 	var criteria []string
@@ -114,10 +116,6 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 			err = out.row(strings2any(columns))
 		}
 		tasks := 0
-		var blind map[string]bool
-		if err == nil && mine {
-			blind, err = calibrationBlind(ctx, t.pool)
-		}
 		if err == nil && mine {
 			err = db.TaskExport(r.Context(), t.pool, f, in.Shape == exportLong, func(e db.ExportRow) error {
 				if e.AuditHidden && !principal(ctx).Is(role.Quality) || blind[e.UUID] {

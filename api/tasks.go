@@ -258,12 +258,14 @@ func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db
 
 func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[TaskList], error) {
 	f, mine, err := in.filter(ctx, t.pool)
-	if err == nil {
-		err = blindTo(ctx, t.pool, &f, in.Sort == db.TaskSortScore)
-	}
 	if err != nil {
 		return nil, err
 	}
+	blind, err := calibrationBlind(ctx, t.pool)
+	if err != nil {
+		return nil, err
+	}
+	blindTo(ctx, blind, &f, in.Sort == db.TaskSortScore)
 	page := db.TaskPage{Sort: in.Sort, Desc: in.Order == "desc", Skip: in.Skip, Limit: in.Limit}
 	if f.AgentView && in.Sort == db.TaskSortScore {
 		page.Sort = db.TaskSortAgentScore
@@ -307,10 +309,6 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		if snippets, err = db.TaskSnippets(ctx, t.pool, f.Text, uuids); err != nil {
 			return nil, err
 		}
-	}
-	blind, err := calibrationBlind(ctx, t.pool)
-	if err != nil {
-		return nil, err
 	}
 	for _, task := range tasks {
 		s := summaryFor(ctx, task)
@@ -690,20 +688,16 @@ func calibrationBlind(ctx context.Context, q db.DBTX) (map[string]bool, error) {
 	return db.CalibrationBlindTasks(ctx, q, principal(ctx).User.ID)
 }
 
-// blindTo leaves out of f the tasks the caller is calibrating blind when
-// f's filters on the audit's result, its words (a document holds the
-// audit's explanations) or an order by score would tell their verdicts.
-func blindTo(ctx context.Context, q db.DBTX, f *db.TaskFilter, byScore bool) error {
-	if !byScore && f.Passed == nil && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil &&
+// blindTo leaves out of f the tasks of blind (the caller's, as
+// calibrationBlind gives them) when f's filters on the audit's result, its
+// words (a document holds the audit's explanations) or an order by score
+// would tell their verdicts.
+func blindTo(ctx context.Context, blind map[string]bool, f *db.TaskFilter, byScore bool) {
+	if len(blind) == 0 || !byScore && f.Passed == nil && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil &&
 		f.FailedCriterion == "" && f.Text == "" {
-		return nil
-	}
-	blind, err := calibrationBlind(ctx, q)
-	if err != nil || len(blind) == 0 {
-		return err
+		return
 	}
 	f.BlindTo = principal(ctx).User.ID
-	return nil
 }
 
 // summaryFor is task's summary as the caller may see it (auditHidden).
