@@ -904,11 +904,15 @@ func (a *audit) applies(c *criterion) bool {
 	return ok
 }
 
+// anywhere is r without its positions: its speaker's every turn, negation
+// as r has it.
+func (r *rule) anywhere() *rule { return &rule{speaker: r.speaker, negation: r.negation} }
+
 // opposite returns the first phrase of c's against said in r's scope (not
 // negated, not reported) in a turn that says none of c's unless.
 func (a *audit) opposite(c *criterion, r *rule) (hit, bool) {
 	made := map[int32]bool{} // the turns that say an unless
-	for _, h := range a.said(c.unless, &rule{speaker: r.speaker, negation: r.negation}, r.negation) {
+	for _, h := range a.said(c.unless, r.anywhere(), r.negation) {
 		made[a.words[h.span.first].seg] = true
 	}
 	for _, h := range a.against(c.against, r) {
@@ -946,7 +950,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	positive, violation := true, false
 	for _, g := range want {
 		if h, ok := a.first(g, r, counted); ok {
-			if b, ok := a.first(c.before, &rule{speaker: r.speaker, negation: r.negation}, counted); ok &&
+			if b, ok := a.first(c.before, r.anywhere(), counted); ok &&
 				b.span.first < h.span.first {
 				failures = append(failures, a.w.late(a.cite(b), a.cite(h)))
 				cited = append(cited, b, h)

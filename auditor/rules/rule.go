@@ -185,23 +185,21 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys) // problems in a stable order
+	// The keys that are a list of phrases, and where each goes.
+	lists := map[string]*[]phrase{keyAny: &r.any, keyNone: &r.none, keyHints: &r.hints, keyAppliesIf: &r.appliesIf,
+		keyAppliesIfOwn: &r.appliesIfOwn, keyCues: &r.cues, keyReplies: &r.replies, keyReplyCues: &r.replyCues,
+		keyUnprompted: &r.unprompted, keyBefore: &r.before, keyAgainst: &r.against, keyUnless: &r.unless}
 	for _, key := range keys {
 		v := fields[key]
+		if list, ok := lists[key]; ok {
+			*list = parsePhrases(v, key, r.exact, add)
+			continue
+		}
 		switch key {
-		case keyAny:
-			r.any = parsePhrases(v, key, r.exact, add)
-		case keyNone:
-			r.none = parsePhrases(v, key, r.exact, add)
-		case keyHints:
-			r.hints = parsePhrases(v, key, r.exact, add)
-		case keyAppliesIf:
-			r.appliesIf = parsePhrases(v, key, r.exact, add)
 		case keyAll:
 			r.all = parseGroups(v, r.exact, add)
 		case keySpeaker:
 			r.speaker = parseSpeaker(v, key, add)
-		case keyAppliesIfOwn:
-			r.appliesIfOwn = parsePhrases(v, key, r.exact, add)
 		case keyAppliesIfSpeaker:
 			r.appliesIfSpeaker = parseSpeaker(v, key, add)
 		case keyExact:
@@ -229,20 +227,6 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 			r.notApplicableConfidence = parseConfidence(v, key, add)
 		case keyHintConfidence:
 			r.hintConfidence = parseConfidence(v, key, add)
-		case keyCues:
-			r.cues = parsePhrases(v, key, r.exact, add)
-		case keyReplies:
-			r.replies = parsePhrases(v, key, r.exact, add)
-		case keyReplyCues:
-			r.replyCues = parsePhrases(v, key, r.exact, add)
-		case keyUnprompted:
-			r.unprompted = parsePhrases(v, key, r.exact, add)
-		case keyBefore:
-			r.before = parsePhrases(v, key, r.exact, add)
-		case keyAgainst:
-			r.against = parsePhrases(v, key, r.exact, add)
-		case keyUnless:
-			r.unless = parsePhrases(v, key, r.exact, add)
 		case keyTone:
 			r.tone = parseTone(v, add)
 		case keyCuesTogether:
