@@ -77,6 +77,29 @@ export function OutcomeMessage({ outcome }: { outcome: Outcome }) {
   );
 }
 
+/** AnySelect is a filter's choice among options ([value, name]), "Any" (the empty value) first. */
+export function AnySelect<V extends string>(props: {
+  id: string;
+  label: string;
+  value: V | '';
+  options: readonly (readonly [V, string])[];
+  onChange: (value: V | '') => void;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value as V | '')}>
+        <option value="">{t('tasks.any')}</option>
+        {props.options.map(([v, name]) => (
+          <option key={v} value={v}>
+            {name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 /** Ago is a moment as "3 minutes ago", its date and time on hover. */
 export function Ago({ at }: { at: string }) {
   return (

@@ -7,7 +7,7 @@ import { formatDateTime, formatNumber, formatRelative, t, type MessageKey } from
 import { Link, location } from '../router';
 import { useApp } from '../state';
 import { atLeast } from '../types';
-import { Ago, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
+import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 import { actionName, BulkPanel, ResultMessage } from './BulkActions';
 import {
   advance,
@@ -149,36 +149,20 @@ function ListFilterForm({ initial, lead }: { initial: ListFilters; lead: boolean
       }}
     >
       <div class="filter-row">
-        <div class="field">
-          <label for="bulk-list-status">{t('bulk.list.status')}</label>
-          <select
-            id="bulk-list-status"
-            value={f.status}
-            onChange={(e) => setF({ ...f, status: e.currentTarget.value as ListFilters['status'] })}
-          >
-            <option value="">{t('tasks.any')}</option>
-            {bulkStatuses.map((s) => (
-              <option key={s} value={s}>
-                {statusName(s)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="bulk-list-action">{t('bulk.action')}</label>
-          <select
-            id="bulk-list-action"
-            value={f.action}
-            onChange={(e) => setF({ ...f, action: e.currentTarget.value as ListFilters['action'] })}
-          >
-            <option value="">{t('tasks.any')}</option>
-            {bulkActions.map((a) => (
-              <option key={a} value={a}>
-                {actionName(a)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <AnySelect
+          id="bulk-list-status"
+          label={t('bulk.list.status')}
+          value={f.status}
+          options={bulkStatuses.map((s) => [s, statusName(s)] as const)}
+          onChange={(status) => setF({ ...f, status })}
+        />
+        <AnySelect
+          id="bulk-list-action"
+          label={t('bulk.action')}
+          value={f.action}
+          options={bulkActions.map((a) => [a, actionName(a)] as const)}
+          onChange={(action) => setF({ ...f, action })}
+        />
         {lead && (
           <div class="field">
             <label for="bulk-list-requester">{t('bulk.list.requester')}</label>
@@ -191,8 +175,8 @@ function ListFilterForm({ initial, lead }: { initial: ListFilters; lead: boolean
   );
 }
 
-const outcomes = ['', 'failed', 'skipped', 'succeeded'] as const;
-type OutcomeFilter = (typeof outcomes)[number];
+const outcomes = ['failed', 'skipped', 'succeeded'] as const;
+type OutcomeFilter = (typeof outcomes)[number] | '';
 
 /** BulkActionPage is one bulk action, live, and its result on every task, in pages. */
 export function BulkActionPage({ id }: { id: string }) {
@@ -243,16 +227,13 @@ function BulkResults({ action: a }: { action: BulkAction }) {
     <section class="card" aria-labelledby="bulk-results-title">
       <h2 id="bulk-results-title">{t('bulk.results.title')}</h2>
       <div class="filter-row">
-        <div class="field">
-          <label for="bulk-results-outcome">{t('bulk.results.outcome')}</label>
-          <select id="bulk-results-outcome" value={outcome} onChange={(e) => setOutcome(e.currentTarget.value as OutcomeFilter)}>
-            {outcomes.map((o) => (
-              <option key={o} value={o}>
-                {o ? t(`bulk.outcome.${o}` as MessageKey) : t('tasks.any')}
-              </option>
-            ))}
-          </select>
-        </div>
+        <AnySelect
+          id="bulk-results-outcome"
+          label={t('bulk.results.outcome')}
+          value={outcome}
+          options={outcomes.map((o) => [o, t(`bulk.outcome.${o}` as MessageKey)] as const)}
+          onChange={setOutcome}
+        />
         <div class="filter-buttons">
           <button type="button" class="button" onClick={reload}>
             {t('app.refresh')}

@@ -5,7 +5,7 @@ import { Link, location } from '../router';
 import { useApp } from '../state';
 import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
-import { Ago, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
+import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
 import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
@@ -297,52 +297,40 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
           <label for="tasks-file">{t('tasks.fileName')}</label>
           <input id="tasks-file" type="search" value={f.file_name} onInput={(e) => setF({ ...f, file_name: e.currentTarget.value })} />
         </div>
-        <div class="field">
-          <label for="tasks-status">{t('tasks.status')}</label>
-          <select id="tasks-status" value={f.status} onChange={(e) => setF({ ...f, status: e.currentTarget.value })}>
-            <option value="">{t('tasks.any')}</option>
-            {taskStatuses.map((s) => (
-              <option key={s} value={s}>
-                {t(`status.${s}` as MessageKey)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="tasks-kind">{t('tasks.kind')}</label>
-          <select id="tasks-kind" value={f.kind} onChange={(e) => setF({ ...f, kind: e.currentTarget.value })}>
-            <option value="">{t('tasks.any')}</option>
-            <option value="call">{t('tasks.call')}</option>
-            <option value="chat">{t('tasks.chat')}</option>
-          </select>
-        </div>
-        <div class="field">
-          <label for="tasks-review">{t('tasks.review')}</label>
-          <select
-            id="tasks-review"
-            value={f.needs_review}
-            onChange={(e) => setF({ ...f, needs_review: e.currentTarget.value as TaskFilters['needs_review'] })}
-          >
-            <option value="">{t('tasks.any')}</option>
-            <option value="true">{t('tasks.reviewNeeded')}</option>
-            <option value="false">{t('tasks.reviewNone')}</option>
-          </select>
-        </div>
-        <div class="field">
-          <label for="tasks-review-state">{t('review.state')}</label>
-          <select
-            id="tasks-review-state"
-            value={f.review_state}
-            onChange={(e) => setF({ ...f, review_state: e.currentTarget.value as TaskFilters['review_state'] })}
-          >
-            <option value="">{t('tasks.any')}</option>
-            {reviewStates.map((r) => (
-              <option key={r} value={r}>
-                {t(`reviewState.${r}`)}
-              </option>
-            ))}
-          </select>
-        </div>
+        <AnySelect
+          id="tasks-status"
+          label={t('tasks.status')}
+          value={f.status}
+          options={taskStatuses.map((s) => [s, t(`status.${s}` as MessageKey)] as const)}
+          onChange={(status) => setF({ ...f, status })}
+        />
+        <AnySelect
+          id="tasks-kind"
+          label={t('tasks.kind')}
+          value={f.kind}
+          options={[
+            ['call', t('tasks.call')],
+            ['chat', t('tasks.chat')],
+          ]}
+          onChange={(kind) => setF({ ...f, kind })}
+        />
+        <AnySelect
+          id="tasks-review"
+          label={t('tasks.review')}
+          value={f.needs_review}
+          options={[
+            ['true', t('tasks.reviewNeeded')],
+            ['false', t('tasks.reviewNone')],
+          ]}
+          onChange={(needs_review) => setF({ ...f, needs_review })}
+        />
+        <AnySelect
+          id="tasks-review-state"
+          label={t('review.state')}
+          value={f.review_state}
+          options={reviewStates.map((r) => [r, t(`reviewState.${r}`)] as const)}
+          onChange={(review_state) => setF({ ...f, review_state })}
+        />
         <div class="field">
           <label for="tasks-campaign">{t('tasks.campaign')}</label>
           <input id="tasks-campaign" value={f.campaign} onInput={(e) => setF({ ...f, campaign: e.currentTarget.value })} />
@@ -353,18 +341,16 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
           <label for="tasks-operator">{t('tasks.operator')}</label>
           <input id="tasks-operator" value={f.operator} onInput={(e) => setF({ ...f, operator: e.currentTarget.value })} />
         </div>
-        <div class="field">
-          <label for="tasks-passed">{t('tasks.result')}</label>
-          <select
-            id="tasks-passed"
-            value={f.passed}
-            onChange={(e) => setF({ ...f, passed: e.currentTarget.value as TaskFilters['passed'] })}
-          >
-            <option value="">{t('tasks.any')}</option>
-            <option value="true">{t('tasks.resultPassed')}</option>
-            <option value="false">{t('tasks.resultFailed')}</option>
-          </select>
-        </div>
+        <AnySelect
+          id="tasks-passed"
+          label={t('tasks.result')}
+          value={f.passed}
+          options={[
+            ['true', t('tasks.resultPassed')],
+            ['false', t('tasks.resultFailed')],
+          ]}
+          onChange={(passed) => setF({ ...f, passed })}
+        />
         <div class="field">
           <label for="tasks-from">{t('tasks.from')}</label>
           <input id="tasks-from" type="date" value={f.from} onInput={(e) => setF({ ...f, from: e.currentTarget.value })} />
