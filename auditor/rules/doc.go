@@ -30,7 +30,7 @@
 //	  "replies": ["how rude"],                         // the other party's reply to a turn: a hint about it
 //	  "reply_cues": ["unbelievable"],                  // … a cue of the turn it answers
 //	  "unprompted": ["jaja*", "lol", "😂"],             // a hint when the other party's turn before had none
-//	  "tone": {"model": "respect", "fails_at": 0.92, "review_at": 0.7}, // a trained model scores the turns, see Tone
+//	  "tone": {"model": "respect", "fails_at": 0.8, "review_at": 0.6}, // a trained model scores the turns, see Tone
 //	  "negation": true,                                // a negated phrase does not count (default)
 //	  "exact": false,                                  // true: no tolerance for misspellings
 //	  "absence_confidence": 0.8, "not_applicable_confidence": 0.7, "hint_confidence": 0.6
@@ -173,7 +173,7 @@
 // higher; quoted words left out; turns of fewer than three words are not
 // judged):
 //
-//	"tone": {"model": "respect", "fails_at": 0.92, "review_at": 0.7}
+//	"tone": {"model": "respect", "fails_at": 0.8, "review_at": 0.6}
 //
 // model names an embedded model ("respect": an agent's disrespect, trained
 // on Spanish and English lines by cmd/traintone); fails_at (above 0, at

@@ -9,14 +9,16 @@
 // cases (eval/cases/dev; never the held-out ones): every agent turn of a
 // case whose agent was respectful is a negative, and the turn a rude
 // case's label quotes is a positive (the other turns of a rude case are
-// left out: they may be rude too); (b) eval/respect-lines.tsv; (c)
-// auditor/tone/testdata/lines.tsv. Training is deterministic.
+// left out: they may be rude too); (b) eval/respect-lines.tsv; (c) the
+// files of lines in auditor/tone/testdata, each a different writer's.
+// Training is deterministic.
 //
 // With -cv, the development cases are split into k folds by case; each
 // fold is judged by a model trained on the other folds and all the lines,
 // and the report gives, per threshold and language, the share of rude
 // agents caught and of respectful ones failed, by the model alone and by
-// the whole rules engine (its phrases and the model).
+// the whole rules engine (its phrases and the model); then each file of
+// lines is judged by a model trained without it (a writer it never read).
 package main
 
 import (
@@ -28,6 +30,7 @@ import (
 	"log"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -55,15 +58,14 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	respectLines, err := readLines("eval/respect-lines.tsv")
+	writers, err := readWriters()
 	if err != nil {
 		log.Fatal(err)
 	}
-	ownLines, err := readLines("auditor/tone/testdata/lines.tsv")
-	if err != nil {
-		log.Fatal(err)
+	var lines []tone.Example
+	for _, w := range writers {
+		lines = append(lines, w.lines...)
 	}
-	lines := append(slices.Clone(respectLines), ownLines...)
 	labelled, unmatched := caseExamples(cases)
 	log.Printf("%d lines; %d dev cases, %d case turns to train on; %d rude cases whose quoted turn was not found", len(lines),
 		len(cases), countTurns(labelled), unmatched)
@@ -71,7 +73,7 @@ func main() {
 		if err := crossValidate(os.Stdout, cases, labelled, lines, *folds, *errorsAt); err != nil {
 			log.Fatal(err)
 		}
-		if err := otherWriter(os.Stdout, labelled, respectLines, ownLines); err != nil {
+		if err := otherWriters(os.Stdout, labelled, writers); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -85,6 +87,30 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s from %d examples", *out, len(train))
+}
+
+// writer is one file of training lines, each file a different writer's.
+type writer struct {
+	name  string
+	lines []tone.Example
+}
+
+// readWriters reads eval/respect-lines.tsv and the files of lines in
+// auditor/tone/testdata.
+func readWriters() ([]writer, error) {
+	names, err := filepath.Glob("auditor/tone/testdata/*.tsv")
+	if err != nil {
+		return nil, err
+	}
+	var out []writer
+	for _, name := range append([]string{"eval/respect-lines.tsv"}, names...) {
+		lines, err := readLines(name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, writer{name, lines})
+	}
+	return out, nil
 }
 
 // readLines reads a TSV of lines: rude|ok, language, text.
@@ -354,58 +380,62 @@ func verdict(e *rules.Engine, c *eval.Case, t transcript.Transcript) (scoring.Ve
 	return scoring.Verdict{}, fmt.Errorf("%s: no verdict of %s", c.ID, criterion)
 }
 
-// otherWriter measures how far the model finds a writer's rudeness it
-// never saw: trained on everything but the even lines of
-// eval/respect-lines.tsv (a fourth writer's), it judges them.
-func otherWriter(w io.Writer, labelled []labelledCase, respectLines, ownLines []tone.Example) error {
-	train := slices.Clone(ownLines)
-	var held []tone.Example
-	for i, l := range respectLines {
-		if i%2 == 1 { // even lines, counted from 1
-			held = append(held, l)
-		} else {
-			train = append(train, l)
+// otherWriters measures how far the model finds the rudeness of a writer
+// it never read: for each file of lines, a model trained on everything
+// else (the dev cases and the other files) judges that file's lines.
+func otherWriters(w io.Writer, labelled []labelledCase, writers []writer) error {
+	fmt.Fprintln(w, "\nEach file of lines judged by a model trained without it (a writer the model never read): rude caught, courteous failed")
+	for i, held := range writers {
+		var train []tone.Example
+		for j, other := range writers {
+			if j != i {
+				train = append(train, other.lines...)
+			}
 		}
-	}
-	for _, l := range labelled {
-		train = append(train, l.examples...)
-	}
-	m := tone.Train(train, tone.DefaultTraining)
-	es, err := newEngines(func(name string) (*tone.Model, bool) { return m, name == tone.Respect })
-	if err != nil {
-		return err
-	}
-	lexicon := make([]bool, len(held))
-	for i, l := range held {
-		v, err := verdict(es.without[l.Lang], &eval.Case{ID: "line", Kind: scoring.Chat, Language: l.Lang},
-			transcript.Transcript{Segments: []transcript.Segment{{Speaker: transcript.Agent, Text: l.Text}}})
+		for _, l := range labelled {
+			train = append(train, l.examples...)
+		}
+		m := tone.Train(train, tone.DefaultTraining)
+		es, err := newEngines(func(name string) (*tone.Model, bool) { return m, name == tone.Respect })
 		if err != nil {
 			return err
 		}
-		lexicon[i] = !v.Complies
-	}
-	fmt.Fprintln(w, "\neval/respect-lines.tsv, even lines held out (a writer the model never read): rude caught, courteous failed")
-	count := func(name string, fails func(i int) bool) {
-		var rude, caught, ok, failed int
-		for i, l := range held {
-			if l.Positive {
-				rude++
-				caught += b2i(fails(i))
-			} else {
-				ok++
-				failed += b2i(fails(i))
+		lexicon := make([]bool, len(held.lines))
+		for k, l := range held.lines {
+			v, err := verdict(es.without[l.Lang], &eval.Case{ID: "line", Kind: scoring.Chat, Language: l.Lang},
+				transcript.Transcript{Segments: []transcript.Segment{{Speaker: transcript.Agent, Text: l.Text}}})
+			if err != nil {
+				return err
 			}
+			lexicon[k] = !v.Complies
 		}
-		fmt.Fprintf(w, "%-22s %d of %d rude caught, %d of %d courteous failed\n", name, caught, rude, failed, ok)
-	}
-	count("lexicon", func(i int) bool { return lexicon[i] })
-	for _, t := range []float64{0.5, 0.7, 0.8, 0.9, 0.92, 0.95} {
-		count(fmt.Sprintf("model ≥ %.2f", t), func(i int) bool { return m.Score(held[i].Text, held[i].Lang) >= t })
-		count(fmt.Sprintf("lexicon+model ≥ %.2f", t), func(i int) bool {
-			return lexicon[i] || m.Score(held[i].Text, held[i].Lang) >= t
-		})
+		fmt.Fprintf(w, "\n%s\n", held.name)
+		count := func(name string, fails func(k int) bool) {
+			var rude, caught, ok, failed int
+			for k, l := range held.lines {
+				if l.Positive {
+					rude++
+					caught += b2i(fails(k))
+				} else {
+					ok++
+					failed += b2i(fails(k))
+				}
+			}
+			fmt.Fprintf(w, "%-22s %s caught, %s failed\n", name, pct(caught, rude), pct(failed, ok))
+		}
+		count("lexicon", func(k int) bool { return lexicon[k] })
+		for _, t := range []float64{0.5, 0.7, 0.75, 0.8, 0.85, 0.9, 0.92} {
+			count(fmt.Sprintf("lexicon+model ≥ %.2f", t), func(k int) bool {
+				return lexicon[k] || m.Score(held.lines[k].Text, held.lines[k].Lang) >= t
+			})
+		}
 	}
 	return nil
+}
+
+// pct is a of b as a percentage, with both.
+func pct(a, b int) string {
+	return fmt.Sprintf("%5.1f %% (%d/%d)", 100*float64(a)/float64(max(b, 1)), a, b)
 }
 
 func b2i(b bool) int {
@@ -439,7 +469,6 @@ func report(w io.Writer, results []judged) {
 		}
 		return r
 	}
-	pct := func(a, b int) string { return fmt.Sprintf("%5.1f %% (%d/%d)", 100*float64(a)/float64(max(b, 1)), a, b) }
 	row := func(name string, fails func(j judged) bool) {
 		fmt.Fprintf(w, "%-22s", name)
 		for _, lang := range []string{"es", "en", "all"} {
