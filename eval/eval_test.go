@@ -20,21 +20,21 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 97.3 % (Spanish 97.1, English 97.4; lowest group Spanish
-	// calls, 96.6), confident 98.8 %, 1 of 358 critical failures passed
+	// Measured: 97.0 % (Spanish and English 97.0; lowest group Spanish
+	// calls, 96.6), confident 98.8 %, 1 of 410 critical failures passed
 	// (the tone model is trained on dev: see its cross-validated figures in
 	// docs/engines.md).
 	eval.Dev: {agreement: 0.965, groupAgreement: 0.96, confident: 0.98, criticalFalse: 0.02},
-	// Measured once, after the day's tuning, on 120 cases written for this
-	// split by four writers who never saw the rules: 93.6 % (es 94.3, en
-	// 92.4, chats 93.5, calls 93.8; lowest group English chats, 91.9),
-	// confident 98.5 %, 3 of 52 critical failures passed (5.8 %; chats 3 of
-	// 28, 10.7 %, one above the goal).
-	eval.Holdout: {agreement: 0.93, groupAgreement: 0.91, confident: 0.98, criticalFalse: 0.07},
+	// Measured once, after the round's tuning, on 150 cases written for
+	// this split by five writers who never saw the rules: 94.1 % (es 95.0,
+	// en 93.1, chats 93.9, calls 94.6; lowest group English calls, 92.5),
+	// confident 98.4 %, 3 of 63 critical failures passed (4.8 %: Spanish
+	// 3.1, English 6.5, chats 6.5, calls 0).
+	eval.Holdout: {agreement: 0.935, groupAgreement: 0.915, confident: 0.98, criticalFalse: 0.06},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
-const minCases = 790
+const minCases = 940
 
 // TestAuditorAgreesWithTheAnalysts audits the evaluation set as the audit
 // job does and holds every split present, and each language and kind in

@@ -113,8 +113,10 @@
 // else" is not one either, "there are no stupid questions" is not an
 // insult. Punctuation and "but"/"pero" end a clause, and so does a phrase
 // that starts with a first-person subject ("not good, I'm sorry" is an
-// apology even unpunctuated). A phrase that starts with a negation ("no es
-// mi problema") is said as written.
+// apology even unpunctuated). A "no" that is a courtesy of its own ("no
+// problem", "no worries", «no pasa nada») negates nothing after it ("no
+// worries cheers" is a farewell). A phrase that starts with a negation
+// ("no es mi problema") is said as written.
 //
 // Words inside double quotation marks ("…", “…”, «…», „…“) that close
 // in the same turn are someone else's words, quoted: a phrase found only

@@ -295,6 +295,11 @@ type span struct{ first, last int32 }
 // subjects are the first-person subjects that start a clause of their own.
 var subjects = set("i im ive ill id we weve yo")
 
+// courtesies are the words that make a "no" just before them a courtesy
+// of its own ("no problem", "no worries", «no pasa nada»), which negates
+// nothing after it.
+var courtesies = set("problem problemo problema worries worry bother bothers pasa prob probs drama dramas stress")
+
 // negators are the words that negate what follows them in their clause.
 var negators = set("no not never nothing nunca jamas tampoco ni nor neither cant cannot dont doesnt didnt wont wouldnt couldnt shouldnt isnt arent wasnt werent aint unable")
 
@@ -417,6 +422,11 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 			a.at[v] = append(a.at[v], int32(i))
 		}
 		a.negs[i] = negators[text]
+		if i > 0 && a.negs[i-1] && a.words[i-1].seg == wd.seg && courtesies[text] {
+			// "no worries", «no pasa nada»: a courtesy, not a negation of
+			// what follows ("no worries cheers").
+			a.negs[i-1] = false
+		}
 		if i > 0 && (wd.seg != a.words[i-1].seg || strings.ContainsAny(a.gap(i), ".,;:!?¡¿()—") ||
 			clauseBreakers[a.text(i-1)]) {
 			clause++
