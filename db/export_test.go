@@ -21,16 +21,16 @@ func MigrateSchemaTo(ctx context.Context, pool *pgxpool.Pool, version int64) err
 
 // SetSearchExactly sets how many tasks a search by words may find for its
 // list to be read from what it found, in any order, and to be read span by
-// span in creation order, until restore is called.
+// span in creation or score order, until restore is called.
 func SetSearchExactly(n int) (restore func()) {
 	exactly, spans := searchExactly, searchSpans
 	searchExactly, searchSpans = n, n
 	return func() { searchExactly, searchSpans = exactly, spans }
 }
 
-// SetSearchSpans sets how many tasks a search by words in creation order
-// may find for its list to be read from what it found rather than span by
-// span, and how many a span may hold, until restore is called.
+// SetSearchSpans sets how many tasks a search by words in creation or score
+// order may find for its list to be read from what it found rather than
+// span by span, and how many a span may hold, until restore is called.
 func SetSearchSpans(n int) (restore func()) {
 	spans := searchSpans
 	searchSpans = n

@@ -199,16 +199,17 @@ func TestSearchPages(t *testing.T) {
 }
 
 // TestSearchSpans pages through a search by words found in too many tasks
-// to read them all, newest and oldest first, within dates or not, from a
-// page number or not, as GET /tasks does: the pages read span by span, and
-// walking the list, are those read from every task found, also where tasks
-// were created at the same time.
+// to read them all, newest and oldest first and by score, within dates or
+// scores or not, from a page number or not, as GET /tasks does: the pages
+// read span by span, and walking the list, are those read from every task
+// found, also where tasks were created at the same time or have the same
+// score.
 func TestSearchSpans(t *testing.T) {
 	ctx := context.Background()
 	pool := dbtest.Pool(t)
 	dbtest.SeedTasks(t, pool, 600)
 	for _, sql := range []string{
-		`UPDATE tasks SET created_at = date_trunc('week', created_at)`,
+		`UPDATE tasks SET created_at = date_trunc('week', created_at), score = round(score / 10) * 10`,
 		`INSERT INTO transcripts (task_uuid, text, segments, engine, language)
 			SELECT uuid, CASE WHEN extract(week FROM created_at)::int % 5 = 0 OR abs(hashtext(uuid::text)) % 16 = 0
 				OR created_at < now() - interval '300 days' THEN 'la tarjeta' ELSE 'la factura' END, '[]', 'test', 'es' FROM tasks`,
@@ -257,6 +258,7 @@ func TestSearchSpans(t *testing.T) {
 		{"with an agent", db.TaskFilter{Text: text, OperatorID: agent}, db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 1}},
 		{"with another filter", db.TaskFilter{Text: text, Passed: &passed}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
 		{"by score", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 7}},
+		{"lowest score first", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Limit: 6}},
 		{"by score within a range", db.TaskFilter{Text: text, MinScore: &low, MaxScore: &high}, db.TaskPage{Sort: db.TaskSortScore, Skip: 2, Limit: 5}},
 		{"by score in an agent's list", db.TaskFilter{Text: text, MinScore: &low, AgentView: true}, db.TaskPage{Sort: db.TaskSortScore, Limit: 2}},
 	} {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -431,6 +432,33 @@ type TaskFilter struct {
 	// blind (an open calibration session they have still to submit), whose
 	// verdicts a filter or sort on the audit's result would tell them.
 	BlindTo string `json:"-"`
+	// scores, when set, bounds the score as the score sort orders it: a
+	// span taskListSpans reads.
+	scores scoreSpan
+}
+
+// scoreSpan bounds the score as the score sort orders it (tasks not
+// audited yet at -1): lo <= score < hi, in hundredths, when set.
+type scoreSpan struct {
+	lo, hi int64
+	set    bool
+}
+
+// where adds the span's condition on the score of table alias to conds,
+// its values through add. A span below 0 holds only the tasks not audited
+// yet (at -1), as "score IS NULL", which the index of the documents not
+// scored yet serves.
+func (sp scoreSpan) where(alias string, add func(cond string, v any), conds *[]string) {
+	switch {
+	case sp.hi <= 0 && sp.lo <= -100:
+		*conds = append(*conds, alias+".score IS NULL")
+		return
+	case sp.hi <= 0:
+		*conds = append(*conds, "false")
+		return
+	}
+	add("COALESCE("+alias+".score, -1) >= $?", float64(sp.lo)/100)
+	add("COALESCE("+alias+".score, -1) < $?", float64(sp.hi)/100)
 }
 
 // Task orderings for TaskPage.Sort. Each is a keyset ordering completed by
@@ -543,6 +571,9 @@ func (f TaskFilter) where(args *[]any) string {
 	if f.MaxScore != nil {
 		add("COALESCE(t.score, -1) BETWEEN 0 AND $?", *f.MaxScore)
 	}
+	if f.scores.set {
+		f.scores.where("t", add, &conds)
+	}
 	if f.FileName != "" {
 		add("t.file_name ILIKE '%' || $? || '%'", likeEscaper.Replace(f.FileName))
 	}
@@ -607,6 +638,9 @@ func (f TaskFilter) searchWhere(args *[]any) string {
 	if f.MaxScore != nil {
 		add("COALESCE(s.score, -1) BETWEEN 0 AND $?", *f.MaxScore)
 	}
+	if f.scores.set {
+		f.scores.where("s", add, &conds)
+	}
 	return strings.Join(conds, " AND ")
 }
 
@@ -614,7 +648,7 @@ func (f TaskFilter) searchWhere(args *[]any) string {
 // tasks a search by words finds are the tasks f selects.
 func (f TaskFilter) searchCovers() bool {
 	g := f
-	g.Text, g.OperatorID, g.Status, g.From, g.To = "", "", "", time.Time{}, time.Time{}
+	g.Text, g.OperatorID, g.Status, g.From, g.To, g.scores = "", "", "", time.Time{}, time.Time{}, scoreSpan{}
 	if !f.AgentView {
 		// An agent's list keeps only the scores they are shown: the tasks
 		// table knows which.
@@ -740,7 +774,7 @@ func taskListText(ctx context.Context, q DBTX, f TaskFilter, p TaskPage) (tasks 
 		}
 		return selected, nil
 	}
-	spans := p.Sort == TaskSortCreatedAt && planned <= 2*int64(searchExactly)
+	spans := (p.Sort == TaskSortCreatedAt || p.Sort == TaskSortScore) && planned <= 2*int64(searchExactly)
 	if spans {
 		if _, err := plannedSelected(); err != nil {
 			return nil, 0, false, err
@@ -875,53 +909,54 @@ func taskListFound(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, most i
 	return tasks, total, true, nil
 }
 
-// taskListSpans returns the page p, in creation order, of the tasks f
-// selects, f searching by words in more tasks than are read at once: it
-// reads every task found among those created in a span of time next to the
-// page's position that should hold twice the page (from planned, the
-// planner's estimate of the tasks f selects), then in spans twice as long,
-// until the page is full or the list ends; a span that holds more tasks
-// found than are read at once is halved. The search's index holds each
-// task's creation time with its words, so a span costs what it finds in
-// it, however common the words.
+// taskListSpans returns the page p, in creation or score order, of the
+// tasks f selects, f searching by words in more tasks than are read at
+// once: it reads every task found among those in a span of the order
+// (of creation times or of scores) next to the page's position that
+// should hold twice the page (from planned, the planner's estimate of the
+// tasks f selects), then in spans twice as long, until the page is full
+// or the list ends; a span that holds more tasks found than are read at
+// once is halved. The search's documents carry each task's creation time
+// and score, whose indexes Postgres combines with the words', so a span
+// costs what it finds in it, however common the words.
 func taskListSpans(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, planned int64) ([]Task, error) {
-	var first, last *time.Time
-	if err := q.QueryRow(ctx, `SELECT min(created_at), max(created_at) FROM tasks`).Scan(&first, &last); err != nil || first == nil {
+	ax, ok, err := spanAxisOf(ctx, q, f, p.Sort)
+	if err != nil || !ok {
 		return nil, err
 	}
-	// The span of the list, narrowed by the filter's dates and the page's
-	// position: [lo, hi).
-	lo, hi := *first, last.Add(time.Microsecond)
-	if !f.From.IsZero() && f.From.After(lo) {
-		lo = f.From
-	}
-	if !f.To.IsZero() && f.To.Before(hi) {
-		hi = f.To
-	}
+	// The span of the list, narrowed by the page's position: [lo, hi).
+	lo, hi := ax.lo, ax.hi
 	if p.After != nil {
-		if at, err := time.Parse(time.RFC3339Nano, p.After.Value); err == nil {
-			if p.Desc && at.Add(time.Microsecond).Before(hi) {
-				hi = at.Add(time.Microsecond)
-			} else if !p.Desc && at.After(lo) {
+		if at, ok := ax.at(p.After.Value); ok {
+			if p.Desc && at+1 < hi {
+				hi = at + 1
+			} else if !p.Desc && at > lo {
 				lo = at
 			}
 		}
 	}
 	need := p.Skip + p.Limit
-	span := time.Duration(float64(last.Sub(*first)) * 2 * float64(need) / float64(max(planned, 1)))
+	span := max(int64(float64(ax.extent)*2*float64(need)/float64(max(planned, 1))), 1)
 	page := TaskPage{Sort: p.Sort, Desc: p.Desc, After: p.After, Limit: need}
 	var tasks []Task
-	for len(tasks) < need && lo.Before(hi) {
-		g := f
-		g.From, g.To = lo, hi
-		if p.Desc && hi.Sub(lo) > span {
-			g.From = hi.Add(-span)
-		} else if !p.Desc && hi.Sub(lo) > span {
-			g.To = lo.Add(span)
+	for len(tasks) < need && lo < hi {
+		from, to := lo, hi
+		if p.Desc && hi-lo > span {
+			from = hi - span
+		} else if !p.Desc && hi-lo > span {
+			to = lo + span
 		}
+		if from < ax.split && ax.split < to {
+			if p.Desc {
+				from = ax.split
+			} else {
+				to = ax.split
+			}
+		}
+		g := ax.within(f, from, to)
 		got, _, ok, err := taskListSearch(ctx, q, g, page, searchSpans)
-		if err == nil && !ok && span <= time.Microsecond {
-			// As many tasks created at the same moment: walked.
+		if err == nil && !ok && span <= 1 {
+			// As many tasks at the same point of the order: walked.
 			got, ok = nil, true
 			got, err = TaskList(ctx, q, g, page)
 		}
@@ -929,19 +964,87 @@ func taskListSpans(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, planne
 			return nil, err
 		}
 		if !ok {
-			span /= 2
+			span = max(span/2, 1)
 			continue
 		}
 		tasks = append(tasks, got...)
 		page.Limit = need - len(tasks)
 		if p.Desc {
-			hi = g.From
+			hi = from
 		} else {
-			lo = g.To
+			lo = to
 		}
 		span *= 2
 	}
 	return tasks[min(p.Skip, len(tasks)):], nil
+}
+
+// spanAxis is an order taskListSpans reads in spans, in whole units of it
+// (microseconds of creation time, hundredths of a score).
+type spanAxis struct {
+	// lo and hi bound the list, narrowed by the filter: [lo, hi); extent
+	// is the whole list's.
+	lo, hi, extent int64
+	// split is a point no span crosses: the spans below it are read
+	// apart (the tasks not audited yet, by an index of their own).
+	split int64
+	// at is the unit of a cursor's value.
+	at func(value string) (int64, bool)
+	// within narrows f to the span [lo, hi).
+	within func(f TaskFilter, lo, hi int64) TaskFilter
+}
+
+// spanAxisOf returns the axis of the order sort (created_at or score) over
+// the tasks f selects; ok is false when there are no tasks.
+func spanAxisOf(ctx context.Context, q DBTX, f TaskFilter, sort string) (ax spanAxis, ok bool, err error) {
+	if sort == TaskSortScore {
+		var first, last *float64
+		if err := q.QueryRow(ctx, `SELECT min(COALESCE(score, -1))::float8, max(COALESCE(score, -1))::float8 FROM tasks`).
+			Scan(&first, &last); err != nil || first == nil {
+			return ax, false, err
+		}
+		hundredths := func(v float64) int64 { return int64(math.Round(v * 100)) }
+		ax = spanAxis{lo: hundredths(*first), hi: hundredths(*last) + 1, split: 0,
+			at: func(value string) (int64, bool) {
+				v, err := strconv.ParseFloat(value, 64)
+				return hundredths(v), err == nil
+			},
+			within: func(f TaskFilter, lo, hi int64) TaskFilter {
+				f.scores = scoreSpan{lo: lo, hi: hi, set: true}
+				return f
+			},
+		}
+		ax.extent = ax.hi - ax.lo
+		if f.MinScore != nil {
+			ax.lo = max(ax.lo, int64(math.Ceil(*f.MinScore*100-1e-6)))
+		}
+		if f.MaxScore != nil {
+			ax.lo, ax.hi = max(ax.lo, 0), min(ax.hi, int64(math.Floor(*f.MaxScore*100+1e-6))+1)
+		}
+		return ax, true, nil
+	}
+	var first, last *time.Time
+	if err := q.QueryRow(ctx, `SELECT min(created_at), max(created_at) FROM tasks`).Scan(&first, &last); err != nil || first == nil {
+		return ax, false, err
+	}
+	ax = spanAxis{lo: first.UnixMicro(), hi: last.UnixMicro() + 1, split: math.MinInt64,
+		at: func(value string) (int64, bool) {
+			at, err := time.Parse(time.RFC3339Nano, value)
+			return at.UnixMicro(), err == nil
+		},
+		within: func(f TaskFilter, lo, hi int64) TaskFilter {
+			f.From, f.To = time.UnixMicro(lo), time.UnixMicro(hi)
+			return f
+		},
+	}
+	ax.extent = ax.hi - ax.lo
+	if !f.From.IsZero() {
+		ax.lo = max(ax.lo, f.From.UnixMicro())
+	}
+	if !f.To.IsZero() {
+		ax.hi = min(ax.hi, f.To.UnixMicro())
+	}
+	return ax, true, nil
 }
 
 // taskListFew returns up to countExactly+1 of the tasks f selects after

@@ -143,6 +143,7 @@ func BenchmarkTaskSearch1M(b *testing.B) {
 		{"word_and_operator", "reembolso", db.TaskFilter{OperatorID: "agent-7"}, newest},
 		{"word_and_status", "reembolso", db.TaskFilter{Status: db.TaskValidated}, newest},
 		{"word_by_score", "reembolso", db.TaskFilter{}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 101}},
+		{"word_by_lowest_score", "reembolso", db.TaskFilter{}, db.TaskPage{Sort: db.TaskSortScore, Limit: 101}},
 		{"word_last_month", "reembolso", db.TaskFilter{From: time.Now().AddDate(0, -1, 0)}, newest},
 		{"phrase_last_month", `"le tramito el reembolso"`, db.TaskFilter{From: time.Now().AddDate(0, -1, 0)}, newest},
 	} {
