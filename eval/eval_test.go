@@ -20,21 +20,21 @@ import (
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
 }{
-	// Measured: 97.0 % (Spanish and English 97.0; lowest group Spanish
-	// calls, 96.6), confident 98.8 %, 1 of 410 critical failures passed
+	// Measured: 96.8 % (Spanish 96.9, English 96.8; lowest group English
+	// chats, 96.6), confident 98.7 %, none of 473 critical failures passed
 	// (the tone model is trained on dev: see its cross-validated figures in
 	// docs/engines.md).
 	eval.Dev: {agreement: 0.965, groupAgreement: 0.96, confident: 0.98, criticalFalse: 0.02},
-	// Measured once, after the round's tuning, on 150 cases written for
-	// this split by five writers who never saw the rules: 94.1 % (es 95.0,
-	// en 93.1, chats 93.9, calls 94.6; lowest group English calls, 92.5),
-	// confident 98.4 %, 3 of 63 critical failures passed (4.8 %: Spanish
-	// 3.1, English 6.5, chats 6.5, calls 0).
-	eval.Holdout: {agreement: 0.935, groupAgreement: 0.915, confident: 0.98, criticalFalse: 0.06},
+	// Measured once, after the round's tuning, on 120 cases written for
+	// this split by four writers who never saw the rules: 94.8 % (es 96.1,
+	// en 93.6, chats 94.1, calls 96.7; lowest group English chats, 92.7),
+	// confident 98.1 %, 2 of 54 critical failures passed (3.7 %: Spanish
+	// 7.1, English 0, chats 5.9, calls 0).
+	eval.Holdout: {agreement: 0.94, groupAgreement: 0.92, confident: 0.975, criticalFalse: 0.05},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
-const minCases = 940
+const minCases = 1060
 
 // TestAuditorAgreesWithTheAnalysts audits the evaluation set as the audit
 // job does and holds every split present, and each language and kind in

@@ -1,6 +1,8 @@
 package scoring_test
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,4 +43,36 @@ func TestDefaultScorecard(t *testing.T) {
 	require.NoError(t, err)
 	card.Criteria[0].Weight = 99
 	require.Equal(t, 10.0, again.Criteria[0].Weight)
+}
+
+// TestDefaultScorecardAlternatives keeps the default scorecard's phrases
+// free of a mistake the rule language cannot catch: "|" separates the
+// alternatives of one word, so "ha quedado|han quedado registrado" is four
+// words ("ha", "quedado" or "han", "quedado", "registrado") that are never
+// said. A word that is an alternative both of a word of a phrase and of
+// the next says that two phrases were meant.
+func TestDefaultScorecardAlternatives(t *testing.T) {
+	t.Parallel()
+	card, err := scoring.DefaultScorecard("en")
+	require.NoError(t, err)
+	for _, c := range card.Criteria {
+		var rule map[string]any
+		require.NoError(t, json.Unmarshal(c.Rule, &rule), c.ID)
+		for key, value := range rule {
+			phrases, _ := value.([]any)
+			for _, p := range phrases {
+				phrase, _ := p.(string)
+				words := strings.Fields(phrase)
+				for i := 1; i < len(words); i++ {
+					a, b := strings.Split(words[i-1], "|"), strings.Split(words[i], "|")
+					if len(a) == 1 && len(b) == 1 {
+						continue // "bye bye": a word said twice
+					}
+					for _, w := range a {
+						require.NotContains(t, b, w, "%s %s: %q: write the alternatives of several words as phrases of their own", c.ID, key, phrase)
+					}
+				}
+			}
+		}
+	}
 }
