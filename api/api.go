@@ -171,6 +171,7 @@ func New(opts Options) *Server {
 	}
 	u.register(hapi)
 	canonicalUUIDs(hapi.OpenAPI())
+	hapi.OpenAPI().Tags = tags
 	return s
 }
 

@@ -622,6 +622,7 @@ func TestOpenAPIDescribesEveryOperation(t *testing.T) {
 	r := b.do(t, http.MethodGet, "/openapi.json", "", nil)
 	require.Equal(t, http.StatusOK, r.Status)
 	var doc struct {
+		Tags       []struct{ Name, Description string } `json:"tags"`
 		Paths      map[string]map[string]map[string]any `json:"paths"`
 		Components struct {
 			Schemas         map[string]any `json:"schemas"`
@@ -633,9 +634,19 @@ func TestOpenAPIDescribesEveryOperation(t *testing.T) {
 	require.Contains(t, doc.Components.Schemas, "Error")
 	require.Contains(t, doc.Paths, "/users/me")
 	public := map[string]bool{"/health": true, "/ready": true, "/client-config": true}
+	listed := map[string]bool{}
+	for _, tag := range doc.Tags {
+		require.NotEmpty(t, tag.Description, tag.Name)
+		listed[tag.Name] = true
+	}
 	for path, ops := range doc.Paths {
 		for method, op := range ops {
 			require.NotEmpty(t, op["operationId"], "%s %s", method, path)
+			opTags, _ := op["tags"].([]any)
+			require.NotEmpty(t, opTags, "%s %s is in a group of the reference", method, path)
+			for _, tag := range opTags {
+				require.True(t, listed[tag.(string)], "%s %s: its tag %q is listed, in its place, in the document's tags", method, path, tag)
+			}
 			responses := op["responses"].(map[string]any)
 			require.Contains(t, fmt.Sprint(responses), "#/components/schemas/Error", "%s %s documents the error model", method, path)
 			if !public[path] {
