@@ -389,3 +389,78 @@ func TestCalibrationSessionCreateRefusesBadInput(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, n, 6)
 }
+
+// TestCalibrationBlindStream keeps a task's audit out of the event stream
+// of an analyst who calibrates it blind, from the moment the session
+// starts (the stream was opened before) until they answer: no
+// audit.updated event, and task events without score, result or review
+// count; an analyst outside the session, and the same analyst afterwards,
+// see them.
+func TestCalibrationBlindStream(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{jobWait: 20 * time.Second})
+	b.startWorkers(t, workers.Deps{})
+	team := b.calibrationTeam(t)
+	tasks := b.audited(t, team.sup, file("good.txt", []byte(goodChat)), file("rude.txt", []byte(rudeChat)),
+		file("other.txt", []byte(goodChat+"\n"))) // other bytes: not the same upload
+	blindTask, other := tasks[0], tasks[2]
+	stream, outsiderStream := b.stream(t, team.qa1), b.stream(t, team.outsider)
+
+	r := b.json(t, http.MethodPost, "/calibration-sessions", team.sup, map[string]any{
+		"name": "Blind", "task_uuids": []any{blindTask["uuid"], tasks[1]["uuid"]}, "analysts": []string{"qa1", "qa2"}})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	id := details(r)["session"].(map[string]any)["id"].(string)
+	pairs := sessionItems(details(r))
+	require.Equal(t, "started", nextCalibration(t, stream).Data["change"])
+
+	// edit changes a task's empathy verdict and returns the audit.updated
+	// event an analyst outside the session then sees.
+	edit := func(task map[string]any, complies bool) sseEvent {
+		t.Helper()
+		r := b.edit(t, team.sup, editOf(t, task, map[string]bool{"empathy": complies}))
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		for {
+			if ev := outsiderStream.next(t); ev.Type == db.EventAuditUpdated && ev.Data["task"].(map[string]any)["uuid"] == task["uuid"] {
+				require.NotNil(t, ev.Data["score"])
+				return ev
+			}
+		}
+	}
+	// untilAuditOf reads the analyst's stream up to the audit.updated event
+	// of task, and returns what came before it.
+	untilAuditOf := func(task map[string]any) []sseEvent {
+		t.Helper()
+		var before []sseEvent
+		for {
+			ev := stream.next(t)
+			if ev.Type == db.EventAuditUpdated && ev.Data["task"].(map[string]any)["uuid"] == task["uuid"] {
+				return before
+			}
+			before = append(before, ev)
+		}
+	}
+	edit(blindTask, false)
+	// Validated: its validation event is withheld too, its task event
+	// comes without the audit.
+	r = b.validateJSON(t, team.sup, map[string]any{"task_uuid": blindTask["uuid"], "notes": "Revisada.", "isCall": false})
+	require.Less(t, r.Status, 300, r.RawBody)
+	edit(other, false)
+	var taskEvents int
+	for _, ev := range untilAuditOf(other) {
+		require.NotEqual(t, db.EventAuditUpdated, ev.Type, "no audit.updated of the blind task")
+		require.False(t, strings.HasPrefix(ev.Type, "validation."), "no validation event of the blind task")
+		if strings.HasPrefix(ev.Type, "task.") && ev.Data["uuid"] == blindTask["uuid"] {
+			taskEvents++
+			require.NotContains(t, ev.Data, "score")
+			require.NotContains(t, ev.Data, "passed")
+			require.NotContains(t, ev.Data, "review_items")
+		}
+	}
+	require.Positive(t, taskEvents, "the blind task's own events still come, without its audit")
+
+	// Answered: the analyst sees the session's audits again.
+	require.Equal(t, http.StatusOK, b.submitAnswers(t, team.qa1, id, answersFor(pairs, nil)).Status)
+	require.Equal(t, "submitted", nextCalibration(t, stream).Data["change"])
+	edit(tasks[1], true)
+	untilAuditOf(tasks[1])
+}

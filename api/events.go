@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -75,6 +76,10 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 		after = id
 	}
 	p := principal(ctx)
+	blind := &blindness{pool: e.pool, user: p.User.ID, on: p.Is(role.Quality)}
+	if err := blind.load(ctx); err != nil {
+		return nil, err
+	}
 	sub, hubLast, err := e.hub.subscribe(ctx, p.User.ID, p.Role)
 	if err != nil {
 		return nil, Errorf(CodeServiceUnavailable, "the event stream is not available: "+err.Error())
@@ -96,7 +101,7 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 		}
 		sent := hubLast
 		if after >= 0 {
-			if sent, err = e.replay(ctx, s, p, after, hubLast); err != nil {
+			if sent, err = e.replay(ctx, s, p, blind, after, hubLast); err != nil {
 				logger(ctx).InfoContext(ctx, "event stream replay ended", "error", err)
 				end()
 				return
@@ -104,7 +109,7 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 		}
 		if !detached {
 			defer end()
-			e.live(r.Context(), s, sub, sent, p.Expiry)
+			e.live(r.Context(), s, sub, blind, sent, p.Expiry)
 			return
 		}
 		// The handler returns, and with it the server's goroutine for the
@@ -112,7 +117,7 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 		// goroutine and its socket.
 		go func() {
 			defer end()
-			e.live(context.Background(), s, sub, sent, p.Expiry)
+			e.live(context.Background(), s, sub, blind, sent, p.Expiry)
 		}()
 	}}, nil
 }
@@ -138,9 +143,9 @@ func (e *eventsResource) open(w http.ResponseWriter) (*sseWriter, bool) {
 	return s, true
 }
 
-// replay sends the events in (after, upTo] that p may see and returns the
-// id of the last one the client now has.
-func (e *eventsResource) replay(ctx context.Context, s *sseWriter, p Principal, after, upTo int64) (int64, error) {
+// replay sends the events in (after, upTo] that p may see (as blind lets
+// them) and returns the id of the last one the client now has.
+func (e *eventsResource) replay(ctx context.Context, s *sseWriter, p Principal, blind *blindness, after, upTo int64) (int64, error) {
 	for after < upTo {
 		events, err := db.EventsAfterFor(ctx, e.pool, after, upTo, p.User.ID, p.Role, replayBatch)
 		if err != nil {
@@ -150,8 +155,10 @@ func (e *eventsResource) replay(ctx context.Context, s *sseWriter, p Principal, 
 			break
 		}
 		for _, ev := range events {
-			if err := s.send(newFrame(ev)); err != nil {
-				return 0, err
+			if f := blind.frame(ctx, newFrame(ev)); f != nil {
+				if err := s.send(f); err != nil {
+					return 0, err
+				}
 			}
 		}
 		after = events[len(events)-1].ID
@@ -159,10 +166,10 @@ func (e *eventsResource) replay(ctx context.Context, s *sseWriter, p Principal, 
 	return max(after, upTo), nil
 }
 
-// live relays the hub's events until the client leaves, the token expires,
-// the user is deactivated, the client falls too far behind or the server
-// shuts down.
-func (e *eventsResource) live(ctx context.Context, s *sseWriter, sub *subscriber, sent int64, expiry time.Time) {
+// live relays the hub's events (as blind lets them) until the client
+// leaves, the token expires, the user is deactivated, the client falls too
+// far behind or the server shuts down.
+func (e *eventsResource) live(ctx context.Context, s *sseWriter, sub *subscriber, blind *blindness, sent int64, expiry time.Time) {
 	heartbeat := time.NewTicker(heartbeatEvery)
 	defer heartbeat.Stop()
 	var expired <-chan time.Time
@@ -192,7 +199,7 @@ func (e *eventsResource) live(ctx context.Context, s *sseWriter, sub *subscriber
 			if ev.ID <= sent {
 				continue
 			}
-			if s.send(ev) != nil {
+			if f := blind.frame(ctx, ev); f != nil && s.send(f) != nil {
 				return
 			}
 			sent = ev.ID
@@ -251,6 +258,74 @@ func (s *sseWriter) close() {
 type frame struct {
 	db.Event
 	wire []byte
+}
+
+// blindness keeps from a user's stream what would tell them the audit of
+// a task they calibrate blind (an open calibration session they have still
+// to answer), as the task's view and the list do: its audit.updated and
+// validation events are withheld, and its task events carry no score,
+// result or review count. The tasks are read again whenever a calibration
+// session of theirs changes (calibration.updated: started, answered,
+// closed). Only quality and above take part in sessions.
+type blindness struct {
+	pool  *pgxpool.Pool
+	user  string
+	on    bool
+	tasks map[string]bool
+}
+
+// load reads the tasks the user calibrates blind.
+func (b *blindness) load(ctx context.Context) error {
+	if !b.on {
+		return nil
+	}
+	tasks, err := db.CalibrationBlindTasks(ctx, b.pool, b.user)
+	if err != nil {
+		return err
+	}
+	b.tasks = tasks
+	return nil
+}
+
+// frame returns f as the user may see it; nil to withhold it.
+func (b *blindness) frame(ctx context.Context, f *frame) *frame {
+	if f.Type == db.EventCalibrationUpdated {
+		if err := b.load(ctx); err != nil {
+			// The last tasks read stay blind: what they hide stays hidden.
+			logger(ctx).WarnContext(ctx, "event stream: reading the tasks calibrated blind", "error", err)
+		}
+		return f
+	}
+	if len(b.tasks) == 0 {
+		return f
+	}
+	var of struct {
+		TaskUUID string `json:"task_uuid"`
+		Task     struct {
+			UUID string `json:"uuid"`
+		} `json:"task"`
+	}
+	switch f.Type {
+	case db.EventAuditUpdated, db.EventValidationCreated, db.EventValidationUpdated:
+		if json.Unmarshal(f.Data, &of) != nil || b.tasks[of.Task.UUID] || b.tasks[of.TaskUUID] {
+			return nil
+		}
+	case db.EventTaskCreated, db.EventTaskUpdated:
+		var task db.TaskSummary
+		if json.Unmarshal(f.Data, &task) != nil {
+			return nil
+		}
+		if b.tasks[task.UUID] {
+			data, err := json.Marshal(task.WithoutAudit())
+			if err != nil {
+				return nil
+			}
+			ev := f.Event
+			ev.Data = data
+			return newFrame(ev)
+		}
+	}
+	return f
 }
 
 func newFrame(e db.Event) *frame {
