@@ -393,9 +393,10 @@ func TestCalibrationSessionCreateRefusesBadInput(t *testing.T) {
 // TestCalibrationBlindStream keeps a task's audit out of the event stream
 // of an analyst who calibrates it blind, from the moment the session
 // starts (the stream was opened before) until they answer: no
-// audit.updated event, and task events without score, result or review
-// count; an analyst outside the session, and the same analyst afterwards,
-// see them.
+// audit.updated or validation event, and task events without score,
+// result or review count; nor does the task's view show them its
+// validation. An analyst outside the session, and the same analyst
+// afterwards, see them.
 func TestCalibrationBlindStream(t *testing.T) {
 	t.Parallel()
 	b := setup(t, setupOpts{jobWait: 20 * time.Second})
@@ -444,6 +445,10 @@ func TestCalibrationBlindStream(t *testing.T) {
 	// comes without the audit.
 	r = b.validateJSON(t, team.sup, map[string]any{"task_uuid": blindTask["uuid"], "notes": "Revisada.", "isCall": false})
 	require.Less(t, r.Status, 300, r.RawBody)
+	// The task's view leaves out the validation's record (its notes judge
+	// the audit) for them, and only for them.
+	require.Nil(t, details(b.do(t, http.MethodGet, "/tasks/"+blindTask["uuid"].(string), team.qa1, nil))["validation"])
+	require.NotNil(t, details(b.do(t, http.MethodGet, "/tasks/"+blindTask["uuid"].(string), team.outsider, nil))["validation"])
 	edit(other, false)
 	var taskEvents int
 	for _, ev := range untilAuditOf(other) {

@@ -470,7 +470,9 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	if d.History, err = db.TaskHistory(ctx, t.pool, task.UUID); err != nil {
 		return nil, err
 	}
-	if task.Status == db.TaskValidated {
+	// A validation's record (its notes judge the audit) is part of what
+	// calibrating blind hides.
+	if task.Status == db.TaskValidated && d.CalibrationBlind == nil {
 		v, err := db.ValidationGet(ctx, t.pool, task.UUID)
 		if err != nil {
 			return nil, err
