@@ -463,6 +463,14 @@ func TestCalibrationBlindStream(t *testing.T) {
 	}
 	require.Positive(t, taskEvents, "the blind task's own events still come, without its audit")
 
+	// A bulk action over a filter by the result leaves out the tasks the
+	// caller calibrates blind: which ones it acted on would tell.
+	a := b.bulkAction(t, team.qa1, map[string]any{"action": "reaudit", "filter": "passed=false", "confirm": true})
+	b.bulkEnded(t, team.qa1, a["id"].(string))
+	acted := b.bulkResults(t, team.qa1, a["id"].(string), "")
+	require.Contains(t, acted, other["uuid"])
+	require.NotContains(t, acted, tasks[1]["uuid"], "failed, but calibrated blind")
+
 	// Answered: the analyst sees the session's audits again.
 	require.Equal(t, http.StatusOK, b.submitAnswers(t, team.qa1, id, answersFor(pairs, nil)).Status)
 	require.Equal(t, "submitted", nextCalibration(t, stream).Data["change"])

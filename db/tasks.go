@@ -430,8 +430,9 @@ type TaskFilter struct {
 	AgentView bool `json:"agent_view,omitempty"`
 	// BlindTo, a user id, leaves out the tasks that user is calibrating
 	// blind (an open calibration session they have still to submit), whose
-	// verdicts a filter or sort on the audit's result would tell them.
-	BlindTo string `json:"-"`
+	// verdicts a filter or sort on the audit's result would tell them; as
+	// they are when the filter is run (a bulk action keeps it).
+	BlindTo string `json:"blind_to,omitempty"`
 	// scores, when set, bounds the score as the score sort orders it: a
 	// span taskListSpans reads.
 	scores scoreSpan
