@@ -6,10 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/jobs"
@@ -202,26 +199,7 @@ func TestBulkResultsPruned(t *testing.T) {
 	_, err = b.pool.Exec(ctx, `UPDATE bulk_actions SET status = 'running', finished_at = NULL, started_at = now() - interval '40 days' WHERE id = $1`, running)
 	require.NoError(t, err)
 
-	prune := func() {
-		t.Helper()
-		// Unique among the jobs not run yet only: the last one ran.
-		res, err := client.Insert(ctx, jobs.PruneBulkResultsArgs{}, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true,
-			ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-				rivertype.JobStateRetryable, rivertype.JobStateScheduled}}})
-		require.NoError(t, err)
-		require.False(t, res.UniqueSkippedAsDuplicate)
-		for {
-			select {
-			case ev := <-events:
-				if ev.Job.ID == res.Job.ID {
-					require.Equal(t, river.EventKindJobCompleted, ev.Kind)
-					return
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("prune_bulk_results did not complete")
-			}
-		}
-	}
+	prune := func() { runPeriodic(t, client, events, jobs.PruneBulkResultsArgs{}) }
 	prune()
 	r := b.do(t, http.MethodGet, "/bulk-actions/"+old+"/items", alice, nil)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)

@@ -235,18 +235,13 @@ func (c *calibrationResource) create(ctx context.Context, in *createCalibrationI
 				s.Name, s.Tasks, s.DueAt.UTC().Format("2006-01-02 15:04"))
 		}
 		for _, a := range members {
-			if _, err := db.NotificationCreate(ctx, tx, calibrationNotice(a.UserID, s, "info", text)); err != nil {
+			if _, err := db.NotificationCreate(ctx, tx, db.CalibrationNotice(a.UserID, s.ID, "info", text)); err != nil {
 				return err
 			}
 		}
 		return db.CalibrationEventInsert(ctx, tx, s, "started", members)
 	})
 	return c.detailAfter(ctx, id, err)
-}
-
-// calibrationNotice is a notification to user about session s, linking to it.
-func calibrationNotice(user string, s db.CalibrationSession, variant string, text l10n.Text) db.NotificationNew {
-	return db.NotificationNew{UserID: user, Text: text, Variant: variant, Link: "/calibration/" + s.ID}
 }
 
 // sessionTasks checks the tasks of a new session and returns them with
@@ -613,12 +608,12 @@ func (c *calibrationResource) closeSession(ctx context.Context, tx pgx.Tx, s db.
 	told := map[string]bool{}
 	for _, a := range analysts {
 		told[a.UserID] = true
-		if _, err := db.NotificationCreate(ctx, tx, calibrationNotice(a.UserID, s, "success", text)); err != nil {
+		if _, err := db.NotificationCreate(ctx, tx, db.CalibrationNotice(a.UserID, s.ID, "success", text)); err != nil {
 			return err
 		}
 	}
 	if !told[s.CreatedBy] {
-		if _, err := db.NotificationCreate(ctx, tx, calibrationNotice(s.CreatedBy, s, "success", text)); err != nil {
+		if _, err := db.NotificationCreate(ctx, tx, db.CalibrationNotice(s.CreatedBy, s.ID, "success", text)); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/auditd/auditd/calibration"
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/workers"
 )
 
@@ -476,4 +477,52 @@ func TestCalibrationBlindStream(t *testing.T) {
 	require.Equal(t, "submitted", nextCalibration(t, stream).Data["change"])
 	edit(tasks[1], true)
 	untilAuditOf(tasks[1])
+}
+
+// TestCalibrationReminders reminds, once and in their language, each
+// analyst of a session due within a day who has still to answer; not
+// those who answered, nor the analysts of a session due later, closed, or
+// with no due time.
+func TestCalibrationReminders(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{jobWait: 20 * time.Second})
+	events, client := b.startWorkersWith(t, workers.Deps{}, nil)
+	team := b.calibrationTeam(t)
+	tasks := b.audited(t, team.sup, file("good.txt", []byte(goodChat)), file("rude.txt", []byte(rudeChat)))
+	uuids := []any{tasks[0]["uuid"], tasks[1]["uuid"]}
+	session := func(name string, due time.Duration, analysts ...string) (string, [][2]string) {
+		t.Helper()
+		body := map[string]any{"name": name, "task_uuids": uuids, "analysts": analysts}
+		if due != 0 {
+			body["due_at"] = time.Now().Add(due).Format(time.RFC3339)
+		}
+		r := b.json(t, http.MethodPost, "/calibration-sessions", team.sup, body)
+		require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+		return details(r)["session"].(map[string]any)["id"].(string), sessionItems(details(r))
+	}
+	soon, pairs := session("Soon", 3*time.Hour, "qa1", "qa2", "qa3")
+	session("Later", 72*time.Hour, "qa1", "qa2")
+	session("Undated", 0, "qa1", "qa2")
+	closed, _ := session("Closed", time.Hour, "qa1", "qa2")
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodPost, "/calibration-sessions/"+closed+"/close", team.sup, nil).Status)
+	require.Equal(t, http.StatusOK, b.submitAnswers(t, team.qa3, soon, answersFor(pairs, nil)).Status)
+
+	reminders := func(token string) []string {
+		t.Helper()
+		var out []string
+		for _, text := range texts(items(t, b.do(t, http.MethodGet, "/notifications", token, nil))) {
+			if strings.Contains(text, "is due on") || strings.Contains(text, "vence el") {
+				out = append(out, text)
+			}
+		}
+		return out
+	}
+	runPeriodic(t, client, events, jobs.RemindCalibrationsArgs{})
+	runPeriodic(t, client, events, jobs.RemindCalibrationsArgs{})
+	require.Len(t, reminders(team.qa1), 1, "once, for the session due soon only")
+	require.Contains(t, reminders(team.qa1)[0], "Calibration session “Soon” is due on")
+	require.Len(t, reminders(team.qa2), 1)
+	require.Contains(t, reminders(team.qa2)[0], "La sesión de calibración «Soon» vence el")
+	require.Empty(t, reminders(team.qa3), "answered")
+	require.Empty(t, reminders(team.sup))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/workers"
@@ -39,6 +40,29 @@ func (b *testBundle) startWorkersWith(t *testing.T, deps workers.Deps, configure
 		require.NoError(t, client.Stop(context.Background()))
 	})
 	return events, client
+}
+
+// runPeriodic runs a periodic job now on client, as its schedule would,
+// and waits for it to complete (events: startWorkersWith's).
+func runPeriodic(t *testing.T, client *river.Client[pgx.Tx], events <-chan *river.Event, args river.JobArgs) {
+	t.Helper()
+	// Unique among the jobs not run yet only: the last one ran.
+	res, err := client.Insert(context.Background(), args, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled}}})
+	require.NoError(t, err)
+	require.False(t, res.UniqueSkippedAsDuplicate)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Job.ID == res.Job.ID {
+				require.Equal(t, river.EventKindJobCompleted, ev.Kind)
+				return
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s did not complete", args.Kind())
+		}
+	}
 }
 
 // workerClient is the River client, not started, of startWorkersWith.

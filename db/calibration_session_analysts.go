@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/l10n"
 )
 
 // CalibrationAnalyst is an analyst of a calibration session.
@@ -73,4 +74,39 @@ func CalibrationBlindTasks(ctx context.Context, q DBTX, user string) (map[string
 		SELECT DISTINCT t.task_uuid::text FROM calibration_session_tasks t
 		JOIN calibration_sessions s ON s.id = t.session_id AND s.status = 'open'
 		JOIN calibration_session_analysts a ON a.session_id = s.id AND a.user_id = $1 AND a.submitted_at IS NULL`, user))
+}
+
+// CalibrationReminder is an analyst to remind that a calibration session
+// falls due with their answers still to send.
+type CalibrationReminder struct {
+	UserID  string
+	Session CalibrationRef
+	DueAt   time.Time
+}
+
+// CalibrationRemind marks as reminded, and returns, the analysts of the
+// open sessions due before now plus lead (overdue ones too) who have
+// still to submit and were not reminded yet: each is reminded once. Call
+// it in the transaction that writes their reminders.
+func CalibrationRemind(ctx context.Context, tx pgx.Tx, lead time.Duration) ([]CalibrationReminder, error) {
+	rows, err := tx.Query(ctx, `
+		UPDATE calibration_session_analysts a SET reminded_at = now()
+		FROM calibration_sessions s
+		WHERE s.id = a.session_id AND s.status = 'open' AND s.due_at < now() + $1::interval
+			AND a.submitted_at IS NULL AND a.reminded_at IS NULL
+		RETURNING a.user_id, s.id::text, s.name, s.due_at`, lead)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (CalibrationReminder, error) {
+		var r CalibrationReminder
+		err := row.Scan(&r.UserID, &r.Session.ID, &r.Session.Name, &r.DueAt)
+		return r, err
+	})
+}
+
+// CalibrationNotice is a notification to user about calibration session
+// id, linking to it.
+func CalibrationNotice(user, id, variant string, text l10n.Text) NotificationNew {
+	return NotificationNew{UserID: user, Text: text, Variant: variant, Link: "/calibration/" + id}
 }

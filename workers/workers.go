@@ -100,6 +100,7 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &PruneBulkResultsWorker{pool: d.Pool, days: cmp.Or(d.BulkResultsDays, defaultBulkResultsDays),
 		batch: cmp.Or(d.BulkResultsBatch, defaultBulkResultsBatch)})
 	river.AddWorker(ws, &ApplySamplingWorker{pool: d.Pool})
+	river.AddWorker(ws, &RemindCalibrationsWorker{pool: d.Pool})
 	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, dashboardURL: d.DashboardURL})
 	forget := forgetter{pool: d.Pool, batch: cmp.Or(d.ForgetBatch, defaultForgetBatch)}
 	river.AddWorker(ws, &ApplyRetentionWorker{forgetter: forget})
@@ -133,6 +134,9 @@ func Periodic(d Deps) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(jobs.PruneBulkResultsInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.PruneBulkResultsArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "prune_bulk_results", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(jobs.CalibrationReminderInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.RemindCalibrationsArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "remind_calibrations", RunOnStart: true}),
 	}
 	periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cmp.Or(d.SamplingInterval, jobs.SamplingInterval)),
 		func() (river.JobArgs, *river.InsertOpts) { return jobs.ApplySamplingArgs{}, nil },
