@@ -17,6 +17,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/role"
 )
 
@@ -396,8 +397,19 @@ func (b *bulkResource) items(ctx context.Context, in *bulkItemsInput) (*Output[B
 	if err != nil {
 		return nil, err
 	}
+	// A re-audit's result would tell a reader calibrating the task blind
+	// its score.
+	blind, err := calibrationBlind(ctx, b.pool)
+	if err != nil {
+		return nil, err
+	}
 	locale := principal(ctx).User.Locale
 	for i := range list {
+		if p := &list[i].Params; blind[list[i].TaskUUID] && p.Score != nil {
+			p.Score, p.Passed, p.PassingScore = nil, nil, nil
+			list[i].Message = l10n.T("re-audited; its score is hidden from you until you submit your answers to the calibration session").In(locale)
+			continue
+		}
 		if t, ok := bulk.Text(list[i].BulkReason); ok {
 			list[i].Message = t.In(locale)
 		}

@@ -404,7 +404,7 @@ func TestCalibrationBlindStream(t *testing.T) {
 	b.startWorkers(t, workers.Deps{})
 	team := b.calibrationTeam(t)
 	tasks := b.audited(t, team.sup, file("good.txt", []byte(goodChat)), file("rude.txt", []byte(rudeChat)),
-		file("other.txt", []byte(goodChat+"\n"))) // other bytes: not the same upload
+		file("other.txt", []byte(goodChat+"\n")), field("operator", "op")) // other bytes: not the same upload
 	blindTask, other := tasks[0], tasks[2]
 	stream, outsiderStream := b.stream(t, team.qa1), b.stream(t, team.outsider)
 
@@ -414,6 +414,8 @@ func TestCalibrationBlindStream(t *testing.T) {
 	id := details(r)["session"].(map[string]any)["id"].(string)
 	pairs := sessionItems(details(r))
 	require.Equal(t, "started", nextCalibration(t, stream).Data["change"])
+	// Opened once the session started: blind from the start.
+	lateStream := b.stream(t, team.qa2)
 
 	// edit changes a task's empathy verdict and returns the audit.updated
 	// event an analyst outside the session then sees.
@@ -428,9 +430,9 @@ func TestCalibrationBlindStream(t *testing.T) {
 			}
 		}
 	}
-	// untilAuditOf reads the analyst's stream up to the audit.updated event
+	// untilAuditOf reads an analyst's stream up to the audit.updated event
 	// of task, and returns what came before it.
-	untilAuditOf := func(task map[string]any) []sseEvent {
+	untilAuditOf := func(stream *sseClient, task map[string]any) []sseEvent {
 		t.Helper()
 		var before []sseEvent
 		for {
@@ -450,11 +452,21 @@ func TestCalibrationBlindStream(t *testing.T) {
 	// the audit) for them, and only for them.
 	require.Nil(t, details(b.do(t, http.MethodGet, "/tasks/"+blindTask["uuid"].(string), team.qa1, nil))["validation"])
 	require.NotNil(t, details(b.do(t, http.MethodGet, "/tasks/"+blindTask["uuid"].(string), team.outsider, nil))["validation"])
+	// Disputed by its agent: the dispute's events (verdicts, scores) are
+	// withheld too.
+	r = b.json(t, http.MethodPost, "/disputes", team.op, map[string]any{"task_uuid": blindTask["uuid"],
+		"items": []any{claim("empathy", "Dije «lo siento mucho».")}})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
 	edit(other, false)
+	for _, ev := range untilAuditOf(lateStream, other) {
+		require.False(t, ev.Type == db.EventAuditUpdated || strings.HasPrefix(ev.Type, "validation.") ||
+			strings.HasPrefix(ev.Type, "dispute."), "nothing of the blind task's audit: %s", ev.Type)
+	}
 	var taskEvents int
-	for _, ev := range untilAuditOf(other) {
+	for _, ev := range untilAuditOf(stream, other) {
 		require.NotEqual(t, db.EventAuditUpdated, ev.Type, "no audit.updated of the blind task")
 		require.False(t, strings.HasPrefix(ev.Type, "validation."), "no validation event of the blind task")
+		require.False(t, strings.HasPrefix(ev.Type, "dispute."), "no dispute event of the blind task")
 		if strings.HasPrefix(ev.Type, "task.") && ev.Data["uuid"] == blindTask["uuid"] {
 			taskEvents++
 			require.NotContains(t, ev.Data, "score")
@@ -471,18 +483,33 @@ func TestCalibrationBlindStream(t *testing.T) {
 	acted := b.bulkResults(t, team.qa1, a["id"].(string), "")
 	require.Contains(t, acted, other["uuid"])
 	require.NotContains(t, acted, tasks[1]["uuid"], "failed, but calibrated blind")
+	// Over tasks named, it acts on them, but the re-audit's score is
+	// hidden from the caller.
+	a = b.bulkAction(t, team.qa1, map[string]any{"action": "reaudit", "task_uuids": []any{tasks[1]["uuid"], other["uuid"]}, "confirm": true})
+	b.bulkEnded(t, team.qa1, a["id"].(string))
+	acted = b.bulkResults(t, team.qa1, a["id"].(string), "")
+	require.Equal(t, "succeeded: re-audited; its score is hidden from you until you submit your answers to the calibration session",
+		acted[tasks[1]["uuid"].(string)])
+	require.Contains(t, acted[other["uuid"].(string)], "passing score")
+	for _, it := range details(b.do(t, http.MethodGet, "/bulk-actions/"+a["id"].(string)+"/items", team.qa1, nil))["items"].([]any) {
+		if item := it.(map[string]any); item["task_uuid"] == tasks[1]["uuid"] {
+			require.NotContains(t, item["params"], "score")
+			require.NotContains(t, item["params"], "passed")
+		}
+	}
 
 	// Answered: the analyst sees the session's audits again.
 	require.Equal(t, http.StatusOK, b.submitAnswers(t, team.qa1, id, answersFor(pairs, nil)).Status)
 	require.Equal(t, "submitted", nextCalibration(t, stream).Data["change"])
 	edit(tasks[1], true)
-	untilAuditOf(tasks[1])
+	untilAuditOf(stream, tasks[1])
 }
 
 // TestCalibrationReminders reminds, once and in their language, each
 // analyst of a session due within a day who has still to answer; not
-// those who answered, nor the analysts of a session due later, closed, or
-// with no due time.
+// those who answered, nor the analysts of a session due later, closed,
+// with no due time, or started less than a day before it was due (its
+// start told them).
 func TestCalibrationReminders(t *testing.T) {
 	t.Parallel()
 	b := setup(t, setupOpts{jobWait: 20 * time.Second})
@@ -503,8 +530,13 @@ func TestCalibrationReminders(t *testing.T) {
 	soon, pairs := session("Soon", 3*time.Hour, "qa1", "qa2", "qa3")
 	session("Later", 72*time.Hour, "qa1", "qa2")
 	session("Undated", 0, "qa1", "qa2")
+	session("Short notice", 3*time.Hour, "qa1", "qa2")
 	closed, _ := session("Closed", time.Hour, "qa1", "qa2")
 	require.Equal(t, http.StatusOK, b.do(t, http.MethodPost, "/calibration-sessions/"+closed+"/close", team.sup, nil).Status)
+	// Soon and Closed were started days ago.
+	_, err := b.pool.Exec(context.Background(), `UPDATE calibration_sessions SET created_at = now() - interval '3 days'
+		WHERE id IN ($1, $2)`, soon, closed)
+	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, b.submitAnswers(t, team.qa3, soon, answersFor(pairs, nil)).Status)
 
 	reminders := func(token string) []string {

@@ -76,13 +76,16 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 		after = id
 	}
 	p := principal(ctx)
-	blind := &blindness{pool: e.pool, user: p.User.ID, on: p.Is(role.Quality)}
-	if err := blind.load(ctx); err != nil {
-		return nil, err
-	}
 	sub, hubLast, err := e.hub.subscribe(ctx, p.User.ID, p.Role)
 	if err != nil {
 		return nil, Errorf(CodeServiceUnavailable, "the event stream is not available: "+err.Error())
+	}
+	// Read after subscribing: a session that starts in between is in what
+	// is read, or its calibration.updated event comes after.
+	blind := &blindness{pool: e.pool, user: p.User.ID, on: p.Is(role.Quality)}
+	if err := blind.load(ctx); err != nil {
+		e.hub.unsubscribe(sub)
+		return nil, Errorf(CodeServiceUnavailable, "the event stream is not available: the calibration sessions could not be read")
 	}
 	return &huma.StreamResponse{Body: func(hctx huma.Context) {
 		r, w := unwrap(hctx)
@@ -262,9 +265,9 @@ type frame struct {
 
 // blindness keeps from a user's stream what would tell them the audit of
 // a task they calibrate blind (an open calibration session they have still
-// to answer), as the task's view and the list do: its audit.updated and
-// validation events are withheld, and its task events carry no score,
-// result or review count. The tasks are read again whenever a calibration
+// to answer), as the task's view and the list do: every event about the
+// task (audit.updated, validation, dispute, notification…) is withheld
+// but its task events, which carry no score, result or review count. The tasks are read again whenever a calibration
 // session of theirs changes (calibration.updated: started, answered,
 // closed). Only quality and above take part in sessions.
 type blindness struct {
@@ -305,25 +308,25 @@ func (b *blindness) frame(ctx context.Context, f *frame) *frame {
 			UUID string `json:"uuid"`
 		} `json:"task"`
 	}
-	switch f.Type {
-	case db.EventAuditUpdated, db.EventValidationCreated, db.EventValidationUpdated:
-		if json.Unmarshal(f.Data, &of) != nil || b.tasks[of.Task.UUID] || b.tasks[of.TaskUUID] {
-			return nil
-		}
-	case db.EventTaskCreated, db.EventTaskUpdated:
+	if f.Type == db.EventTaskCreated || f.Type == db.EventTaskUpdated {
 		var task db.TaskSummary
 		if json.Unmarshal(f.Data, &task) != nil {
 			return nil
 		}
-		if b.tasks[task.UUID] {
-			data, err := json.Marshal(task.WithoutAudit())
-			if err != nil {
-				return nil
-			}
-			ev := f.Event
-			ev.Data = data
-			return newFrame(ev)
+		if !b.tasks[task.UUID] {
+			return f
 		}
+		data, err := json.Marshal(task.WithoutAudit())
+		if err != nil {
+			return nil
+		}
+		ev := f.Event
+		ev.Data = data
+		return newFrame(ev)
+	}
+	// Data that is not an object (a list of ids…) names no task.
+	if json.Unmarshal(f.Data, &of) == nil && (b.tasks[of.Task.UUID] || b.tasks[of.TaskUUID]) {
+		return nil
 	}
 	return f
 }

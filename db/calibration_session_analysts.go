@@ -86,14 +86,16 @@ type CalibrationReminder struct {
 
 // CalibrationRemind marks as reminded, and returns, the analysts of the
 // open sessions due before now plus lead (overdue ones too) who have
-// still to submit and were not reminded yet: each is reminded once. Call
-// it in the transaction that writes their reminders.
+// still to submit and were not reminded yet: each is reminded once. A
+// session created less than lead before it is due reminds nobody: its
+// start told them the due time. Call it in the transaction that writes
+// their reminders.
 func CalibrationRemind(ctx context.Context, tx pgx.Tx, lead time.Duration) ([]CalibrationReminder, error) {
 	rows, err := tx.Query(ctx, `
 		UPDATE calibration_session_analysts a SET reminded_at = now()
 		FROM calibration_sessions s
 		WHERE s.id = a.session_id AND s.status = 'open' AND s.due_at < now() + $1::interval
-			AND a.submitted_at IS NULL AND a.reminded_at IS NULL
+			AND s.due_at - $1::interval > s.created_at AND a.submitted_at IS NULL AND a.reminded_at IS NULL
 		RETURNING a.user_id, s.id::text, s.name, s.due_at`, lead)
 	if err != nil {
 		return nil, err

@@ -956,7 +956,7 @@ func taskListSpans(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, planne
 		}
 		g := ax.within(f, from, to)
 		got, _, ok, err := taskListSearch(ctx, q, g, page, searchSpans)
-		if err == nil && !ok && span <= 1 {
+		if err == nil && !ok && (span <= 1 || to <= ax.split) {
 			// As many tasks at the same point of the order: walked.
 			got, ok = nil, true
 			got, err = TaskList(ctx, q, g, page)
@@ -986,8 +986,9 @@ type spanAxis struct {
 	// lo and hi bound the list, narrowed by the filter: [lo, hi); extent
 	// is the whole list's.
 	lo, hi, extent int64
-	// split is a point no span crosses: the spans below it are read
-	// apart (the tasks not audited yet, by an index of their own).
+	// split is a point no span crosses: below it lies one point of the
+	// order, read apart (the tasks not audited yet, by an index of their
+	// own), and walked when it holds too many tasks found.
 	split int64
 	// at is the unit of a cursor's value.
 	at func(value string) (int64, bool)
@@ -1008,7 +1009,7 @@ func spanAxisOf(ctx context.Context, q DBTX, f TaskFilter, sort string) (ax span
 		ax = spanAxis{lo: hundredths(*first), hi: hundredths(*last) + 1, split: 0,
 			at: func(value string) (int64, bool) {
 				v, err := strconv.ParseFloat(value, 64)
-				return hundredths(v), err == nil
+				return hundredths(v), err == nil && v >= -1 && v <= 100 // a cursor's score, or none
 			},
 			within: func(f TaskFilter, lo, hi int64) TaskFilter {
 				f.scores = scoreSpan{lo: lo, hi: hi, set: true}

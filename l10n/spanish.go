@@ -56,6 +56,7 @@ var spanish = map[string]string{
 	"You are an analyst of calibration session “%s”: score its %d interactions blind and submit your answers.":             "Eres analista de la sesión de calibración «%s»: puntúa a ciegas sus %d interacciones y envía tus respuestas.",
 	"You are an analyst of calibration session “%s”: score its %d interactions blind and submit your answers by %s (UTC).": "Eres analista de la sesión de calibración «%s»: puntúa a ciegas sus %d interacciones y envía tus respuestas antes del %s (UTC).",
 	"Calibration session “%s” is due on %s (UTC) and your answers are still to send.":                                      "La sesión de calibración «%s» vence el %s (UTC) y aún no has enviado tus respuestas.",
+	"re-audited; its score is hidden from you until you submit your answers to the calibration session":                    "reauditada; su puntuación no se te muestra hasta que envíes tus respuestas a la sesión de calibración",
 	"Calibration session “%s” is closed (%d of %d analysts submitted): ":                                                   "La sesión de calibración «%s» se ha cerrado (%d de %d analistas enviaron sus respuestas): ",
 	"the analysts agree on %.1f%% of their answers":                                                                        "los analistas coinciden en el %.1f %% de sus respuestas",
 	"too few answers to measure agreement":                                                                                 "hay muy pocas respuestas para medir el acuerdo",

@@ -296,9 +296,9 @@ type span struct{ first, last int32 }
 var subjects = set("i im ive ill id we weve yo")
 
 // courtesies are the words that make a "no" just before them a courtesy
-// of its own ("no problem", "no worries", «no pasa nada»), which negates
-// nothing after it.
-var courtesies = set("problem problemo problema worries worry bother bothers pasa prob probs drama dramas stress")
+// of its own ("no problem", "no worries"; «no pasa nada» too), which
+// negates nothing after it.
+var courtesies = set("problem problemo problema worries worry bother bothers prob probs drama dramas stress")
 
 // negators are the words that negate what follows them in their clause.
 var negators = set("no not never nothing nunca jamas tampoco ni nor neither cant cannot dont doesnt didnt wont wouldnt couldnt shouldnt isnt arent wasnt werent aint unable")
@@ -422,10 +422,13 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 			a.at[v] = append(a.at[v], int32(i))
 		}
 		a.negs[i] = negators[text]
-		if i > 0 && a.negs[i-1] && a.words[i-1].seg == wd.seg && courtesies[text] {
-			// "no worries", «no pasa nada»: a courtesy, not a negation of
-			// what follows ("no worries cheers").
+		// "no worries", «no pasa nada»: a courtesy, not a negation of what
+		// follows ("no worries cheers").
+		if i > 0 && a.words[i-1].seg == wd.seg && a.text(i-1) == "no" && courtesies[text] {
 			a.negs[i-1] = false
+		}
+		if i > 1 && a.words[i-2].seg == wd.seg && text == "nada" && a.text(i-1) == "pasa" && a.text(i-2) == "no" {
+			a.negs[i-2] = false
 		}
 		if i > 0 && (wd.seg != a.words[i-1].seg || strings.ContainsAny(a.gap(i), ".,;:!?¡¿()—") ||
 			clauseBreakers[a.text(i-1)]) {

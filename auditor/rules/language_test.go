@@ -155,6 +155,11 @@ func TestNegation(t *testing.T) {
 		"No worries. Is there anything else?":      true,
 		"no worries anything else i can help with": true, // a courtesy, unpunctuated
 		"no problema puedo ayudarle con algo más":  true,
+		"no pasa nada puedo ayudarle":              true,
+		"I won't bother, I can help":               true, // the comma ends the negation
+		"we won't bother with anything else":       false,
+		"I never stress about anything else":       false,
+		"hoy no pasa que puedo ayudarle":           false,
 		"There isn't anything else I can do.":      false,
 		"I don't understand":                       false,
 	} {
