@@ -2,6 +2,7 @@ package redact
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -55,8 +56,92 @@ var spokenDigits = map[string]byte{
 // repeats say the next digit twice or three times: "double five", "doble cinco".
 var repeats = map[string]int{"double": 2, "doble": 2, "triple": 3}
 
+// numberWords are the words of numbers read in groups, as people read a
+// card, a phone or an account aloud ("cuarenta y cinco cero cero doce",
+// "forty five oh oh twelve"): teens and the like, which stand alone; tens,
+// which a unit may follow; and, in Spanish, hundreds ("seiscientos doce"),
+// which the rest may follow, except "cien", which stands alone. English
+// hundreds ("four hundred fifteen") are not read: English speakers read
+// such groups digit by digit or in tens ("four fifteen").
+var numberWords = map[string]int{
+	"diez": 10, "once": 11, "doce": 12, "trece": 13, "catorce": 14, "quince": 15, "dieciséis": 16, "dieciseis": 16,
+	"diecisiete": 17, "dieciocho": 18, "diecinueve": 19, "veintiuno": 21, "veintidós": 22, "veintidos": 22,
+	"veintitrés": 23, "veintitres": 23, "veinticuatro": 24, "veinticinco": 25, "veintiséis": 26, "veintiseis": 26,
+	"veintisiete": 27, "veintiocho": 28, "veintinueve": 29,
+	"veinte": 20, "treinta": 30, "cuarenta": 40, "cincuenta": 50, "sesenta": 60, "setenta": 70, "ochenta": 80, "noventa": 90,
+	"cien": 100, "ciento": 100, "doscientos": 200, "trescientos": 300, "cuatrocientos": 400, "quinientos": 500,
+	"seiscientos": 600, "setecientos": 700, "ochocientos": 800, "novecientos": 900,
+	"ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+	"seventeen": 17, "eighteen": 18, "nineteen": 19,
+	"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}
+
+// homographs are number words that are everyday words of the other
+// language ("once a month", "ten cuidado"), and the language they are
+// numbers in: in a transcript of the other language they are words.
+var homographs = map[string]string{"once": "es", "ten": "en"}
+
+// tight reports whether the text between tokens k-1 and k joins the
+// words of one number: a space or a hyphen ("forty-five"), not a comma
+// ("cuarenta, cinco" is 40 and 5).
+func tight(text string, toks []token, k int) bool {
+	if k >= len(toks) {
+		return false
+	}
+	gap := strings.Trim(text[toks[k-1].to:toks[k].from], " ")
+	return gap == "" || gap == "-"
+}
+
+// unitAt reads a digit from 1 to 9 said as a word at token k, joined to
+// the word before it.
+func unitAt(text string, toks []token, k int) (int, bool) {
+	if !tight(text, toks, k) {
+		return 0, false
+	}
+	d, ok := spokenDigits[toks[k].text]
+	return int(d - '0'), ok && d != '0'
+}
+
+// group reads a number said in words from token i ("doce", "treinta y
+// cuatro", "forty-five", "seiscientos doce") of a text in language lang
+// ("" when unknown): its value and its last token, or ok false.
+func group(text string, toks []token, i int, lang string) (value, last int, ok bool) {
+	value, ok = numberWords[toks[i].text]
+	switch {
+	case !ok:
+		return 0, 0, false
+	case lang != "" && homographs[toks[i].text] != "" && homographs[toks[i].text] != lang:
+		return 0, 0, false
+	case value >= 100 && toks[i].text != "cien":
+		// The rest of the hundreds: a group below one hundred or a digit;
+		// "ciento" never stands alone.
+		if tight(text, toks, i+1) {
+			if rest, end, ok := group(text, toks, i+1, lang); ok && rest < 100 {
+				return value + rest, end, true
+			}
+			if d, ok := unitAt(text, toks, i+1); ok {
+				return value + d, i + 1, true
+			}
+		}
+		return value, i, toks[i].text != "ciento"
+	case value%10 != 0 || value < 20 || value >= 100:
+		return value, i, true
+	}
+	// Tens and a unit: "forty five", "forty-five", "treinta y cuatro".
+	if d, ok := unitAt(text, toks, i+1); ok {
+		return value + d, i + 1, true
+	}
+	if tight(text, toks, i+1) && toks[i+1].text == "y" {
+		if d, ok := unitAt(text, toks, i+2); ok {
+			return value + d, i + 2, true
+		}
+	}
+	return value, i, true
+}
+
 // unit is one part of a number: a numeral ("4500"), a spoken digit
-// ("cuatro") or a repeated one ("double five").
+// ("cuatro"), a repeated one ("double five") or a group said in words
+// ("cuarenta y cinco").
 type unit struct {
 	from, to int
 	digits   string
@@ -117,8 +202,9 @@ func joins(gap string, spoken bool) bool {
 	return !comma && (spoken || !strings.Contains(gap, ","))
 }
 
-// runs finds the numbers of text, tokenized as toks.
-func runs(text string, toks []token) []run {
+// runs finds the numbers of text, tokenized as toks, in language lang (""
+// when unknown).
+func runs(text string, toks []token, lang string) []run {
 	var out []run
 	var cur run
 	flush := func() {
@@ -131,9 +217,13 @@ func runs(text string, toks []token) []run {
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		u, ok := unit{from: t.from, to: t.to, first: i, last: i}, false
+		value, end, grouped := group(text, toks, i, lang)
 		switch d, spoken := spokenDigits[t.text]; {
 		case t.numeral:
 			u.digits, ok = t.text, true
+		case grouped:
+			u.digits, u.spoken, u.to, u.last, ok = strconv.Itoa(value), true, toks[end].to, end, true
+			i = end
 		case spoken && (t.text != "oh" || len(cur.units) > 0 && joins(text[cur.units[len(cur.units)-1].to:t.from], true)):
 			u.digits, u.spoken, ok = string(d), true, true
 		case repeats[t.text] > 0 && i+1 < len(toks) && joins(text[t.to:toks[i+1].from], false):

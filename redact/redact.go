@@ -1,10 +1,11 @@
 // Package redact removes personal and payment data from transcripts before
 // anything stores, audits, indexes, e-mails or exports them: card numbers
-// (Luhn-checked, written, grouped, spoken as digits in Spanish or English,
-// or split across a speaker's consecutive turns), security codes near a
-// card, DNI/NIE (control letter checked), IBANs (mod 97), phone numbers,
-// e-mail addresses (also spoken: "juan punto perez arroba gmail punto com")
-// and a campaign's own named patterns. Each finding is replaced by a typed
+// (Luhn-checked, written, grouped, spoken in Spanish or English digit by
+// digit or in groups such as "cuarenta y cinco cero cero doce" or "forty
+// five oh oh twelve", or split across a speaker's consecutive turns),
+// security codes near a card, DNI/NIE (control letter checked), IBANs (mod
+// 97), phone numbers, e-mail addresses (also spoken: "juan punto perez
+// arroba gmail punto com") and a campaign's own named patterns. Each finding is replaced by a typed
 // placeholder ("[CARD]", "[DNI]", "[ORDER_REF]") and described by a Record
 // that never holds the original value.
 package redact
@@ -187,7 +188,7 @@ func (r *Redactor) Transcript(tr transcript.Transcript) (transcript.Transcript, 
 	if noSegments {
 		segments = []transcript.Segment{{Speaker: transcript.Unknown, Text: tr.Text}}
 	}
-	found := r.find(segments)
+	found := r.find(segments, transcript.PrimaryLanguage(tr.Language))
 	out := tr
 	out.Segments = make([]transcript.Segment, len(segments))
 	var records []Record
@@ -209,14 +210,15 @@ func (r *Redactor) Transcript(tr transcript.Transcript) (transcript.Transcript, 
 	return out, records
 }
 
-// find returns each segment's findings, sorted and without overlaps.
-func (r *Redactor) find(segments []transcript.Segment) [][]span {
+// find returns each segment's findings in a transcript of language lang
+// ("" when unknown), sorted and without overlaps.
+func (r *Redactor) find(segments []transcript.Segment, lang string) [][]span {
 	found := make([][]span, len(segments))
 	toks := make([][]token, len(segments))
 	runsOf := make([][]run, len(segments))
 	for i, s := range segments {
 		toks[i] = tokenize(s.Text)
-		runsOf[i] = runs(s.Text, toks[i])
+		runsOf[i] = runs(s.Text, toks[i], lang)
 	}
 	cards := findCards(segments, runsOf)
 	cvvs := findCVVs(segments, runsOf, cards)

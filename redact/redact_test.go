@@ -21,11 +21,31 @@ func one(t *testing.T, text string) (string, []redact.Record) {
 	return out.Segments[0].Text, recs
 }
 
+// detection is a text and what it must become with every type on.
+type detection struct {
+	name, in, want string
+}
+
+// requireRedacted checks each case, and that the records point at the
+// placeholders.
+func requireRedacted(t *testing.T, cases []detection) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got, recs := one(t, c.in)
+			require.Equal(t, c.want, got)
+			require.Equal(t, strings.Count(c.want, "["), len(recs))
+			for _, r := range recs {
+				require.Equal(t, "["+r.Type+"]", string([]rune(got)[r.Start:r.End]), "offsets of %+v", r)
+			}
+		})
+	}
+}
+
 func TestDetectors(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name, in, want string
-	}{
+	requireRedacted(t, []detection{
 		// Cards (Luhn).
 		{"card digits", "mi tarjeta es la 4500123456789012 gracias", "mi tarjeta es la [CARD] gracias"},
 		{"card grouped", "my card is 4500 1234 5678 9012.", "my card is [CARD]."},
@@ -102,18 +122,60 @@ func TestDetectors(t *testing.T) {
 		{"email with number", "sí es pablo punto arias ochenta y dos arroba gmail punto com", "sí es [EMAIL]"},
 		{"email country", "it's sam dot reid at xtra dot co dot nz and", "it's [EMAIL] and"},
 		{"email country es", "mantenimiento arroba lossamanes punto com punto ve", "[EMAIL]"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			got, recs := one(t, c.in)
-			require.Equal(t, c.want, got)
-			require.Equal(t, strings.Count(c.want, "["), len(recs))
-			for _, r := range recs {
-				require.Equal(t, "["+r.Type+"]", string([]rune(got)[r.Start:r.End]), "offsets of %+v", r)
-			}
-		})
-	}
+	})
+}
+
+// TestNumbersSaidInGroups covers numbers read aloud in tens, teens and (in
+// Spanish) hundreds, as people read cards, phones and accounts, and what
+// such words say in a call that is not data.
+func TestNumbersSaidInGroups(t *testing.T) {
+	t.Parallel()
+	requireRedacted(t, []detection{
+		// Cards (4555 0000 1234 5675).
+		{"card tens es", "es la cuarenta y cinco cincuenta y cinco cero cero cero cero doce treinta y cuatro cincuenta y seis setenta y cinco vale",
+			"es la [CARD] vale"},
+		{"card tens en", "it's forty five fifty-five oh oh oh oh twelve thirty four fifty six seventy five ok", "it's [CARD] ok"},
+		{"card hundreds es", "cuatrocientos cincuenta y cinco, quinientos, cero cero doce, trescientos cuarenta y cinco, seiscientos setenta y cinco",
+			"[CARD]"},
+		{"card mixed es", "cuarenta y cinco cincuenta y cinco 0000 1234 cincuenta y seis setenta y cinco", "[CARD]"},
+		{"card then code es", "cuarenta y cinco cincuenta y cinco cero cero cero cero doce treinta y cuatro cincuenta y seis setenta y cinco ciento veintitrés",
+			"[CARD] [CVV]"},
+		{"card then code en", "forty-five fifty-five double oh double oh twelve thirty-four fifty-six seventy-five one twenty-three", "[CARD] [CVV]"},
+		// Security codes.
+		{"cvv hundreds es", "el código de seguridad de la tarjeta es ciento veintitrés", "el código de seguridad de la tarjeta es [CVV]"},
+		{"cvv tens en", "the CVV on my card is four fifty-six", "the CVV on my card is [CVV]"},
+		// DNI.
+		{"dni tens es", "mi DNI es doce treinta y cuatro cincuenta y seis setenta y ocho zeta", "mi DNI es [DNI]"},
+		{"dni tens en", "my DNI is twelve thirty-four fifty-six seventy-eight z", "my DNI is [DNI]"},
+		// Phones.
+		{"phone tens es", "mi móvil es el seis doce treinta y cuatro cincuenta y seis setenta y ocho", "mi móvil es el [PHONE]"},
+		{"phone hundreds es", "seiscientos doce, treinta y cuatro, cincuenta y seis, setenta y ocho", "[PHONE]"},
+		{"phone teens es", "seis noventa y nueve dieciséis veintitrés cero ocho", "[PHONE]"},
+		{"phone teens es unaccented", "seis noventa y nueve dieciseis veintitres cero ocho", "[PHONE]"},
+		{"phone tens en", "four fifteen, five five five, twenty-six seventy-one", "[PHONE]"},
+		{"phone teens en", "two one two five five five nineteen ninety nine", "[PHONE]"},
+		// What must stay.
+		{"digit and noun es", "tardará tres días", "tardará tres días"},
+		{"digit and noun en", "it takes three days", "it takes three days"},
+		{"tens and noun es", "se lo envío en veinte minutos", "se lo envío en veinte minutos"},
+		{"tens and noun en", "I'll send it in twenty minutes", "I'll send it in twenty minutes"},
+		{"fee es", "la cuota de cuarenta y cinco euros", "la cuota de cuarenta y cinco euros"},
+		{"fee en", "the forty-five pound fee", "the forty-five pound fee"},
+		{"time es", "a las doce y media o a las nueve y cuarenta y cinco", "a las doce y media o a las nueve y cuarenta y cinco"},
+		{"time en", "at twelve thirty or at half past nine", "at twelve thirty or at half past nine"},
+		{"lone tens es", "veinte", "veinte"},
+		{"lone tens en", "twenty", "twenty"},
+		{"age es", "tengo treinta y cuatro años", "tengo treinta y cuatro años"},
+		{"age en", "I'm thirty-four", "I'm thirty-four"},
+		{"range es", "entre cuarenta y cincuenta euros", "entre cuarenta y cincuenta euros"},
+		{"range en", "between forty and fifty pounds", "between forty and fifty pounds"},
+		{"price es", "cuesta noventa y nueve con noventa y nueve", "cuesta noventa y nueve con noventa y nueve"},
+		{"price en", "it's ninety-nine ninety-nine", "it's ninety-nine ninety-nine"},
+		{"year es", "desde dos mil veintiséis", "desde dos mil veintiséis"},
+		{"year en", "since nineteen eighty-five", "since nineteen eighty-five"},
+		{"counting es", "sesenta, setenta, ochenta, noventa, cien", "sesenta, setenta, ochenta, noventa, cien"},
+		{"counting en", "twenty, thirty, forty, fifty, sixty", "twenty, thirty, forty, fifty, sixty"},
+	})
 }
 
 func TestCardSplitAcrossTurns(t *testing.T) {
@@ -124,6 +186,8 @@ func TestCardSplitAcrossTurns(t *testing.T) {
 		{"4500 1234", "¿sí?", "5678 9012"},
 		{"cuatro cinco cero cero uno dos tres cuatro", "ajá", "cinco seis siete ocho nueve cero uno dos"},
 		{"four five oh oh one two three four", "go on", "five six seven eight nine oh one two"},
+		{"cuarenta y cinco cero cero doce treinta y cuatro", "ajá", "cincuenta y seis setenta y ocho noventa doce"},
+		{"forty-five oh oh twelve thirty-four", "go on", "fifty-six seventy-eight ninety twelve"},
 	} {
 		out, recs := r.Transcript(transcript.Transcript{Segments: []transcript.Segment{
 			{Speaker: transcript.Agent, Text: "¿El número de la tarjeta?"},
@@ -246,4 +310,44 @@ func TestTextWithoutSegments(t *testing.T) {
 	require.Equal(t, "card [CARD]", out.Text)
 	require.Empty(t, out.Segments)
 	require.Len(t, recs, 1)
+}
+
+// TestHomographs: "once" and "ten" are numbers only in their own language
+// when the transcript's is known, so that they do not join the number
+// said after them; in a transcript of unknown language both are numbers.
+func TestHomographs(t *testing.T) {
+	t.Parallel()
+	r, err := redact.New(all)
+	require.NoError(t, err)
+	cases := []struct {
+		name, lang, in, want string
+	}{
+		{"once in english", "en", "I called once, four five five five oh oh oh oh one two three four five six seven five",
+			"I called once, [CARD]"},
+		{"once in spanish", "es", "mi DNI es once veintitrés cuarenta y cinco sesenta y siete equis", "mi DNI es [DNI]"},
+		{"once unknown", "", "mi DNI es once veintitrés cuarenta y cinco sesenta y siete equis", "mi DNI es [DNI]"},
+		{"ten in spanish", "es-ES", "ten, cuatro cinco cinco cinco cero cero cero cero uno dos tres cuatro cinco seis siete cinco", "ten, [CARD]"},
+		{"ten in english", "en", "two one two, five five five, ten twenty", "[PHONE]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out, _ := r.Transcript(transcript.Transcript{Language: c.lang, Segments: []transcript.Segment{{Speaker: transcript.Customer, Text: c.in}}})
+			require.Equal(t, c.want, out.Text)
+		})
+	}
+}
+
+// TestSpokenDetectors: what is said in words is recorded as such.
+func TestSpokenDetectors(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ in, detector string }{
+		{"cuarenta y cinco cincuenta y cinco cero cero cero cero doce treinta y cuatro cincuenta y seis setenta y cinco", "card_spoken"},
+		{"forty five fifty-five oh oh oh oh twelve thirty four fifty six seventy five", "card_spoken"},
+	}
+	for _, c := range cases {
+		_, recs := one(t, c.in)
+		require.Len(t, recs, 1, c.in)
+		require.Equal(t, c.detector, recs[0].Detector, c.in)
+	}
 }
