@@ -4,8 +4,9 @@
 // digit or in groups such as "cuarenta y cinco cero cero doce" or "forty
 // five oh oh twelve", or split across a speaker's consecutive turns),
 // security codes near a card, DNI/NIE (control letter checked), IBANs (mod
-// 97), phone numbers, e-mail addresses (also spoken: "juan punto perez
-// arroba gmail punto com") and a campaign's own named patterns. Each finding is replaced by a typed
+// 97; also spoken: "e s noventa y uno…"), phone numbers, e-mail addresses
+// (also spoken: "juan punto perez arroba gmail punto com") and a
+// campaign's own named patterns. Each finding is replaced by a typed
 // placeholder ("[CARD]", "[DNI]", "[ORDER_REF]") and described by a Record
 // that never holds the original value.
 package redact
@@ -134,8 +135,8 @@ type Record struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
 	// Detector names what found it: "card", "card_spoken", "card_split",
-	// "cvv", "dni", "nie", "iban", "phone", "email", "email_spoken",
-	// "pattern".
+	// "cvv", "dni", "nie", "iban", "iban_spoken", "phone", "email",
+	// "email_spoken", "pattern".
 	Detector string `json:"detector"`
 	// AudioStart and AudioEnd are, for a timed segment, the seconds of the
 	// recording where the redacted words were said: estimated within the
@@ -226,6 +227,7 @@ func (r *Redactor) find(segments []transcript.Segment, lang string) [][]span {
 		var all []span
 		if r.types[IBAN] {
 			all = append(all, findIBANs(s.Text)...)
+			all = append(all, findSpokenIBANs(s.Text, toks[i], runsOf[i])...)
 		}
 		if r.types[Card] {
 			all = append(all, cards.cards[i]...)

@@ -154,6 +154,13 @@ func TestNumbersSaidInGroups(t *testing.T) {
 		{"phone teens es unaccented", "seis noventa y nueve dieciseis veintitres cero ocho", "[PHONE]"},
 		{"phone tens en", "four fifteen, five five five, twenty-six seventy-one", "[PHONE]"},
 		{"phone teens en", "two one two five five five nineteen ninety nine", "[PHONE]"},
+		// Spoken IBANs (ES91 2100 0418 4502 0005 1332, GB82 WEST 1234 5698 7654 32).
+		{"iban spoken es", "mi cuenta es e s noventa y uno dos uno cero cero cero cuatro dieciocho cuarenta y cinco cero dos cero cero cero cinco trece treinta y dos gracias",
+			"mi cuenta es [IBAN] gracias"},
+		{"iban spoken es letter names", "e ese noventa y uno, veintiuno cero cero, cero cuatro dieciocho, cuarenta y cinco cero dos, cero cero cero cinco, trece treinta y dos",
+			"[IBAN]"},
+		{"iban spoken es capitals", "sí, ES noventa y uno 2100 0418 4502 0005 1332", "sí, [IBAN]"},
+		{"iban spoken en", "g b eighty two w e s t twelve thirty four fifty six ninety eight seventy six fifty four thirty two thanks", "[IBAN] thanks"},
 		// What must stay.
 		{"digit and noun es", "tardará tres días", "tardará tres días"},
 		{"digit and noun en", "it takes three days", "it takes three days"},
@@ -175,6 +182,10 @@ func TestNumbersSaidInGroups(t *testing.T) {
 		{"year en", "since nineteen eighty-five", "since nineteen eighty-five"},
 		{"counting es", "sesenta, setenta, ochenta, noventa, cien", "sesenta, setenta, ochenta, noventa, cien"},
 		{"counting en", "twenty, thirty, forty, fifty, sixty", "twenty, thirty, forty, fifty, sixty"},
+		{"iban spoken wrong check es", "e s noventa y tres dos uno cero cero cero cuatro dieciocho cuarenta y cinco cero dos cero cero cero cinco trece treinta y dos",
+			"e s noventa y tres dos uno cero cero cero cuatro dieciocho cuarenta y cinco cero dos cero cero cero cinco trece treinta y dos"},
+		{"iban spoken wrong check en", "g b eighty three w e s t twelve thirty four fifty six ninety eight seventy six fifty four thirty two",
+			"g b eighty three w e s t twelve thirty four fifty six ninety eight seventy six fifty four thirty two"},
 	})
 }
 
@@ -344,6 +355,9 @@ func TestSpokenDetectors(t *testing.T) {
 	cases := []struct{ in, detector string }{
 		{"cuarenta y cinco cincuenta y cinco cero cero cero cero doce treinta y cuatro cincuenta y seis setenta y cinco", "card_spoken"},
 		{"forty five fifty-five oh oh oh oh twelve thirty four fifty six seventy five", "card_spoken"},
+		{"e s noventa y uno dos uno cero cero cero cuatro dieciocho cuarenta y cinco cero dos cero cero cero cinco trece treinta y dos", "iban_spoken"},
+		{"g b eighty two w e s t twelve thirty four fifty six ninety eight seventy six fifty four thirty two", "iban_spoken"},
+		{"ES91 2100 0418 4502 0005 1332", "iban"},
 	}
 	for _, c := range cases {
 		_, recs := one(t, c.in)

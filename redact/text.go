@@ -2,6 +2,7 @@ package redact
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/almerlucke/go-iban/iban"
@@ -44,6 +45,77 @@ func findIBANs(text string) []span {
 	return out
 }
 
+// findSpokenIBANs finds IBANs said aloud: the country's letters apart
+// ("e s", "g b", "e ese") or written in capitals ("ES"), then the check
+// digits and the account in numbers said or written, maybe with letters
+// between ("g b eighty two w e s t twelve thirty four…", "e s noventa y
+// uno dos uno cero cero…"); checked as findIBANs checks them, on the
+// longest prefix ending where a letter or a part of a number does.
+func findSpokenIBANs(text string, toks []token, rs []run) []span {
+	var out []span
+	for k := 0; k+1 < len(toks) && len(rs) > 0; k++ {
+		a, b, end, ok := countryAt(text, toks, k)
+		if !ok {
+			continue
+		}
+		next, ok := slices.BinarySearchFunc(rs, end+1, func(r run, t int) int { return r.units[0].first - t })
+		if !ok || !joins(text[toks[end].to:rs[next].from], true) {
+			continue
+		}
+		// Letters and parts of numbers, and where each ends.
+		compact := []byte{a, b}
+		ends := []int{toks[end].to, toks[end].to}
+		last := end
+		for r := next; len(compact) <= 34; {
+			if r < len(rs) && rs[r].units[0].first == last+1 && joins(text[toks[last].to:rs[r].from], true) {
+				for _, u := range rs[r].units {
+					compact = append(compact, u.digits...)
+					for range u.digits {
+						ends = append(ends, u.to)
+					}
+				}
+				last = rs[r].units[len(rs[r].units)-1].last
+				r++
+				continue
+			}
+			l, lend, ok := letterAt(toks, last+1)
+			if !ok || !joins(text[toks[last].to:toks[last+1].from], true) {
+				break
+			}
+			compact = append(compact, l)
+			ends = append(ends, toks[lend].to)
+			last = lend
+		}
+		for n := min(len(compact), 34); n >= 15; n-- {
+			if n < len(compact) && ends[n] == ends[n-1] {
+				continue // inside a part
+			}
+			if _, err := iban.NewIBAN(string(compact[:n])); err == nil {
+				out = append(out, span{toks[k].from, ends[n-1], "IBAN", "iban_spoken"})
+				for k+1 < len(toks) && toks[k+1].from < ends[n-1] {
+					k++
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// countryAt reads the country of an IBAN said from token k: two letters
+// said apart or one token of two capitals, and its last token.
+func countryAt(text string, toks []token, k int) (a, b byte, end int, ok bool) {
+	if t := toks[k]; t.to-t.from == 2 && isCapital(text[t.from]) && isCapital(text[t.from+1]) {
+		return text[t.from], text[t.from+1], k, true
+	}
+	a, ea, ok := letterAt(toks, k)
+	if !ok || ea+1 >= len(toks) || !joins(text[toks[ea].to:toks[ea+1].from], true) {
+		return 0, 0, 0, false
+	}
+	b, end, ok = letterAt(toks, ea+1)
+	return a, b, end, ok
+}
+
 // letterDigits reports whether text has a letter followed by two digits,
 // as an IBAN begins.
 func letterDigits(text string) bool {
@@ -54,6 +126,8 @@ func letterDigits(text string) bool {
 	}
 	return false
 }
+
+func isCapital(b byte) bool { return 'A' <= b && b <= 'Z' }
 
 func isAlnum(b byte) bool {
 	return isDigit(b) || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
