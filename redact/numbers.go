@@ -106,6 +106,11 @@ func unitAt(text string, toks []token, k int) (int, bool) {
 // cuatro", "forty-five", "seiscientos doce") of a text in language lang
 // ("" when unknown): its value and its last token, or ok false.
 func group(text string, toks []token, i int, lang string) (value, last int, ok bool) {
+	// No number word is shorter than "ten": most words of a call ("de",
+	// "la", "y", "a") and numerals skip the look-up.
+	if len(toks[i].text) < 3 || toks[i].numeral {
+		return 0, 0, false
+	}
 	value, ok = numberWords[toks[i].text]
 	switch {
 	case !ok:

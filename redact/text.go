@@ -2,7 +2,6 @@ package redact
 
 import (
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/almerlucke/go-iban/iban"
@@ -53,13 +52,11 @@ func findIBANs(text string) []span {
 // longest prefix ending where a letter or a part of a number does.
 func findSpokenIBANs(text string, toks []token, rs []run) []span {
 	var out []span
-	for k := 0; k+1 < len(toks) && len(rs) > 0; k++ {
-		a, b, end, ok := countryAt(text, toks, k)
-		if !ok {
-			continue
-		}
-		next, ok := slices.BinarySearchFunc(rs, end+1, func(r run, t int) int { return r.units[0].first - t })
-		if !ok || !joins(text[toks[end].to:rs[next].from], true) {
+	done := 0 // where the last IBAN found ends
+	for next, start := range rs {
+		end := start.units[0].first - 1 // the country's last token
+		k, a, b, ok := countryBefore(text, toks, end)
+		if !ok || toks[k].from < done || !joins(text[toks[end].to:start.from], true) {
 			continue
 		}
 		// Letters and parts of numbers, and where each ends.
@@ -92,14 +89,24 @@ func findSpokenIBANs(text string, toks []token, rs []run) []span {
 			}
 			if _, err := iban.NewIBAN(string(compact[:n])); err == nil {
 				out = append(out, span{toks[k].from, ends[n-1], "IBAN", "iban_spoken"})
-				for k+1 < len(toks) && toks[k+1].from < ends[n-1] {
-					k++
-				}
+				done = ends[n-1]
 				break
 			}
 		}
 	}
 	return out
+}
+
+// countryBefore reads the country of an IBAN ending at token end: its
+// first token and letters.
+func countryBefore(text string, toks []token, end int) (k int, a, b byte, ok bool) {
+	// Two letters take at most four tokens ("uve doble i griega").
+	for k = max(0, end-3); k <= end; k++ {
+		if a, b, last, ok := countryAt(text, toks, k); ok && last == end {
+			return k, a, b, true
+		}
+	}
+	return 0, 0, 0, false
 }
 
 // countryAt reads the country of an IBAN said from token k: two letters
