@@ -71,6 +71,10 @@
 //	thank you for calling      plain words
 //	refund*                    a wildcard: any word starting with "refund" (a stem of 3 letters or more)
 //	le|te atiende              alternatives for one word
+//	(ha quedado|han) registrado  a group: alternatives of one or more words, in
+//	                           parentheses; the phrase stands for each ("ha quedado
+//	                           registrado", "han registrado"), at most 64 in all;
+//	                           groups do not nest
 //	=idiota                    this word exactly: no tolerance for misspellings ("idioma" is not it)
 //	referencia {ref}           a slot: something of a kind rather than given words
 //	refund NEAR/5 {amount}     both, within 5 words of each other, in either order

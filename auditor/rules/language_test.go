@@ -447,6 +447,36 @@ func TestAssessment(t *testing.T) {
 	}
 }
 
+// TestGroups reads a group of alternative word sequences in parentheses
+// as the phrases it stands for, in both languages: "|" alone separates
+// the alternatives of one word.
+func TestGroups(t *testing.T) {
+	t.Parallel()
+	rule := `{"any": ["(ha quedado|han quedado|queda) registrad*", "(no one|nobody) (reads|checks) it"]}`
+	for text, want := range map[string]bool{
+		"Su cambio ha quedado registrado.":      true,
+		"Sus cambios han quedado registrados.":  true,
+		"Queda registrada la incidencia.":       true,
+		"Ha registrado la incidencia.":          false, // not "ha quedado"
+		"Quedado registrado.":                   false,
+		"Honestly, no one reads it.":            true,
+		"nobody checks it":                      true,
+		"Someone reads it.":                     false,
+		"ha han quedado registrado (por error)": true,
+	} {
+		require.Equal(t, want, meets(t, rule, text), text)
+	}
+	// "|" alone is per word: without the group, the same words are a
+	// phrase of four words nobody says.
+	require.False(t, meets(t, `{"any": ["ha quedado|han quedado registrado"]}`, "Ha quedado registrado."))
+	// A group of one alternative is its words, as parentheses were
+	// before groups.
+	require.True(t, meets(t, `{"any": ["(lo siento) mucho"]}`, "Lo siento mucho."))
+	// The explanation quotes the phrase said.
+	v := judge(t, rule, scoring.Chat, said("Sus cambios han quedado registrados."), "es")
+	require.Contains(t, v.Explanation, "«han quedado registrados»")
+}
+
 func TestPhraseErrors(t *testing.T) {
 	t.Parallel()
 	for rule, want := range map[string]string{
@@ -470,6 +500,12 @@ func TestPhraseErrors(t *testing.T) {
 		`{"all": [["x"]], "against": ["y"], "speaker": "agent"}`:  `rule.against: only means something with "any"`,
 		`{"any": ["x"], "unless": ["{ref}"], "speaker": "agent"}`: `rule.unless: only means something with "against"`,
 		`{"any": ["x"], "before": ["y"]}`:                         `rule.speaker: must be "agent" or "customer" when the rule has "before" or "unless": they look at the speaker's turns in order`,
+		`{"any": ["(ha quedado|han quedado registrado"]}`:         `rule.any[0]: "(ha quedado|han quedado registrado" at character 1: opens a group that is not closed with ) before another one: groups do not nest, as in "(ha quedado|han quedado) registrado"`,
+		`{"any": ["(a|(b c)|d)"]}`:                                `rule.any[0]: "(a|(b c)|d)" at character 1: opens a group that is not closed with ) before another one: groups do not nest, as in "(ha quedado|han quedado) registrado"`,
+		`{"any": ["lo siento) mucho"]}`:                           `rule.any[0]: "lo siento) mucho" at character 10: closes a group that was not opened with (`,
+		`{"any": ["x (a b| ) y"]}`:                                `rule.any[0]: "x (a b| ) y" at character 3: has an empty alternative in a group; write (one word|two words)`,
+		`{"any": ["(a|b|c|d) (e|f|g|h) (i|j|k|l) (m|n)"]}`:        `rule.any[0]: "(a|b|c|d) (e|f|g|h) (i|j|k|l) (m|n)" stands for more than 64 phrases; write fewer groups or alternatives`,
+		`{"any": ["(ha quedado|NEAR/3) x"]}`:                      `rule.any[0]: "(ha quedado|NEAR/3) x" (as "NEAR/3 x") at character 1: NEAR/3 needs words before it, as in "refund NEAR/5 card"`,
 	} {
 		err := scoring.Validate(scoring.Scorecard{Criteria: []scoring.Criterion{criterion("c", rule)}}, rules.CheckRule)
 		require.Error(t, err, rule)

@@ -68,6 +68,58 @@ func (e *phraseError) Error() string {
 	return fmt.Sprintf("at character %d: %s", e.at, e.msg)
 }
 
+// maxExpansions bounds the phrases one phrase with groups stands for.
+const maxExpansions = 64
+
+// expandGroups returns the phrases p stands for: p itself, or, when it has
+// groups of alternative word sequences in parentheses ("(ha quedado|han
+// quedado) registrado", "(no one|nobody) reads"), every combination of
+// them, in order. "|" outside parentheses separates the alternatives of
+// one word. A parenthesis not closed, or closed but not opened, is an
+// error: a group meant and mistyped would otherwise stand for words
+// nobody says.
+func expandGroups(p string) ([]string, error) {
+	if !strings.ContainsAny(p, "()") {
+		return []string{p}, nil
+	}
+	out := []string{""}
+	rest := p
+	for {
+		open := strings.IndexAny(rest, "()")
+		if open < 0 {
+			break
+		}
+		at := utf8.RuneCountInString(p[:len(p)-len(rest)+open]) + 1
+		if rest[open] == ')' {
+			return nil, &phraseError{at: at, msg: "closes a group that was not opened with ("}
+		}
+		end := strings.IndexAny(rest[open+1:], "()")
+		if end < 0 || rest[open+1+end] == '(' {
+			return nil, &phraseError{at: at, msg: "opens a group that is not closed with ) before another one: groups do not nest, as in \"(ha quedado|han quedado) registrado\""}
+		}
+		// A group of one alternative, "(por favor)", is its words, as
+		// parentheses were before groups.
+		alts := strings.Split(rest[open+1:open+1+end], "|")
+		if len(out)*len(alts) > maxExpansions {
+			return nil, &phraseError{msg: fmt.Sprintf("stands for more than %d phrases; write fewer groups or alternatives", maxExpansions)}
+		}
+		next := make([]string, 0, len(out)*len(alts))
+		for _, prefix := range out {
+			for _, alt := range alts {
+				if strings.TrimSpace(alt) == "" {
+					return nil, &phraseError{at: at, msg: "has an empty alternative in a group; write (one word|two words)"}
+				}
+				next = append(next, prefix+rest[:open]+" "+strings.TrimSpace(alt)+" ")
+			}
+		}
+		out, rest = next, rest[open+1+end+1:]
+	}
+	for i := range out {
+		out[i] = strings.Join(strings.Fields(out[i]+rest), " ")
+	}
+	return out, nil
+}
+
 // parseExpression parses a phrase. exact makes every word exact (the
 // rule's "exact" key).
 func parseExpression(p string, exact bool) (expression, error) {

@@ -301,9 +301,7 @@ func parsePhrases(v json.RawMessage, field string, exact bool, add func(field, f
 	}
 	out := make([]phrase, 0, len(items))
 	for i, item := range items {
-		if p, ok := parsePhrase(item, fmt.Sprintf("%s[%d]", field, i), exact, add); ok {
-			out = append(out, p)
-		}
+		out = append(out, parsePhrase(item, fmt.Sprintf("%s[%d]", field, i), exact, add)...)
 	}
 	return out
 }
@@ -326,25 +324,40 @@ func parseGroups(v json.RawMessage, exact bool, add func(field, format string, a
 			if g := parsePhrases(item, field, exact, add); len(g) > 0 {
 				out = append(out, g)
 			}
-		} else if p, ok := parsePhrase(item, field, exact, add); ok {
-			out = append(out, []phrase{p})
+		} else if g := parsePhrase(item, field, exact, add); len(g) > 0 {
+			out = append(out, g)
 		}
 	}
 	return out
 }
 
-func parsePhrase(v json.RawMessage, field string, exact bool, add func(field, format string, args ...any)) (phrase, bool) {
+// parsePhrase parses a phrase: the phrases it stands for, one unless it
+// has groups of alternatives ("(ha quedado|han quedado) registrado"); none
+// when it is not valid.
+func parsePhrase(v json.RawMessage, field string, exact bool, add func(field, format string, args ...any)) []phrase {
 	var p string
 	if json.Unmarshal(v, &p) != nil {
 		add(field, "must be a phrase (a string)")
-		return phrase{}, false
+		return nil
 	}
-	x, err := parseExpression(p, exact)
+	texts, err := expandGroups(p)
 	if err != nil {
 		add(field, "%q %s", p, err)
-		return phrase{}, false
+		return nil
 	}
-	return phrase{text: p, expr: x}, true
+	out := make([]phrase, 0, len(texts))
+	for _, text := range texts {
+		x, err := parseExpression(text, exact)
+		if err != nil {
+			if len(texts) > 1 {
+				err = fmt.Errorf("(as %q) %w", text, err)
+			}
+			add(field, "%q %s", p, err)
+			return nil
+		}
+		out = append(out, phrase{text: text, expr: x})
+	}
+	return out
 }
 
 func parseSpeaker(v json.RawMessage, field string, add func(field, format string, args ...any)) string {
