@@ -2,7 +2,6 @@ package db_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -53,9 +52,9 @@ func benchAgainstCount(b *testing.B, pool *pgxpool.Pool, query func(context.Cont
 		counted = append(counted, time.Since(start))
 		b.StartTimer()
 	}
-	p50, count := percentileMS(took, 0.50), percentileMS(counted, 0.50)
+	p50, count := dbtest.PercentileMS(took, 0.50), dbtest.PercentileMS(counted, 0.50)
 	b.ReportMetric(p50, "p50-ms")
-	b.ReportMetric(percentileMS(took, 0.95), "p95-ms")
+	b.ReportMetric(dbtest.PercentileMS(took, 0.95), "p95-ms")
 	b.ReportMetric(count, "count-p50-ms")
 	b.ReportMetric(p50/count, "p50/count")
 }
@@ -64,9 +63,3 @@ func benchAgainstCount(b *testing.B, pool *pgxpool.Pool, query func(context.Cont
 // its query, so that a p95 of make bench's three iterations is not just
 // their slowest (the first, on a cold cache).
 const samplesPerOp = 10
-
-// percentileMS returns the p-th quantile of ds (sorting it) in milliseconds.
-func percentileMS(ds []time.Duration, p float64) float64 {
-	slices.Sort(ds)
-	return float64(ds[int(p*float64(len(ds)))].Microseconds()) / 1000
-}

@@ -110,8 +110,8 @@ func BenchmarkTaskListFilters1M(b *testing.B) {
 					took = append(took, time.Since(start))
 				}
 			}
-			b.ReportMetric(percentileMS(took, 0.5), "p50-ms")
-			b.ReportMetric(percentileMS(took, 0.95), "p95-ms")
+			b.ReportMetric(dbtest.PercentileMS(took, 0.5), "p50-ms")
+			b.ReportMetric(dbtest.PercentileMS(took, 0.95), "p95-ms")
 		})
 	}
 }
@@ -167,8 +167,8 @@ func BenchmarkTaskSearch1M(b *testing.B) {
 					took = append(took, time.Since(start))
 				}
 			}
-			b.ReportMetric(percentileMS(took, 0.5), "p50-ms")
-			b.ReportMetric(percentileMS(took, 0.95), "p95-ms")
+			b.ReportMetric(dbtest.PercentileMS(took, 0.5), "p50-ms")
+			b.ReportMetric(dbtest.PercentileMS(took, 0.95), "p95-ms")
 		})
 	}
 }

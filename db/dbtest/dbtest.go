@@ -16,6 +16,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -351,4 +352,11 @@ func SeedReviews(t testing.TB, pool *pgxpool.Pool) {
 		_, err := pool.Exec(ctx, sql)
 		require.NoError(t, err)
 	}
+}
+
+// PercentileMS returns the p-th quantile of ds (sorting it) in
+// milliseconds, for the latency benchmarks.
+func PercentileMS(ds []time.Duration, p float64) float64 {
+	slices.Sort(ds)
+	return float64(ds[int(p*float64(len(ds)))].Microseconds()) / 1000
 }
