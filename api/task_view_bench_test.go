@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
@@ -44,13 +45,8 @@ func BenchmarkTaskViewAccessRecord(b *testing.B) {
 	// audit revisions to show.
 	rows, err := bundle.pool.Query(ctx, `SELECT uuid::text FROM tasks WHERE audit_revision IS NULL ORDER BY random() LIMIT 100`)
 	require.NoError(b, err)
-	var uuids []string
-	for rows.Next() {
-		var u string
-		require.NoError(b, rows.Scan(&u))
-		uuids = append(uuids, u)
-	}
-	require.NoError(b, rows.Err())
+	uuids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(b, err)
 	var views, records []time.Duration
 	for b.Loop() {
 		for _, u := range uuids {

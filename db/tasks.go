@@ -445,21 +445,30 @@ type scoreSpan struct {
 	set    bool
 }
 
-// where adds the span's condition on the score of table alias to conds,
-// its values through add. A span below 0 holds only the tasks not audited
-// yet (at -1), as "score IS NULL", which the index of the documents not
-// scored yet serves.
-func (sp scoreSpan) where(alias string, add func(cond string, v any), conds *[]string) {
-	switch {
+// scoreWhere adds f's conditions on the score of table alias (tasks t or
+// their documents s) to conds, their values through add: the score range
+// and the span, on scores as the score sort's indexes hold them (tasks not
+// audited yet at -1), so that a range of scores is read from them. A span
+// below 0 holds only the tasks not audited yet, as "score IS NULL", which
+// the index of the documents not scored yet serves.
+func (f TaskFilter) scoreWhere(alias string, add func(cond string, v any), conds *[]string) {
+	score := "COALESCE(" + alias + ".score, -1)"
+	if f.MinScore != nil {
+		add(score+" >= $?", *f.MinScore)
+	}
+	if f.MaxScore != nil {
+		add(score+" BETWEEN 0 AND $?", *f.MaxScore)
+	}
+	switch sp := f.scores; {
+	case !sp.set:
 	case sp.hi <= 0 && sp.lo <= -100:
 		*conds = append(*conds, alias+".score IS NULL")
-		return
 	case sp.hi <= 0:
 		*conds = append(*conds, "false")
-		return
+	default:
+		add(score+" >= $?", float64(sp.lo)/100)
+		add(score+" < $?", float64(sp.hi)/100)
 	}
-	add("COALESCE("+alias+".score, -1) >= $?", float64(sp.lo)/100)
-	add("COALESCE("+alias+".score, -1) < $?", float64(sp.hi)/100)
 }
 
 // Task orderings for TaskPage.Sort. Each is a keyset ordering completed by
@@ -564,17 +573,7 @@ func (f TaskFilter) where(args *[]any) string {
 		}
 		conds = append(conds, cond)
 	}
-	// Scores as the score sort's index holds them (tasks not audited yet
-	// at -1), so that a range of scores is read from it.
-	if f.MinScore != nil {
-		add("COALESCE(t.score, -1) >= $?", *f.MinScore)
-	}
-	if f.MaxScore != nil {
-		add("COALESCE(t.score, -1) BETWEEN 0 AND $?", *f.MaxScore)
-	}
-	if f.scores.set {
-		f.scores.where("t", add, &conds)
-	}
+	f.scoreWhere("t", add, &conds)
 	if f.FileName != "" {
 		add("t.file_name ILIKE '%' || $? || '%'", likeEscaper.Replace(f.FileName))
 	}
@@ -633,15 +632,7 @@ func (f TaskFilter) searchWhere(args *[]any) string {
 	if f.Status != "" {
 		add("s.status = $?", f.Status)
 	}
-	if f.MinScore != nil {
-		add("COALESCE(s.score, -1) >= $?", *f.MinScore)
-	}
-	if f.MaxScore != nil {
-		add("COALESCE(s.score, -1) BETWEEN 0 AND $?", *f.MaxScore)
-	}
-	if f.scores.set {
-		f.scores.where("s", add, &conds)
-	}
+	f.scoreWhere("s", add, &conds)
 	return strings.Join(conds, " AND ")
 }
 

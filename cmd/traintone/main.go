@@ -385,6 +385,11 @@ func verdict(e *rules.Engine, c *eval.Case, t transcript.Transcript) (scoring.Ve
 // else (the dev cases and the other files) judges that file's lines.
 func otherWriters(w io.Writer, labelled []labelledCase, writers []writer) error {
 	fmt.Fprintln(w, "\nEach file of lines judged by a model trained without it (a writer the model never read): rude caught, courteous failed")
+	// The lexicon's verdicts need no model: its engines are compiled once.
+	es, err := newEngines(tone.Builtin)
+	if err != nil {
+		return err
+	}
 	for i, held := range writers {
 		var train []tone.Example
 		for j, other := range writers {
@@ -396,10 +401,6 @@ func otherWriters(w io.Writer, labelled []labelledCase, writers []writer) error 
 			train = append(train, l.examples...)
 		}
 		m := tone.Train(train, tone.DefaultTraining)
-		es, err := newEngines(func(name string) (*tone.Model, bool) { return m, name == tone.Respect })
-		if err != nil {
-			return err
-		}
 		lexicon := make([]bool, len(held.lines))
 		for k, l := range held.lines {
 			v, err := verdict(es.without[l.Lang], &eval.Case{ID: "line", Kind: scoring.Chat, Language: l.Lang},
