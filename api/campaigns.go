@@ -254,6 +254,9 @@ func applyFields(s *db.CampaignSettings, f CampaignFields) error {
 		s.Redaction = *f.Redaction
 	}
 	if f.PassingScore != nil {
+		if err := hundredths("passing_score", *f.PassingScore); err != nil {
+			return err
+		}
 		s.PassingScore = *f.PassingScore
 	}
 	if f.SupervisorEmails != nil {
@@ -367,7 +370,7 @@ func (c *campaignsResource) versions(ctx context.Context, in *campaignInput) (*O
 
 type scorecardVersionInput struct {
 	ID      string `path:"id" format:"uuid"`
-	Version int    `path:"version" minimum:"1"`
+	Version int    `path:"version" minimum:"1" maximum:"2147483647"`
 }
 
 func (c *campaignsResource) version(ctx context.Context, in *scorecardVersionInput) (*Output[ScorecardView], error) {

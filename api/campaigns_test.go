@@ -38,6 +38,7 @@ func TestCampaignsAndScorecards(t *testing.T) {
 	requireError(t, b.json(t, http.MethodPost, "/campaigns", sup, body), http.StatusConflict, CodeConflict)
 	for _, bad := range []map[string]any{
 		{"name": "x", "passing_score": 150},
+		{"name": "x", "passing_score": 99.999999},
 		{"name": "x", "supervisor_emails": []string{"not an address"}},
 		{"name": "x", "agent_channel": "middle"},
 		{"name": ""},
@@ -117,6 +118,7 @@ func TestCampaignsAndScorecards(t *testing.T) {
 	r = b.do(t, http.MethodGet, fmt.Sprintf("/campaigns/%s/scorecard/versions/1", defID), bob, nil)
 	require.Equal(t, float64(10), details(r)["criteria"].([]any)[0].(map[string]any)["weight"])
 	requireError(t, b.do(t, http.MethodGet, fmt.Sprintf("/campaigns/%s/scorecard/versions/9", defID), bob, nil), http.StatusNotFound, CodeNotFound)
+	requireError(t, b.do(t, http.MethodGet, fmt.Sprintf("/campaigns/%s/scorecard/versions/2147483648", defID), bob, nil), http.StatusBadRequest, CodeValidation)
 
 	// A scorecard publication is an event for quality and above.
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM events WHERE type = 'scorecard.published' AND min_rank = 2`))

@@ -82,6 +82,11 @@ func (in SamplingRuleInput) fields() (db.SamplingRuleFields, error) {
 	case in.Kind != db.SampleRandomShare && in.Share != nil:
 		return db.SamplingRuleFields{}, invalidBody("share", "is only for a random_share rule; leave it out for "+in.Kind, *in.Share)
 	}
+	if in.Share != nil {
+		if err := hundredths("share", *in.Share); err != nil {
+			return db.SamplingRuleFields{}, err
+		}
+	}
 	f := db.SamplingRuleFields{Name: in.Name, Kind: in.Kind, PerAgent: in.PerAgent, Share: in.Share, Period: in.Period,
 		Language: in.Language, TaskKind: in.TaskKind, Strategy: in.Strategy, DueDays: in.DueDays, Enabled: in.Enabled == nil || *in.Enabled}
 	return f, nil

@@ -245,6 +245,7 @@ func TestUploadRejects(t *testing.T) {
 		{"wav header over garbage", []part{file("fake.wav", fakeWAV)}, 415, CodeUnsupportedMediaType, `"fake.wav"`},
 		{"text that is no chat", []part{file("notes.txt", []byte("just some notes\nabout nothing"))}, 415, CodeUnsupportedMediaType, `"notes.txt"`},
 		{"malformed chat json", []part{file("chat.json", []byte(`[{"speaker":"Agent"}]`))}, 415, CodeUnsupportedMediaType, `"chat.json"`},
+		{"NUL in a chat's text", []part{file("chat.json", []byte(`[{"speaker":"Agent","text":"hi\u0000"}]`))}, 415, CodeUnsupportedMediaType, "NUL character"},
 		{"no file", []part{field("campaign", "default")}, 400, CodeMissingFields, "no file"},
 		{"empty form", nil, 400, CodeMissingFields, "no file"},
 		{"unknown campaign", []part{field("campaign", "nope"), file("a.wav", wav)}, 400, CodeValidation, `"nope" does not exist`},

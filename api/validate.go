@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
@@ -307,6 +308,16 @@ func invalidBody(name, msg string, value any) *Error {
 	}
 	return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
 		WithDetail("body."+name, msg, value)
+}
+
+// hundredths refuses a number with more decimals than the two a
+// percentage is stored with (numeric(5,2)): 99.999 would be kept as 100,
+// and 0.001 as 0, which is not what was asked for.
+func hundredths(name string, v float64) error {
+	if c := v * 100; math.Abs(c-math.Round(c)) > 1e-6 {
+		return invalidBody(name, "has more than two decimals; it is kept with two (for example 12.5 or 99.99)", v)
+	}
+	return nil
 }
 
 // validationRequest is the state of one POST /validate-audit.

@@ -118,6 +118,9 @@ func parseJSONChat(b []byte) ([]Segment, error) {
 		if t.Speaker == nil || strings.TrimSpace(*t.Speaker) == "" || t.Text == nil {
 			return nil, fmt.Errorf("%w: turn %d has no speaker or no text", ErrNotChat, i+1)
 		}
+		if strings.ContainsRune(*t.Speaker+*t.Text, 0) {
+			return nil, fmt.Errorf("%w: turn %d contains a NUL character (\\u0000), which is not text", ErrNotChat, i+1)
+		}
 		s := Segment{Name: strings.TrimSpace(*t.Speaker), Text: strings.TrimSpace(*t.Text)}
 		if len(t.Timestamp) > 0 && string(t.Timestamp) != "null" {
 			var err error

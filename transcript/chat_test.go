@@ -67,6 +67,8 @@ func TestParseChatRejects(t *testing.T) {
 		"json turn no text":  `[{"speaker":"Agent"}]`,
 		"json wrong types":   `[{"speaker":1,"text":"x"}]`,
 		"json bad timestamp": `[{"speaker":"Agent","text":"x","timestamp":"yesterday"}]`,
+		"json NUL in text":   `[{"speaker":"Agent","text":"hi\u0000there"}]`,
+		"json NUL speaker":   `[{"speaker":"Age\u0000nt","text":"hi"}]`,
 		"text bad timestamp": "[99:99] Agent: hi",
 	}
 	for name, in := range cases {
