@@ -41,6 +41,7 @@ build: web
 
 lint:
 	test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
+	go mod tidy -diff
 	go vet ./...
 	go vet -tags faults ./faults/
 	go tool staticcheck ./...
