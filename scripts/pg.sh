@@ -8,9 +8,15 @@
 #                                         Unix socket in DIR: no TCP port to
 #                                         race for, PORT only names the socket
 #   scripts/pg.sh stop DIR                stop it
+#   scripts/pg.sh where DIR               print the directory the cluster
+#                                         asked for in DIR lives in
 #
 # initdb refuses to run as root: as root the cluster is owned by the postgres
-# user and every server command runs through runuser.
+# user and every server command runs through runuser. When that user cannot
+# reach DIR (a parent directory is private, as root's home is), the cluster
+# lives in /var/lib/auditd/<hash of DIR's absolute path>/ instead, where the
+# same DIR finds it again; the caller's own directories keep their
+# permissions.
 set -euo pipefail
 
 die() { echo "pg.sh: $*" >&2; exit 1; }
@@ -29,27 +35,64 @@ pg_bindir() {
   echo "$dir"
 }
 
-# as_owner runs a server command as the cluster's owner.
+# as_owner runs a server command as the cluster's owner, from / (the
+# caller's directory may be one that user cannot enter).
 as_owner() {
   if [ "$(id -u)" -eq 0 ]; then
-    runuser -u postgres -- "$@"
+    (cd / && runuser -u postgres -- "$@")
   else
     "$@"
   fi
 }
 
-start() {
-  local dir=$1 port=$2 mode=${3:-dev}
-  local bin
-  bin=$(pg_bindir)
-  mkdir -p "$dir"
-  dir=$(cd "$dir" && pwd)
+# relocated DIR: where the cluster asked for in DIR lives when the postgres
+# user cannot reach DIR (see the top of this file).
+relocated() {
+  local abs
+  abs=$(realpath -m "$1")
+  echo "/var/lib/auditd/$(printf %s "$abs" | sha256sum | cut -c1-16)/$(basename "$abs")"
+}
+
+# where DIR: the directory the cluster asked for in DIR lives in. As root,
+# that is DIR when the postgres user can reach its parent, else relocated.
+where() {
+  local dir parent
+  dir=$(realpath -m "$1")
+  parent=$(dirname "$dir")
+  if [ "$(id -u)" -eq 0 ] && ! runuser -u postgres -- test -x "$parent"; then
+    relocated "$dir"
+  else
+    echo "$dir"
+  fi
+}
+
+# prepare DIR: makes the cluster's directory and, as root, the postgres
+# user's; prints where it is.
+prepare() {
+  local asked=$1 dir
   if [ "$(id -u)" -eq 0 ]; then
     id postgres >/dev/null 2>&1 || useradd --system --home-dir /var/lib/postgresql --shell /bin/bash postgres
-    chown postgres: "$dir"
-    runuser -u postgres -- test -w "$dir" ||
-      die "the postgres user cannot write $dir (a parent directory is private); set DATABASE_URL or move the checkout"
   fi
+  mkdir -p "$(dirname "$(realpath -m "$asked")")"
+  dir=$(where "$asked")
+  if [ "$dir" != "$(realpath -m "$asked")" ]; then
+    echo "pg.sh: the postgres user cannot reach $(realpath -m "$asked") (a parent directory is private): the cluster lives in $dir" >&2
+    mkdir -p "$(dirname "$dir")"
+    chmod 755 /var/lib/auditd "$(dirname "$dir")"
+  fi
+  mkdir -p "$dir"
+  if [ "$(id -u)" -eq 0 ]; then
+    chown postgres: "$dir"
+    runuser -u postgres -- test -w "$dir" || die "the postgres user cannot write $dir; set DATABASE_URL"
+  fi
+  echo "$dir"
+}
+
+start() {
+  local port=$2 mode=${3:-dev}
+  local bin dir
+  bin=$(pg_bindir)
+  dir=$(prepare "$1")
   if [ ! -f "$dir/PG_VERSION" ]; then
     as_owner "$bin/initdb" -D "$dir" -A trust -U postgres -E UTF8 --locale=C >"$dir.initdb.log" 2>&1 ||
       { cat "$dir.initdb.log" >&2; die "initdb failed"; }
@@ -69,7 +112,8 @@ start() {
 }
 
 stop() {
-  local dir=$1 bin
+  local dir bin
+  dir=$(where "$1")
   bin=$(pg_bindir)
   [ -f "$dir/PG_VERSION" ] || return 0
   as_owner "$bin/pg_ctl" -D "$dir" -m fast -w stop >/dev/null 2>&1 || true
@@ -78,5 +122,6 @@ stop() {
 case "${1:-}" in
   start) [ $# -ge 3 ] || die "usage: pg.sh start DIR PORT [test]"; start "$2" "$3" "${4:-dev}" ;;
   stop) [ $# -eq 2 ] || die "usage: pg.sh stop DIR"; stop "$2" ;;
-  *) die "usage: pg.sh start DIR PORT [test] | stop DIR" ;;
+  where) [ $# -eq 2 ] || die "usage: pg.sh where DIR"; where "$2" ;;
+  *) die "usage: pg.sh start DIR PORT [test] | stop DIR | where DIR" ;;
 esac
