@@ -23,8 +23,9 @@ const (
 	TaskChat = "chat"
 )
 
-// Task statuses, in pipeline order. Any step may end in TaskFailed; chats
-// start at TaskTranscribed.
+// Task statuses, in pipeline order. Any status before TaskAudited may end
+// in TaskFailed; chats start at TaskTranscribed. Which status may follow
+// which is lifecycle's table, not this list.
 const (
 	TaskQueued       = "queued"
 	TaskTranscribing = "transcribing"

@@ -7,7 +7,8 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// Queue names. Slow media work runs on its own queue so it cannot starve the rest.
+// QueueDefault is River's default queue: every job but slow media work
+// (QueueMedia) runs there.
 const (
 	QueueDefault = river.QueueDefault
 )

@@ -6,8 +6,11 @@
 // move from.
 //
 // A call is queued, transcribing, transcribed, auditing, audited, then
-// validated; a chat starts transcribed. Any step before audited may fail;
-// a failed task is retried from the step it failed at.
+// validated; a chat starts transcribed. A call goes back to queued while
+// no speech engine can take it (Wait). Any step before audited may fail; a
+// failed task is retried from the start of the stage it failed in: a call
+// whose transcription failed from queued, a task whose audit failed from
+// transcribed.
 package lifecycle
 
 import (
