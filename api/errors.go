@@ -255,18 +255,24 @@ func translate(ctx context.Context, err error) *Error {
 	return Errorf(CodeInternal, internalMessage)
 }
 
-// missingProperty extracts the name from Huma's "expected required property
-// NAME to be present", so the detail's location names the missing field.
+// requiredBefore and requiredAfter surround the name in Huma's message for
+// a missing body property (validation.MsgExpectedRequiredProperty).
+var requiredBefore, requiredAfter, _ = strings.Cut(validation.MsgExpectedRequiredProperty, "%s")
+
+// missingProperty extracts the name from Huma's message for a missing body
+// property, so the detail's location names the missing field.
 func missingProperty(msg string) (string, bool) {
-	rest, ok := strings.CutPrefix(msg, "expected required property ")
+	rest, ok := strings.CutPrefix(msg, requiredBefore)
 	if !ok {
 		return "", false
 	}
-	return strings.CutSuffix(rest, " to be present")
+	return strings.CutSuffix(rest, requiredAfter)
 }
 
+// isMissing reports whether msg is Huma's for a missing body property or
+// parameter ("required query parameter is missing").
 func isMissing(msg string) bool {
-	return strings.HasPrefix(msg, "expected required property") || strings.HasPrefix(msg, "required ")
+	return strings.HasPrefix(msg, requiredBefore) || strings.HasPrefix(msg, "required ")
 }
 
 // writeError writes e as the response, echoing the request id.
