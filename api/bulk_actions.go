@@ -19,6 +19,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/visibility"
 )
 
 // bulkResource is bulk actions: one action run on many tasks by a job.
@@ -148,12 +149,13 @@ func (b *bulkResource) create(ctx context.Context, in *createBulkInput) (*Output
 			return nil, err
 		}
 		// Which tasks a filter by the result acts on, and their results,
-		// would tell a caller calibrating some blind their verdicts.
-		blind, err := calibrationBlind(ctx, b.pool)
+		// would tell a caller calibrating some blind their verdicts: the
+		// filter keeps the caller's view as it is now.
+		v, err := viewerOf(ctx, b.pool)
 		if err != nil {
 			return nil, err
 		}
-		blindTo(ctx, blind, &f, false)
+		f.Viewer = &v
 		n.Filter, n.FilterQuery = &f, query
 	}
 	if r.Action == bulk.Assign {
@@ -399,13 +401,13 @@ func (b *bulkResource) items(ctx context.Context, in *bulkItemsInput) (*Output[B
 	}
 	// A re-audit's result would tell a reader calibrating the task blind
 	// its score.
-	blind, err := calibrationBlind(ctx, b.pool)
+	v, err := viewerOf(ctx, b.pool)
 	if err != nil {
 		return nil, err
 	}
 	locale := principal(ctx).User.Locale
 	for i := range list {
-		if p := &list[i].Params; blind[list[i].TaskUUID] && p.Score != nil {
+		if p := &list[i].Params; v.BlindTo(visibility.Row{UUID: list[i].TaskUUID}) && p.Score != nil {
 			p.Score, p.Passed, p.PassingScore = nil, nil, nil
 			list[i].Message = l10n.T("re-audited; its score is hidden from you until you submit your answers to the calibration session").In(locale)
 			continue

@@ -18,6 +18,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/validation"
+	"github.com/auditd/auditd/visibility"
 )
 
 // disputesResource is the agents' answer to their validated audits:
@@ -65,9 +66,10 @@ func (r *disputesResource) register(api huma.API) {
 	huma.Register(api, op, r.list)
 
 	op = operation(http.MethodGet, "/disputes/{id}", "get-dispute", "Get a dispute", role.Operator,
-		http.StatusBadRequest, http.StatusNotFound)
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
 	op.Description += " Operators read only their own disputes (another's is 404, like one that does not exist); quality " +
-		"and above read every dispute, as they read every task."
+		"and above read every dispute, as they read every task, except one of a task they calibrate blind (409 until they " +
+		"submit their answers: a dispute tells the audit's score and verdicts)."
 	op.Tags = tag
 	huma.Register(api, op, r.get)
 
@@ -170,7 +172,11 @@ func (r *disputesResource) list(ctx context.Context, in *listDisputesInput) (*Ou
 	default:
 		f.AgentID = p.User.ID
 	}
-	items, total, err := db.DisputeList(ctx, r.pool, f)
+	v, err := viewerOf(ctx, r.pool)
+	if err != nil {
+		return nil, err
+	}
+	items, total, err := db.DisputeList(ctx, r.pool, v, f)
 	if err != nil {
 		return nil, err
 	}
@@ -188,6 +194,17 @@ func (r *disputesResource) get(ctx context.Context, in *disputeIDInput) (*Output
 	}
 	if p := principal(ctx); !p.Is(role.Quality) && d.AgentID != p.User.ID {
 		return nil, Errorf(CodeNotFound, fmt.Sprintf("no dispute %s", in.ID))
+	}
+	// Its scores and verdicts are the audit's: none for a caller
+	// calibrating the task blind (a dispute is of a validated audit, which
+	// no agent has hidden).
+	v, err := viewerOf(ctx, r.pool)
+	if err != nil {
+		return nil, err
+	}
+	if v.BlindTo(visibility.Row{UUID: d.TaskUUID}) {
+		return nil, Errorf(CodeConflict, fmt.Sprintf("dispute %s is of an audit hidden from you until you submit your answers to "+
+			"the calibration session of task %s", in.ID, d.TaskUUID))
 	}
 	return ok(d), nil
 }

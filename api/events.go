@@ -17,6 +17,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/visibility"
 )
 
 // Stream settings.
@@ -82,7 +83,7 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 	}
 	// Read after subscribing: a session that starts in between is in what
 	// is read, or its calibration.updated event comes after.
-	blind := &blindness{pool: e.pool, user: p.User.ID, on: p.Is(role.Quality)}
+	blind := &blindness{pool: e.pool, user: p.User.ID, role: p.Role, on: p.Is(role.Quality)}
 	if err := blind.load(ctx); err != nil {
 		e.hub.unsubscribe(sub)
 		return nil, Errorf(CodeServiceUnavailable, "the event stream is not available: the calibration sessions could not be read")
@@ -271,24 +272,28 @@ type frame struct {
 // session of theirs changes (calibration.updated: started, answered,
 // closed). Only quality and above take part in sessions.
 type blindness struct {
-	pool  *pgxpool.Pool
-	user  string
-	on    bool
-	tasks map[string]bool
+	pool   *pgxpool.Pool
+	user   string
+	role   role.Role
+	on     bool
+	viewer visibility.Viewer
 }
 
-// load reads the tasks the user calibrates blind.
+// load reads the user's view (db.ViewerOf): the tasks they calibrate blind.
 func (b *blindness) load(ctx context.Context) error {
 	if !b.on {
 		return nil
 	}
-	tasks, err := db.CalibrationBlindTasks(ctx, b.pool, b.user)
+	v, err := db.ViewerOf(ctx, b.pool, b.user, b.role)
 	if err != nil {
 		return err
 	}
-	b.tasks = tasks
+	b.viewer = v
 	return nil
 }
+
+// blind reports whether the user calibrates task uuid blind.
+func (b *blindness) blind(uuid string) bool { return b.viewer.BlindTo(visibility.Row{UUID: uuid}) }
 
 // frame returns f as the user may see it; nil to withhold it.
 func (b *blindness) frame(ctx context.Context, f *frame) *frame {
@@ -299,7 +304,7 @@ func (b *blindness) frame(ctx context.Context, f *frame) *frame {
 		}
 		return f
 	}
-	if len(b.tasks) == 0 {
+	if len(b.viewer.Blind) == 0 {
 		return f
 	}
 	var of struct {
@@ -313,7 +318,7 @@ func (b *blindness) frame(ctx context.Context, f *frame) *frame {
 		if json.Unmarshal(f.Data, &task) != nil {
 			return nil
 		}
-		if !b.tasks[task.UUID] {
+		if !b.blind(task.UUID) {
 			return f
 		}
 		data, err := json.Marshal(task.WithoutAudit())
@@ -325,7 +330,7 @@ func (b *blindness) frame(ctx context.Context, f *frame) *frame {
 		return newFrame(ev)
 	}
 	// Data that is not an object (a list of ids…) names no task.
-	if json.Unmarshal(f.Data, &of) == nil && (b.tasks[of.Task.UUID] || b.tasks[of.TaskUUID]) {
+	if json.Unmarshal(f.Data, &of) == nil && (b.blind(of.Task.UUID) || b.blind(of.TaskUUID)) {
 		return nil
 	}
 	return f

@@ -74,11 +74,10 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 	if err != nil {
 		return nil, err
 	}
-	blind, err := calibrationBlind(ctx, t.pool)
+	v, err := viewerOf(ctx, t.pool)
 	if err != nil {
 		return nil, err
 	}
-	blindTo(ctx, blind, &f, false)
 	// The criteria are the wide shape's columns, and bound the long
 	// shape's rows in a workbook.
 	var criteria []string
@@ -117,10 +116,7 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 		}
 		tasks := 0
 		if err == nil && mine {
-			err = db.TaskExport(r.Context(), t.pool, f, in.Shape == exportLong, func(e db.ExportRow) error {
-				if e.AuditHidden && !principal(ctx).Is(role.Quality) || blind[e.UUID] {
-					e = e.WithoutAudit()
-				}
+			err = db.TaskExport(r.Context(), t.pool, v, f, in.Shape == exportLong, func(e db.ExportRow) error {
 				tasks++
 				for _, row := range exportRows(e, in.Shape, criteria) {
 					if err := out.row(row); err != nil {
@@ -199,7 +195,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // verdict of each of criteria; one per item of its audit for a long one.
 func exportRows(e db.ExportRow, shape string, criteria []string) [][]any {
 	task := []any{e.UUID, e.FileName, e.Kind, e.Status, e.Campaign, e.OperatorID, e.Language, e.CreatedAt, e.AuditedAt,
-		e.Score, e.Passed, e.ReviewItems, e.AuditRevision, e.ReviewState}
+		e.Score, e.Passed, intCell(e.ReviewItems), intCell(e.AuditRevision), e.ReviewState}
 	if shape == exportWide {
 		row := task
 		for _, id := range criteria {
@@ -221,6 +217,14 @@ func exportRows(e db.ExportRow, shape string, criteria []string) [][]any {
 			it.Complies, basis, confidence, it.NeedsReview, it.Explanation, it.Evidence))
 	}
 	return rows
+}
+
+// intCell is a cell of n: empty when nil (left out).
+func intCell(n *int) any {
+	if n == nil {
+		return nil
+	}
+	return *n
 }
 
 func strings2any(ss []string) []any {

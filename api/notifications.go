@@ -90,8 +90,12 @@ func (n *notificationsResource) list(ctx context.Context, in *listNotificationsI
 	if err != nil {
 		return nil, err
 	}
+	v, err := viewerOf(ctx, n.pool)
+	if err != nil {
+		return nil, err
+	}
 	items, total, unread, err := db.NotificationList(ctx, n.pool, db.NotificationFilter{
-		UserID: who, UnreadOnly: in.Unread, Skip: in.Skip, Limit: in.Limit})
+		UserID: who, Viewer: v, UnreadOnly: in.Unread, Skip: in.Skip, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +164,11 @@ type notificationIDInput struct {
 // NOT_FOUND to a non-admin, exactly like a missing one.
 func (n *notificationsResource) visible(ctx context.Context, id string) (db.Notification, string, error) {
 	p := principal(ctx)
-	note, err := db.NotificationGet(ctx, n.pool, id, p.User.ID)
+	v, err := viewerOf(ctx, n.pool)
+	if err != nil {
+		return db.Notification{}, "", err
+	}
+	note, err := db.NotificationGet(ctx, n.pool, id, v)
 	switch {
 	case errcode.Is(err, errcode.NotFound):
 	case err != nil:

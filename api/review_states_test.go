@@ -71,7 +71,7 @@ func TestAgentSeesAuditAfterReview(t *testing.T) {
 		require.Equal(t, want, len(listed(token, "min_score=0")) == 1, "filters on the score")
 		row := exportRow(token)
 		require.Equal(t, want, row["score"] != "", "the export's score")
-		require.Equal(t, want, row["audit_revision"] != "0", "the export's revision")
+		require.Equal(t, want, row["audit_revision"] != "", "the export's revision")
 	}
 
 	// Automatic: hidden from the agent, shown to analysts and above.

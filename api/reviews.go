@@ -56,7 +56,11 @@ func (r *reviewsResource) markReviewed(ctx context.Context, in *taskInput) (*Out
 	if err != nil {
 		return nil, err
 	}
-	return ok(task.Summary()), nil
+	v, err := viewerOf(ctx, r.pool)
+	if err != nil {
+		return nil, err
+	}
+	return ok(summaryFor(v, task)), nil
 }
 
 type myReviewsInput struct {
@@ -81,14 +85,18 @@ type ReviewQueue struct {
 }
 
 func (r *reviewsResource) mine(ctx context.Context, in *myReviewsInput) (*Output[ReviewQueue], error) {
-	tasks, total, err := db.TaskReviewQueue(ctx, r.pool, principal(ctx).User.ID, in.IncludeReviewed, in.Skip, in.Limit)
+	v, err := viewerOf(ctx, r.pool)
+	if err != nil {
+		return nil, err
+	}
+	tasks, total, err := db.TaskReviewQueue(ctx, r.pool, v, in.IncludeReviewed, in.Skip, in.Limit)
 	if err != nil {
 		return nil, err
 	}
 	now := r.now()
 	out := ReviewQueue{Items: []ReviewItem{}, Total: total, Skip: in.Skip, Limit: in.Limit}
 	for _, t := range tasks {
-		out.Items = append(out.Items, ReviewItem{TaskSummary: t.Summary(),
+		out.Items = append(out.Items, ReviewItem{TaskSummary: summaryFor(v, t),
 			Overdue: t.ReviewState() == db.ReviewAutomatic && t.DueAt != nil && t.DueAt.Before(now)})
 	}
 	return ok(out), nil

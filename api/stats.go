@@ -204,12 +204,15 @@ func (s *statsResource) period(fromText, toText, tz string, start func(to time.T
 
 // filter selects the figures of the tasks created in [from, to), their
 // days those of loc, as the caller may see them (scope): a user below
-// quality gets their own, counting only the audits they are shown
-// (auditHidden).
+// quality gets their own; everyone counts only the audits they are shown
+// (the caller's viewerOf).
 func (s *statsResource) filter(ctx context.Context, from, to time.Time, loc *time.Location, campaign, operator string) (
 	db.StatsFilter, error) {
-	f := db.StatsFilter{From: from, To: to, TZ: loc.String(), AgentView: !principal(ctx).Is(role.Quality)}
-	var err error
+	v, err := viewerOf(ctx, s.pool)
+	if err != nil {
+		return db.StatsFilter{}, err
+	}
+	f := db.StatsFilter{From: from, To: to, TZ: loc.String(), Viewer: v}
 	f.CampaignID, f.OperatorID, err = s.scope(ctx, campaign, operator)
 	return f, err
 }

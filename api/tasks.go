@@ -251,7 +251,6 @@ func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db
 			return f, false, nil
 		}
 		f.OperatorID = p.User.ID
-		f.AgentView = true
 	}
 	return f, true, nil
 }
@@ -261,14 +260,21 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	if err != nil {
 		return nil, err
 	}
-	blind, err := calibrationBlind(ctx, t.pool)
+	v, err := viewerOf(ctx, t.pool)
 	if err != nil {
 		return nil, err
 	}
-	blindTo(ctx, blind, &f, in.Sort == db.TaskSortScore)
+	f.Viewer = &v
 	page := db.TaskPage{Sort: in.Sort, Desc: in.Order == "desc", Skip: in.Skip, Limit: in.Limit}
-	if f.AgentView && in.Sort == db.TaskSortScore {
-		page.Sort = db.TaskSortAgentScore
+	if in.Sort == db.TaskSortScore {
+		// An order by score would tell where a hidden audit's score
+		// lies: an agent's sorts it as not audited yet, an analyst
+		// calibrating blind is not listed the tasks concerned.
+		if principal(ctx).Is(role.Quality) {
+			f.ExcludeHidden = len(v.Blind) > 0
+		} else {
+			page.Sort = db.TaskSortAgentScore
+		}
 	}
 	if in.Cursor != "" {
 		var c listCursor
@@ -306,15 +312,20 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		for i, task := range tasks {
 			uuids[i] = task.UUID
 		}
-		if snippets, err = db.TaskSnippets(ctx, t.pool, f.Text, uuids); err != nil {
+		if snippets, err = db.TaskSnippets(ctx, t.pool, v, f.Text, uuids); err != nil {
 			return nil, err
 		}
 	}
 	for _, task := range tasks {
-		s := summaryFor(ctx, task)
-		if blind[task.UUID] {
-			s = s.WithoutAudit()
+		// A snippet may quote the transcript: recorded before it is served.
+		if snippets[task.UUID] != nil {
+			if _, err := recordAccess(ctx, t.pool, db.AccessTranscript, task.UUID, nil); err != nil {
+				return nil, err
+			}
 		}
+	}
+	for _, task := range tasks {
+		s := summaryFor(v, task)
 		s.Snippet = snippets[task.UUID]
 		out.Tasks = append(out.Tasks, s)
 	}
@@ -670,7 +681,11 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 	if err != nil {
 		return nil, err
 	}
-	return accepted(changed.Summary()), nil
+	v, err := viewerOf(ctx, t.pool)
+	if err != nil {
+		return nil, err
+	}
+	return accepted(summaryFor(v, changed)), nil
 }
 
 // auditHidden reports whether the caller is not shown task's audit: an
@@ -678,36 +693,6 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 // those (operator_sees_automatic).
 func auditHidden(ctx context.Context, task db.Task) bool {
 	return !principal(ctx).Is(role.Quality) && task.AuditHiddenFromOperator()
-}
-
-// calibrationBlind returns the tasks whose audit open calibration
-// sessions hide from the caller (db.CalibrationBlindTasks): none below
-// quality, who take no part in sessions.
-func calibrationBlind(ctx context.Context, q db.DBTX) (map[string]bool, error) {
-	if !principal(ctx).Is(role.Quality) {
-		return nil, nil
-	}
-	return db.CalibrationBlindTasks(ctx, q, principal(ctx).User.ID)
-}
-
-// blindTo leaves out of f the tasks of blind (the caller's, as
-// calibrationBlind gives them) when f's filters on the audit's result, its
-// words (a document holds the audit's explanations) or an order by score
-// would tell their verdicts.
-func blindTo(ctx context.Context, blind map[string]bool, f *db.TaskFilter, byScore bool) {
-	if len(blind) == 0 || !byScore && f.Passed == nil && f.NeedsReview == nil && f.MinScore == nil && f.MaxScore == nil &&
-		f.FailedCriterion == "" && f.Text == "" {
-		return
-	}
-	f.BlindTo = principal(ctx).User.ID
-}
-
-// summaryFor is task's summary as the caller may see it (auditHidden).
-func summaryFor(ctx context.Context, task db.Task) db.TaskSummary {
-	if auditHidden(ctx, task) {
-		return task.Summary().WithoutAudit()
-	}
-	return task.Summary()
 }
 
 // errAuditHidden is the answer to an agent asking for an audit they are

@@ -66,16 +66,6 @@ func CalibrationBlindFor(ctx context.Context, q DBTX, taskUUID, user string) (*C
 	return &ref, nil
 }
 
-// CalibrationBlindTasks returns the tasks whose audit open calibration
-// sessions keep hidden from user (CalibrationBlindFor), as a set: a few
-// sessions' tasks at most.
-func CalibrationBlindTasks(ctx context.Context, q DBTX, user string) (map[string]bool, error) {
-	return keySet(q.Query(ctx, `
-		SELECT DISTINCT t.task_uuid::text FROM calibration_session_tasks t
-		JOIN calibration_sessions s ON s.id = t.session_id AND s.status = 'open'
-		JOIN calibration_session_analysts a ON a.session_id = s.id AND a.user_id = $1 AND a.submitted_at IS NULL`, user))
-}
-
 // CalibrationReminder is an analyst to remind that a calibration session
 // falls due with their answers still to send.
 type CalibrationReminder struct {

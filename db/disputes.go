@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/visibility"
 )
 
 // Statuses of a dispute: open until a supervisor resolves it, accepted
@@ -175,11 +176,16 @@ type DisputeFilter struct {
 	Skip, Limit int
 }
 
-// DisputeList returns a page of the disputes f selects and how many it
-// selects: open ones oldest first (a queue), the others newest first.
-func DisputeList(ctx context.Context, q DBTX, f DisputeFilter) ([]Dispute, int, error) {
+// DisputeList returns a page of the disputes f selects in v's view, and
+// how many it selects: open ones oldest first (a queue), the others newest
+// first. A dispute tells its audit's score and verdicts: those of a task
+// whose audit is hidden from v are left out.
+func DisputeList(ctx context.Context, q DBTX, v visibility.Viewer, f DisputeFilter) ([]Dispute, int, error) {
 	where := ` WHERE ($1 = '' OR d.status = $1) AND ($2 = '' OR d.agent_id = $2) AND ($3 = '' OR d.validator_id = $3)
 		AND ($4 = '' OR d.task_uuid = NULLIF($4, '')::uuid)`
+	if v.HidesAny() {
+		where += ` AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.uuid = d.task_uuid AND ` + v.AuditHiddenSQL("t") + `)`
+	}
 	args := []any{f.Status, f.AgentID, f.ValidatorID, f.TaskUUID}
 	var total int
 	if err := q.QueryRow(ctx, `SELECT count(*) FROM disputes d`+where, args...).Scan(&total); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/visibility"
 )
 
 // ExportRow is one task as an export writes it: the task, the criteria its
@@ -20,19 +21,19 @@ type ExportRow struct {
 	AuditedAt                                                    *time.Time
 	Score                                                        *float64
 	Passed                                                       *bool
-	ReviewItems, AuditRevision                                   int
-	Judged, Failed                                               []string
-	Items                                                        []scoring.Item
-	// ReviewState is the task's (Task.ReviewState); AuditHidden says that
-	// its agent is not shown its audit (Task.AuditHiddenFromOperator).
+	// ReviewItems and AuditRevision are 0 before any audit, nil when the
+	// audit is hidden from the viewer.
+	ReviewItems, AuditRevision *int
+	Judged, Failed             []string
+	Items                      []scoring.Item
+	// ReviewState is the task's (Task.ReviewState).
 	ReviewState string
-	AuditHidden bool
 }
 
-// WithoutAudit is e without what an agent is not shown of an automatic
-// audit (TaskSummary.WithoutAudit), the audit's verdicts included.
-func (e ExportRow) WithoutAudit() ExportRow {
-	e.Score, e.Passed, e.ReviewItems, e.AuditRevision, e.Judged, e.Failed, e.Items = nil, nil, 0, 0, nil, nil, nil
+// withoutAudit is e without what its viewer is not shown of a hidden
+// audit (visibility.Viewer.AuditHidden), the audit's verdicts included.
+func (e ExportRow) withoutAudit() ExportRow {
+	e.Score, e.Passed, e.ReviewItems, e.AuditRevision, e.Judged, e.Failed, e.Items = nil, nil, nil, nil, nil, nil, nil
 	return e
 }
 
@@ -55,12 +56,15 @@ func ExportCriteria(ctx context.Context, q DBTX, f TaskFilter) ([]string, error)
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// TaskExport calls fn with every task f selects, newest first, with its
+// TaskExport calls fn with every task f selects in v's view, newest first, with its
 // current audit's items when items is set, reading exportBatch tasks at a time by their
 // position in that order: memory does not grow with the number of tasks,
-// and tasks added meanwhile do not shift what is read. It stops at fn's
-// first error and returns it.
-func TaskExport(ctx context.Context, q DBTX, f TaskFilter, items bool, fn func(ExportRow) error) error {
+// and tasks added meanwhile do not shift what is read. A task whose audit
+// is hidden from v comes without it (no score, result, review items,
+// revision or verdicts), and verdicts v is not shown (VerdictsHidden)
+// without them. It stops at fn's first error and returns it.
+func TaskExport(ctx context.Context, q DBTX, v visibility.Viewer, f TaskFilter, items bool, fn func(ExportRow) error) error {
+	f.Viewer = &v
 	// The items are read from the audit's revision only when asked for.
 	itemsColumn, itemsJoin := "NULL::jsonb", ""
 	if items {
@@ -77,10 +81,12 @@ func TaskExport(ctx context.Context, q DBTX, f TaskFilter, items bool, fn func(E
 		where := f.where(&args) + page.after(sort, cmp, &args)
 		rows, err := q.Query(ctx, `SELECT t.uuid, t.kind, t.status, t.file_name, c.name, COALESCE(t.operator_id, ''),
 				t.language, t.created_at, t.audited_at, t.score::float8, t.passed, COALESCE(t.review_items, 0),
-				COALESCE(t.audit_revision, 0), COALESCE(t.judged_criteria, '{}'), COALESCE(t.failed_criteria, '{}'),
+				COALESCE(t.audit_revision, 0),
+				CASE WHEN `+v.VerdictsHiddenSQL("t")+` THEN '{}' ELSE COALESCE(t.judged_criteria, '{}') END,
+				CASE WHEN `+v.VerdictsHiddenSQL("t")+` THEN '{}' ELSE COALESCE(t.failed_criteria, '{}') END,
 				CASE WHEN `+reviewStateConds[ReviewValidated]+` THEN 'validated' WHEN `+reviewStateConds[ReviewReviewed]+
 			` THEN 'reviewed' WHEN `+reviewStateConds[ReviewAutomatic]+` THEN 'automatic' ELSE '' END,
-				`+reviewStateConds[ReviewAutomatic]+` AND NOT c.operator_sees_automatic, `+
+				`+v.AuditHiddenSQL("t")+`, `+
 			itemsColumn+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id`+itemsJoin+`
 			WHERE `+where+` ORDER BY `+sort.key+` `+dir+`, t.uuid `+dir+` LIMIT `+strconv.Itoa(exportBatch), args...)
 		if err != nil {
@@ -89,10 +95,14 @@ func TaskExport(ctx context.Context, q DBTX, f TaskFilter, items bool, fn func(E
 		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ExportRow, error) {
 			var e ExportRow
 			var items []byte
+			var hidden bool
 			err := row.Scan(&e.UUID, &e.Kind, &e.Status, &e.FileName, &e.Campaign, &e.OperatorID, &e.Language,
-				&e.CreatedAt, &e.AuditedAt, &e.Score, &e.Passed, &e.ReviewItems, &e.AuditRevision, &e.Judged, &e.Failed, &e.ReviewState, &e.AuditHidden, &items)
+				&e.CreatedAt, &e.AuditedAt, &e.Score, &e.Passed, &e.ReviewItems, &e.AuditRevision, &e.Judged, &e.Failed, &e.ReviewState, &hidden, &items)
 			if err == nil && items != nil {
 				err = json.Unmarshal(items, &e.Items)
+			}
+			if hidden {
+				e = e.withoutAudit()
 			}
 			return e, err
 		})

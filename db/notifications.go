@@ -8,6 +8,8 @@ import (
 
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/visibility"
 )
 
 // Notification is a message for one user, or for everyone when global, as
@@ -129,17 +131,30 @@ func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Noti
 	return created, nil
 }
 
-// NotificationGet returns notification id as user viewer sees it (its read
-// state), whoever owns it, or a NotFound error.
-func NotificationGet(ctx context.Context, q DBTX, id, viewer string) (Notification, error) {
-	n, err := scanNotification(q.QueryRow(ctx, `SELECT `+notificationColumns+notificationFrom+` WHERE n.id = $2`, viewer, id))
+// NotificationGet returns notification id as v sees it (its read state),
+// whoever owns it, or a NotFound error, also for a notification about a
+// task whose audit is hidden from v (notificationShown).
+func NotificationGet(ctx context.Context, q DBTX, id string, v visibility.Viewer) (Notification, error) {
+	n, err := scanNotification(q.QueryRow(ctx, `SELECT `+notificationColumns+notificationFrom+` WHERE n.id = $2`+
+		notificationShown(v), v.User, id))
 	return n, one(err, "no notification %s", id)
 }
 
+// notificationShown is the condition, to add to a WHERE clause over
+// notifications n, that keeps from v the notifications about a task whose
+// audit is hidden from them: they tell its result ("… was audited: 50.00").
+func notificationShown(v visibility.Viewer) string {
+	if !v.HidesAny() {
+		return ""
+	}
+	return ` AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.uuid = n.task_uuid AND ` + v.AuditHiddenSQL("t") + `)`
+}
+
 // NotificationFilter selects the notifications a user sees: their own and
-// the global ones.
+// the global ones, in Viewer's view (the zero Viewer hides nothing).
 type NotificationFilter struct {
 	UserID     string
+	Viewer     visibility.Viewer
 	UnreadOnly bool
 	Skip       int
 	Limit      int
@@ -148,7 +163,7 @@ type NotificationFilter struct {
 // NotificationList returns one page of the notifications f selects, newest
 // first, with the total count and the unread count of the whole selection.
 func NotificationList(ctx context.Context, q DBTX, f NotificationFilter) (items []Notification, total, unread int, err error) {
-	where := ` WHERE (n.user_id = $1 OR n.user_id IS NULL) AND (NOT $2 OR r.read_at IS NULL)`
+	where := ` WHERE (n.user_id = $1 OR n.user_id IS NULL) AND (NOT $2 OR r.read_at IS NULL)` + notificationShown(f.Viewer)
 	err = q.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE r.read_at IS NULL)`+notificationFrom+where,
 		f.UserID, f.UnreadOnly).Scan(&total, &unread)
 	if err != nil {
@@ -185,7 +200,9 @@ func NotificationSetRead(ctx context.Context, tx pgx.Tx, id, reader string, read
 	if err != nil {
 		return Notification{}, err
 	}
-	n, err := NotificationGet(ctx, tx, id, reader)
+	// Read back with the reader's read state; the caller found it in
+	// what the reader may see.
+	n, err := NotificationGet(ctx, tx, id, visibility.Viewer{User: reader, Role: role.Admin})
 	if err != nil {
 		return Notification{}, err
 	}

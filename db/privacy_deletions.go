@@ -127,7 +127,8 @@ func TasksForget(ctx context.Context, q DBTX, kind string, uuids []string, f *Fo
 		if err := forgetCounted(ctx, q, ForgetAudit, f, `
 			WITH gone AS (DELETE FROM audit_revisions WHERE task_uuid = ANY($1::uuid[]) RETURNING task_uuid),
 			edits AS (DELETE FROM audit_edits WHERE task_uuid = ANY($1::uuid[])),
-			t AS (UPDATE tasks SET audit_deleted_at = now(), audit_revision = NULL, review_items = NULL
+			t AS (UPDATE tasks SET audit_deleted_at = now(), audit_revision = NULL, review_items = NULL,
+				judged_criteria = NULL, failed_criteria = NULL
 				WHERE uuid = ANY($1::uuid[]) AND audit_deleted_at IS NULL RETURNING uuid, campaign_id)
 			SELECT t.campaign_id, count(DISTINCT gone.task_uuid) FROM t LEFT JOIN gone ON gone.task_uuid = t.uuid GROUP BY 1`, uuids); err != nil {
 			return err

@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/visibility"
 )
 
 // TaskSearchRefresh writes task uuid's search document again from what it
@@ -216,12 +218,17 @@ const (
 
 // TaskSnippets returns, for each of the tasks uuids, the passages of its
 // search text (task_search_text) where tsquery (SearchQuery's) finds the
-// most, with the words found marked; nothing for a task whose text does
-// not have them (a match of its file name).
-func TaskSnippets(ctx context.Context, q DBTX, tsquery string, uuids []string) (map[string][]SnippetPart, error) {
+// most, with the words found marked, as v may read them: of a task whose
+// audit is hidden from v, its transcript's only (not the audit's
+// explanations nor the validation's notes). Nothing for a task whose text
+// does not have them (a match of its file name). A snippet quotes the
+// transcript: the caller records the read before serving it.
+func TaskSnippets(ctx context.Context, q DBTX, v visibility.Viewer, tsquery string, uuids []string) (map[string][]SnippetPart, error) {
 	rows, err := q.Query(ctx, `
 		SELECT t.uuid::text, ts_headline(task_search_config(t.language),
-			task_search_plain(translate(task_search_text(t.uuid), '`+snippetStart+snippetStop+`', '')), $1::tsquery,
+			task_search_plain(translate(CASE WHEN `+v.AuditHiddenSQL("t")+`
+				THEN COALESCE((SELECT tr.text FROM transcripts tr WHERE tr.task_uuid = t.uuid), '')
+				ELSE task_search_text(t.uuid) END, '`+snippetStart+snippetStop+`', '')), $1::tsquery,
 			'StartSel="`+snippetStart+`", StopSel="`+snippetStop+`", MaxWords=24, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "')
 		FROM tasks t WHERE t.uuid = ANY($2::uuid[])`, tsquery, uuids)
 	if err != nil {

@@ -14,8 +14,10 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/visibility"
 )
 
 // TestSearch finds tasks by what was said, what their audit and validation
@@ -106,7 +108,7 @@ func TestSearch(t *testing.T) {
 	// file name alone.
 	text, err := db.SearchQuery(ctx, b.pool, "bloqueada")
 	require.NoError(t, err)
-	snippets, err := db.TaskSnippets(ctx, b.pool, text, []string{card.UUID, refund.UUID, english.UUID})
+	snippets, err := db.TaskSnippets(ctx, b.pool, visibility.Viewer{}, text, []string{card.UUID, refund.UUID, english.UUID})
 	require.NoError(t, err)
 	require.Equal(t, []db.SnippetPart{{Text: "Agente: Su tarjeta está "}, {Text: "bloqueada", Match: true},
 		{Text: " por seguridad.\nCliente: vale"}}, snippets[card.UUID])
@@ -114,7 +116,7 @@ func TestSearch(t *testing.T) {
 	require.NotContains(t, snippets, english.UUID, "English «blocked» is not the Spanish word")
 	text, err = db.SearchQuery(ctx, b.pool, "0453")
 	require.NoError(t, err)
-	snippets, err = db.TaskSnippets(ctx, b.pool, text, []string{card.UUID})
+	snippets, err = db.TaskSnippets(ctx, b.pool, visibility.Viewer{}, text, []string{card.UUID})
 	require.NoError(t, err)
 	require.Empty(t, snippets)
 
@@ -122,7 +124,7 @@ func TestSearch(t *testing.T) {
 	forged := say("forged", "es", "Agente: \uE000falso\uE001 reembolso")
 	text, err = db.SearchQuery(ctx, b.pool, "reembolso")
 	require.NoError(t, err)
-	snippets, err = db.TaskSnippets(ctx, b.pool, text, []string{forged.UUID})
+	snippets, err = db.TaskSnippets(ctx, b.pool, visibility.Viewer{}, text, []string{forged.UUID})
 	require.NoError(t, err)
 	require.Equal(t, []db.SnippetPart{{Text: "Agente: falso "}, {Text: "reembolso", Match: true}}, snippets[forged.UUID])
 }
@@ -228,6 +230,8 @@ func TestSearchSpans(t *testing.T) {
 	var agent string // the agent the words are found in most
 	require.NoError(t, pool.QueryRow(ctx, `SELECT t.operator_id FROM tasks t JOIN task_search s ON s.task_uuid = t.uuid
 		WHERE s.document @@ $1::tsquery GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1`, text).Scan(&agent))
+	agentView, err := db.ViewerOf(ctx, pool, agent, role.Operator)
+	require.NoError(t, err)
 	pages := func(f db.TaskFilter, p db.TaskPage) (uuids [][]string) {
 		t.Helper()
 		for {
@@ -260,7 +264,7 @@ func TestSearchSpans(t *testing.T) {
 		{"by score", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 7}},
 		{"lowest score first", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Limit: 6}},
 		{"by score within a range", db.TaskFilter{Text: text, MinScore: &low, MaxScore: &high}, db.TaskPage{Sort: db.TaskSortScore, Skip: 2, Limit: 5}},
-		{"by score in an agent's list", db.TaskFilter{Text: text, MinScore: &low, AgentView: true}, db.TaskPage{Sort: db.TaskSortScore, Limit: 2}},
+		{"by score in an agent's list", db.TaskFilter{Text: text, MinScore: &low, Viewer: &agentView}, db.TaskPage{Sort: db.TaskSortScore, Limit: 2}},
 	} {
 		want := pages(tc.f, tc.p)
 		require.Greater(t, len(want), 3, tc.name)

@@ -16,6 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/auditd/auditd/visibility"
 )
 
 // StatsFilter selects the tasks a dashboard summarises: created in [From, To).
@@ -26,11 +28,11 @@ type StatsFilter struct {
 	// CampaignID and OperatorID narrow it when set.
 	CampaignID string
 	OperatorID string
-	// AgentView counts only the audits the agent is shown (an operator's
-	// own figures): an audit hidden from them (Task.AuditHiddenFromOperator)
-	// counts as none. Its figures are read from the tasks, which know
-	// review states, not from the rollups, which do not.
-	AgentView bool
+	// Viewer is whose figures they are: an audit hidden from them
+	// (visibility.Viewer.AuditHidden) counts as none. The figures of a
+	// viewer who is not shown every audit are read from the tasks, which
+	// know review states, not from the rollups, which do not.
+	Viewer visibility.Viewer
 }
 
 // auditBlank is, as JSON, what an agent is not shown of an audit hidden from
@@ -39,19 +41,20 @@ type StatsFilter struct {
 const auditBlank = `{"score": null, "passed": null, "review_items": null, "judged_criteria": null, ` +
 	`"failed_criteria": null, "engine_verdicts": 0, "engine_confident": 0}`
 
-// task is, in SQL, the row of tasks t as f counts it: for an agent
-// (AgentView) without the audit hidden from them.
+// task is, in SQL, the row of tasks t as f counts it: without the audits
+// hidden from its viewer.
 func (f StatsFilter) task() string {
-	if !f.AgentView {
+	if !f.Viewer.HidesAny() {
 		return "t"
 	}
-	return "(CASE WHEN " + auditHiddenCond + " THEN jsonb_populate_record(t, '" + auditBlank + "') ELSE t END)"
+	return "(CASE WHEN " + f.Viewer.AuditHiddenSQL("t") + " THEN jsonb_populate_record(t, '" + auditBlank + "') ELSE t END)"
 }
 
 // readsTasks reports whether f's figures are read from its tasks alone: an
-// agent's, whom the rollups do not keep apart.
+// agent's, or those of a viewer not shown every audit, whom the rollups do
+// not keep apart.
 func (f StatsFilter) readsTasks() bool {
-	return f.OperatorID != "" || f.AgentView
+	return f.OperatorID != "" || f.Viewer.HidesAny()
 }
 
 // Dashboard is every figure of the dashboard.

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/visibility"
 )
 
 // openAssignment selects the tasks t whose assignment is open: not yet
@@ -43,10 +44,12 @@ func TaskMarkReviewed(ctx context.Context, tx pgx.Tx, uuid, by string) (t Task, 
 }
 
 // TaskReviewQueue returns the page (skip, limit) of the tasks assigned to
-// analyst assignee whose assignment is open (with reviewed ones too when
+// analyst v (v.User) whose assignment is open (with reviewed ones too when
 // reviewed is set, validated ones never), soonest due first (no due date
-// last), and how many there are.
-func TaskReviewQueue(ctx context.Context, q DBTX, assignee string, reviewed bool, skip, limit int) ([]Task, int64, error) {
+// last), and how many there are. The tasks are rows: the caller shows each
+// as v may see it (v.AuditHidden).
+func TaskReviewQueue(ctx context.Context, q DBTX, v visibility.Viewer, reviewed bool, skip, limit int) ([]Task, int64, error) {
+	assignee := v.User
 	cond := openAssignment
 	if reviewed {
 		cond = `t.status <> 'validated'`

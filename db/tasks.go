@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/visibility"
 )
 
 // Task kinds.
@@ -78,6 +80,15 @@ type Task struct {
 	// OperatorSeesAutomatic is the campaign's setting: whether the agent
 	// sees an audit before an analyst reviewed it.
 	OperatorSeesAutomatic bool
+	// AuditDeleted says that retention or an erasure deleted the audit's
+	// revisions (its score and result stay).
+	AuditDeleted bool
+}
+
+// Row is what the visibility rules read of t.
+func (t Task) Row() visibility.Row {
+	return visibility.Row{UUID: t.UUID, CampaignID: t.CampaignID, Validated: t.Status == TaskValidated,
+		Current: t.AuditRevision != nil, Reviewed: t.ReviewedAt != nil, AuditDeleted: t.AuditDeleted}
 }
 
 // Review states of a task's audit (TaskSummary.ReviewState).
@@ -103,9 +114,9 @@ func (t Task) ReviewState() string {
 }
 
 // AuditHiddenFromOperator reports whether t's agent (an operator) is not
-// shown its audit: it is automatic and the campaign does not show those.
+// shown its audit (visibility.Viewer.AgentHidden, as the agent's view).
 func (t Task) AuditHiddenFromOperator() bool {
-	return t.ReviewState() == ReviewAutomatic && !t.OperatorSeesAutomatic
+	return visibility.Agent(t.OperatorID, t.CampaignID, !t.OperatorSeesAutomatic).AgentHidden(t.Row())
 }
 
 // TaskSummary is what lists and events show of a task.
@@ -175,7 +186,8 @@ const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.si
 	t.campaign_id, c.name, COALESCE(t.operator_id, ''), t.language, COALESCE(t.direction, ''), t.started_at,
 	COALESCE(t.external_id, ''), t.uploaded_by, t.duration_seconds, COALESCE(t.error, ''), t.attempts,
 	t.score::float8, t.passed, t.review_items, t.audit_revision, COALESCE(t.assignee_id, ''), t.created_at, t.updated_at,
-	t.reviewed_at, COALESCE(t.reviewed_by, ''), t.assigned_at, t.assignment_due_at, c.operator_sees_automatic`
+	t.reviewed_at, COALESCE(t.reviewed_by, ''), t.assigned_at, t.assignment_due_at, c.operator_sees_automatic,
+	t.audit_deleted_at IS NOT NULL`
 
 func scanTask(row pgx.Row) (Task, error) {
 	var t Task
@@ -183,7 +195,7 @@ func scanTask(row pgx.Row) (Task, error) {
 		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
 		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
 		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.AssigneeID, &t.CreatedAt, &t.UpdatedAt,
-		&t.ReviewedAt, &t.ReviewedBy, &t.AssignedAt, &t.DueAt, &t.OperatorSeesAutomatic)
+		&t.ReviewedAt, &t.ReviewedBy, &t.AssignedAt, &t.DueAt, &t.OperatorSeesAutomatic, &t.AuditDeleted)
 	return t, err
 }
 
@@ -425,15 +437,20 @@ type TaskFilter struct {
 	Language string `json:"language,omitempty"`
 	// ReviewState keeps the tasks in this review state (Task.ReviewState).
 	ReviewState string `json:"review_state,omitempty"`
-	// AgentView narrows the filters on the audit's result (passed,
-	// needs review, score, failed criterion) to audits the agent is shown
-	// (Task.AuditHiddenFromOperator): an operator's list.
-	AgentView bool `json:"agent_view,omitempty"`
-	// BlindTo, a user id, leaves out the tasks that user is calibrating
-	// blind (an open calibration session they have still to submit), whose
-	// verdicts a filter or sort on the audit's result would tell them; as
-	// they are when the filter is run (a bulk action keeps it).
-	BlindTo string `json:"blind_to,omitempty"`
+	// Viewer is whose view the filter selects in: the filters on the
+	// audit's result (passed, needs review, score, failed criterion) keep
+	// only the audits the viewer is shown, and words match a task whose
+	// audit is hidden from them only in its file name or transcript; nil
+	// for the service's own reads (jobs). A bulk action keeps its
+	// requester's, as it was when they asked.
+	Viewer *visibility.Viewer `json:"viewer,omitempty"`
+	// ExcludeHidden leaves out the tasks whose audit is hidden from Viewer
+	// (an order by score would tell their verdicts).
+	ExcludeHidden bool `json:"exclude_hidden,omitempty"`
+	// found, when set, is Text already applied by the caller (the tasks
+	// found by words, taskListSearch): the words a task whose audit is
+	// hidden from Viewer must still match in what it shows.
+	found string
 	// scores, when set, bounds the score as the score sort orders it: a
 	// span taskListSpans reads.
 	scores scoreSpan
@@ -492,7 +509,7 @@ var taskSorts = map[string]taskSort{
 	TaskSortCreatedAt: {"t.created_at", "%s::timestamptz"},
 	TaskSortFileName:  {"lower(t.file_name)", "lower(%s::text)"},
 	TaskSortScore:     {"COALESCE(t.score, -1)", "%s::numeric"},
-	TaskSortAgentScore: {"CASE WHEN " + reviewStateConds[ReviewAutomatic] + " AND NOT c.operator_sees_automatic THEN -1 " +
+	TaskSortAgentScore: {"CASE WHEN " + visibility.AgentHiddenWhere("t", "NOT c.operator_sees_automatic") + " THEN -1 " +
 		"ELSE COALESCE(t.score, -1) END", "%s::numeric"},
 }
 
@@ -597,13 +614,21 @@ func (f TaskFilter) where(args *[]any) string {
 	if f.ReviewState != "" {
 		conds = append(conds, reviewStateConds[f.ReviewState])
 	}
-	if f.AgentView && (f.Passed != nil || f.NeedsReview != nil || f.MinScore != nil || f.MaxScore != nil || f.FailedCriterion != "") {
-		conds = append(conds, "NOT "+auditHiddenCond)
-	}
-	if f.BlindTo != "" {
-		add(`t.uuid NOT IN (SELECT ct.task_uuid FROM calibration_session_tasks ct
-			JOIN calibration_sessions cs ON cs.id = ct.session_id AND cs.status = 'open'
-			JOIN calibration_session_analysts ca ON ca.session_id = cs.id AND ca.user_id = $? AND ca.submitted_at IS NULL)`, f.BlindTo)
+	if v := f.Viewer; v != nil && v.HidesAny() {
+		if f.ExcludeHidden || f.Passed != nil || f.NeedsReview != nil || f.MinScore != nil || f.MaxScore != nil {
+			conds = append(conds, "NOT "+v.AuditHiddenSQL("t"))
+		}
+		if f.FailedCriterion != "" {
+			conds = append(conds, "NOT "+v.VerdictsHiddenSQL("t"))
+		}
+		if words := cmp.Or(f.Text, f.found); words != "" {
+			// Its audit's explanations and validation's notes are part
+			// of a task's document: one whose audit is hidden matches in
+			// its file name and transcript only.
+			add(`(NOT `+v.AuditHiddenSQL("t")+` OR (setweight(to_tsvector(task_search_config(t.language),
+				task_search_plain(translate(t.file_name, '_.-', '   '))), 'A') || to_tsvector(task_search_config(t.language),
+				task_search_plain(COALESCE((SELECT tr.text FROM transcripts tr WHERE tr.task_uuid = t.uuid), '')))) @@ $?::tsquery)`, words)
+		}
 	}
 	return strings.Join(conds, " AND ")
 }
@@ -642,12 +667,12 @@ func (f TaskFilter) searchWhere(args *[]any) string {
 func (f TaskFilter) searchCovers() bool {
 	g := f
 	g.Text, g.OperatorID, g.Status, g.From, g.To, g.scores = "", "", "", time.Time{}, time.Time{}, scoreSpan{}
-	if !f.AgentView {
-		// An agent's list keeps only the scores they are shown: the tasks
-		// table knows which.
-		g.MinScore, g.MaxScore = nil, nil
+	if f.Viewer != nil && f.Viewer.HidesAny() {
+		// A viewer who is not shown every audit: the tasks table knows
+		// which they are shown.
+		return false
 	}
-	g.AgentView = false
+	g.MinScore, g.MaxScore, g.Viewer = nil, nil, nil
 	return g == TaskFilter{}
 }
 
@@ -665,11 +690,6 @@ var reviewStateConds = map[string]string{
 	ReviewReviewed:  "(t.status <> 'validated' AND t.audit_revision IS NOT NULL AND t.reviewed_at IS NOT NULL)",
 	ReviewValidated: "(t.status = 'validated')",
 }
-
-// auditHiddenCond selects the tasks t whose agent is not shown their audit
-// (Task.AuditHiddenFromOperator).
-var auditHiddenCond = "(" + reviewStateConds[ReviewAutomatic] +
-	" AND t.campaign_id NOT IN (SELECT id FROM campaigns WHERE operator_sees_automatic))"
 
 // TaskList returns the page p of the tasks f selects. It returns an error
 // for an unknown p.Sort.
@@ -826,7 +846,7 @@ func taskListSearch(ctx context.Context, q DBTX, f TaskFilter, p TaskPage, most 
 	// The tasks found, then the other filters: read from what was found,
 	// whatever the order and the filters (walking an index in order and
 	// looking each task up among those found is what this avoids).
-	f.Text = ""
+	f.Text, f.found = "", f.Text
 	args = []any{found}
 	from := ` FROM unnest($1::uuid[]) AS found (uuid) JOIN tasks t ON t.uuid = found.uuid JOIN campaigns c ON c.id = t.campaign_id`
 	where = f.where(&args)
@@ -1101,7 +1121,7 @@ const countExactly = 1_000
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
 	if f.OperatorID == "" && f.AssigneeID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil &&
 		f.MaxScore == nil && f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" &&
-		f.ReviewState == "" && f.BlindTo == "" {
+		f.ReviewState == "" && (f.Viewer == nil || !f.Viewer.HidesAny()) {
 		n, err = taskCountKept(ctx, q, f)
 		return n, false, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/visibility"
 )
 
 // BenchmarkTaskList1M reads the first page of a million tasks as GET /tasks
@@ -162,7 +163,7 @@ func BenchmarkTaskSearch1M(b *testing.B) {
 					for i, t := range tasks {
 						uuids[i] = t.UUID
 					}
-					_, err = db.TaskSnippets(ctx, pool, f.Text, uuids)
+					_, err = db.TaskSnippets(ctx, pool, visibility.Viewer{}, f.Text, uuids)
 					require.NoError(b, err)
 					took = append(took, time.Since(start))
 				}

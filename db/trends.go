@@ -261,7 +261,7 @@ func StatsTrends(ctx context.Context, q DBTX, f StatsFilter, order AgentOrder) (
 		// The segments' tasks' rows of the report's dimensions, as
 		// task_stats_daily_of gives them, summed by segment (the criteria
 		// by their lists first: a third of the time), then taken from one
-		// week and added to the other; for an agent (AgentView), without
+		// week and added to the other; for a viewer not shown every audit (StatsFilter.Viewer), without
 		// the audits hidden from them.
 		task := f.task()
 		union = append(union, `SELECT x.week, g.dim, g.key, x.sign * g.n AS n, x.sign * g.total AS total,
