@@ -26,6 +26,8 @@ type Engine struct {
 	exprs []cexpr
 	// slots: which slots some phrase uses (only those are recognised).
 	slots [numSlots]bool
+	// cal is the calibration table Audit reads confidences from.
+	cal *Calibration
 }
 
 // citem is a compiled item: the ids of its alternative words, or a slot.
@@ -71,6 +73,8 @@ type criterion struct {
 	before, against, unless group
 	// model scores the speaker's turns; nil when the rule has no "tone".
 	model *tone.Model
+	// fingerprint names the criterion in the calibration table.
+	fingerprint string
 }
 
 // group is a list of alternative phrases.
@@ -96,14 +100,14 @@ func NewWithModels(card scoring.Scorecard, models func(name string) (*tone.Model
 	if err := scoring.Validate(card, CheckRule); err != nil {
 		return nil, err
 	}
-	c := compiler{e: &Engine{card: card, criteria: make([]criterion, len(card.Criteria)), words: newWordIndex()},
+	c := compiler{e: &Engine{card: card, criteria: make([]criterion, len(card.Criteria)), words: newWordIndex(), cal: Fitted()},
 		wordIDs: map[string]int32{}, termIDs: map[string]int32{}, exprIDs: map[string]int32{}}
 	for i, cr := range card.Criteria {
 		r, _ := parseRule(cr.Rule) // Validate accepted it
 		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints), cues: c.group(r.cues),
 			replies: c.group(r.replies), replyCues: c.group(r.replyCues), unprompted: c.group(r.unprompted),
 			appliesIf: c.group(r.appliesIf), appliesIfOwn: c.group(r.appliesIfOwn), before: c.group(r.before),
-			against: c.group(r.against), unless: c.group(r.unless)}
+			against: c.group(r.against), unless: c.group(r.unless), fingerprint: fingerprint(cr)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
 		}
@@ -228,15 +232,30 @@ func (e *Engine) Audit(kind string, t transcript.Transcript, lang string) ([]sco
 	if kind != scoring.Call && kind != scoring.Chat {
 		return nil, fmt.Errorf("unknown interaction kind %q: want %q or %q", kind, scoring.Call, scoring.Chat)
 	}
+	verdicts, cells := e.Judge(kind, t, lang)
+	for i := range verdicts {
+		verdicts[i].Confidence = e.cal.Confidence(cells[i])
+	}
+	return verdicts, nil
+}
+
+// Judge is Audit without the calibration table: each verdict with the
+// confidence its rule gives (see Confidence in the package documentation),
+// and the cell of the calibration table it falls in, for fitting the table
+// (package eval). kind must be scoring.Call or scoring.Chat.
+func (e *Engine) Judge(kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, []Cell) {
 	a := e.prepare(kind, t, wordingFor(lang))
 	a.lang = lang
 	verdicts := make([]scoring.Verdict, 0, len(e.criteria))
+	cells := make([]Cell, 0, len(e.criteria))
 	for i, c := range e.card.Criteria {
 		if c.Applies(kind) {
-			verdicts = append(verdicts, a.judge(c.ID, &e.criteria[i]))
+			v, signal := a.judge(c.ID, &e.criteria[i])
+			verdicts = append(verdicts, v)
+			cells = append(cells, newCell(e.criteria[i].fingerprint, signal, v, lang, kind))
 		}
 	}
-	return verdicts, nil
+	return verdicts, cells
 }
 
 // audit is the state of one Audit call: the transcript's words, which
@@ -936,8 +955,9 @@ func (a *audit) opposite(c *criterion, r *rule) (hit, bool) {
 	return hit{}, false
 }
 
-// judge applies criterion c (id) to the transcript.
-func (a *audit) judge(id string, c *criterion) scoring.Verdict {
+// judge applies criterion c (id) to the transcript, and says what decided
+// the verdict (a Signal).
+func (a *audit) judge(id string, c *criterion) (scoring.Verdict, string) {
 	r := &c.rule
 	sc := scope{speaker: r.speaker, afterCustomer: r.afterCustomerTurns}
 	if a.timed {
@@ -951,7 +971,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		v.Complies = true
 		v.Explanation = a.w.notApplicable(phrasesOf(append(slices.Clip(c.appliesIf), c.appliesIfOwn...)))
 		v.Basis, v.Confidence = scoring.BasisAbsence, r.notApplicableConfidence
-		return v
+		return v, SignalNotApplicable
 	}
 	var failures, findings []string
 	var decisive, cited []hit
@@ -1028,18 +1048,23 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		}
 	}
 	v.Complies = len(failures) == 0
+	var signal string
 	switch {
 	case violation || positive && len(want) > 0:
-		v.Basis, v.Confidence = scoring.BasisEvidence, confidenceExact
+		v.Basis, v.Confidence, signal = scoring.BasisEvidence, confidenceExact, SignalPhrase
+		if violation {
+			signal = SignalViolation
+		}
 		for _, h := range decisive {
 			if a.loose(h) {
 				v.Confidence = confidenceLoose
+				signal += SignalLooseSuffix
 			}
 		}
 	case conflict:
-		v.Basis, v.Confidence = scoring.BasisConflict, confidenceConflict
+		v.Basis, v.Confidence, signal = scoring.BasisConflict, confidenceConflict, SignalConflict
 	default:
-		v.Basis, v.Confidence = scoring.BasisAbsence, r.absenceConfidence
+		v.Basis, v.Confidence, signal = scoring.BasisAbsence, r.absenceConfidence, SignalAbsence
 		// A hint, else a reply, else something unprompted, else cues
 		// together turn the verdict.
 		var signs []hit
@@ -1055,7 +1080,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		}
 		if signs != nil {
 			v.Complies = !v.Complies
-			v.Basis, v.Confidence = scoring.BasisConflict, r.hintConfidence
+			v.Basis, v.Confidence, signal = scoring.BasisConflict, r.hintConfidence, SignalHint
 			cs := make([]citation, len(signs))
 			for i, h := range signs {
 				cs[i] = a.cite(h)
@@ -1076,7 +1101,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 			// A turn that reads as disrespectful fails the criterion, one
 			// that might is a conflict; either way an analyst should see it.
 			v.Complies = score < r.tone.failsAt
-			v.Basis, v.Confidence = scoring.BasisConflict, min(v.Confidence, r.hintConfidence)
+			v.Basis, v.Confidence, signal = scoring.BasisConflict, min(v.Confidence, r.hintConfidence), SignalTone
 			ct := a.cite(h)
 			var pairs []string
 			ct.quote, pairs = c.model.Telling(a.segs[a.words[h.span.first].seg].Text, a.lang, toneTelling)
@@ -1086,7 +1111,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	}
 	v.Explanation = strings.Join(append(failures, findings...), " ")
 	v.Evidence = a.evidence(cited)
-	return v
+	return v, signal
 }
 
 // toneTelling is how many of a turn's most telling pairs of words a tone
