@@ -7,9 +7,10 @@ import (
 )
 
 // ConfidentTarget is how often the verdicts not sent to review must agree
-// with the analysts, in every language and kind, at the review threshold
-// ChooseThreshold picks: the goal of 97 % with a point of margin, since the
-// rules themselves were tuned on the development set.
+// with the analysts, in each language and each kind, at the review
+// threshold ChooseThreshold picks: the goal of 97 % with a point of margin,
+// since the rules themselves were tuned on the development set (the last
+// held-out set's confident agreement was 0.6 points below dev's).
 const ConfidentTarget = 0.98
 
 // ThresholdRow is a candidate review threshold measured on outcomes.
@@ -41,7 +42,7 @@ func Thresholds(outcomes []Outcome) []ThresholdRow {
 			switch {
 			case key == "all":
 				row.Confident, row.Review = t.ConfidentAgreement(), t.ReviewShare()
-			case strings.Contains(key, "/") && !strings.Contains(key, "criterion:"):
+			case strings.Count(key, "/") == 1 && !strings.Contains(key, "criterion:"): // a language or a kind
 				row.WorstConfident = min(row.WorstConfident, t.ConfidentAgreement())
 				row.WorstReview = max(row.WorstReview, t.ReviewShare())
 			}
@@ -52,7 +53,7 @@ func Thresholds(outcomes []Outcome) []ThresholdRow {
 }
 
 // ChooseThreshold returns the lowest of rows' thresholds at which the
-// confident verdicts of every language and kind agree at least
+// confident verdicts of each language and each kind agree at least
 // ConfidentTarget (the highest if none does): the fewest interactions sent
 // to review that keeps what is not reviewed right.
 func ChooseThreshold(rows []ThresholdRow) ThresholdRow {
@@ -73,6 +74,6 @@ func PrintThresholds(w io.Writer, rows []ThresholdRow) {
 			100*r.Review, 100*r.WorstReview)
 	}
 	c := ChooseThreshold(rows)
-	fmt.Fprintf(w, "\nChosen: %.2f, the lowest at which confident verdicts agree at least %.0f %% in every language and kind.\n",
+	fmt.Fprintf(w, "\nChosen: %.2f, the lowest at which confident verdicts agree at least %.0f %% in each language and each kind.\n",
 		c.Threshold, 100*ConfidentTarget)
 }

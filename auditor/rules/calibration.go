@@ -47,14 +47,18 @@ type Cell struct {
 	Complies          bool
 	// Language is the base of the interaction's language tag ("es", "en").
 	Language, Kind string
+	// Phrase is the phrase that decided the verdict, as the rule wrote it;
+	// empty for absence and the tone model.
+	Phrase string
 	// Prior is the confidence the rule gives the verdict, used where the
 	// table has seen nothing like it (a campaign's own criterion).
 	Prior float64
 }
 
-func newCell(criterion, signal string, v scoring.Verdict, lang, kind string) Cell {
+func newCell(criterion string, d decided, v scoring.Verdict, lang, kind string) Cell {
 	base, _, _ := strings.Cut(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(lang)), "_", "-"), "-")
-	return Cell{Criterion: criterion, Signal: signal, Complies: v.Complies, Language: base, Kind: kind, Prior: v.Confidence}
+	return Cell{Criterion: criterion, Signal: d.signal, Complies: v.Complies, Language: base, Kind: kind, Phrase: d.phrase,
+		Prior: v.Confidence}
 }
 
 // fingerprint names a criterion and its rule: the id, and a hash of the
@@ -71,11 +75,14 @@ func fingerprint(c scoring.Criterion) string {
 }
 
 // keys are the cell's keys in the table, from the widest (the signal and
-// verdict over every criterion) to the narrowest.
-func (c Cell) keys() [4]string {
+// verdict over every criterion) to the narrowest (the phrase that decided
+// it, in a language and kind).
+func (c Cell) keys() [5]string {
 	verdict := c.Signal + "|" + strconv.FormatBool(c.Complies)
 	criterion := c.Criterion + "|" + verdict
-	return [4]string{"*|" + verdict, criterion, criterion + "|" + c.Language, criterion + "|" + c.Language + "|" + c.Kind}
+	lang := criterion + "|" + c.Language
+	kind := lang + "|" + c.Kind
+	return [5]string{"*|" + verdict, criterion, lang, kind, kind + "|" + c.Phrase}
 }
 
 // Count is how many verdicts of a cell the development set holds, and how
@@ -94,7 +101,8 @@ type Calibration struct {
 	// near the wider one, so a handful of agreements never gives 1.
 	Strength float64 `json:"strength"`
 	// Counts are keyed "*|signal|complies", "criterion|signal|complies",
-	// then with "|language" and "|language|kind" appended.
+	// then with "|language", "|language|kind" and "|language|kind|phrase"
+	// appended.
 	Counts map[string]Count `json:"counts"`
 }
 

@@ -23,11 +23,11 @@ func TestCalibration(t *testing.T) {
 	}
 	c := Fit(samples, 10)
 	require.Equal(t, Count{N: 43, Agree: 23}, c.Counts["*|absence|false"])
-	require.Equal(t, Count{N: 3, Agree: 3}, c.Counts["greeting#00000000|absence|false|en|chat"])
+	require.Equal(t, Count{N: 3, Agree: 3}, c.Counts["greeting#00000000|absence|false|en|chat|"])
 
 	wide := (23 + 10*0.7) / (43 + 10.0)
 	want := wide
-	for range 3 { // the criterion's, its language's and its kind's keys count the same three
+	for range 4 { // the criterion's, its language's, kind's and phrase's keys count the same three
 		want = (3 + 10*want) / (3 + 10)
 	}
 	require.InDelta(t, want, c.Confidence(cell), 1e-12)

@@ -236,3 +236,20 @@ func TestDefaultScorecardInnocentNeighbours(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, complies(vs)["no_forbidden_phrases"], explanation(t, vs, "no_forbidden_phrases"))
 }
+
+// TestDefaultScorecardIssue38 holds what issue 38 found: a curt farewell
+// is no cordial one, and a greeting only the customer said is neither the
+// agent's nor quoted as their evidence.
+func TestDefaultScorecardIssue38(t *testing.T) {
+	t.Parallel()
+	v := verdictOf(t, "farewell", "Hello, I'm Sam, how can I help?", "Nothing, I'm leaving.", "Whatever. Bye.")
+	require.False(t, v.Complies, v.Explanation)
+	v = verdictOf(t, "farewell", "Hola, soy Ana.", "Nada más.", "Lo que sea. Adiós.")
+	require.False(t, v.Complies, v.Explanation)
+	require.True(t, verdictOf(t, "farewell", "Hello, I'm Sam.", "That's all.", "Thanks for calling, bye!").Complies)
+
+	v = verdictOf(t, "greeting", "What do you want?", "Good morning! I'm calling about my bill.")
+	require.False(t, v.Complies)
+	require.Empty(t, v.Evidence, "the customer's greeting is not the agent's evidence")
+	require.NotContains(t, v.Explanation, "Good morning")
+}

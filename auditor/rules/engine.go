@@ -250,9 +250,9 @@ func (e *Engine) Judge(kind string, t transcript.Transcript, lang string) ([]sco
 	cells := make([]Cell, 0, len(e.criteria))
 	for i, c := range e.card.Criteria {
 		if c.Applies(kind) {
-			v, signal := a.judge(c.ID, &e.criteria[i])
+			v, d := a.judge(c.ID, &e.criteria[i])
 			verdicts = append(verdicts, v)
-			cells = append(cells, newCell(e.criteria[i].fingerprint, signal, v, lang, kind))
+			cells = append(cells, newCell(e.criteria[i].fingerprint, d, v, lang, kind))
 		}
 	}
 	return verdicts, cells
@@ -955,9 +955,13 @@ func (a *audit) opposite(c *criterion, r *rule) (hit, bool) {
 	return hit{}, false
 }
 
+// decided is what decided a verdict: a Signal, and the phrase that did
+// as the rule wrote it (empty for absence and tone).
+type decided struct{ signal, phrase string }
+
 // judge applies criterion c (id) to the transcript, and says what decided
-// the verdict (a Signal).
-func (a *audit) judge(id string, c *criterion) (scoring.Verdict, string) {
+// the verdict.
+func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 	r := &c.rule
 	sc := scope{speaker: r.speaker, afterCustomer: r.afterCustomerTurns}
 	if a.timed {
@@ -971,7 +975,7 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, string) {
 		v.Complies = true
 		v.Explanation = a.w.notApplicable(phrasesOf(append(slices.Clip(c.appliesIf), c.appliesIfOwn...)))
 		v.Basis, v.Confidence = scoring.BasisAbsence, r.notApplicableConfidence
-		return v, SignalNotApplicable
+		return v, decided{signal: SignalNotApplicable}
 	}
 	var failures, findings []string
 	var decisive, cited []hit
@@ -1004,13 +1008,14 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, string) {
 			continue
 		}
 		var out *citation
-		if h, ok := a.first(g, r, outside); ok {
+		// Said by the speaker, out of place, points both ways. Said by the
+		// other party, it says nothing of the speaker, and is never quoted
+		// as their evidence.
+		if h, ok := a.first(g, r.anywhere(), counted); ok {
 			ct := a.cite(h)
 			out = &ct
 			cited = append(cited, h)
-			// Said by the speaker, out of place, points both ways; said by
-			// the other party, it does not.
-			conflict = conflict || a.speaks(r, a.words[h.span.first].seg)
+			conflict = true
 		}
 		failures = append(failures, a.w.missing(phrasesOf(g), sc, out))
 	}
@@ -1048,23 +1053,23 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, string) {
 		}
 	}
 	v.Complies = len(failures) == 0
-	var signal string
+	var d decided
 	switch {
 	case violation || positive && len(want) > 0:
-		v.Basis, v.Confidence, signal = scoring.BasisEvidence, confidenceExact, SignalPhrase
+		v.Basis, v.Confidence, d = scoring.BasisEvidence, confidenceExact, decided{SignalPhrase, decisive[0].phrase}
 		if violation {
-			signal = SignalViolation
+			d.signal = SignalViolation
 		}
 		for _, h := range decisive {
 			if a.loose(h) {
 				v.Confidence = confidenceLoose
-				signal += SignalLooseSuffix
+				d.signal += SignalLooseSuffix
 			}
 		}
 	case conflict:
-		v.Basis, v.Confidence, signal = scoring.BasisConflict, confidenceConflict, SignalConflict
+		v.Basis, v.Confidence, d = scoring.BasisConflict, confidenceConflict, decided{SignalConflict, cited[0].phrase}
 	default:
-		v.Basis, v.Confidence, signal = scoring.BasisAbsence, r.absenceConfidence, SignalAbsence
+		v.Basis, v.Confidence, d = scoring.BasisAbsence, r.absenceConfidence, decided{signal: SignalAbsence}
 		// A hint, else a reply, else something unprompted, else cues
 		// together turn the verdict.
 		var signs []hit
@@ -1080,7 +1085,7 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, string) {
 		}
 		if signs != nil {
 			v.Complies = !v.Complies
-			v.Basis, v.Confidence, signal = scoring.BasisConflict, r.hintConfidence, SignalHint
+			v.Basis, v.Confidence, d = scoring.BasisConflict, r.hintConfidence, decided{SignalHint, signs[0].phrase}
 			cs := make([]citation, len(signs))
 			for i, h := range signs {
 				cs[i] = a.cite(h)
@@ -1101,7 +1106,7 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, string) {
 			// A turn that reads as disrespectful fails the criterion, one
 			// that might is a conflict; either way an analyst should see it.
 			v.Complies = score < r.tone.failsAt
-			v.Basis, v.Confidence, signal = scoring.BasisConflict, min(v.Confidence, r.hintConfidence), SignalTone
+			v.Basis, v.Confidence, d = scoring.BasisConflict, min(v.Confidence, r.hintConfidence), decided{signal: SignalTone}
 			ct := a.cite(h)
 			var pairs []string
 			ct.quote, pairs = c.model.Telling(a.segs[a.words[h.span.first].seg].Text, a.lang, toneTelling)
@@ -1111,7 +1116,7 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, string) {
 	}
 	v.Explanation = strings.Join(append(failures, findings...), " ")
 	v.Evidence = a.evidence(cited)
-	return v, signal
+	return v, d
 }
 
 // toneTelling is how many of a turn's most telling pairs of words a tone
