@@ -29,9 +29,15 @@ const (
 	SignalConflict = "conflict"
 	// SignalAbsence: nothing the rule looks for was said.
 	SignalAbsence = "absence"
-	// SignalHint: a hint, reply, unprompted phrase or cues turned the
-	// verdict absence would give.
-	SignalHint = "hint"
+	// SignalHint: a hint turned the verdict absence would give;
+	// SignalHints: hints in more than one turn did.
+	SignalHint, SignalHints = "hint", "hints"
+	// SignalReply: the other party's reply to a turn did.
+	SignalReply = "reply"
+	// SignalUnprompted: a phrase said unprompted did.
+	SignalUnprompted = "unprompted"
+	// SignalCues: cues said together did.
+	SignalCues = "cues"
 	// SignalTone: the tone model read a turn as (possibly) disrespectful.
 	SignalTone = "tone"
 )

@@ -1073,19 +1073,22 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 		// A hint, else a reply, else something unprompted, else cues
 		// together turn the verdict.
 		var signs []hit
-		unprompted := false
+		unprompted, sign := false, SignalHint
 		if hs := a.against(c.hints, r); len(hs) > 0 {
 			signs = hs[:1]
+			if a.words[hs[len(hs)-1].span.first].seg != a.words[hs[0].span.first].seg {
+				sign = SignalHints
+			}
 		} else if h, ok := a.firstReply(c.replies, r); ok {
-			signs = []hit{h}
+			signs, sign = []hit{h}, SignalReply
 		} else if h, ok := a.firstUnprompted(c.unprompted, r); ok {
-			signs, unprompted = []hit{h}, true
+			signs, unprompted, sign = []hit{h}, true, SignalUnprompted
 		} else {
-			signs = a.together(c.cues, c.replyCues, r)
+			signs, sign = a.together(c.cues, c.replyCues, r), SignalCues
 		}
 		if signs != nil {
 			v.Complies = !v.Complies
-			v.Basis, v.Confidence, d = scoring.BasisConflict, r.hintConfidence, decided{SignalHint, signs[0].phrase}
+			v.Basis, v.Confidence, d = scoring.BasisConflict, r.hintConfidence, decided{sign, signs[0].phrase}
 			cs := make([]citation, len(signs))
 			for i, h := range signs {
 				cs[i] = a.cite(h)
