@@ -252,4 +252,11 @@ func TestDefaultScorecardIssue38(t *testing.T) {
 	require.False(t, v.Complies)
 	require.Empty(t, v.Evidence, "the customer's greeting is not the agent's evidence")
 	require.NotContains(t, v.Explanation, "Good morning")
+
+	// A promise with no time frame is no resolution, whatever else is done.
+	v = verdictOf(t, "resolution", "Hi, I'm Sam.", "My refund never came.",
+		"I've escalated it. I can't give you a time, someone will look at it.")
+	require.False(t, v.Complies, v.Explanation)
+	v = verdictOf(t, "resolution", "Hola, soy Ana.", "¿Y mi reembolso?", "Ya lo escalé, pero todavía no hay fecha.")
+	require.False(t, v.Complies, v.Explanation)
 }

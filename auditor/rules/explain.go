@@ -123,7 +123,8 @@ func inLanguage(phrases []string, spanish bool) []string {
 var spanishWords = set("de la el que su mi le lo por para con una un del los las ya muy es en se al dni nie usted " +
 	"hola holi buenas buenos buen gracias hasta luego pronto vemos chao chau saludo saludos abrazo tenga tengas pase " +
 	"pases siga sigas vayas feliz soy llamo habla atiende algo alguna alguna otra cosa ayudar ayudo puedo puedes " +
-	"necesita necesitas nada sea adios buena tarde noche noches dia dias")
+	"necesita necesitas nada sea adios buena tarde noche noches dia dias queda quedo abrimos confirmad confirmado " +
+	"confirmada resuelto tramit listo hecho")
 
 // looksSpanish reports whether phrase has a Spanish letter or word.
 func looksSpanish(phrase string) bool {
