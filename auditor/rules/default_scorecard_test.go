@@ -259,4 +259,13 @@ func TestDefaultScorecardIssue38(t *testing.T) {
 	require.False(t, v.Complies, v.Explanation)
 	v = verdictOf(t, "resolution", "Hola, soy Ana.", "¿Y mi reembolso?", "Ya lo escalé, pero todavía no hay fecha.")
 	require.False(t, v.Complies, v.Explanation)
+
+	// Reading the account from the caller's number, or on a name alone,
+	// makes verification apply, and fail.
+	v = verdictOf(t, "verification", "Hi, I'm Sam.", "I'd like to change my address.",
+		"I can see you're calling from the number on the account. What's the new address?")
+	require.False(t, v.Complies, v.Explanation)
+	v = verdictOf(t, "verification", "Hola, soy Ana.", "Soy Marta Gil, quiero cambiar la entrega.",
+		"Veo que la reserva está a su nombre. Le actualicé la entrega al sábado.")
+	require.False(t, v.Complies, v.Explanation)
 }
