@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/auditd/auditd/scoring"
@@ -51,7 +50,7 @@ type Cell struct {
 	// another criterion.
 	Criterion, Signal string
 	Complies          bool
-	// Language is the base of the interaction's language tag ("es", "en").
+	// Language is "es" for Spanish interactions, "en" for the others.
 	Language, Kind string
 	// Phrase is the phrase that decided the verdict, as the rule wrote it;
 	// empty for absence and the tone model.
@@ -62,7 +61,10 @@ type Cell struct {
 }
 
 func newCell(criterion string, d decided, v scoring.Verdict, lang, kind string) Cell {
-	base, _, _ := strings.Cut(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(lang)), "_", "-"), "-")
+	base := "en" // as explanations, anything but Spanish reads as English
+	if scoring.IsSpanish(lang) {
+		base = "es"
+	}
 	return Cell{Criterion: criterion, Signal: d.signal, Complies: v.Complies, Language: base, Kind: kind, Phrase: d.phrase,
 		Prior: v.Confidence}
 }
