@@ -55,6 +55,11 @@ func Judge(ctx context.Context, e Engine, card scoring.Scorecard, kind string, t
 // the criteria that lack a verdict). The zero value is ready to use, and
 // safe for concurrent use.
 type Rules struct {
+	// Calibration, when set, is the table confidences are read from instead
+	// of the embedded one (rules.Fitted): for measuring a table fitted on
+	// part of the evaluation set.
+	Calibration *rules.Calibration
+
 	mu    sync.Mutex
 	seed  maphash.Seed
 	cache map[uint64]compiled
@@ -80,6 +85,9 @@ func (r *Rules) Audit(_ context.Context, card scoring.Scorecard, kind string, t 
 	e, err := r.Compile(card)
 	if err != nil {
 		return nil, Permanent(err)
+	}
+	if r.Calibration != nil {
+		e = e.Calibrated(r.Calibration)
 	}
 	v, err := e.Audit(kind, t, lang)
 	if err != nil {

@@ -19,6 +19,12 @@ import (
 	"golang.org/x/text/language"
 )
 
+// DefaultReviewConfidence is AUDIT_REVIEW_CONFIDENCE's default: the
+// threshold `make eval` chooses from the rules engine's cross-validated
+// reliability on the development set (docs/engines.md, "Confidence and
+// review").
+const DefaultReviewConfidence = 0.84
+
 // Config is the whole configuration of auditd. The zero value is not valid;
 // use FromEnv.
 type Config struct {
@@ -198,7 +204,7 @@ type Config struct {
 	AuditorEngine string
 	// ReviewConfidence is the confidence below which an automatic verdict
 	// is marked as needing an analyst's review (AUDIT_REVIEW_CONFIDENCE),
-	// from 0 to 1. Defaults to 0.8.
+	// from 0 to 1. Defaults to DefaultReviewConfidence.
 	ReviewConfidence float64
 	// LLMBaseURL is the OpenAI-compatible server of the llm engine, with or
 	// without /v1 (LLM_BASE_URL). Required with AUDITOR_ENGINE=llm.
@@ -288,7 +294,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		BulkResultsDays:           e.integer("BULK_RESULTS_DAYS", 90),
 
 		AuditorEngine:                e.str("AUDITOR_ENGINE", "rules"),
-		ReviewConfidence:             e.fraction("AUDIT_REVIEW_CONFIDENCE", 0.8),
+		ReviewConfidence:             e.fraction("AUDIT_REVIEW_CONFIDENCE", DefaultReviewConfidence),
 		LLMBaseURL:                   e.str("LLM_BASE_URL", ""),
 		LLMAPIKey:                    e.str("LLM_API_KEY", ""),
 		LLMModel:                     e.str("LLM_MODEL", ""),

@@ -284,11 +284,11 @@ func TestAuditorEngine(t *testing.T) {
 	require.Equal(t, "sk-x", c.LLMAPIKey)
 	require.Equal(t, 20000, c.LLMContextChars)
 	require.Equal(t, 90*time.Second, c.LLMTimeout)
-	require.Equal(t, 0.8, c.ReviewConfidence)
-	c, err = FromEnv(getenv(llm(map[string]string{"AUDITOR_ENGINE": "hybrid", "AUDIT_REVIEW_CONFIDENCE": "0.9"})))
+	require.Equal(t, DefaultReviewConfidence, c.ReviewConfidence)
+	c, err = FromEnv(getenv(llm(map[string]string{"AUDITOR_ENGINE": "hybrid", "AUDIT_REVIEW_CONFIDENCE": "0.7"})))
 	require.NoError(t, err)
 	require.Equal(t, "hybrid", c.AuditorEngine)
-	require.Equal(t, 0.9, c.ReviewConfidence)
+	require.Equal(t, 0.7, c.ReviewConfidence)
 
 	for _, tc := range []struct {
 		vars map[string]string

@@ -149,27 +149,11 @@ func (o Outcome) Agrees() bool { return o.Verdict.Complies == o.Label.Complies }
 // match the criteria that apply is an error: the set is wrong, not the
 // engine.
 func Run(ctx context.Context, e auditor.Engine, cards func(lang string) (scoring.Scorecard, error), cases []Case, review float64) ([]Outcome, error) {
-	// The service audits transcripts redacted as their campaign says; the
-	// set is audited as the strictest campaign would redact it.
-	redactor, err := redact.New(redact.RedactionSettings{Types: redact.Types})
-	if err != nil {
-		return nil, err
-	}
 	var out []Outcome
-	for i := range cases {
-		c := &cases[i]
-		card, err := cards(c.Language)
-		if err != nil {
-			return nil, err
-		}
-		t, err := c.Transcript()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.ID, err)
-		}
-		t, _ = redactor.Transcript(t)
+	err := each(cards, cases, func(c *Case, card scoring.Scorecard, t transcript.Transcript) error {
 		res, err := auditor.Judge(ctx, e, card, c.Kind, t, c.Language, 85, review)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.ID, err)
+			return err
 		}
 		var problems []string
 		for _, it := range res.Items {
@@ -185,8 +169,38 @@ func Run(ctx context.Context, e auditor.Engine, cards func(lang string) (scoring
 			problems = append(problems, fmt.Sprintf("%d labels for %d criteria that apply", len(c.Labels), len(res.Items)))
 		}
 		if len(problems) > 0 {
-			return nil, fmt.Errorf("%s: %w", c.ID, errors.New(strings.Join(problems, "; ")))
+			return errors.New(strings.Join(problems, "; "))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// each calls fn with every case, the scorecard cards gives for its
+// language and its transcript redacted of every type of package redact;
+// fn's errors are returned naming the case.
+func each(cards func(lang string) (scoring.Scorecard, error), cases []Case,
+	fn func(c *Case, card scoring.Scorecard, t transcript.Transcript) error) error {
+	// The service audits transcripts redacted as their campaign says; the
+	// set is audited as the strictest campaign would redact it.
+	redactor, err := redact.New(redact.RedactionSettings{Types: redact.Types})
+	if err != nil {
+		return err
+	}
+	for i := range cases {
+		c := &cases[i]
+		card, err := cards(c.Language)
+		if err != nil {
+			return err
+		}
+		t, err := c.Transcript()
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.ID, err)
+		}
+		t, _ = redactor.Transcript(t)
+		if err := fn(c, card, t); err != nil {
+			return fmt.Errorf("%s: %w", c.ID, err)
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/auditor"
+	"github.com/auditd/auditd/auditor/rules"
+	"github.com/auditd/auditd/config"
 	"github.com/auditd/auditd/eval"
 	"github.com/auditd/auditd/scoring"
 )
@@ -19,44 +21,81 @@ import (
 // honest figure: the rules were never tuned on it.
 var floors = map[string]struct {
 	agreement, groupAgreement, confident, criticalFalse float64
+	// ece is the most expected calibration error, review the most share of
+	// interactions with a verdict to review in any language or kind.
+	ece, review float64
 }{
-	// Measured: 96.8 % (Spanish 96.9, English 96.8; lowest group English
-	// chats, 96.6), confident 98.7 %, none of 473 critical failures passed
-	// (the tone model is trained on dev: see its cross-validated figures in
-	// docs/engines.md).
-	eval.Dev: {agreement: 0.965, groupAgreement: 0.96, confident: 0.98, criticalFalse: 0.02},
-	// Measured once, after the round's tuning, on 120 cases written for
-	// this split by four writers who never saw the rules: 94.8 % (es 96.1,
-	// en 93.6, chats 94.1, calls 96.7; lowest group English chats, 92.7),
-	// confident 98.1 %, 2 of 54 critical failures passed (3.7 %: Spanish
-	// 7.1, English 0, chats 5.9, calls 0).
-	eval.Holdout: {agreement: 0.94, groupAgreement: 0.92, confident: 0.975, criticalFalse: 0.05},
+	// Measured at the default review threshold (0.84), confidences
+	// cross-validated: 97.0 % (lowest group English chats, 96.6),
+	// confident 98.3 % (lowest language or kind 98.0), 2 of 527 critical
+	// failures passed, expected calibration error 0.007, interactions to
+	// review 35.7 % (at most 39.1 %, English chats). The rules were tuned
+	// and the tone model trained on dev: see its cross-validated figures
+	// in docs/engines.md.
+	eval.Dev: {agreement: 0.96, groupAgreement: 0.955, confident: 0.98, criticalFalse: 0.02, ece: 0.02, review: 0.45},
+	// The last held-out set (120 cases, round 4 of issue 15) measured
+	// 94.8 % (lowest group English chats, 92.7), confident 98.1 %, 2 of 54
+	// critical failures passed; it has since been read and moved to dev.
+	// The fresh set written for issue 38 is held to the same floors, and
+	// to that issue's goals for calibration and review.
+	eval.Holdout: {agreement: 0.94, groupAgreement: 0.92, confident: 0.975, criticalFalse: 0.05, ece: 0.05, review: 0.25},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
 const minCases = 1060
 
-// TestAuditorAgreesWithTheAnalysts audits the evaluation set as the audit
-// job does and holds every split present, and each language and kind in
-// it, to the floors.
+// TestAuditorAgreesWithTheAnalysts audits the development set as the
+// audit job does and holds it, and each language and kind in it, to its
+// floors.
 func TestAuditorAgreesWithTheAnalysts(t *testing.T) {
 	t.Parallel()
-	cases, err := eval.Load(os.DirFS("."), eval.Dev, eval.Holdout)
+	holdSplit(t, eval.Dev)
+}
+
+// TestHeldOutFloors holds the held-out split to its floors. It fails when
+// no held-out case is present: a held-out set is read once and then moved
+// to dev, and the audit is not done until a fresh one is measured.
+func TestHeldOutFloors(t *testing.T) {
+	t.Parallel()
+	holdSplit(t, eval.Holdout)
+}
+
+// holdSplit audits split at the default review threshold and holds it, and
+// each language and kind in it, to its floors. The development set's
+// confidences are cross-validated (eval.CrossValidate), and the embedded
+// calibration table must be the one fitted on it.
+func holdSplit(t *testing.T, split string) {
+	cases, err := eval.Load(os.DirFS("."), split)
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(cases), minCases, "the evaluation set is there")
-	outcomes, err := eval.Run(context.Background(), &auditor.Rules{}, scoring.DefaultScorecard, cases, 0.8)
-	require.NoError(t, err)
+	require.NotEmpty(t, cases, "no %s cases are present in eval/cases/%s: a fresh set, written by people who never saw "+
+		"the rules, must be added there before the audit's figures can be trusted", split, split)
+	ctx, review := context.Background(), config.DefaultReviewConfidence
+	var outcomes []eval.Outcome
+	if split == eval.Dev {
+		require.GreaterOrEqual(t, len(cases), minCases, "the development set is there")
+		samples, err := eval.Samples(&auditor.Rules{}, scoring.DefaultScorecard, cases)
+		require.NoError(t, err)
+		require.Equal(t, rules.Fitted(), eval.Fit(samples), "auditor/rules/calibration.json is fitted on dev: "+
+			"run go run ./cmd/auditeval -fit after changing the rules or the set")
+		outcomes, err = eval.CrossValidate(ctx, scoring.DefaultScorecard, cases, samples, review)
+		require.NoError(t, err)
+		require.Equal(t, eval.ChooseThreshold(eval.Thresholds(outcomes)).Threshold, review,
+			"AUDIT_REVIEW_CONFIDENCE's default is the threshold make eval chooses")
+	} else {
+		outcomes, err = eval.Run(ctx, &auditor.Rules{}, scoring.DefaultScorecard, cases, review)
+		require.NoError(t, err)
+	}
 	s := eval.Summarise(outcomes)
-	for split, f := range floors {
-		tl, ok := s.Groups[split]
-		require.True(t, ok, "the %s split is there", split)
-		require.GreaterOrEqual(t, tl.Agreement(), f.agreement, "agreement of %s", split)
-		require.GreaterOrEqual(t, tl.ConfidentAgreement(), f.confident, "confident agreement of %s", split)
-		require.LessOrEqual(t, tl.CriticalFalseComplyRate(), f.criticalFalse, "critical false complies of %s", split)
-		for _, key := range s.Order {
-			if strings.HasPrefix(key, split+"/") && !strings.Contains(key, "criterion:") {
-				require.GreaterOrEqual(t, s.Groups[key].Agreement(), f.groupAgreement, "agreement of %s", key)
-			}
+	f := floors[split]
+	tl := s.Groups[split]
+	require.GreaterOrEqual(t, tl.Agreement(), f.agreement, "agreement of %s", split)
+	require.GreaterOrEqual(t, tl.ConfidentAgreement(), f.confident, "confident agreement of %s", split)
+	require.LessOrEqual(t, tl.CriticalFalseComplyRate(), f.criticalFalse, "critical false complies of %s", split)
+	require.LessOrEqual(t, tl.ECE(), f.ece, "expected calibration error of %s", split)
+	for _, key := range s.Order {
+		if strings.HasPrefix(key, split+"/") && !strings.Contains(key, "criterion:") {
+			require.GreaterOrEqual(t, s.Groups[key].Agreement(), f.groupAgreement, "agreement of %s", key)
+			require.LessOrEqual(t, s.Groups[key].ReviewShare(), f.review, "interactions to review of %s", key)
 		}
 	}
 }

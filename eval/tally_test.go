@@ -15,22 +15,31 @@ func TestTally(t *testing.T) {
 	c := &eval.Case{ID: "x", Split: eval.Dev, Language: "es", Kind: scoring.Chat}
 	critical := scoring.Criterion{ID: "respect", Critical: true}
 	plain := scoring.Criterion{ID: "greeting"}
-	outcome := func(cr scoring.Criterion, label, verdict, review bool) eval.Outcome {
+	other := &eval.Case{ID: "y", Split: eval.Dev, Language: "es", Kind: scoring.Chat}
+	outcome := func(c *eval.Case, cr scoring.Criterion, label, verdict, review bool, confidence float64) eval.Outcome {
 		return eval.Outcome{Case: c, Criterion: cr, Label: eval.Label{Complies: label},
-			Verdict: scoring.Item{CriterionID: cr.ID, Complies: verdict, Assessment: scoring.Assessment{NeedsReview: review}}}
+			Verdict: scoring.Item{CriterionID: cr.ID, Complies: verdict,
+				Assessment: scoring.Assessment{Confidence: confidence, NeedsReview: review}}}
 	}
 	var tl eval.Tally
 	for _, o := range []eval.Outcome{
-		outcome(plain, true, true, false),     // agrees, confident
-		outcome(plain, false, true, true),     // false complies, to review
-		outcome(plain, true, false, false),    // false fails, confident
-		outcome(critical, false, true, false), // critical false complies, confident
-		outcome(critical, false, false, true), // agrees, to review
+		outcome(c, plain, true, true, false, 0.99),        // agrees, confident
+		outcome(c, plain, false, true, true, 0.6),         // false complies, to review
+		outcome(c, plain, true, false, false, 0.995),      // false fails, confident
+		outcome(other, critical, false, true, false, 0.9), // critical false complies, confident
+		outcome(other, critical, false, false, true, 0.6), // agrees, to review
 	} {
 		tl.Add(o)
 	}
-	require.Equal(t, eval.Tally{N: 5, Agree: 2, FalseComplies: 2, FalseFails: 1, Confident: 3, ConfidentAgree: 1,
-		CriticalFails: 2, CriticalFalseComplies: 1}, tl)
+	require.Equal(t, []int{5, 2, 2, 1, 3, 1, 2, 1, 2, 2}, []int{tl.N, tl.Agree, tl.FalseComplies, tl.FalseFails, tl.Confident,
+		tl.ConfidentAgree, tl.CriticalFails, tl.CriticalFalseComplies, tl.Interactions, tl.Reviewed})
+	require.Equal(t, eval.Bin{N: 2, Agree: 1, Confidence: 1.2}, tl.Bins[2], "0.6 and 0.6")
+	require.Equal(t, eval.Bin{N: 1, Agree: 0, Confidence: 0.9}, tl.Bins[5])
+	require.Equal(t, []int{2, 1}, []int{tl.Bins[9].N, tl.Bins[9].Agree}, "0.99 and 0.995")
+	require.InDelta(t, 0.9925, tl.Bins[9].MeanConfidence(), 1e-9)
+	// |0.6 − 0.5| × 2/5 + |0.9 − 0| × 1/5 + |0.9925 − 0.5| × 2/5
+	require.InDelta(t, 0.04+0.18+0.197, tl.ECE(), 1e-9)
+	require.InDelta(t, 1, tl.ReviewShare(), 1e-9, "both interactions have a verdict to review")
 	require.InDelta(t, 0.4, tl.Agreement(), 1e-9)
 	require.InDelta(t, 1.0/3, tl.ConfidentAgreement(), 1e-9)
 	require.InDelta(t, 0.4, tl.Routed(), 1e-9)

@@ -236,3 +236,36 @@ func TestDefaultScorecardInnocentNeighbours(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, complies(vs)["no_forbidden_phrases"], explanation(t, vs, "no_forbidden_phrases"))
 }
+
+// TestDefaultScorecardIssue38 holds what issue 38 found: a curt farewell
+// is no cordial one, and a greeting only the customer said is neither the
+// agent's nor quoted as their evidence.
+func TestDefaultScorecardIssue38(t *testing.T) {
+	t.Parallel()
+	v := verdictOf(t, "farewell", "Hello, I'm Sam, how can I help?", "Nothing, I'm leaving.", "Whatever. Bye.")
+	require.False(t, v.Complies, v.Explanation)
+	v = verdictOf(t, "farewell", "Hola, soy Ana.", "Nada más.", "Lo que sea. Adiós.")
+	require.False(t, v.Complies, v.Explanation)
+	require.True(t, verdictOf(t, "farewell", "Hello, I'm Sam.", "That's all.", "Thanks for calling, bye!").Complies)
+
+	v = verdictOf(t, "greeting", "What do you want?", "Good morning! I'm calling about my bill.")
+	require.False(t, v.Complies)
+	require.Empty(t, v.Evidence, "the customer's greeting is not the agent's evidence")
+	require.NotContains(t, v.Explanation, "Good morning")
+
+	// A promise with no time frame is no resolution, whatever else is done.
+	v = verdictOf(t, "resolution", "Hi, I'm Sam.", "My refund never came.",
+		"I've escalated it. I can't give you a time, someone will look at it.")
+	require.False(t, v.Complies, v.Explanation)
+	v = verdictOf(t, "resolution", "Hola, soy Ana.", "¿Y mi reembolso?", "Ya lo escalé, pero todavía no hay fecha.")
+	require.False(t, v.Complies, v.Explanation)
+
+	// Reading the account from the caller's number, or on a name alone,
+	// makes verification apply, and fail.
+	v = verdictOf(t, "verification", "Hi, I'm Sam.", "I'd like to change my address.",
+		"I can see you're calling from the number on the account. What's the new address?")
+	require.False(t, v.Complies, v.Explanation)
+	v = verdictOf(t, "verification", "Hola, soy Ana.", "Soy Marta Gil, quiero cambiar la entrega.",
+		"Veo que la reserva está a su nombre. Le actualicé la entrega al sábado.")
+	require.False(t, v.Complies, v.Explanation)
+}

@@ -169,6 +169,26 @@
 //     one ("no son suyas jeje"). Rules with replies or
 //     unprompted phrases name their speaker.
 //
+// Those figures are the rule's own, its prior. Audit replaces them, for the
+// criteria of a scorecard the embedded calibration table has counted, by
+// the estimated probability that an analyst agrees with the verdict (see
+// Calibration): how often analysts agreed with verdicts of the same cell on
+// the development set (eval/cases/dev). A cell is the criterion (its id and
+// its rule's fingerprint: the same id with other rules is another
+// criterion), what decided the verdict (a Signal: not applicable, a phrase
+// or a violation said as written or loosely, a conflict, absence, a hint,
+// hints in several turns, a reply, an unprompted phrase, cues, the tone
+// model), whether it is met, then the interaction's language, its kind,
+// and the phrase that decided it. Each is smoothed toward the wider cell
+// around it (Calibration.Strength verdicts' worth), so a phrase seen three
+// times, all agreed, stays near its criterion's figure instead of giving
+// 1. The table is fitted by `go run ./cmd/auditeval -fit`, never by hand;
+// package eval's tests fail when it is not the one the set and the rules
+// give. A campaign's own criteria, and default ones it has edited, keep
+// their rule's figures. The tone model's score is not a feature: the model
+// is trained on the development set, so its score there says more than it
+// would on interactions it never saw.
+//
 // # Tone
 //
 // Phrases find rudeness worded as the lexicon words it; a writer's own

@@ -26,6 +26,8 @@ type Engine struct {
 	exprs []cexpr
 	// slots: which slots some phrase uses (only those are recognised).
 	slots [numSlots]bool
+	// cal is the calibration table Audit reads confidences from.
+	cal *Calibration
 }
 
 // citem is a compiled item: the ids of its alternative words, or a slot.
@@ -71,6 +73,8 @@ type criterion struct {
 	before, against, unless group
 	// model scores the speaker's turns; nil when the rule has no "tone".
 	model *tone.Model
+	// fingerprint names the criterion in the calibration table.
+	fingerprint string
 }
 
 // group is a list of alternative phrases.
@@ -96,14 +100,14 @@ func NewWithModels(card scoring.Scorecard, models func(name string) (*tone.Model
 	if err := scoring.Validate(card, CheckRule); err != nil {
 		return nil, err
 	}
-	c := compiler{e: &Engine{card: card, criteria: make([]criterion, len(card.Criteria)), words: newWordIndex()},
+	c := compiler{e: &Engine{card: card, criteria: make([]criterion, len(card.Criteria)), words: newWordIndex(), cal: Fitted()},
 		wordIDs: map[string]int32{}, termIDs: map[string]int32{}, exprIDs: map[string]int32{}}
 	for i, cr := range card.Criteria {
 		r, _ := parseRule(cr.Rule) // Validate accepted it
 		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints), cues: c.group(r.cues),
 			replies: c.group(r.replies), replyCues: c.group(r.replyCues), unprompted: c.group(r.unprompted),
 			appliesIf: c.group(r.appliesIf), appliesIfOwn: c.group(r.appliesIfOwn), before: c.group(r.before),
-			against: c.group(r.against), unless: c.group(r.unless)}
+			against: c.group(r.against), unless: c.group(r.unless), fingerprint: fingerprint(cr)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
 		}
@@ -228,15 +232,30 @@ func (e *Engine) Audit(kind string, t transcript.Transcript, lang string) ([]sco
 	if kind != scoring.Call && kind != scoring.Chat {
 		return nil, fmt.Errorf("unknown interaction kind %q: want %q or %q", kind, scoring.Call, scoring.Chat)
 	}
+	verdicts, cells := e.Judge(kind, t, lang)
+	for i := range verdicts {
+		verdicts[i].Confidence = e.cal.Confidence(cells[i])
+	}
+	return verdicts, nil
+}
+
+// Judge is Audit without the calibration table: each verdict with the
+// confidence its rule gives (see Confidence in the package documentation),
+// and the cell of the calibration table it falls in, for fitting the table
+// (package eval). kind must be scoring.Call or scoring.Chat.
+func (e *Engine) Judge(kind string, t transcript.Transcript, lang string) ([]scoring.Verdict, []Cell) {
 	a := e.prepare(kind, t, wordingFor(lang))
 	a.lang = lang
 	verdicts := make([]scoring.Verdict, 0, len(e.criteria))
+	cells := make([]Cell, 0, len(e.criteria))
 	for i, c := range e.card.Criteria {
 		if c.Applies(kind) {
-			verdicts = append(verdicts, a.judge(c.ID, &e.criteria[i]))
+			v, d := a.judge(c.ID, &e.criteria[i])
+			verdicts = append(verdicts, v)
+			cells = append(cells, newCell(e.criteria[i].fingerprint, d, v, lang, kind))
 		}
 	}
-	return verdicts, nil
+	return verdicts, cells
 }
 
 // audit is the state of one Audit call: the transcript's words, which
@@ -936,8 +955,13 @@ func (a *audit) opposite(c *criterion, r *rule) (hit, bool) {
 	return hit{}, false
 }
 
-// judge applies criterion c (id) to the transcript.
-func (a *audit) judge(id string, c *criterion) scoring.Verdict {
+// decided is what decided a verdict: a Signal, and the phrase that did
+// as the rule wrote it (empty for absence and tone).
+type decided struct{ signal, phrase string }
+
+// judge applies criterion c (id) to the transcript, and says what decided
+// the verdict.
+func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 	r := &c.rule
 	sc := scope{speaker: r.speaker, afterCustomer: r.afterCustomerTurns}
 	if a.timed {
@@ -951,7 +975,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		v.Complies = true
 		v.Explanation = a.w.notApplicable(phrasesOf(append(slices.Clip(c.appliesIf), c.appliesIfOwn...)))
 		v.Basis, v.Confidence = scoring.BasisAbsence, r.notApplicableConfidence
-		return v
+		return v, decided{signal: SignalNotApplicable}
 	}
 	var failures, findings []string
 	var decisive, cited []hit
@@ -984,13 +1008,14 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 			continue
 		}
 		var out *citation
-		if h, ok := a.first(g, r, outside); ok {
+		// Said by the speaker, out of place, points both ways. Said by the
+		// other party, it says nothing of the speaker, and is never quoted
+		// as their evidence.
+		if h, ok := a.first(g, r.anywhere(), counted); ok {
 			ct := a.cite(h)
 			out = &ct
 			cited = append(cited, h)
-			// Said by the speaker, out of place, points both ways; said by
-			// the other party, it does not.
-			conflict = conflict || a.speaks(r, a.words[h.span.first].seg)
+			conflict = true
 		}
 		failures = append(failures, a.w.missing(phrasesOf(g), sc, out))
 	}
@@ -1028,34 +1053,42 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 		}
 	}
 	v.Complies = len(failures) == 0
+	var d decided
 	switch {
 	case violation || positive && len(want) > 0:
-		v.Basis, v.Confidence = scoring.BasisEvidence, confidenceExact
+		v.Basis, v.Confidence, d = scoring.BasisEvidence, confidenceExact, decided{SignalPhrase, decisive[0].phrase}
+		if violation {
+			d.signal = SignalViolation
+		}
 		for _, h := range decisive {
 			if a.loose(h) {
 				v.Confidence = confidenceLoose
+				d.signal += SignalLooseSuffix
 			}
 		}
 	case conflict:
-		v.Basis, v.Confidence = scoring.BasisConflict, confidenceConflict
+		v.Basis, v.Confidence, d = scoring.BasisConflict, confidenceConflict, decided{SignalConflict, cited[0].phrase}
 	default:
-		v.Basis, v.Confidence = scoring.BasisAbsence, r.absenceConfidence
+		v.Basis, v.Confidence, d = scoring.BasisAbsence, r.absenceConfidence, decided{signal: SignalAbsence}
 		// A hint, else a reply, else something unprompted, else cues
 		// together turn the verdict.
 		var signs []hit
-		unprompted := false
+		unprompted, sign := false, SignalHint
 		if hs := a.against(c.hints, r); len(hs) > 0 {
 			signs = hs[:1]
+			if a.words[hs[len(hs)-1].span.first].seg != a.words[hs[0].span.first].seg {
+				sign = SignalHints
+			}
 		} else if h, ok := a.firstReply(c.replies, r); ok {
-			signs = []hit{h}
+			signs, sign = []hit{h}, SignalReply
 		} else if h, ok := a.firstUnprompted(c.unprompted, r); ok {
-			signs, unprompted = []hit{h}, true
+			signs, unprompted, sign = []hit{h}, true, SignalUnprompted
 		} else {
-			signs = a.together(c.cues, c.replyCues, r)
+			signs, sign = a.together(c.cues, c.replyCues, r), SignalCues
 		}
 		if signs != nil {
 			v.Complies = !v.Complies
-			v.Basis, v.Confidence = scoring.BasisConflict, r.hintConfidence
+			v.Basis, v.Confidence, d = scoring.BasisConflict, r.hintConfidence, decided{sign, signs[0].phrase}
 			cs := make([]citation, len(signs))
 			for i, h := range signs {
 				cs[i] = a.cite(h)
@@ -1076,7 +1109,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 			// A turn that reads as disrespectful fails the criterion, one
 			// that might is a conflict; either way an analyst should see it.
 			v.Complies = score < r.tone.failsAt
-			v.Basis, v.Confidence = scoring.BasisConflict, min(v.Confidence, r.hintConfidence)
+			v.Basis, v.Confidence, d = scoring.BasisConflict, min(v.Confidence, r.hintConfidence), decided{signal: SignalTone}
 			ct := a.cite(h)
 			var pairs []string
 			ct.quote, pairs = c.model.Telling(a.segs[a.words[h.span.first].seg].Text, a.lang, toneTelling)
@@ -1086,7 +1119,7 @@ func (a *audit) judge(id string, c *criterion) scoring.Verdict {
 	}
 	v.Explanation = strings.Join(append(failures, findings...), " ")
 	v.Evidence = a.evidence(cited)
-	return v
+	return v, d
 }
 
 // toneTelling is how many of a turn's most telling pairs of words a tone

@@ -117,12 +117,11 @@ func TestAuditSpanishChat(t *testing.T) {
 			evidence: "Mire, usted es un pesado.",
 		},
 		{
-			name: "the customer saying it does not meet an agent criterion",
+			name: "the customer saying it does not meet an agent criterion, nor is quoted as its evidence",
 			rule: greeting, kind: scoring.Chat,
 			transcript:  segments(turn(customer, "Buenos días"), turn(agent, "¿Qué desea?")),
 			complies:    false,
-			explanation: "El agente no dijo «buenos días». Fuera de ese ámbito, el cliente dijo «Buenos días» en el turno 1.",
-			evidence:    "Buenos días",
+			explanation: "El agente no dijo «buenos días».",
 		},
 		{
 			name: "customer criterion",
@@ -214,7 +213,7 @@ func TestAuditCallWindows(t *testing.T) {
 		{
 			name: "greeting at 45 s is late for the first 30 s", rule: greeting, kind: scoring.Call, transcript: call(45),
 			complies: false,
-			explanation: `The agent did not say any of "good morning", "buenos días" within the first 30 s. ` +
+			explanation: `The agent did not say "good morning" within the first 30 s. ` +
 				`Outside that scope, the agent said "Good morning" at 00:45.`,
 			evidence: "Good morning, this is Ana.",
 		},
@@ -360,12 +359,12 @@ func TestAuditLanguages(t *testing.T) {
 	chat := segments(turn(customer, "Hola"), turn(agent, "Adiós"))
 	rule := `{"any": ["hola"], "speaker": "agent", "within_first_turns": 3}`
 	for lang, want := range map[string]string{
-		"es":    "El agente no dijo «hola» en los primeros 3 turnos. Fuera de ese ámbito, el cliente dijo «Hola» en el turno 1.",
-		"es-MX": "El agente no dijo «hola» en los primeros 3 turnos. Fuera de ese ámbito, el cliente dijo «Hola» en el turno 1.",
-		"ES_es": "El agente no dijo «hola» en los primeros 3 turnos. Fuera de ese ámbito, el cliente dijo «Hola» en el turno 1.",
-		"en":    `The agent did not say "hola" in the first 3 turns. Outside that scope, the customer said "Hola" in turn 1.`,
-		"fr":    `The agent did not say "hola" in the first 3 turns. Outside that scope, the customer said "Hola" in turn 1.`,
-		"":      `The agent did not say "hola" in the first 3 turns. Outside that scope, the customer said "Hola" in turn 1.`,
+		"es":    "El agente no dijo «hola» en los primeros 3 turnos.",
+		"es-MX": "El agente no dijo «hola» en los primeros 3 turnos.",
+		"ES_es": "El agente no dijo «hola» en los primeros 3 turnos.",
+		"en":    `The agent did not say "hola" in the first 3 turns.`,
+		"fr":    `The agent did not say "hola" in the first 3 turns.`,
+		"":      `The agent did not say "hola" in the first 3 turns.`,
 	} {
 		require.Equal(t, want, judge(t, rule, scoring.Chat, chat, lang).Explanation, lang)
 	}
@@ -378,7 +377,9 @@ func TestAuditLanguages(t *testing.T) {
 	chat = segments(turn(agent, "Thanks, adiós"), turn(customer, "ok, adiós"), turn(agent, "bye"))
 	for _, tt := range []struct{ rule, lang, want string }{
 		{`{"any": ["thanks"], "speaker": "customer", "within_last_turns": 2}`, "en",
-			`The customer did not say "thanks" in the last 2 turns. Outside that scope, the agent said "Thanks" in turn 1.`},
+			`The customer did not say "thanks" in the last 2 turns.`}, // the agent's "Thanks" is not theirs
+		{`{"any": ["adiós"], "speaker": "customer", "within_first_turns": 1}`, "es",
+			"El cliente no dijo «adiós» en el primer turno. Fuera de ese ámbito, el cliente dijo «adiós» en el turno 2."},
 		{`{"any": ["gracias"], "speaker": "customer"}`, "es", "El cliente no dijo «gracias»."},
 		{`{"none": ["adiós"], "speaker": "customer"}`, "es", "Frase prohibida: el cliente dijo «adiós» en el turno 2."},
 		{`{"none": ["idiota"], "speaker": "customer", "within_first_turns": 1}`, "es",

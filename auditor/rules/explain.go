@@ -101,28 +101,30 @@ func capitalise(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
-// inLanguage orders phrases, a rule's lexicon of both languages, with
-// those that look Spanish first when spanish is set and last otherwise, so
-// that an explanation quotes first what could have been said in the
-// transcript's language. It only orders what is shown; nothing is judged
-// by it.
+// inLanguage keeps, of phrases, a rule's lexicon of both languages, those
+// that look Spanish when spanish is set and the others otherwise, so that
+// an explanation quotes only what could have been said in the
+// transcript's language; all of them when none does (a rule of one
+// language). It only chooses what is shown; nothing is judged by it.
 func inLanguage(phrases []string, spanish bool) []string {
-	first := make([]string, 0, len(phrases))
-	var rest []string
+	var out []string
 	for _, p := range phrases {
 		if looksSpanish(p) == spanish {
-			first = append(first, p)
-		} else {
-			rest = append(rest, p)
+			out = append(out, p)
 		}
 	}
-	return append(first, rest...)
+	if out == nil {
+		return phrases
+	}
+	return out
 }
 
 // spanishWords are words only Spanish uses among the lexicon's phrases.
-var spanishWords = map[string]bool{"de": true, "la": true, "el": true, "que": true, "su": true, "mi": true, "le": true,
-	"lo": true, "por": true, "para": true, "con": true, "una": true, "un": true, "del": true, "los": true, "las": true,
-	"ya": true, "muy": true, "es": true, "en": true, "se": true, "al": true, "dni": true, "nie": true, "usted": true}
+var spanishWords = set("de la el que su mi le lo por para con una un del los las ya muy es en se al dni nie usted " +
+	"hola holi buenas buenos buen gracias hasta luego pronto vemos chao chau saludo saludos abrazo tenga tengas pase " +
+	"pases siga sigas vayas feliz soy llamo habla atiende algo alguna alguna otra cosa ayudar ayudo puedo puedes " +
+	"necesita necesitas nada sea adios buena tarde noche noches dia dias queda quedo abrimos confirmad confirmado " +
+	"confirmada resuelto tramit listo hecho")
 
 // looksSpanish reports whether phrase has a Spanish letter or word.
 func looksSpanish(phrase string) bool {
@@ -255,9 +257,10 @@ func (w english) said(c citation) string {
 }
 
 func (w english) missing(phrases []string, s scope, outside *citation) string {
+	phrases = inLanguage(phrases, false)
 	what := `"` + phrases[0] + `"`
 	if len(phrases) > 1 {
-		what = "any of " + quoteList(inLanguage(phrases, false), `"`, `"`, " (and %d more)")
+		what = "any of " + quoteList(phrases, `"`, `"`, " (and %d more)")
 	}
 	out := w.subject(s.speaker) + " " + what + w.window(s) + "."
 	if outside != nil {
@@ -438,12 +441,13 @@ func (w spanish) said(c citation) string {
 }
 
 func (w spanish) missing(phrases []string, s scope, outside *citation) string {
+	phrases = inLanguage(phrases, true)
 	var out string
 	if len(phrases) == 1 {
 		out = w.subject(s.speaker) + " «" + phrases[0] + "»" + w.window(s) + "."
 	} else {
 		out = w.subject(s.speaker) + " ninguna de estas frases" + w.window(s) + ": " +
-			quoteList(inLanguage(phrases, true), "«", "»", " (y %d más)") + "."
+			quoteList(phrases, "«", "»", " (y %d más)") + "."
 	}
 	if outside != nil {
 		out += " Fuera de ese ámbito, " + w.clause(*outside) + "."

@@ -6,15 +6,21 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestExplanationsQuoteTheTranscriptsLanguageFirst: a rule's lexicon has
-// both languages; an English explanation quotes the English phrases first
-// and a Spanish one the Spanish phrases, the rest counted.
-func TestExplanationsQuoteTheTranscriptsLanguageFirst(t *testing.T) {
+// TestExplanationsQuoteOnlyTheTranscriptsLanguage: a rule's lexicon has
+// both languages; an English explanation quotes only the English phrases
+// and a Spanish one only the Spanish phrases, unless the rule has none of
+// that language.
+func TestExplanationsQuoteOnlyTheTranscriptsLanguage(t *testing.T) {
 	t.Parallel()
 	phrases := []string{"confirm* … dni", "fecha de nacimiento", "documento de identidad", "número de documento",
 		"a nombre de quién", "date of birth", "postcode", "security question"}
-	require.Equal(t, `It does not apply, so it is met: nothing was said of "date of birth", "postcode", "security question", `+
-		`"confirm* … dni", "fecha de nacimiento" (and 3 more).`, english{}.notApplicable(phrases))
+	require.Equal(t, `It does not apply, so it is met: nothing was said of "date of birth", "postcode", "security question".`,
+		english{}.notApplicable(phrases))
 	require.Equal(t, `No aplica, así que se cumple: no se habló de «confirm* … dni», «fecha de nacimiento», «documento de identidad», `+
-		`«número de documento», «a nombre de quién» (y 3 más).`, spanish{}.notApplicable(phrases))
+		`«número de documento», «a nombre de quién».`, spanish{}.notApplicable(phrases))
+	require.Equal(t, `El agente no dijo ninguna de estas frases: «hello», «good morning».`,
+		spanish{}.missing([]string{"hello", "good morning"}, scope{speaker: "agent"}, nil), "a rule of one language")
+	require.Equal(t, `The agent did not say "hola".`, english{}.missing([]string{"hola"}, scope{speaker: "agent"}, nil), "a rule of one language")
+	require.Equal(t, `The agent did not say any of "hi", "good morning".`,
+		english{}.missing([]string{"hola", "hi", "buenos días", "good morning"}, scope{speaker: "agent"}, nil))
 }

@@ -2,17 +2,28 @@
 // evaluation set in eval/ (make eval): per split, language, kind and
 // criterion, the agreement with the analyst's labels, false complies and
 // false fails, false complies on critical criteria, the agreement of
-// confident verdicts and the share routed to review; then the
-// disagreements of the splits asked for.
+// confident verdicts, the share routed to review and of interactions with a
+// verdict to review, and the calibration of confidences (a reliability
+// table and its expected calibration error); then the review thresholds
+// measured on the development set, the one chosen, and the disagreements
+// of the splits asked for.
+//
+// On the development set, confidences come from calibration tables fitted
+// on the other folds (eval.CrossValidate); on the held-out set, from the
+// embedded table. With -fit it instead writes the calibration table fitted
+// on the whole development set to auditor/rules/calibration.json.
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/auditd/auditd/auditor"
+	"github.com/auditd/auditd/config"
 	"github.com/auditd/auditd/eval"
 	"github.com/auditd/auditd/scoring"
 )
@@ -20,23 +31,38 @@ import (
 func main() {
 	dir := flag.String("dir", "eval", "the evaluation set's folder")
 	show := flag.String("show", eval.Dev, "whose disagreements to list: dev, holdout, all or none")
-	review := flag.Float64("review", 0.8, "the confidence below which a verdict goes to review (AUDIT_REVIEW_CONFIDENCE)")
+	review := flag.Float64("review", config.DefaultReviewConfidence, "the confidence below which a verdict goes to review (AUDIT_REVIEW_CONFIDENCE)")
+	fit := flag.Bool("fit", false, "write the calibration table fitted on the development set to auditor/rules/calibration.json, and nothing else")
 	flag.Parse()
-	if err := run(*dir, *show, *review); err != nil {
+	var err error
+	if *fit {
+		err = fitTable(*dir, filepath.Join("auditor", "rules", "calibration.json"))
+	} else {
+		err = run(*dir, *show, *review)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "auditeval:", err)
 		os.Exit(1)
 	}
 }
 
+func fitTable(dir, out string) error {
+	cases, err := eval.Load(os.DirFS(dir), eval.Dev)
+	if err != nil {
+		return err
+	}
+	samples, err := eval.Samples(&auditor.Rules{}, scoring.DefaultScorecard, cases)
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(eval.Fit(samples), "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(out, append(b, '\n'), 0o644)
+}
+
 func run(dir, show string, review float64) error {
-	cases, err := eval.Load(os.DirFS(dir), eval.Dev, eval.Holdout)
-	if err != nil {
-		return err
-	}
-	outcomes, err := eval.Run(context.Background(), &auditor.Rules{}, scoring.DefaultScorecard, cases, review)
-	if err != nil {
-		return err
-	}
 	var splits []string
 	switch show {
 	case "all":
@@ -47,7 +73,32 @@ func run(dir, show string, review float64) error {
 	default:
 		return fmt.Errorf("-show: %q is not dev, holdout, all or none", show)
 	}
-	fmt.Printf("# Auditor evaluation: %d cases, engine rules, review below %.2f\n", len(cases), review)
+	ctx := context.Background()
+	dev, err := eval.Load(os.DirFS(dir), eval.Dev)
+	if err != nil {
+		return err
+	}
+	samples, err := eval.Samples(&auditor.Rules{}, scoring.DefaultScorecard, dev)
+	if err != nil {
+		return err
+	}
+	devOut, err := eval.CrossValidate(ctx, scoring.DefaultScorecard, dev, samples, review)
+	if err != nil {
+		return err
+	}
+	holdout, err := eval.Load(os.DirFS(dir), eval.Holdout)
+	if err != nil {
+		return err
+	}
+	holdOut, err := eval.Run(ctx, &auditor.Rules{}, scoring.DefaultScorecard, holdout, review)
+	if err != nil {
+		return err
+	}
+	outcomes := append(devOut, holdOut...)
+	fmt.Printf("# Auditor evaluation: %d cases, engine rules, review below %.2f\n\n", len(dev)+len(holdout), review)
+	fmt.Printf("Dev's confidences are cross-validated: each case's come from a table fitted on the other %d folds' cases.\n", eval.Folds-1)
 	eval.Summarise(outcomes).Print(os.Stdout, outcomes, splits...)
+	fmt.Printf("\n## Review threshold (dev, cross-validated)\n\n")
+	eval.PrintThresholds(os.Stdout, eval.Thresholds(devOut))
 	return nil
 }
