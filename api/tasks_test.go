@@ -306,11 +306,24 @@ func TestUploadRefusesACallInALanguageTheEngineLacks(t *testing.T) {
 	tasks := uploaded(t, b.upload(t, quality, field("language", "es"), file("notes.txt", []byte(chatText))))
 	require.Equal(t, "chat", tasks[0]["kind"])
 
-	// With no language, a call takes the campaign's when the engine speaks
-	// it, else the engine's: the default campaign is Spanish.
-	tasks = uploaded(t, b.upload(t, quality, file("call.wav", tone(t, "b.wav", 450, 1))))
+	// With no language, a call takes the campaign's, which the engine must
+	// speak too: the default campaign is Spanish, so a call uploaded to it
+	// with no language is refused, never transcribed as English.
+	r = b.upload(t, quality, file("llamada.wav", tone(t, "b.wav", 450, 1)))
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.Body["message"], `the call "llamada.wav" was uploaded with no language, so it takes its campaign's ("default"): `+
+		`Spanish (es), which the speech engine (pocketsphinx) does not transcribe: it transcribes English (en). `+
+		`Upload it with the language it is spoken in (language=en if it is in English (en))`)
+	require.Equal(t, map[string]any{"file": "llamada.wav", "field": "body.language", "language": "es", "campaign": "default",
+		"speech_languages": []any{"en"}}, r.Body["details"])
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM tasks"), "only the chat")
+	// An English campaign's calls need no language.
+	sup := b.issuer.token(t, "sup", "supervisor")
+	r = b.json(t, http.MethodPost, "/campaigns", sup, map[string]any{"name": "support", "language": "en-US"})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	tasks = uploaded(t, b.upload(t, quality, field("campaign", "support"), file("call.wav", tone(t, "b.wav", 450, 1))))
 	d := b.do(t, http.MethodGet, "/tasks/"+tasks[0]["uuid"].(string), quality, nil).Body["details"].(map[string]any)
-	require.Equal(t, "en", d["language"])
+	require.Equal(t, "en-US", d["language"])
 	tasks = uploaded(t, b.upload(t, quality, field("language", "en-GB"), file("call.wav", tone(t, "c.wav", 460, 1))))
 	d = b.do(t, http.MethodGet, "/tasks/"+tasks[0]["uuid"].(string), quality, nil).Body["details"].(map[string]any)
 	require.Equal(t, "en-GB", d["language"])

@@ -1133,8 +1133,18 @@ test('a call: its language checked at upload, transcribed, played from an author
     await shot(p, 'upload-language-refused-es');
   });
 
-  // With no language, the call takes the engine's: the default campaign is Spanish.
+  // With no language, the call takes the campaign's, Spanish: refused too,
+  // never transcribed as English without being asked.
   await page.getByLabel('Language (optional)').fill('');
+  await page.getByLabel('Choose files').setInputFiles(wav);
+  const newest = page.getByRole('list', { name: 'Uploads' }).locator('li[data-file="e2e-call.wav"]').first().getByRole('alert');
+  await visible(
+    newest.getByText(
+      /^e2e-call\.wav was sent with no language, so it takes its campaign’s \(default\): Spanish \(es\), which the speech engine does not transcribe: it transcribes English \(en\)\./,
+    ),
+  );
+  // Said to be English, it is transcribed.
+  await page.getByLabel('Language (optional)').fill('en');
   await page.getByLabel('Choose files').setInputFiles(wav);
   const row = page.locator('tbody tr').filter({ hasText: 'e2e-call.wav' });
   await visible(row);

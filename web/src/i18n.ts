@@ -236,12 +236,14 @@ const en = {
   'upload.choose': 'Choose files',
   'upload.language': 'Language (optional)',
   'upload.languageHelp':
-    'BCP 47 tag; the campaign’s when empty (a call’s: the speech engine’s when it does not transcribe the campaign’s).',
+    'BCP 47 tag; the campaign’s when empty (a call in a language the speech engine does not transcribe is refused).',
   'upload.speech': 'Calls are transcribed in {languages}, by {engine}.',
   'upload.speechAny': 'Calls are transcribed in any language, by {engine}.',
   'upload.speechNone': 'No speech engine is configured: calls wait until one is.',
   'upload.languageRefused':
     '{file} is a call in {language}, which the speech engine does not transcribe: it transcribes {languages}. Upload it with the language it is spoken in, or ask an administrator for an engine that speaks it.',
+  'upload.campaignLanguageRefused':
+    '{file} was sent with no language, so it takes its campaign’s ({campaign}): {language}, which the speech engine does not transcribe: it transcribes {languages}. Give the language it is spoken in, or ask an administrator for an engine that speaks it.',
   'upload.files': 'Uploads',
   'upload.progress': 'Upload of {name}',
   'upload.duplicate': 'already uploaded',
@@ -1012,12 +1014,14 @@ const es: Record<MessageKey, string> = {
   'upload.choose': 'Elegir archivos',
   'upload.language': 'Idioma (opcional)',
   'upload.languageHelp':
-    'Etiqueta BCP 47; el de la campaña si se deja vacío (el de una llamada: el del motor de voz si no transcribe el de la campaña).',
+    'Etiqueta BCP 47; el de la campaña si se deja vacío (una llamada en un idioma que el motor de voz no transcribe se rechaza).',
   'upload.speech': 'Las llamadas se transcriben en {languages}, con {engine}.',
   'upload.speechAny': 'Las llamadas se transcriben en cualquier idioma, con {engine}.',
   'upload.speechNone': 'No hay motor de voz configurado: las llamadas esperan a que lo haya.',
   'upload.languageRefused':
     '{file} es una llamada en {language}, que el motor de voz no transcribe: transcribe {languages}. Súbela con el idioma en que se habla o pide a un administrador un motor que lo hable.',
+  'upload.campaignLanguageRefused':
+    '{file} se envió sin idioma, así que toma el de su campaña ({campaign}): {language}, que el motor de voz no transcribe: transcribe {languages}. Indica el idioma en que se habla o pide a un administrador un motor que lo hable.',
   'upload.files': 'Subidas',
   'upload.progress': 'Subida de {name}',
   'upload.duplicate': 'ya subida',
