@@ -1166,6 +1166,21 @@ test('a call: its language checked at upload, transcribed, played from an author
     check((await last.locator('xpath=..').getAttribute('aria-current')) === 'true', 'the segment is not highlighted'),
   );
   await shot(page, 'task-call');
+
+  // A transcript the engine was unsure of is shown as such, with its reason,
+  // in the task and in the list, which filters by it, in both languages (set
+  // in the database: PocketSphinx is sure of this synthetic voice's words).
+  execFileSync('psql', [databaseURL, '-qc', `UPDATE tasks SET transcript_unreliable = 'low_quality' WHERE file_name = 'e2e-call.wav'`]);
+  await page.reload();
+  await visible(
+    page.getByTestId('task-transcript').getByText('the speech engine was unsure of its words: every automatic verdict needs review.'),
+  );
+  await visible(page.getByTestId('task-transcript').getByText('Transcript unreliable'));
+  await shot(page, 'task-transcript-unreliable');
+  await inSpanish(browser, base + '/app/tasks?transcript_unreliable=true', { username: 'carla', roles: ['quality'] }, async (p) => {
+    await visible(p.locator('tbody tr').filter({ hasText: 'e2e-call.wav' }).getByText('Transcripción no fiable'));
+    check((await p.getByLabel('Transcripción').inputValue()) === 'true', 'the filter is not shown');
+  });
   rmSync(wav);
 });
 
