@@ -94,23 +94,24 @@ func (t *tasksResource) register(api huma.API) {
 // TaskFilterInput is the filters of the task list, shared by its export
 // (exported, so that Huma reads the fields it embeds).
 type TaskFilterInput struct {
-	Status          string `query:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed" doc:"Only tasks in this status"`
-	Kind            string `query:"kind" enum:"call,chat" doc:"Only calls or only chats"`
-	Campaign        string `query:"campaign" maxLength:"200" doc:"Only tasks of the campaign with this name"`
-	Operator        string `query:"operator" maxLength:"200" doc:"Only tasks of this agent (user id or username)"`
-	ValidatedBy     string `query:"validated_by" maxLength:"200" doc:"Only tasks validated by this user (user id or username)"`
-	Language        string `query:"language" maxLength:"35" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"Only tasks in this language, a BCP 47 tag: es is every Spanish (es, es-MX…), es-MX only Mexican Spanish" example:"es"`
-	From            string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
-	To              string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
-	Q               string `query:"q" maxLength:"200" doc:"Only tasks where these words are found, in the transcript, the audit's explanations, the validation's notes or the file name, in the task's language and ignoring accents: every word must be found (reembolso finds reembolsó and reembolsos), \"a phrase\" in quotation marks word for word, a prefix with * (reembols*), OR between alternatives, -word leaves out tasks that have it" example:"\"tarjeta bloqueada\" reembols*"`
-	FileName        string `query:"file_name" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
-	Passed          string `query:"passed" enum:"true,false" doc:"Only audited tasks that passed (true) or did not (false)"`
-	NeedsReview     string `query:"needs_review" enum:"true,false" doc:"Only audited tasks whose current audit has items that need an analyst's review (true: automatic verdicts below AUDIT_REVIEW_CONFIDENCE), or has none (false)"`
-	MinScore        string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
-	MaxScore        string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
-	FailedCriterion string `query:"failed_criterion" maxLength:"64" doc:"Only audited tasks whose current audit found this criterion (its id) not met"`
-	Assignee        string `query:"assignee" maxLength:"200" doc:"Only tasks assigned to this analyst (user id or username)"`
-	ReviewState     string `query:"review_state" enum:"automatic,reviewed,validated" doc:"Only tasks whose audit is in this review state: automatic (judged by the engine alone), reviewed (by an analyst) or validated"`
+	Status               string `query:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed" doc:"Only tasks in this status"`
+	Kind                 string `query:"kind" enum:"call,chat" doc:"Only calls or only chats"`
+	Campaign             string `query:"campaign" maxLength:"200" doc:"Only tasks of the campaign with this name"`
+	Operator             string `query:"operator" maxLength:"200" doc:"Only tasks of this agent (user id or username)"`
+	ValidatedBy          string `query:"validated_by" maxLength:"200" doc:"Only tasks validated by this user (user id or username)"`
+	Language             string `query:"language" maxLength:"35" pattern:"^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"Only tasks in this language, a BCP 47 tag: es is every Spanish (es, es-MX…), es-MX only Mexican Spanish" example:"es"`
+	From                 string `query:"from" doc:"Only tasks created at or after this time (RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
+	To                   string `query:"to" doc:"Only tasks created before this time (RFC 3339, or a date: its UTC midnight)" example:"2024-06-01T00:00:00Z"`
+	Q                    string `query:"q" maxLength:"200" doc:"Only tasks where these words are found, in the transcript, the audit's explanations, the validation's notes or the file name, in the task's language and ignoring accents: every word must be found (reembolso finds reembolsó and reembolsos), \"a phrase\" in quotation marks word for word, a prefix with * (reembols*), OR between alternatives, -word leaves out tasks that have it" example:"\"tarjeta bloqueada\" reembols*"`
+	FileName             string `query:"file_name" maxLength:"200" doc:"Only tasks whose file name contains this, ignoring case"`
+	Passed               string `query:"passed" enum:"true,false" doc:"Only audited tasks that passed (true) or did not (false)"`
+	NeedsReview          string `query:"needs_review" enum:"true,false" doc:"Only audited tasks whose current audit has items that need an analyst's review (true: automatic verdicts below AUDIT_REVIEW_CONFIDENCE), or has none (false)"`
+	TranscriptUnreliable string `query:"transcript_unreliable" enum:"true,false" doc:"Only calls whose transcript is unreliable (true: the speech engine was unsure of its words, or gave more words a second than anyone says; every automatic verdict then needs review), or tasks whose transcript is not (false)"`
+	MinScore             string `query:"min_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at least this (0..100)"`
+	MaxScore             string `query:"max_score" pattern:"^[0-9]{1,3}(\\.[0-9]{1,2})?$" doc:"Only tasks whose audit scored at most this (0..100)"`
+	FailedCriterion      string `query:"failed_criterion" maxLength:"64" doc:"Only audited tasks whose current audit found this criterion (its id) not met"`
+	Assignee             string `query:"assignee" maxLength:"200" doc:"Only tasks assigned to this analyst (user id or username)"`
+	ReviewState          string `query:"review_state" enum:"automatic,reviewed,validated" doc:"Only tasks whose audit is in this review state: automatic (judged by the engine alone), reviewed (by an analyst) or validated"`
 }
 
 // binaryResponse documents that the GET of path answers status with a file
@@ -223,6 +224,10 @@ func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db
 	if in.NeedsReview != "" {
 		review := in.NeedsReview == "true"
 		f.NeedsReview = &review
+	}
+	if in.TranscriptUnreliable != "" {
+		unreliable := in.TranscriptUnreliable == "true"
+		f.TranscriptUnreliable = &unreliable
 	}
 	// A date is its UTC midnight.
 	if f.From, err = parseTimeIn("from", in.From, time.UTC); err != nil {
@@ -366,6 +371,9 @@ type TaskDetail struct {
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
 	AudioURL        string     `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
+	// TranscriptUnreliable is db.Task.TranscriptUnreliable; the figures
+	// behind it are the transcript's quality.
+	TranscriptUnreliable string `json:"transcript_unreliable,omitempty" enum:"low_quality,too_fast" doc:"Why the call's transcript is unreliable, when it is: low_quality (the speech engine was unsure of its words: transcript.quality.score under transcript.quality.floor) or too_fast (more words a second than anyone says); every automatic verdict of its audit then needs review"`
 	// Transcript is null until the call is transcribed; a chat has it from intake.
 	Transcript *transcript.Transcript `json:"transcript"`
 	// Audit is null until the task is audited.
@@ -430,7 +438,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		UploadedBy: task.UploadedBy, DurationSeconds: task.DurationSeconds, Error: task.Error, Attempts: task.Attempts,
 		ReviewItems: task.ReviewItems, AssigneeID: task.AssigneeID, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
 		AssignedAt: task.AssignedAt, DueAt: task.DueAt, ReviewState: task.ReviewState(), ReviewedAt: task.ReviewedAt,
-		ReviewedBy: task.ReviewedBy, Revisions: []db.AuditRevisionInfo{},
+		ReviewedBy: task.ReviewedBy, Revisions: []db.AuditRevisionInfo{}, TranscriptUnreliable: task.TranscriptUnreliable,
 	}
 	hidden := auditHidden(ctx, task)
 	if task.Kind == db.TaskCall && task.BlobKey != "" {

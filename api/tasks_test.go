@@ -307,11 +307,24 @@ func TestUploadRefusesACallInALanguageTheEngineLacks(t *testing.T) {
 	tasks := uploaded(t, b.upload(t, quality, field("language", "es"), file("notes.txt", []byte(chatText))))
 	require.Equal(t, "chat", tasks[0]["kind"])
 
-	// With no language, a call takes the campaign's when the engine speaks
-	// it, else the engine's: the default campaign is Spanish.
-	tasks = uploaded(t, b.upload(t, quality, file("call.wav", tone(t, "b.wav", 450, 1))))
+	// With no language, a call takes the campaign's, which the engine must
+	// speak too: the default campaign is Spanish, so a call uploaded to it
+	// with no language is refused, never transcribed as English.
+	r = b.upload(t, quality, file("llamada.wav", tone(t, "b.wav", 450, 1)))
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.Body["message"], `the call "llamada.wav" was uploaded with no language, so it takes its campaign's ("default"): `+
+		`Spanish (es), which the speech engine (pocketsphinx) does not transcribe: it transcribes English (en). `+
+		`Upload it with the language it is spoken in (language=en if it is in English (en))`)
+	require.Equal(t, map[string]any{"file": "llamada.wav", "field": "body.language", "language": "es", "campaign": "default",
+		"speech_languages": []any{"en"}}, r.Body["details"])
+	require.Equal(t, 1, b.count(t, "SELECT count(*) FROM tasks"), "only the chat")
+	// An English campaign's calls need no language.
+	sup := b.issuer.token(t, "sup", "supervisor")
+	r = b.json(t, http.MethodPost, "/campaigns", sup, map[string]any{"name": "support", "language": "en-US"})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	tasks = uploaded(t, b.upload(t, quality, field("campaign", "support"), file("call.wav", tone(t, "b.wav", 450, 1))))
 	d := b.do(t, http.MethodGet, "/tasks/"+tasks[0]["uuid"].(string), quality, nil).Body["details"].(map[string]any)
-	require.Equal(t, "en", d["language"])
+	require.Equal(t, "en-US", d["language"])
 	tasks = uploaded(t, b.upload(t, quality, field("language", "en-GB"), file("call.wav", tone(t, "c.wav", 460, 1))))
 	d = b.do(t, http.MethodGet, "/tasks/"+tasks[0]["uuid"].(string), quality, nil).Body["details"].(map[string]any)
 	require.Equal(t, "en-GB", d["language"])
@@ -907,4 +920,59 @@ func TestSearchTasks(t *testing.T) {
 	}
 	r = b.do(t, http.MethodGet, "/tasks/export?q="+url.QueryEscape(`"cargo`), quality, nil)
 	requireError(t, r, http.StatusBadRequest, CodeValidation)
+}
+
+// A call whose transcript is unreliable says so, and why, in its view and
+// in lists, which filter by it.
+func TestTranscriptUnreliable(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setup(t, setupOpts{})
+	quality := b.issuer.token(t, "qa", "quality")
+	tasks := uploaded(t, b.upload(t, quality, field("language", "en"), file("noisy.wav", tone(t, "n.wav", 440, 1)),
+		file("clear.wav", tone(t, "c.wav", 480, 1)), file("notes.txt", []byte(chatText))))
+	noisy, clear := tasks[0]["uuid"].(string), tasks[1]["uuid"].(string)
+	start, end, low, high := 0.0, 2.0, 0.21, 0.9
+	save := func(uuid string, q float64) {
+		segments := []transcript.Segment{{Start: &start, End: &end, Speaker: transcript.Unknown, Text: "what what are ya", Quality: &q}}
+		require.NoError(t, db.TranscriptSave(ctx, b.pool, uuid, transcript.Transcript{Text: "what what are ya", Segments: segments,
+			Engine: "pocketsphinx", Language: "en", Quality: transcript.Assess(segments, transcript.DefaultQualityFloor)}))
+	}
+	save(noisy, low)
+	save(clear, high)
+
+	d := details(b.do(t, http.MethodGet, "/tasks/"+noisy, quality, nil))
+	require.Equal(t, "low_quality", d["transcript_unreliable"])
+	q := d["transcript"].(map[string]any)["quality"].(map[string]any)
+	require.Equal(t, map[string]any{"score": low, "words_per_second": 2.0, "floor": transcript.DefaultQualityFloor,
+		"unreliable": "low_quality", "doubtful_segments": 1.0}, q)
+	require.Equal(t, low, d["transcript"].(map[string]any)["segments"].([]any)[0].(map[string]any)["quality"])
+	d = details(b.do(t, http.MethodGet, "/tasks/"+clear, quality, nil))
+	require.NotContains(t, d, "transcript_unreliable")
+	require.NotContains(t, d["transcript"].(map[string]any)["quality"], "unreliable")
+
+	listed := taskList(t, b.do(t, http.MethodGet, "/tasks?transcript_unreliable=true", quality, nil))
+	require.Len(t, listed, 1)
+	require.Equal(t, noisy, listed[0]["uuid"])
+	require.Equal(t, "low_quality", listed[0]["transcript_unreliable"])
+	listed = taskList(t, b.do(t, http.MethodGet, "/tasks?transcript_unreliable=false&sort=file_name&order=asc", quality, nil))
+	require.Len(t, listed, 2, "the clear call and the chat")
+	require.Equal(t, []any{"clear.wav", "notes.txt"}, []any{listed[0]["file_name"], listed[1]["file_name"]})
+	requireError(t, b.do(t, http.MethodGet, "/tasks?transcript_unreliable=maybe", quality, nil), http.StatusBadRequest, CodeValidation)
+
+	// A transcription run again with a better result clears the mark.
+	save(noisy, high)
+	require.NotContains(t, details(b.do(t, http.MethodGet, "/tasks/"+noisy, quality, nil)), "transcript_unreliable")
+	require.Empty(t, taskList(t, b.do(t, http.MethodGet, "/tasks?transcript_unreliable=true", quality, nil)))
+}
+
+// taskList returns the tasks of a GET /tasks response.
+func taskList(t *testing.T, r response) []map[string]any {
+	t.Helper()
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	var out []map[string]any
+	for _, v := range details(r)["tasks"].([]any) {
+		out = append(out, v.(map[string]any))
+	}
+	return out
 }

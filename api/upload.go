@@ -118,9 +118,9 @@ refused, no task is created. Uploads have their own per-user rate limit
 					Items: &huma.Schema{Type: "string", Format: "binary"}},
 				"campaign": text("The campaign's name. Defaults to \"default\"."),
 				"operator": text("The audited agent: a user id or username (kept as given when no user matches)."),
-				"language": text("BCP 47 language of the interactions, such as \"es\". Defaults to the campaign's; for calls, to " +
-					"the campaign's when the speech engine transcribes it, else to the engine's first language (GET /client-config " +
-					"lists them). A call in a language the engine does not transcribe is refused (400)."),
+				"language": text("BCP 47 language of the interactions, such as \"es\". Defaults to the campaign's. A call in a " +
+					"language the speech engine does not transcribe (GET /client-config lists them), given or the campaign's, is " +
+					"refused (400): a call is never transcribed in a language nobody asked for."),
 				"direction":   {Type: "string", Enum: []any{"inbound", "outbound"}},
 				"started_at":  {Type: "string", Format: "date-time", Description: "When the interactions started (RFC 3339)."},
 				"external_id": text("The interaction's id in another system."),

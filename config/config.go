@@ -167,16 +167,23 @@ type Config struct {
 	ASRBaseURL, ASRAPIKey, ASRModel string
 	// ASRLanguages are the languages the engine transcribes, primary BCP 47
 	// subtags in order of preference (ASR_LANGUAGES, comma-separated): an
-	// upload refuses a call in any other, and a call uploaded with no
-	// language whose campaign's the engine lacks is transcribed in the
-	// first. Empty means any, the server detecting it. pocketsphinx
-	// transcribes en only; openai defaults to any.
+	// upload refuses a call in any other, also a call uploaded with no
+	// language whose campaign's the engine lacks. Empty means any, the
+	// server detecting it. pocketsphinx transcribes en only; openai
+	// defaults to any.
 	ASRLanguages []string
 	// ASRMaxChunk bounds the audio one engine call gets: longer recordings
 	// are cut in their pauses (ASR_MAX_CHUNK). Zero means no limit; else at
 	// least 2s. Defaults to 10m for openai (under OpenAI's 25 MB per
 	// request), 0 for pocketsphinx.
 	ASRMaxChunk time.Duration
+	// TranscriptQualityFloor is the quality, from 0 to 1, under which a
+	// call's transcript (or one of its segments) is not to be trusted
+	// (TRANSCRIPT_QUALITY_FLOOR): the task is marked "transcript
+	// unreliable" and its automatic verdicts need review. Defaults to 0.55
+	// (transcript.DefaultQualityFloor, measured: docs/engines.md); 0 trusts
+	// every transcript.
+	TranscriptQualityFloor float64
 	// TranscribeConcurrency is how many calls one worker process transcribes
 	// at once, the workers of the media queue (TRANSCRIBE_CONCURRENCY).
 	// Defaults to 1.
@@ -295,6 +302,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 
 		AuditorEngine:                e.str("AUDITOR_ENGINE", "rules"),
 		ReviewConfidence:             e.fraction("AUDIT_REVIEW_CONFIDENCE", DefaultReviewConfidence),
+		TranscriptQualityFloor:       e.fraction("TRANSCRIPT_QUALITY_FLOOR", 0.55),
 		LLMBaseURL:                   e.str("LLM_BASE_URL", ""),
 		LLMAPIKey:                    e.str("LLM_API_KEY", ""),
 		LLMModel:                     e.str("LLM_MODEL", ""),

@@ -285,10 +285,12 @@ func TestAuditorEngine(t *testing.T) {
 	require.Equal(t, 20000, c.LLMContextChars)
 	require.Equal(t, 90*time.Second, c.LLMTimeout)
 	require.Equal(t, DefaultReviewConfidence, c.ReviewConfidence)
-	c, err = FromEnv(getenv(llm(map[string]string{"AUDITOR_ENGINE": "hybrid", "AUDIT_REVIEW_CONFIDENCE": "0.7"})))
+	require.Equal(t, 0.55, c.TranscriptQualityFloor)
+	c, err = FromEnv(getenv(llm(map[string]string{"AUDITOR_ENGINE": "hybrid", "AUDIT_REVIEW_CONFIDENCE": "0.7", "TRANSCRIPT_QUALITY_FLOOR": "0"})))
 	require.NoError(t, err)
 	require.Equal(t, "hybrid", c.AuditorEngine)
 	require.Equal(t, 0.7, c.ReviewConfidence)
+	require.Zero(t, c.TranscriptQualityFloor)
 
 	for _, tc := range []struct {
 		vars map[string]string
@@ -305,6 +307,8 @@ func TestAuditorEngine(t *testing.T) {
 		{llm(map[string]string{"AUDITOR_ENGINE": "hybrid", "LLM_BASE_URL": ""}), "LLM_BASE_URL is required with AUDITOR_ENGINE=hybrid"},
 		{llm(map[string]string{"AUDIT_REVIEW_CONFIDENCE": "1.5"}), "AUDIT_REVIEW_CONFIDENCE"},
 		{llm(map[string]string{"AUDIT_REVIEW_CONFIDENCE": "high"}), "AUDIT_REVIEW_CONFIDENCE"},
+		{llm(map[string]string{"TRANSCRIPT_QUALITY_FLOOR": "-0.1"}), "TRANSCRIPT_QUALITY_FLOOR"},
+		{llm(map[string]string{"TRANSCRIPT_QUALITY_FLOOR": "low"}), "TRANSCRIPT_QUALITY_FLOOR"},
 	} {
 		_, err := FromEnv(getenv(tc.vars))
 		require.ErrorContains(t, err, tc.want, "%v", tc.vars)

@@ -83,6 +83,10 @@ type Task struct {
 	// AuditDeleted says that retention or an erasure deleted the audit's
 	// revisions (its score and result stay).
 	AuditDeleted bool
+	// TranscriptUnreliable is why the call's transcript is not to be
+	// trusted (transcript.LowQuality, transcript.TooFast); "" when it is,
+	// or before it is transcribed.
+	TranscriptUnreliable string
 }
 
 // Row is what the visibility rules read of t.
@@ -138,6 +142,8 @@ type TaskSummary struct {
 	ReviewState string     `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
 	AssignedAt  *time.Time `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
 	DueAt       *time.Time `json:"due_at,omitempty" doc:"By when the assignee should review it"`
+	// TranscriptUnreliable is Task.TranscriptUnreliable.
+	TranscriptUnreliable string `json:"transcript_unreliable,omitempty" enum:"low_quality,too_fast" doc:"Why the call's transcript is unreliable, when it is: low_quality (the speech engine was unsure of its words: transcript.quality.score under the floor) or too_fast (more words a second than anyone says); every automatic verdict of its audit then needs review"`
 	// Snippet is where a search's words were found, in a list searched by
 	// words (q).
 	Snippet []SnippetPart `json:"snippet,omitempty" doc:"In a list searched by words (q): the passages of the transcript, the audit's explanations or the validation's notes where they were found, the words found marked; absent when only the file name has them"`
@@ -149,7 +155,7 @@ func (t Task) Summary() TaskSummary {
 		UUID: t.UUID, Kind: t.Kind, Status: t.Status, FileName: t.FileName, Campaign: t.CampaignName,
 		OperatorID: t.OperatorID, Language: t.Language, Error: t.Error, Score: t.Score, Passed: t.Passed, ReviewItems: t.ReviewItems,
 		AssigneeID: t.AssigneeID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
-		ReviewState: t.ReviewState(), AssignedAt: t.AssignedAt, DueAt: t.DueAt,
+		ReviewState: t.ReviewState(), AssignedAt: t.AssignedAt, DueAt: t.DueAt, TranscriptUnreliable: t.TranscriptUnreliable,
 	}
 }
 
@@ -187,7 +193,8 @@ const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.si
 	COALESCE(t.external_id, ''), t.uploaded_by, t.duration_seconds, COALESCE(t.error, ''), t.attempts,
 	t.score::float8, t.passed, t.review_items, t.audit_revision, COALESCE(t.assignee_id, ''), t.created_at, t.updated_at,
 	t.reviewed_at, COALESCE(t.reviewed_by, ''), t.assigned_at, t.assignment_due_at, c.operator_sees_automatic,
-	t.audit_deleted_at IS NOT NULL`
+	t.audit_deleted_at IS NOT NULL,
+	COALESCE(t.transcript_unreliable, '')`
 
 func scanTask(row pgx.Row) (Task, error) {
 	var t Task
@@ -195,7 +202,7 @@ func scanTask(row pgx.Row) (Task, error) {
 		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
 		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
 		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.AssigneeID, &t.CreatedAt, &t.UpdatedAt,
-		&t.ReviewedAt, &t.ReviewedBy, &t.AssignedAt, &t.DueAt, &t.OperatorSeesAutomatic, &t.AuditDeleted)
+		&t.ReviewedAt, &t.ReviewedBy, &t.AssignedAt, &t.DueAt, &t.OperatorSeesAutomatic, &t.AuditDeleted, &t.TranscriptUnreliable)
 	return t, err
 }
 
@@ -424,6 +431,9 @@ type TaskFilter struct {
 	// NeedsReview, when set, keeps audited tasks whose current audit has
 	// items that need review (or has none).
 	NeedsReview *bool `json:"needs_review,omitempty"`
+	// TranscriptUnreliable, when set, keeps the tasks whose transcript is
+	// unreliable (Task.TranscriptUnreliable), or those whose is not.
+	TranscriptUnreliable *bool `json:"transcript_unreliable,omitempty"`
 	// MinScore and MaxScore, when set, bound the current audit's score.
 	MinScore *float64 `json:"min_score,omitempty"`
 	MaxScore *float64 `json:"max_score,omitempty"`
@@ -588,6 +598,14 @@ func (f TaskFilter) where(args *[]any) string {
 		cond := "t.review_items = 0"
 		if *f.NeedsReview {
 			cond = "t.review_items > 0"
+		}
+		conds = append(conds, cond)
+	}
+	if f.TranscriptUnreliable != nil {
+		// A literal, for the partial index of the unreliable ones.
+		cond := "t.transcript_unreliable IS NULL"
+		if *f.TranscriptUnreliable {
+			cond = "t.transcript_unreliable IS NOT NULL"
 		}
 		conds = append(conds, cond)
 	}
@@ -1119,7 +1137,7 @@ const countExactly = 1_000
 // are counted one by one up to countExactly matches, beyond which the
 // planner's estimate is returned.
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
-	if f.OperatorID == "" && f.AssigneeID == "" && f.FileName == "" && f.NeedsReview == nil && f.MinScore == nil &&
+	if f.OperatorID == "" && f.AssigneeID == "" && f.FileName == "" && f.NeedsReview == nil && f.TranscriptUnreliable == nil && f.MinScore == nil &&
 		f.MaxScore == nil && f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" &&
 		f.ReviewState == "" && (f.Viewer == nil || !f.Viewer.HidesAny()) {
 		n, err = taskCountKept(ctx, q, f)

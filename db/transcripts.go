@@ -8,18 +8,29 @@ import (
 )
 
 // TranscriptSave stores tr as the transcript of task uuid, replacing any
-// earlier one (a transcription that runs again overwrites its result), and
-// makes the task's words searchable.
+// earlier one (a transcription that runs again overwrites its result),
+// copies why it is unreliable (tr.Quality) to the task, and makes the
+// task's words searchable.
 func TranscriptSave(ctx context.Context, q DBTX, uuid string, tr transcript.Transcript) error {
 	b, err := json.Marshal(nonNil(tr.Segments))
 	if err != nil {
 		return err
 	}
+	var quality []byte // NULL when tr has none
+	unreliable := ""
+	if tr.Quality != nil {
+		if quality, err = json.Marshal(tr.Quality); err != nil {
+			return err
+		}
+		unreliable = tr.Quality.Unreliable
+	}
 	_, err = q.Exec(ctx, `
-		INSERT INTO transcripts (task_uuid, text, segments, engine, language) VALUES ($1, $2, $3, $4, $5)
+		WITH t AS (UPDATE tasks SET transcript_unreliable = NULLIF($7, '') WHERE uuid = $1
+			AND transcript_unreliable IS DISTINCT FROM NULLIF($7, ''))
+		INSERT INTO transcripts (task_uuid, text, segments, engine, language, quality) VALUES ($1, $2, $3, $4, $5, $6)
 		ON CONFLICT (task_uuid) DO UPDATE SET text = excluded.text, segments = excluded.segments,
-			engine = excluded.engine, language = excluded.language, created_at = now()`,
-		uuid, tr.Text, b, tr.Engine, tr.Language)
+			engine = excluded.engine, language = excluded.language, quality = excluded.quality, created_at = now()`,
+		uuid, tr.Text, b, tr.Engine, tr.Language, quality, unreliable)
 	if err != nil {
 		return err
 	}
@@ -30,11 +41,16 @@ func TranscriptSave(ctx context.Context, q DBTX, uuid string, tr transcript.Tran
 // when it has none yet.
 func TranscriptGet(ctx context.Context, q DBTX, uuid string) (transcript.Transcript, error) {
 	var tr transcript.Transcript
-	var segments []byte
-	err := q.QueryRow(ctx, `SELECT text, segments, engine, language FROM transcripts WHERE task_uuid = $1`, uuid).
-		Scan(&tr.Text, &segments, &tr.Engine, &tr.Language)
+	var segments, quality []byte
+	err := q.QueryRow(ctx, `SELECT text, segments, engine, language, quality FROM transcripts WHERE task_uuid = $1`, uuid).
+		Scan(&tr.Text, &segments, &tr.Engine, &tr.Language, &quality)
 	if err != nil {
 		return tr, one(err, "task %s has no transcript yet", uuid)
+	}
+	if quality != nil {
+		if err := json.Unmarshal(quality, &tr.Quality); err != nil {
+			return tr, err
+		}
 	}
 	return tr, json.Unmarshal(segments, &tr.Segments)
 }

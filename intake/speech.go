@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,31 +31,35 @@ func (s Speech) speaks(lang string) bool {
 }
 
 // callLanguage is the language a new call called file is transcribed in:
-// asked, the language the upload gives, which the engine must speak; else
-// the campaign's when the engine speaks it; else the engine's first, so
-// that a default install transcribes English calls whatever the default
-// campaign's language. A language the engine lacks is an Invalid error
-// that names it and says how to configure an engine that speaks it.
-func (s Speech) callLanguage(file, asked, campaign string) (string, error) {
-	switch {
-	case asked == "":
-		if s.speaks(campaign) {
-			return campaign, nil
-		}
-		return s.Languages[0], nil
-	case s.speaks(asked):
-		return asked, nil
+// asked, the language the upload gives, else the language of the campaign
+// called campaign, campaignLang; either way one the engine speaks. A call
+// is never transcribed in a language nobody asked for: a Spanish call on
+// an English engine comes out as English nonsense, audited with
+// confidence. A language the engine lacks is an Invalid error that names
+// it, says where it came from and how to configure an engine that speaks
+// it.
+func (s Speech) callLanguage(file, asked, campaign, campaignLang string) (string, error) {
+	lang := cmp.Or(asked, campaignLang)
+	if s.speaks(lang) {
+		return lang, nil
 	}
 	remedy := "have the workers and API use an engine that speaks it: ASR_ENGINE=openai with ASR_BASE_URL " +
 		"and ASR_MODEL (Whisper speaks about a hundred languages), see docs/engines.md"
 	if s.Engine == "openai" {
 		remedy = fmt.Sprintf("add %s to ASR_LANGUAGES (or leave it unset for any language) if the speech server "+
-			"transcribes it, see docs/engines.md", transcript.PrimaryLanguage(asked))
+			"transcribes it, see docs/engines.md", transcript.PrimaryLanguage(lang))
+	}
+	details := map[string]any{"file": file, "field": "body.language", "language": lang, "speech_languages": s.Languages}
+	if asked == "" {
+		details["campaign"] = campaign
+		return "", errcode.New(errcode.Invalid, "the call %q was uploaded with no language, so it takes its campaign's "+
+			"(%q): %s, which the speech engine (%s) does not transcribe: it transcribes %s. Upload it with the language "+
+			"it is spoken in (language=%s if it is in %s), or %s", file, campaign, languageName(lang), s.Engine,
+			s.describe(), s.Languages[0], languageName(s.Languages[0]), remedy).With(details)
 	}
 	return "", errcode.New(errcode.Invalid, "the call %q is in %s, which the speech engine (%s) does not transcribe: "+
 		"it transcribes %s. Upload it with the language it is spoken in, or %s", file, languageName(asked), s.Engine,
-		s.describe(), remedy).
-		With(map[string]any{"file": file, "field": "body.language", "language": asked, "speech_languages": s.Languages})
+		s.describe(), remedy).With(details)
 }
 
 // String says, in English, what calls are transcribed with and in which

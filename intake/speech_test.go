@@ -19,30 +19,42 @@ func TestCallLanguage(t *testing.T) {
 		asked, campaign string
 		want            string
 	}{
-		{offline, "", "es", "en"},
 		{offline, "", "en-US", "en-US"},
 		{offline, "en-GB", "es", "en-GB"},
 		{whisper, "", "es", "es"},
 		{whisper, "pt-BR", "es", "pt-BR"},
-		{listed, "", "es", "fr"},
 		{listed, "", "en", "en"},
 		{listed, "EN_us", "es", "EN_us"},
 		{none, "", "es", "es"},
 		{none, "de", "es", "de"},
 	} {
-		got, err := c.speech.callLanguage("call.wav", c.asked, c.campaign)
+		got, err := c.speech.callLanguage("call.wav", c.asked, "default", c.campaign)
 		require.NoError(t, err, c)
 		require.Equal(t, c.want, got, c)
 	}
 
-	_, err := listed.callLanguage("llamada.mp3", "es-AR", "es")
+	_, err := listed.callLanguage("llamada.mp3", "es-AR", "default", "es")
 	require.True(t, errcode.Is(err, errcode.Invalid))
 	require.EqualError(t, err, `the call "llamada.mp3" is in Spanish (es-AR), which the speech engine (openai) does not transcribe: `+
 		"it transcribes French (fr), English (en). Upload it with the language it is spoken in, or add es to ASR_LANGUAGES "+
 		"(or leave it unset for any language) if the speech server transcribes it, see docs/engines.md")
-	_, err = offline.callLanguage("x.wav", "xx-YY", "es")
+	_, err = offline.callLanguage("x.wav", "xx-YY", "default", "es")
 	require.ErrorContains(t, err, `the call "x.wav" is in xx-YY, which`)
 	require.ErrorContains(t, err, "or have the workers and API use an engine that speaks it: ASR_ENGINE=openai with ASR_BASE_URL")
+
+	// No language: the campaign's, which the engine must speak too, never
+	// the engine's own in its place.
+	_, err = offline.callLanguage("llamada.wav", "", "ventas", "es")
+	require.True(t, errcode.Is(err, errcode.Invalid))
+	require.EqualError(t, err, `the call "llamada.wav" was uploaded with no language, so it takes its campaign's ("ventas"): `+
+		"Spanish (es), which the speech engine (pocketsphinx) does not transcribe: it transcribes English (en). Upload it with "+
+		"the language it is spoken in (language=en if it is in English (en)), or have the workers and API use an engine that "+
+		"speaks it: ASR_ENGINE=openai with ASR_BASE_URL and ASR_MODEL (Whisper speaks about a hundred languages), see docs/engines.md")
+	require.Equal(t, map[string]any{"file": "llamada.wav", "field": "body.language", "language": "es", "campaign": "ventas",
+		"speech_languages": []string{"en"}}, err.(*errcode.Error).Details)
+	_, err = listed.callLanguage("call.mp3", "", "default", "es-MX")
+	require.ErrorContains(t, err, "Spanish (es-MX), which the speech engine (openai) does not transcribe: it transcribes French (fr), English (en)")
+	require.ErrorContains(t, err, "(language=fr if it is in French (fr)), or add es to ASR_LANGUAGES")
 
 	require.Equal(t, "calls are transcribed by pocketsphinx in English (en)", offline.String())
 	require.Equal(t, "calls are transcribed by openai in any language (the server detects it)", whisper.String())

@@ -259,8 +259,8 @@ type Settings struct {
 	// OperatorID is the audited agent's user id (or the reference given
 	// when no user matches); "" for none.
 	OperatorID string
-	// Language is BCP 47; "" for the campaign's (calls: see
-	// Speech.callLanguage).
+	// Language is BCP 47; "" for the campaign's (which a call's speech
+	// engine must speak: see Speech.callLanguage).
 	Language   string
 	Direction  string
 	StartedAt  *time.Time
@@ -296,7 +296,7 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 		f.language = cmp.Or(s.Language, campaign.Language)
 		if f.existing == nil && f.kind == db.TaskCall {
 			var err error
-			if f.language, err = u.deps.Speech.callLanguage(f.name, s.Language, campaign.Language); err != nil {
+			if f.language, err = u.deps.Speech.callLanguage(f.name, s.Language, campaign.Name, campaign.Language); err != nil {
 				return nil, err
 			}
 		}

@@ -22,6 +22,10 @@ type Segment struct {
 	// Name is the participant's label as the source gave it ("Cliente", "Ana").
 	Name string `json:"name,omitempty"`
 	Text string `json:"text"`
+	// Quality is how sure the speech engine was of the segment's words,
+	// from 0 to 1 (see the engines in workers/asr); nil for chats and
+	// engines that give no such signal.
+	Quality *float64 `json:"quality,omitempty" minimum:"0" maximum:"1" doc:"How sure the speech engine was of the segment's words, from 0 to 1 (PocketSphinx: the mean of its words' posteriors; an OpenAI-compatible server: exp(avg_logprob) × (1 − no_speech_prob)); absent for chats and engines without that signal"`
 }
 
 // Transcript is the text of an interaction with its timed, attributed segments.
@@ -32,6 +36,9 @@ type Transcript struct {
 	Engine string `json:"engine"`
 	// Language is a BCP 47 tag such as "en" or "es", when known.
 	Language string `json:"language,omitempty"`
+	// Quality is how far a call's words can be trusted (Assess); nil for
+	// chats and transcripts stored before it was measured.
+	Quality *Quality `json:"quality,omitempty"`
 }
 
 // PrimaryLanguage returns the language subtag of a BCP 47 tag, lower case:

@@ -196,6 +196,13 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 	if err != nil {
 		return scoring.Result{}, engineError(ctx, err)
 	}
+	// What an unreliable transcript cannot carry needs review, and the
+	// score counts it as such.
+	if verdicts, _ := scoring.Merge(card.Scorecard, task.Kind, result.Verdicts()); distrust(verdicts, tr.Quality) {
+		if result, err = scoring.Score(card.Scorecard, task.Kind, verdicts, campaign.PassingScore); err != nil {
+			return scoring.Result{}, permanent(err)
+		}
+	}
 	return result, nil
 }
 
@@ -205,14 +212,20 @@ func auditLanguage(tr transcript.Transcript, task db.Task, campaign db.Campaign)
 	return cmp.Or(tr.Language, task.Language, campaign.Language)
 }
 
-// notifyAudited tells task's uploader how its audit came out.
+// notifyAudited tells task's uploader how its audit came out, and that
+// its verdicts wait for an analyst when its transcript is unreliable.
 func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Result) error {
 	variant := "success"
 	if !r.Passed {
 		variant = "warning"
 	}
-	_, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(task.UploadedBy, task, variant,
-		l10n.T("%s was audited: %s.", task.FileName, verdict(r))))
+	text := l10n.T("%s was audited: %s.", task.FileName, verdict(r))
+	if task.TranscriptUnreliable != "" {
+		variant = "warning"
+		text = text.And(" Its transcript is unreliable (%s): every automatic verdict needs an analyst's review.",
+			unreliable(task.TranscriptUnreliable))
+	}
+	_, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(task.UploadedBy, task, variant, text))
 	return err
 }
 

@@ -31,8 +31,9 @@ var errChangedMeanwhile = errors.New("the audit or the scorecard changed while i
 // engineVerdicts runs the auditor on task for the criteria of card listed
 // in missing (those no revision or edit judges: after a scorecard change,
 // the criteria the previous revision does not have) and returns its
-// verdicts by criterion id, those whose confidence is below review marked
-// as needing an analyst's review, as the automatic audit marks its own;
+// verdicts by criterion id, those whose confidence is below review, or
+// that an unreliable transcript cannot carry (distrust), marked as needing
+// an analyst's review, as the automatic audit marks its own;
 // nil when nothing is missing, so the common case runs no engine at all.
 // The verdicts kept from earlier revisions keep the marks they were given.
 func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, engine auditor.Engine, review float64, task db.Task, campaign db.Campaign,
@@ -54,6 +55,7 @@ func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, engine auditor.Engi
 		return nil, engineError(ctx, err)
 	}
 	scoring.Review(verdicts, review)
+	distrust(verdicts, tr.Quality)
 	out := make(map[string]scoring.Verdict, len(verdicts))
 	for _, v := range verdicts {
 		out[v.CriterionID] = v

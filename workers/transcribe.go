@@ -40,6 +40,10 @@ type TranscribeConfig struct {
 	// WorkDir is where each job keeps its temporary files, in a directory
 	// of its own removed when it ends. Defaults to os.TempDir().
 	WorkDir string
+	// QualityFloor is the quality under which a transcript, or one of its
+	// segments, is not trusted (TRANSCRIPT_QUALITY_FLOOR; see
+	// transcript.Assess). Zero trusts every transcript.
+	QualityFloor float64
 }
 
 // A transcription's time limit is timeoutPerAudio times the recording's
@@ -230,6 +234,7 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 		AgentChannel: asr.Channel(campaign.AgentChannel),
 		MaxChunk:     w.cfg.MaxChunk,
 		WorkDir:      dir,
+		QualityFloor: w.cfg.QualityFloor,
 	})
 	if err != nil {
 		return transcribed{}, &reportable{err}

@@ -149,9 +149,11 @@ func ffmpegOnly(t *testing.T) string {
 }
 
 // On a default install (no speech server, the offline engine on PATH, the
-// default campaign in Spanish), an English call uploaded with no language
-// is transcribed and audited, and `auditd upload` says what the engine
-// transcribes.
+// default campaign in Spanish), a call uploaded with no language is refused
+// (it would be the campaign's, Spanish, which the engine does not
+// transcribe: never transcribed as English without being asked); an
+// English call uploaded as English is transcribed and audited, and
+// `auditd upload` says what the engine transcribes.
 func TestDefaultInstallTranscribesAnEnglishCall(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -161,7 +163,18 @@ func TestDefaultInstallTranscribesAnEnglishCall(t *testing.T) {
 	client := []string{"AUDITD_URL=http://" + m.Addr(), "AUDITD_TOKEN=" + devToken(t, m, "qa", "quality")}
 
 	var stdout, stderr bytes.Buffer
-	require.NoError(t, run(t.Context(), []string{"upload", "--progress", "never", mediatest.LibriVox(t)[0].Path},
+	err := run(t.Context(), []string{"upload", "--progress", "never", mediatest.LibriVox(t)[0].Path}, environ(client), &stdout, &stderr)
+	require.ErrorContains(t, err, "1 of 1 files failed")
+	require.Contains(t, stdout.String(), `was uploaded with no language, so it takes its campaign's ("default"): Spanish (es), `+
+		"which the speech engine (pocketsphinx) does not transcribe: it transcribes English (en). Upload it with the language "+
+		"it is spoken in (language=en if it is in English (en))")
+	var n int
+	require.NoError(t, m.pool.QueryRow(t.Context(), "SELECT count(*) FROM tasks").Scan(&n))
+	require.Zero(t, n)
+
+	stdout.Reset()
+	stderr.Reset()
+	require.NoError(t, run(t.Context(), []string{"upload", "--progress", "never", "--language", "en", mediatest.LibriVox(t)[0].Path},
 		environ(client), &stdout, &stderr))
 	require.Contains(t, stderr.String(), "calls are transcribed by pocketsphinx in English (en)")
 	id := outcomeLine.FindStringSubmatch(strings.TrimSpace(stdout.String()))[2]

@@ -129,7 +129,7 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 	fields := map[string]*string{
 		"campaign":    fs.String("campaign", "", "campaign name (default: the server's default campaign)"),
 		"operator":    fs.String("operator", "", "the audited agent's user id or username"),
-		"language":    fs.String("language", "", "language of the interactions, such as es (default: the campaign's; for calls, the engine's first\nlanguage when it does not transcribe the campaign's; the command prints which it transcribes)"),
+		"language":    fs.String("language", "", "language of the interactions, such as es (default: the campaign's; a call in a language the speech\nengine does not transcribe is refused, the command prints which it transcribes)"),
 		"direction":   fs.String("direction", "", "inbound or outbound"),
 		"started_at":  fs.String("started-at", "", "when the interactions started (RFC 3339)"),
 		"external_id": fs.String("external-id", "", "the interactions' id in another system"),

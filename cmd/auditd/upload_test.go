@@ -97,7 +97,7 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 	writeFile(t, filepath.Join(dir, ".DS_Store"), []byte("junk"))
 
 	var stdout, stderr bytes.Buffer
-	err = run(ctx, []string{"upload", "--server", b.url, "--parallel", "2", "--progress", "always", "--operator", "olga", dir},
+	err = run(ctx, []string{"upload", "--server", b.url, "--parallel", "2", "--progress", "always", "--operator", "olga", "--language", "en", dir},
 		env(map[string]string{"AUDITD_TOKEN": quality}), &stdout, &stderr)
 	require.ErrorContains(t, err, "1 of 5 files failed")
 
@@ -126,7 +126,7 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 	require.Equal(t, 3, n)
 	var language string
 	require.NoError(t, b.pool.QueryRow(ctx, "SELECT language FROM tasks WHERE kind = 'call'").Scan(&language))
-	require.Equal(t, "en", language, "the default campaign is Spanish, the engine transcribes English")
+	require.Equal(t, "en", language, "as asked: the default campaign is Spanish, which the engine does not transcribe")
 	for _, line := range append(outcomes["ok"], outcomes["duplicate"]...) {
 		id := outcomeLine.FindStringSubmatch(line)[2]
 		require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM tasks WHERE uuid = $1", id).Scan(&n))

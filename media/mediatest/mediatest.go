@@ -246,3 +246,20 @@ func pcm(wav []byte) ([]int16, int, error) {
 	}
 	return nil, 0, errors.New("no data chunk")
 }
+
+// NarrowBand writes to out (a WAV file) the recording at in as a telephone
+// line carries it: 300 to 3400 Hz, 8 kHz, μ-law, as contact centres
+// record calls.
+func NarrowBand(tb testing.TB, in, out string) {
+	tb.Helper()
+	FFmpeg(tb, "-i", in, "-af", "highpass=f=300,lowpass=f=3400", "-ar", "8000", "-ac", "1", "-c:a", "pcm_mulaw", out)
+}
+
+// Speak writes to out (a WAV file) text said by espeak-ng's voice ("es",
+// "en-us"): real audio of a language, which speech engines recognise
+// poorly, so tests should assert no words on it.
+func Speak(tb testing.TB, voice, text, out string) {
+	tb.Helper()
+	_, _, err := media.Run(tb.Context(), "espeak-ng", "-v", voice, "-w", out, text)
+	require.NoError(tb, err, "apt-get install espeak-ng")
+}

@@ -1133,8 +1133,18 @@ test('a call: its language checked at upload, transcribed, played from an author
     await shot(p, 'upload-language-refused-es');
   });
 
-  // With no language, the call takes the engine's: the default campaign is Spanish.
+  // With no language, the call takes the campaign's, Spanish: refused too,
+  // never transcribed as English without being asked.
   await page.getByLabel('Language (optional)').fill('');
+  await page.getByLabel('Choose files').setInputFiles(wav);
+  const newest = page.getByRole('list', { name: 'Uploads' }).locator('li[data-file="e2e-call.wav"]').first().getByRole('alert');
+  await visible(
+    newest.getByText(
+      /^e2e-call\.wav was sent with no language, so it takes its campaign’s \(default\): Spanish \(es\), which the speech engine does not transcribe: it transcribes English \(en\)\./,
+    ),
+  );
+  // Said to be English, it is transcribed.
+  await page.getByLabel('Language (optional)').fill('en');
   await page.getByLabel('Choose files').setInputFiles(wav);
   const row = page.locator('tbody tr').filter({ hasText: 'e2e-call.wav' });
   await visible(row);
@@ -1156,6 +1166,21 @@ test('a call: its language checked at upload, transcribed, played from an author
     check((await last.locator('xpath=..').getAttribute('aria-current')) === 'true', 'the segment is not highlighted'),
   );
   await shot(page, 'task-call');
+
+  // A transcript the engine was unsure of is shown as such, with its reason,
+  // in the task and in the list, which filters by it, in both languages (set
+  // in the database: PocketSphinx is sure of this synthetic voice's words).
+  execFileSync('psql', [databaseURL, '-qc', `UPDATE tasks SET transcript_unreliable = 'low_quality' WHERE file_name = 'e2e-call.wav'`]);
+  await page.reload();
+  await visible(
+    page.getByTestId('task-transcript').getByText('the speech engine was unsure of its words: every automatic verdict needs review.'),
+  );
+  await visible(page.getByTestId('task-transcript').getByText('Transcript unreliable'));
+  await shot(page, 'task-transcript-unreliable');
+  await inSpanish(browser, base + '/app/tasks?transcript_unreliable=true', { username: 'carla', roles: ['quality'] }, async (p) => {
+    await visible(p.locator('tbody tr').filter({ hasText: 'e2e-call.wav' }).getByText('Transcripción no fiable'));
+    check((await p.getByLabel('Transcripción').inputValue()) === 'true', 'the filter is not shown');
+  });
   rmSync(wav);
 });
 

@@ -95,6 +95,10 @@ type Options struct {
 	// WorkDir is where the intermediate files go, in a directory of their
 	// own that is removed on return. Defaults to os.TempDir().
 	WorkDir string
+	// QualityFloor is the quality under which the transcript, or a
+	// segment, is not to be trusted (transcript.Assess;
+	// TRANSCRIPT_QUALITY_FLOOR). Zero trusts any quality.
+	QualityFloor float64
 }
 
 // Transcribe transcribes the recording at path with engine: it normalises
@@ -103,7 +107,8 @@ type Options struct {
 // segments in time order with times from the start of the recording.
 // Speakers are agent and customer for a split stereo call, and otherwise
 // what the engine says (unknown for the engines of this package). The
-// transcript's Text is the segments' texts, one per line.
+// transcript's Text is the segments' texts, one per line; its Quality is
+// the segments' (the engine's) assessed against opts.QualityFloor.
 //
 // It returns ErrNoSpeech when no word came out; an error wrapping
 // media.ErrNotAudio when path is not a recording; the engine's errors as
@@ -175,6 +180,7 @@ func Transcribe(ctx context.Context, engine Engine, path string, opts Options) (
 		Segments: segments,
 		Engine:   engine.Name(),
 		Language: language,
+		Quality:  transcript.Assess(segments, opts.QualityFloor),
 	}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -46,9 +47,11 @@ type OpenAIConfig struct {
 // OpenAI is the engine for any server that implements OpenAI's
 // POST /v1/audio/transcriptions: OpenAI, Azure OpenAI's v1 API,
 // speaches/faster-whisper-server, whisper.cpp's server, vLLM, LocalAI. It
-// asks for verbose_json, whose segments carry times, and falls back to json
-// (the text as one segment spanning the input) for the models that only
-// offer that, remembering the refusal. Create it with NewOpenAI.
+// asks for verbose_json, whose segments carry times and the model's
+// avg_logprob and no_speech_prob (a segment's quality: segmentQuality),
+// and falls back to json (the text as one segment spanning the input,
+// without a quality) for the models that only offer that, remembering the
+// refusal. Create it with NewOpenAI.
 type OpenAI struct {
 	endpoint string
 	apiKey   string
@@ -205,9 +208,11 @@ func (o *OpenAI) parse(body []byte, in Input) (transcript.Transcript, error) {
 		Text     string `json:"text"`
 		Language string `json:"language"`
 		Segments []struct {
-			Start float64 `json:"start"`
-			End   float64 `json:"end"`
-			Text  string  `json:"text"`
+			Start        float64  `json:"start"`
+			End          float64  `json:"end"`
+			Text         string   `json:"text"`
+			AvgLogprob   *float64 `json:"avg_logprob"`
+			NoSpeechProb *float64 `json:"no_speech_prob"`
 		} `json:"segments"`
 	}
 	if err := json.Unmarshal(body, &answer); err != nil {
@@ -220,13 +225,31 @@ func (o *OpenAI) parse(body []byte, in Input) (transcript.Transcript, error) {
 	}
 	for _, s := range answer.Segments {
 		start, end := s.Start, s.End
-		t.Segments = append(t.Segments, transcript.Segment{Start: &start, End: &end, Speaker: transcript.Unknown, Text: strings.TrimSpace(s.Text)})
+		t.Segments = append(t.Segments, transcript.Segment{Start: &start, End: &end, Speaker: transcript.Unknown,
+			Text: strings.TrimSpace(s.Text), Quality: segmentQuality(s.AvgLogprob, s.NoSpeechProb)})
 	}
 	if len(answer.Segments) == 0 && t.Text != "" {
 		start, end := 0.0, in.Duration.Seconds()
 		t.Segments = []transcript.Segment{{Start: &start, End: &end, Speaker: transcript.Unknown, Text: t.Text}}
 	}
 	return t, nil
+}
+
+// segmentQuality is a verbose_json segment's quality: the mean
+// probability of its tokens (exp of avg_logprob: 0.37 at -1, the
+// threshold under which Whisper itself distrusts a segment) times the
+// probability that it holds speech at all (1 − no_speech_prob, 0 when
+// absent). Nil when the server gave no avg_logprob (some servers leave
+// it out, or answer with NaN as null).
+func segmentQuality(avgLogprob, noSpeech *float64) *float64 {
+	if avgLogprob == nil || math.IsNaN(*avgLogprob) {
+		return nil
+	}
+	q := math.Exp(min(*avgLogprob, 0))
+	if noSpeech != nil && !math.IsNaN(*noSpeech) {
+		q *= 1 - min(max(*noSpeech, 0), 1)
+	}
+	return &q
 }
 
 // isLanguageCode matches the ISO 639 codes some servers answer with;

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -37,8 +39,8 @@ func TestOpenAIRequest(t *testing.T) {
 	require.Equal(t, transcript.Transcript{
 		Text: "He was not an ill-disposed young man.",
 		Segments: []transcript.Segment{
-			{Start: ptr(0.2), End: ptr(1.1), Speaker: transcript.Unknown, Text: "He was not"},
-			{Start: ptr(1.1), End: ptr(2.8), Speaker: transcript.Unknown, Text: "an ill-disposed young man."},
+			{Start: ptr(0.2), End: ptr(1.1), Speaker: transcript.Unknown, Text: "He was not", Quality: ptr(math.Exp(-0.2) * (1 - 0.01))},
+			{Start: ptr(1.1), End: ptr(2.8), Speaker: transcript.Unknown, Text: "an ill-disposed young man.", Quality: ptr(math.Exp(-0.2) * (1 - 0.01))},
 		},
 		Engine:   "openai:whisper-1",
 		Language: "en-GB",
@@ -328,4 +330,75 @@ func TestOpenAIChunks(t *testing.T) {
 		requireSpans(t, want, tr.Segments)
 		require.Len(t, server.Uploads(), 6, "each side of 14 s in three chunks")
 	})
+}
+
+// A Whisper-like server's verbose_json says how sure the model was of each
+// segment: nonsense (a call in a language the model was not asked for,
+// narrow-band noise) comes with a low avg_logprob and makes the
+// transcript unreliable; a server that leaves the figures out gives no
+// quality, and is judged on its speed alone.
+func TestOpenAIQuality(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	wav := mediatest.LibriVox(t)[1] // 2.99 s
+	segment := func(start, end float64, text, figures string) string {
+		return fmt.Sprintf(`{"id":0,"seek":0,"start":%g,"end":%g,"text":%q,"tokens":[1],"temperature":0.0%s}`, start, end, text, figures)
+	}
+	answer := func(segments ...string) asrtest.Answer {
+		return asrtest.Answer{Status: 200, Body: `{"task":"transcribe","language":"english","duration":2.99,"text":"x","segments":[` +
+			strings.Join(segments, ",") + `]}`}
+	}
+	for _, c := range []struct {
+		name       string
+		answer     asrtest.Answer
+		score      *float64
+		unreliable string
+		doubtful   int
+	}{
+		{"confident", answer(segment(0.2, 1.1, " He was not", `,"avg_logprob":-0.21,"no_speech_prob":0.02`),
+			segment(1.1, 2.8, " an ill-disposed young man.", `,"avg_logprob":-0.18,"no_speech_prob":0.01`)),
+			ptr((3*math.Exp(-0.21)*0.98 + 4*math.Exp(-0.18)*0.99) / 7), "", 0},
+		{"nonsense", answer(segment(0.0, 1.4, " What what are ya", `,"avg_logprob":-1.38,"no_speech_prob":0.21`),
+			segment(1.4, 2.9, " ya what you.", `,"avg_logprob":-1.12,"no_speech_prob":0.35`)),
+			ptr((4*math.Exp(-1.38)*0.79 + 3*math.Exp(-1.12)*0.65) / 7), transcript.LowQuality, 2},
+		{"one doubtful segment", answer(segment(0.2, 1.1, " He was not", `,"avg_logprob":-0.1,"no_speech_prob":0.01`),
+			segment(1.1, 2.8, " an ill-disposed young man.", `,"avg_logprob":-1.5,"no_speech_prob":0.5`)),
+			ptr((3*math.Exp(-0.1)*0.99 + 4*math.Exp(-1.5)*0.5) / 7), transcript.LowQuality, 1},
+		{"silence mistaken for words", answer(segment(0, 2.9, " Thank you.", `,"avg_logprob":-0.3,"no_speech_prob":0.92`)),
+			ptr(math.Exp(-0.3) * (1 - 0.92)), transcript.LowQuality, 1},
+		{"no figures", answer(segment(0.2, 2.8, " He was not an ill-disposed young man.", ``)), nil, "", 0},
+		{"null figures", answer(segment(0.2, 2.8, " He was not an ill-disposed young man.", `,"avg_logprob":null,"no_speech_prob":null`)), nil, "", 0},
+		{"a model repeating itself", answer(segment(0, 1.5, strings.Repeat(" thank you", 6), `,"avg_logprob":-0.05,"no_speech_prob":0.01`)),
+			ptr(math.Exp(-0.05) * 0.99), transcript.TooFast, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			server := newFakeServer(t, c.answer)
+			tr, err := asr.Transcribe(b.ctx, server.engine(t), wav.Path, asr.Options{WorkDir: t.TempDir(), QualityFloor: transcript.DefaultQualityFloor})
+			require.NoError(t, err)
+			q := tr.Quality
+			require.NotNil(t, q)
+			if c.score == nil {
+				require.Nil(t, q.Score)
+			} else {
+				require.InDelta(t, *c.score, *q.Score, 1e-9)
+			}
+			require.Equal(t, c.unreliable, q.Unreliable)
+			require.Equal(t, c.doubtful, q.DoubtfulSegments)
+			require.Equal(t, transcript.DefaultQualityFloor, q.Floor)
+			require.NotNil(t, q.WordsPerSecond)
+		})
+	}
+
+	// A server that only speaks json: one segment spanning the audio,
+	// without a quality.
+	server := newFakeServer(t,
+		asrtest.Answer{Status: 400, Body: `{"error":{"message":"response_format 'verbose_json' is not compatible with model 'gpt-4o-transcribe'.","param":"response_format"}}`},
+		asrtest.Answer{Status: 200, Body: `{"text":"He was not an ill-disposed young man."}`})
+	tr, err := asr.Transcribe(b.ctx, server.engine(t), wav.Path, asr.Options{WorkDir: t.TempDir(), QualityFloor: transcript.DefaultQualityFloor})
+	require.NoError(t, err)
+	require.Nil(t, tr.Segments[0].Quality)
+	require.Nil(t, tr.Quality.Score)
+	require.Empty(t, tr.Quality.Unreliable)
+	require.InDelta(t, 7/2.99, *tr.Quality.WordsPerSecond, 0.05)
 }

@@ -15,8 +15,9 @@ import (
 // PocketSphinx is the offline engine: CMU PocketSphinx's
 // pocketsphinx_continuous (Debian packages pocketsphinx and
 // pocketsphinx-en-us), run on each input. Its word times are grouped into
-// segments at pauses. The zero value transcribes US English with the
-// installed model.
+// segments at pauses; a segment's quality is the mean of its words'
+// posterior probabilities (the confidence -time yes prints). The zero
+// value transcribes US English with the installed model.
 type PocketSphinx struct {
 	// Command is the recogniser to run. Defaults to pocketsphinx_continuous.
 	Command string
@@ -59,10 +60,12 @@ func (p PocketSphinx) Transcribe(ctx context.Context, in Input) (transcript.Tran
 	}, nil
 }
 
-// word is a recognised word and when it was said, in seconds.
+// word is a recognised word, when it was said (in seconds) and the
+// recogniser's posterior probability of it.
 type word struct {
 	text       string
 	start, end float64
+	posterior  float64
 }
 
 // words reads pocketsphinx_continuous -time yes output: for each utterance
@@ -78,7 +81,7 @@ func words(out string) []word {
 		}
 		start, err1 := strconv.ParseFloat(f[1], 64)
 		end, err2 := strconv.ParseFloat(f[2], 64)
-		_, err3 := strconv.ParseFloat(f[3], 64)
+		posterior, err3 := strconv.ParseFloat(f[3], 64)
 		if err1 != nil || err2 != nil || err3 != nil {
 			continue // a four-word hypothesis
 		}
@@ -89,24 +92,26 @@ func words(out string) []word {
 		if i := strings.IndexByte(text, '('); i > 0 {
 			text = text[:i]
 		}
-		ws = append(ws, word{text: text, start: start, end: end})
+		ws = append(ws, word{text: text, start: start, end: end, posterior: min(max(posterior, 0), 1)})
 	}
 	return ws
 }
 
 // group gathers words into segments, starting a new one after a pause
-// longer than MaxPause or when one would outgrow MaxSegment.
+// longer than MaxPause or when one would outgrow MaxSegment; a segment's
+// quality is the mean of its words' posteriors.
 func (p PocketSphinx) group(ws []word) []transcript.Segment {
 	maxPause := cmp.Or(p.MaxPause, 700*time.Millisecond).Seconds()
 	maxSegment := cmp.Or(p.MaxSegment, 15*time.Second).Seconds()
 	var segments []transcript.Segment
 	var text []string
-	var start, end float64
+	var start, end, posteriors float64
 	flush := func() {
 		if len(text) > 0 {
-			s, e := start, end
-			segments = append(segments, transcript.Segment{Start: &s, End: &e, Speaker: transcript.Unknown, Text: strings.Join(text, " ")})
-			text = text[:0]
+			s, e, q := start, end, posteriors/float64(len(text))
+			segments = append(segments, transcript.Segment{Start: &s, End: &e, Speaker: transcript.Unknown,
+				Text: strings.Join(text, " "), Quality: &q})
+			text, posteriors = text[:0], 0
 		}
 	}
 	for _, w := range ws {
@@ -117,6 +122,7 @@ func (p PocketSphinx) group(ws []word) []transcript.Segment {
 			start = w.start
 		}
 		text = append(text, w.text)
+		posteriors += w.posterior
 		end = w.end
 	}
 	flush()

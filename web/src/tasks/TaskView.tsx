@@ -9,7 +9,7 @@ import { ValidationBlock } from './ValidationBlock';
 import { FeedbackCard } from '../disputes/FeedbackCard';
 import { ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
-import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
+import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
 import { ValidateDialog } from './ValidateDialog';
 
 /** Draft is an analyst's pending change to one criterion. */
@@ -150,6 +150,14 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
             <ScoreBadge score={task.audit?.score} passed={task.audit?.passed} />
           </dd>
         </div>
+        {task.transcript_unreliable && (
+          <div>
+            <dt>{t('transcript.label')}</dt>
+            <dd data-testid="task-transcript">
+              <TranscriptBadge reason={task.transcript_unreliable} /> {t(`transcript.${task.transcript_unreliable}`)}
+            </dd>
+          </div>
+        )}
         {task.review_items !== undefined && (
           <div>
             <dt>{t('tasks.review')}</dt>

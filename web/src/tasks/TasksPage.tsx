@@ -7,7 +7,7 @@ import { StreamStatus } from '../notifications/Bell';
 import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
 import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
-import { ReviewBadge, ScoreBadge, StatusBadge } from './badges';
+import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
 import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
 import { BulkActions, BulkCheckCell, BulkCheckHeader, useBulk } from './BulkActions';
 import { SavedViews } from './SavedViews';
@@ -25,6 +25,7 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     q: f.q.trim(),
     file_name: f.file_name.trim(),
     needs_review: f.needs_review,
+    transcript_unreliable: f.transcript_unreliable,
     operator: f.operator.trim(),
     passed: f.passed,
     // Days in the user's zone: from its first midnight to after the last day.
@@ -249,7 +250,8 @@ export function TasksPage() {
                     <td>{x.campaign}</td>
                     <td>{x.operator_id ?? '—'}</td>
                     <td>
-                      <ScoreBadge score={x.score} passed={x.passed} /> <ReviewBadge count={x.review_items} />
+                      <ScoreBadge score={x.score} passed={x.passed} /> <ReviewBadge count={x.review_items} />{' '}
+                      <TranscriptBadge reason={x.transcript_unreliable} />
                     </td>
                     <td>
                       <Ago at={x.created_at} />
@@ -323,6 +325,16 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
             ['false', t('tasks.reviewNone')],
           ]}
           onChange={(needs_review) => setF({ ...f, needs_review })}
+        />
+        <AnySelect
+          id="tasks-transcript"
+          label={t('transcript.label')}
+          value={f.transcript_unreliable}
+          options={[
+            ['true', t('transcript.unreliable')],
+            ['false', t('transcript.reliable')],
+          ]}
+          onChange={(transcript_unreliable) => setF({ ...f, transcript_unreliable })}
         />
         <AnySelect
           id="tasks-review-state"

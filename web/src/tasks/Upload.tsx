@@ -24,10 +24,12 @@ function speechLine(speech: ClientConfig['speech'] | undefined): string {
 
 /** uploadError is what to show for a failed upload: a call refused for its language says which and why. */
 function uploadError(err: unknown, file: string): string {
-  const { language, speech_languages: languages } = err instanceof ApiError ? err.facts : {};
+  const { language, speech_languages: languages, campaign } = err instanceof ApiError ? err.facts : {};
   if (typeof language === 'string' && Array.isArray(languages)) {
-    return t('upload.languageRefused', {
+    // No language given: the campaign's was taken, and the engine lacks it.
+    return t(typeof campaign === 'string' ? 'upload.campaignLanguageRefused' : 'upload.languageRefused', {
       file,
+      campaign: String(campaign),
       language: languageName(language),
       languages: listOf(languages.map((l) => languageName(String(l)))),
     });

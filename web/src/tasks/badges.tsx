@@ -17,6 +17,16 @@ export function ScoreBadge({ score, passed }: { score?: number; passed?: boolean
   );
 }
 
+/** TranscriptBadge says that a call's transcript is unreliable, and why in its title; nothing when it is not. */
+export function TranscriptBadge({ reason }: { reason?: 'low_quality' | 'too_fast' }) {
+  if (!reason) return null;
+  return (
+    <span class="badge badge-review" data-testid="transcript-unreliable" title={t(`transcript.${reason}`)}>
+      {t('transcript.unreliable')}
+    </span>
+  );
+}
+
 /** ReviewBadge says how many items of an audit need an analyst's review; nothing when none do (or before the audit). */
 export function ReviewBadge({ count }: { count?: number }) {
   if (!count) return null;

@@ -74,6 +74,17 @@ describe('applyTask', () => {
     expect(applyTask([], { ...defaultFilters, needs_review: 'false' }, settled).map((t) => t.uuid)).toEqual(['b']);
     expect(applyTask([], { ...defaultFilters, needs_review: 'false' }, task('n'))).toEqual([]);
   });
+
+  it('keeps the transcript filter: a call transcribed unreliable joins it, the others leave it', () => {
+    const f = { ...defaultFilters, transcript_unreliable: 'true' as const };
+    const noisy = task('a', { kind: 'call', transcript_unreliable: 'low_quality', updated_at: '2026-01-02T00:00:00Z' });
+    expect(applyTask([], f, noisy).map((t) => t.uuid)).toEqual(['a']);
+    expect(applyTask([], f, task('n'))).toEqual([]);
+    expect(applyTask([], { ...defaultFilters, transcript_unreliable: 'false' }, noisy)).toEqual([]);
+    expect(queryOf(f).get('transcript_unreliable')).toBe('true');
+    expect(filtersOf(queryOf(f))).toEqual(f);
+    expect(filtersOf(new URLSearchParams('transcript_unreliable=maybe')).transcript_unreliable).toBe('');
+  });
 });
 
 describe('filters in the URL', () => {

@@ -14,6 +14,8 @@ export interface TaskFilters {
   file_name: string;
   /** needs_review: 'true' keeps audits with items to review, 'false' those with none, '' any task. */
   needs_review: '' | 'true' | 'false';
+  /** transcript_unreliable: 'true' keeps calls whose transcript is unreliable, 'false' the other tasks, '' any task. */
+  transcript_unreliable: '' | 'true' | 'false';
   /** operator: the agent's user id or username. */
   operator: string;
   /** passed: 'true' keeps audits that passed, 'false' those that did not, '' any task. */
@@ -45,6 +47,7 @@ export const defaultFilters: TaskFilters = {
   q: '',
   file_name: '',
   needs_review: '',
+  transcript_unreliable: '',
   operator: '',
   passed: '',
   from: '',
@@ -64,6 +67,7 @@ export const defaultFilters: TaskFilters = {
 export function filtersOf(q: URLSearchParams): TaskFilters {
   const sort = q.get('sort');
   const review = q.get('needs_review');
+  const unreliable = q.get('transcript_unreliable');
   const passed = q.get('passed');
   const day = (k: string) => (/^\d{4}-\d{2}-\d{2}$/.test(q.get(k) ?? '') ? (q.get(k) as string) : '');
   return {
@@ -73,6 +77,7 @@ export function filtersOf(q: URLSearchParams): TaskFilters {
     q: q.get('q') ?? '',
     file_name: q.get('file_name') ?? '',
     needs_review: review === 'true' || review === 'false' ? review : '',
+    transcript_unreliable: unreliable === 'true' || unreliable === 'false' ? unreliable : '',
     operator: q.get('operator') ?? '',
     passed: passed === 'true' || passed === 'false' ? passed : '',
     from: day('from'),
@@ -97,6 +102,7 @@ const filterKeys = [
   'q',
   'file_name',
   'needs_review',
+  'transcript_unreliable',
   'operator',
   'passed',
   'from',
@@ -160,6 +166,7 @@ export function matches(f: TaskFilters, t: TaskSummary): boolean {
   if (f.campaign.trim() && t.campaign !== f.campaign.trim()) return false;
   if (f.file_name.trim() && !t.file_name.toLowerCase().includes(f.file_name.trim().toLowerCase())) return false;
   if (f.needs_review && (t.review_items === undefined || t.review_items > 0 !== (f.needs_review === 'true'))) return false;
+  if (f.transcript_unreliable && !!t.transcript_unreliable !== (f.transcript_unreliable === 'true')) return false;
   if (f.operator.trim() && t.operator_id !== f.operator.trim()) return false;
   if (f.assignee.trim() && t.assignee_id !== f.assignee.trim()) return false;
   const lang = f.language.trim().toLowerCase();
