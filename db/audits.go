@@ -131,15 +131,22 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 	judged, failed := make([]string, 0, len(a.Result.Items)), []string{}
 	for _, it := range a.Result.Items {
 		judged = append(judged, it.CriterionID)
-		if !it.Complies {
+		if !it.Complies && !it.NeedsReview {
 			failed = append(failed, it.CriterionID)
 		}
+	}
+	// A provisional audit has no score nor result on its task: no figure
+	// counts it as scored (Task.Pending).
+	score, passed := &a.Result.Score, &a.Result.Passed
+	if len(a.Result.Pending) > 0 {
+		score, passed = nil, nil
 	}
 	c := countReview(a.Result.Items, previous)
 	t, err := scanTask(tx.QueryRow(ctx, `
 		WITH t AS (
 			UPDATE tasks SET audit_revision = $2, score = $3, passed = $4,
 				judged_criteria = $5, failed_criteria = $6, review_items = $7, engine_verdicts = engine_verdicts + $8,
+				score_min = $16, score_max = $17, pending_criteria = $18,
 				engine_confident = engine_confident + $9, audited_at = COALESCE(audited_at, now()), updated_at = now(),
 				status = COALESCE($10, status), error = CASE WHEN $10::text IS NULL THEN error END,
 				attempts = CASE WHEN $11 > 0 THEN $11 ELSE attempts END,
@@ -159,8 +166,8 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 			ORDER BY m.n
 		)
 		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`,
-		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed, judged, failed, c.review, c.engine, c.confident,
-		to, attempt, left, reached, a.Source, a.AuthorID))
+		a.TaskUUID, stored.Revision, score, passed, judged, failed, c.review, c.engine, c.confident,
+		to, attempt, left, reached, a.Source, a.AuthorID, a.Result.ScoreMin, a.Result.ScoreMax, pendingOf(a.Result)))
 	if err == nil {
 		err = TaskSearchRefresh(ctx, tx, a.TaskUUID)
 	}
@@ -168,6 +175,14 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 		return stored, t, err
 	}
 	return stored, t, TaskEventInsert(ctx, tx, EventTaskUpdated, t)
+}
+
+// pendingOf is r's pending criteria, never nil (the column's empty array).
+func pendingOf(r scoring.Result) []string {
+	if r.Pending == nil {
+		return []string{}
+	}
+	return r.Pending
 }
 
 // reviewCounts are what a revision changes in its task's review figures.

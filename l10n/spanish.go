@@ -3,9 +3,10 @@ package l10n
 // spanish translates the messages the server writes, keyed by their
 // English format. A key the code uses and this lacks fails the tests.
 var spanish = map[string]string{
-	"%.2f, passed (passing score %.2f)":                     "%.2f, aprobada (nota de aprobado %.2f)",
-	"%.2f, did not pass (passing score %.2f)":               "%.2f, no aprobada (nota de aprobado %.2f)",
-	"%s and %d others":                                      "%s y %d más",
+	"%.2f, passed (passing score %.2f)":       "%.2f, aprobada (nota de aprobado %.2f)",
+	"%.2f, did not pass (passing score %.2f)": "%.2f, no aprobada (nota de aprobado %.2f)",
+	"%s and %d others":                        "%s y %d más",
+	"pending review: %d verdict(s) to confirm (%s); the score can still be between %.2f and %.2f": "pendiente de revisión: %d veredicto(s) por confirmar (%s); la nota aún puede quedar entre %.2f y %.2f",
 	"%s was audited: %s.":                                   "%s se ha auditado: %s.",
 	"The audit of %s failed: %s.":                           "La auditoría de %s ha fallado: %s.",
 	"Transcription of %s failed: %s.":                       "La transcripción de %s ha fallado: %s.",

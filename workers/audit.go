@@ -208,7 +208,10 @@ func auditLanguage(tr transcript.Transcript, task db.Task, campaign db.Campaign)
 // notifyAudited tells task's uploader how its audit came out.
 func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Result) error {
 	variant := "success"
-	if !r.Passed {
+	switch {
+	case len(r.Pending) > 0:
+		variant = "info"
+	case !r.Passed:
 		variant = "warning"
 	}
 	_, err := db.NotificationCreate(ctx, tx, lifecycle.Notice(task.UploadedBy, task, variant,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -116,8 +117,20 @@ func (o *outbox) flush(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// verdict describes a result for people: "85.00, passed (passing score 80.00)".
+// verdict describes a result for people: "85.00, passed (passing score
+// 80.00)", or for a provisional one what is pending and the range it can
+// still take: never a 0 or a fail that nobody decided.
 func verdict(r scoring.Result) l10n.Text {
+	if len(r.Pending) > 0 {
+		var questions []string
+		for _, it := range r.Items {
+			if it.NeedsReview {
+				questions = append(questions, strconv.Quote(it.Question))
+			}
+		}
+		return l10n.T("pending review: %d verdict(s) to confirm (%s); the score can still be between %.2f and %.2f",
+			len(r.Pending), strings.Join(questions, ", "), *r.ScoreMin, *r.ScoreMax)
+	}
 	if r.Passed {
 		return l10n.T("%.2f, passed (passing score %.2f)", r.Score, r.PassingScore)
 	}
