@@ -70,6 +70,18 @@ func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (
 	return stored, err
 }
 
+// AuditAppendAfter appends a as the revision that follows prev, the
+// task's current one (else the error wraps ErrAuditRevision), with the diff
+// from prev, as AuditAppend does. Call it in a transaction.
+func AuditAppendAfter(ctx context.Context, tx pgx.Tx, prev, a AuditRevision) (AuditRevision, error) {
+	diff, err := json.Marshal(scoring.Compare(prev.Result, a.Result))
+	if err != nil {
+		return AuditRevision{}, err
+	}
+	a.Diff = diff
+	return AuditAppend(ctx, tx, a, prev.Revision)
+}
+
 // AuditAppendAndMove appends a's revision as AuditAppend does and, in the
 // same write of the task, moves it along path: from the first change that
 // starts from the task's status to the last, each recorded in its history,

@@ -3,6 +3,8 @@ package l10n
 // spanish translates the messages the server writes, keyed by their
 // English format. A key the code uses and this lacks fails the tests.
 var spanish = map[string]string{
+	"%d verdict(s) of its audit await an analyst's confirmation (%s): confirm or change them, or validate it alone accepting them": "%d veredicto(s) de su auditoría esperan la confirmación de un analista (%s): confírmalos o cámbialos, o valídala sola aceptándolos",
+	"pending review of %d verdict(s) (%s)":    "pendiente de revisión de %d veredicto(s) (%s)",
 	"%.2f, passed (passing score %.2f)":       "%.2f, aprobada (nota de aprobado %.2f)",
 	"%.2f, did not pass (passing score %.2f)": "%.2f, no aprobada (nota de aprobado %.2f)",
 	"%s and %d others":                        "%s y %d más",

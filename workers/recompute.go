@@ -2,7 +2,6 @@ package workers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -67,12 +66,8 @@ func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, engine auditor.Engi
 // out. Call it in the transaction that locked the task. It returns the
 // stored revision and the task as it is now.
 func revise(ctx context.Context, tx pgx.Tx, task db.Task, prev db.AuditRevision, rev db.AuditRevision, out *outbox) (db.AuditRevision, db.Task, error) {
-	diff, err := json.Marshal(scoring.Compare(prev.Result, rev.Result))
-	if err != nil {
-		return db.AuditRevision{}, db.Task{}, err
-	}
-	rev.TaskUUID, rev.Diff = task.UUID, diff
-	stored, err := db.AuditAppend(ctx, tx, rev, prev.Revision)
+	rev.TaskUUID = task.UUID
+	stored, err := db.AuditAppendAfter(ctx, tx, prev, rev)
 	if err != nil {
 		return db.AuditRevision{}, db.Task{}, err
 	}
