@@ -258,15 +258,18 @@ type AuditRevisionInfo struct {
 	ScoreBefore      *float64        `json:"score_before,omitempty" doc:"The previous revision's score"`
 	Score            float64         `json:"score"`
 	Passed           bool            `json:"passed"`
-	CreatedAt        time.Time       `json:"created_at"`
+	// Pending counts the revision's verdicts pending an analyst's
+	// confirmation: its score is then provisional, and it did not pass.
+	Pending   int       `json:"pending,omitempty" doc:"How many of the revision's verdicts were pending an analyst's confirmation: its score was provisional, neither a pass nor a fail"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // AuditRevisionList lists a task's audit revisions, oldest first.
 func AuditRevisionList(ctx context.Context, q DBTX, taskUUID string) ([]AuditRevisionInfo, error) {
 	rows, err := q.Query(ctx, `
 		SELECT a.revision, a.source, COALESCE(a.engine, ''), COALESCE(a.author_id, ''), COALESCE(a.author_name, ''),
-			a.scorecard_version, (lag(a.score) OVER (ORDER BY a.revision))::float8, a.score::float8, a.passed, a.created_at,
-			s.id::text, s.name
+			a.scorecard_version, (lag(a.score) OVER (ORDER BY a.revision))::float8, a.score::float8, a.passed,
+			jsonb_array_length(COALESCE(a.result->'pending', '[]')), a.created_at, s.id::text, s.name
 		FROM audit_revisions a LEFT JOIN calibration_sessions s ON s.id = a.calibration_session_id
 		WHERE a.task_uuid = $1 ORDER BY a.revision`, taskUUID)
 	if err != nil {
@@ -276,7 +279,7 @@ func AuditRevisionList(ctx context.Context, q DBTX, taskUUID string) ([]AuditRev
 		var i AuditRevisionInfo
 		var sessionID, sessionName *string
 		err := row.Scan(&i.Revision, &i.Source, &i.Engine, &i.AuthorID, &i.AuthorName, &i.ScorecardVersion,
-			&i.ScoreBefore, &i.Score, &i.Passed, &i.CreatedAt, &sessionID, &sessionName)
+			&i.ScoreBefore, &i.Score, &i.Passed, &i.Pending, &i.CreatedAt, &sessionID, &sessionName)
 		if sessionID != nil {
 			i.Calibration = &CalibrationRef{ID: *sessionID, Name: *sessionName}
 		}

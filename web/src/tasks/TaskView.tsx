@@ -656,7 +656,7 @@ function Revisions({ task }: { task: TaskDetail }) {
   return (
     <section class="card" aria-labelledby="revisions-title">
       <h2 id="revisions-title">{t('revisions.title')}</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" data-testid="revisions">
         <table class="table">
           <thead>
             <tr>
@@ -683,7 +683,14 @@ function Revisions({ task }: { task: TaskDetail }) {
                 <td>{r.author_name || r.author_id || (r.engine ? engineName(r.engine) : '—')}</td>
                 <td>
                   {r.score_before !== undefined && <span class="muted">{r.score_before.toFixed(1)} → </span>}
-                  <ScoreBadge score={r.score} passed={r.passed} />
+                  {r.pending ? (
+                    <span class="score">
+                      <strong>{r.score.toFixed(1)}</strong>{' '}
+                      <span class="badge badge-review">{t('pending.badge', { count: r.pending })}</span>
+                    </span>
+                  ) : (
+                    <ScoreBadge score={r.score} passed={r.passed} />
+                  )}
                 </td>
                 <td>{formatDateTime(r.created_at)}</td>
               </tr>
