@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -99,6 +100,138 @@ func (a *auditsResource) register(api huma.API) {
 				Schema: reg.Schema(reflect.TypeFor[Envelope[EditAccepted]](), true, "")}}},
 	}
 	huma.Register(api, op, a.compute)
+
+	op = operation(http.MethodPost, "/tasks/{uuid}/pending-verdicts", "decide-pending-verdicts",
+		"Confirm or change an audit's pending verdicts", role.Quality,
+		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable)
+	op.Description += " A verdict routed to review (`needs_review`) is pending until an analyst decides it: it counts in no " +
+		"figure and keeps the audit provisional. Each decision names a pending criterion (`criterion_id`); without `complies` " +
+		"it confirms the engine's verdict, with it the verdict becomes that one (its explanation the one sent, or the " +
+		"engine's when the verdict stays). `all: true` confirms every pending verdict not named. The decisions become a " +
+		"revision of the audit by the caller exactly as an edit (POST /compute-audit-results) does, with its job, events and " +
+		"answers (200 with the breakdown, or 202). A criterion that is not pending is a VALIDATION_ERROR detail; nothing " +
+		"to decide, an audit not audited or validated, or another revision current than `If-Match` (by default the one the " +
+		"request found) is 409."
+	op.Tags = []string{"audits"}
+	op.Responses = map[string]*huma.Response{
+		"200": {Description: "The decisions are the current revision; its score breakdown",
+			Content: map[string]*huma.MediaType{"application/json": {
+				Schema: reg.Schema(reflect.TypeFor[Envelope[ComputedAudit]](), true, "")}}},
+		"202": {Description: "The decisions are recorded; the recomputation goes on in the background",
+			Content: map[string]*huma.MediaType{"application/json": {
+				Schema: reg.Schema(reflect.TypeFor[Envelope[EditAccepted]](), true, "")}}},
+	}
+	huma.Register(api, op, a.decide)
+}
+
+// PendingDecision is an analyst's decision on one pending verdict.
+type PendingDecision struct {
+	CriterionID string `json:"criterion_id" minLength:"1" maxLength:"200" doc:"The pending criterion (its id, as the audit's items and pending list name it)"`
+	Complies    *bool  `json:"complies,omitempty" doc:"The analyst's verdict; absent confirms the engine's"`
+	Explanation string `json:"explanation,omitempty" maxLength:"10000" doc:"Why, in the analyst's words; absent keeps the engine's when the verdict stays, none when it changes"`
+}
+
+type decidePendingInput struct {
+	UUID     string `path:"uuid" format:"uuid" doc:"The task"`
+	Username string `header:"x-username" maxLength:"200" doc:"The acting user's name, recorded with the revision; the token's username when absent"`
+	IfMatch  string `header:"If-Match" maxLength:"40" doc:"The audit revision the decisions are based on; by default the one current when the request arrives"`
+	Body     struct {
+		Decisions []PendingDecision `json:"decisions,omitempty" maxItems:"200" doc:"Decisions on pending verdicts, one per criterion"`
+		All       bool              `json:"all,omitempty" doc:"Confirm every pending verdict the decisions do not name"`
+	}
+}
+
+func (a *auditsResource) decide(ctx context.Context, in *decidePendingInput) (*computeAuditOutput, error) {
+	base, err := basedOn(in.IfMatch)
+	if err != nil {
+		return nil, err
+	}
+	task, err := db.TaskGetByUUID(ctx, a.pool, in.UUID)
+	if err != nil {
+		return nil, err
+	}
+	current, err := db.AuditCurrent(ctx, a.pool, task.UUID)
+	if errcode.Is(err, errcode.NotFound) {
+		return nil, editable(task, base) // not audited yet: its CONFLICT
+	}
+	if err != nil {
+		return nil, err
+	}
+	if base == 0 {
+		base = current.Revision
+	}
+	if err := editable(task, base); err != nil {
+		return nil, err
+	}
+	verdicts, err := decidedVerdicts(current.Result, in.Body.Decisions, in.Body.All)
+	if err != nil {
+		return nil, err
+	}
+	p := principal(ctx)
+	var edit db.AuditEdit
+	var jobID int64
+	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) (err error) {
+		edit, jobID, err = a.record(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, BasedOn: base, Verdicts: verdicts,
+			AuthorID: p.User.ID, AuthorName: cmp.Or(strings.TrimSpace(in.Username), p.User.Username)})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a.outcome(ctx, task, edit, jobID)
+}
+
+// decidedVerdicts are the analyst's verdicts that decisions (and, with all,
+// the confirmation of every other pending verdict) make of r's pending
+// ones. A decision on a criterion that is not pending, or twice on one, is
+// a VALIDATION_ERROR detail; nothing to decide is CONFLICT.
+func decidedVerdicts(r scoring.Result, decisions []PendingDecision, all bool) ([]scoring.Verdict, error) {
+	pending := map[string]scoring.Verdict{}
+	for id, v := range r.Verdicts() {
+		if v.NeedsReview {
+			pending[id] = v
+		}
+	}
+	var details []*huma.ErrorDetail
+	decided := map[string]scoring.Verdict{}
+	for i, d := range decisions {
+		v, ok := pending[d.CriterionID]
+		_, twice := decided[d.CriterionID]
+		switch {
+		case !ok:
+			details = append(details, &huma.ErrorDetail{Location: fmt.Sprintf("body.decisions[%d].criterion_id", i),
+				Message: "is not a pending verdict of the current audit (pending: " + strings.Join(r.Pending, ", ") + ")", Value: d.CriterionID})
+			continue
+		case twice:
+			details = append(details, &huma.ErrorDetail{Location: fmt.Sprintf("body.decisions[%d].criterion_id", i),
+				Message: "is decided twice", Value: d.CriterionID})
+			continue
+		}
+		changed := d.Complies != nil && *d.Complies != v.Complies
+		explanation := v.Explanation
+		if changed || d.Explanation != "" {
+			explanation = d.Explanation
+		}
+		decided[d.CriterionID] = scoring.Verdict{CriterionID: d.CriterionID, Complies: v.Complies != changed, Explanation: explanation}
+	}
+	if len(details) > 0 {
+		return nil, Errorf(CodeValidation, fmt.Sprintf("the decisions have %d problem(s); nothing was changed", len(details))).WithDetails(details)
+	}
+	var out []scoring.Verdict
+	for _, id := range r.Pending {
+		v, ok := decided[id]
+		if !ok && all {
+			v, ok = scoring.Verdict{CriterionID: id, Complies: pending[id].Complies, Explanation: pending[id].Explanation}, true
+		}
+		if ok {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil, Errorf(CodeConflict, "nothing to decide: name pending verdicts in decisions, or send all: true while any is pending").
+			WithDetails(map[string]any{"pending": nonNilStrings(r.Pending)})
+	}
+	return out, nil
 }
 
 // basedOn reads If-Match: a revision number, plain or as an ETag ("3", W/"3").

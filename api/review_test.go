@@ -151,8 +151,12 @@ func TestReviewRouting(t *testing.T) {
 	require.Equal(t, map[string]any{}, list(olga, "needs_review=true"), "an operator, their own automatic audits hidden")
 	require.Equal(t, http.StatusOK, b.json(t, http.MethodPatch, "/campaigns/"+campaignID(t, b, alice), sue,
 		map[string]any{"operator_sees_automatic": true}).Status)
-	require.Equal(t, map[string]any{"good.txt": float64(1)}, list(olga, "needs_review=true"), "an operator, their own")
-	require.Equal(t, map[string]any{"good.txt": float64(1)}, list(alice, "needs_review=true&min_score=50&sort=score"))
+	// Verdicts to review are pending: never shown to agents, and no score
+	// to filter on.
+	require.Equal(t, map[string]any{}, list(olga, "needs_review=true"), "an operator, their own pending audits hidden")
+	require.Equal(t, map[string]any{"clean.txt": float64(0), "good.txt": nil, "f": nil}, list(olga, ""),
+		"an operator, their own decided audits shown, the pending one without its review items")
+	require.Equal(t, map[string]any{}, list(alice, "needs_review=true&min_score=50&sort=score"))
 	for _, bad := range []string{"needs_review=maybe", "needs_review=1"} {
 		r := b.do(t, http.MethodGet, "/tasks?"+bad, alice, nil)
 		requireError(t, r, http.StatusBadRequest, CodeValidation)
@@ -171,7 +175,7 @@ func TestReviewRouting(t *testing.T) {
 		return map[string]any{"verdicts": verdicts, "confident": confident, "share": confident / verdicts}
 	}
 	require.Equal(t, fig(9, 6), automatic(alice, ""))
-	require.Equal(t, fig(6, 5), automatic(olga, "operator=bob"))
+	require.Equal(t, fig(3, 3), automatic(olga, "operator=bob"), "her pending audit counts in none of her figures")
 	require.Equal(t, fig(3, 1), automatic(alice, "operator=bob"))
 	require.Equal(t, map[string]any{"verdicts": float64(0), "confident": float64(0), "share": nil},
 		automatic(alice, "from=2020-01-01&to=2020-01-02"))

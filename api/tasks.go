@@ -367,7 +367,7 @@ type TaskDetail struct {
 	ReviewState     string     `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
 	ReviewedAt      *time.Time `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
 	ReviewedBy      string     `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
-	AuditHidden     bool       `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those: audit, revisions and review_items are left out until an analyst reviews it"`
+	AuditHidden     bool       `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those, or has verdicts pending an analyst's confirmation: audit, revisions and review_items are left out until an analyst reviews it"`
 	CreatedAt       time.Time  `json:"created_at"`
 	UpdatedAt       time.Time  `json:"updated_at"`
 	AudioURL        string     `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`

@@ -73,7 +73,10 @@ const (
 
 // validationFields are the fields of a validation; in multipart, every
 // other file part is an attachment.
-var validationFields = []string{"task_uuid", "notes", "isCall"}
+var validationFields = []string{"task_uuid", "notes", "isCall", "accept_pending"}
+
+// requiredValidationFields are those a validation must give.
+var requiredValidationFields = validationFields[:3]
 
 // validationsResource validates audits and has their results e-mailed.
 type validationsResource struct {
@@ -93,6 +96,9 @@ type ValidateAuditRequest struct {
 	TaskUUID string `json:"task_uuid" format:"uuid" doc:"The task (call or chat) whose audit is validated"`
 	Notes    string `json:"notes" minLength:"1" maxLength:"10000" doc:"The validator's observations, sent in the e-mail"`
 	IsCall   bool   `json:"isCall" doc:"true for a call, false for a chat; must match the task"`
+	// AcceptPending records the audit's pending verdicts as the
+	// validator's, in the validation's transaction.
+	AcceptPending bool `json:"accept_pending,omitempty" doc:"true to validate an audit whose verdicts still await an analyst's confirmation (pending): they are recorded as the validator's (a revision of the audit by them) in the same transaction as the validation. Without it such a validation is 409 CONFLICT, its details listing the pending verdicts"`
 }
 
 // ValidationResult is the outcome of a validation.
@@ -148,7 +154,10 @@ func (v *validationsResource) register(api huma.API) {
 	op.Description += fmt.Sprintf(` Send application/json or multipart/form-data with task_uuid, notes and isCall (in multipart,
 true/false/1/0); in multipart every file part is attached to the e-mail (at most %d files and %s together, 413 beyond).
 A body that sends nothing for %s, or takes longer than %s (%s for JSON), is 408 REQUEST_TIMEOUT.
-The task must be audited (409 otherwise). In one transaction the validation is recorded, the task becomes validated
+The task must be audited (409 otherwise). An audit whose verdicts still await an analyst's confirmation is 409 CONFLICT,
+its details listing them (pending: criterion_id, question, complies), unless accept_pending is true (JSON boolean, or in
+multipart true/false/1/0): the pending verdicts are then recorded as the validator's (a new revision of the audit, by
+them) in the validation's transaction. In one transaction the validation is recorded, the task becomes validated
 and the e-mail is queued; the request then waits (JOB_WAIT_TIMEOUT) for the first delivery attempt: 200 when the mail
 server accepted it, 502 EMAIL_SEND_ERROR when it refused it (the validation stays recorded; details say whether delivery
 is retried), 200 with email_status "pending" when the wait ran out. The e-mail goes to the agent (when their address is
@@ -179,11 +188,13 @@ copy. 409 CONFLICT when there is nobody to write to (the message says what to se
 			"application/json": {Schema: reg.Schema(reflect.TypeFor[ValidateAuditRequest](), true, "ValidateAuditRequest")},
 			"multipart/form-data": {Schema: &huma.Schema{
 				Type:     "object",
-				Required: slices.Clone(validationFields),
+				Required: slices.Clone(requiredValidationFields),
 				Properties: map[string]*huma.Schema{
 					"task_uuid": {Type: "string", Format: "uuid", Description: "The task whose audit is validated"},
 					"notes":     {Type: "string", Description: "The validator's observations"},
 					"isCall":    {Type: "string", Enum: []any{"true", "false", "1", "0"}, Description: "true for a call, false for a chat"},
+					"accept_pending": {Type: "string", Enum: []any{"true", "false", "1", "0"},
+						Description: "true to record the audit's pending verdicts as the validator's and validate (409 otherwise when any is pending)"},
 					"attachments": {Type: "array", Description: "Files to attach to the e-mail (any other file field is attached too)",
 						Items: &huma.Schema{Type: "string", Format: "binary"}},
 				},
@@ -210,7 +221,8 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 	}
 	caller := principal(ctx)
 	n := db.NewValidation{TaskUUID: task.UUID, Notes: q.notes, ValidatorID: caller.User.ID,
-		ValidatorName: validatorName(in.req, caller.User), IsCall: *q.isCall, Attachments: q.files, RequestHash: q.hash()}
+		ValidatorName: validatorName(in.req, caller.User), IsCall: *q.isCall, Attachments: q.files, RequestHash: q.hash(),
+		AcceptPending: q.acceptPending}
 	deps := v.deps(ctx)
 	if task.Status != db.TaskAudited {
 		return again(ctx, deps, task, n)
@@ -328,6 +340,8 @@ type validationRequest struct {
 	taskUUID string
 	notes    string
 	isCall   *bool
+	// acceptPending: record the pending verdicts as the validator's.
+	acceptPending bool
 	// form is the multipart body, when the request is one.
 	form  *formReader
 	files []db.ValidationAttachment
@@ -388,12 +402,16 @@ func (q *validationRequest) readJSON(body io.Reader) error {
 		if string(value) == "null" {
 			continue
 		}
-		if name == "isCall" {
+		if name == "isCall" || name == "accept_pending" {
 			var b bool
 			if json.Unmarshal(value, &b) != nil {
 				return invalidBody(name, "must be a boolean (true or false)", value)
 			}
-			q.isCall = &b
+			if name == "isCall" {
+				q.isCall = &b
+			} else {
+				q.acceptPending = b
+			}
 			continue
 		}
 		var s string
@@ -428,15 +446,21 @@ func (q *validationRequest) set(name, value string) error {
 			return invalidBody(name, fmt.Sprintf("must be at most %d characters (it has %d)", maxNotes, n), nil)
 		}
 		q.notes = notes
-	case "isCall":
+	case "isCall", "accept_pending":
+		var b *bool
 		switch strings.ToLower(v) {
 		case "":
 		case "true", "1":
-			q.isCall = new(true)
+			b = new(true)
 		case "false", "0":
-			q.isCall = new(false)
+			b = new(false)
 		default:
 			return invalidBody(name, "must be true or false (or 1 or 0)", value)
+		}
+		if name == "isCall" {
+			q.isCall = b
+		} else {
+			q.acceptPending = b != nil && *b
 		}
 	}
 	return nil

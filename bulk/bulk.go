@@ -90,10 +90,12 @@ func Skip(action string, p db.BulkParams, task db.Task) db.BulkReason {
 			return reason(NotAssigned, db.BulkReasonParams{})
 		}
 	case Validate:
-		switch task.Status {
-		case db.TaskAudited:
+		switch {
+		case task.Pending():
+			return reason(PendingVerdicts, db.BulkReasonParams{Pending: task.PendingCriteria})
+		case task.Status == db.TaskAudited:
 			return db.BulkReason{}
-		case db.TaskValidated:
+		case task.Status == db.TaskValidated:
 			return reason(ValidatedAlready, db.BulkReasonParams{})
 		}
 		return reason(NotAudited, status)

@@ -73,6 +73,19 @@ func TestSkip(t *testing.T) {
 	require.Equal(t, "it is assigned to maria already", en(bulk.Skip(bulk.Assign, db.BulkParams{AssigneeID: "maria"}, mine)))
 	require.Zero(t, bulk.Skip(bulk.Assign, db.BulkParams{AssigneeID: "pedro"}, mine))
 	require.Zero(t, bulk.Skip(bulk.Unassign, db.BulkParams{}, mine))
+	pending := in(db.TaskAudited)
+	pending.PendingCriteria = []string{"no_forbidden_phrases"}
+	why := bulk.Skip(bulk.Validate, db.BulkParams{}, pending)
+	require.Equal(t, bulk.PendingVerdicts, why.Code)
+	require.Equal(t, "1 verdict(s) of its audit await an analyst's confirmation (no_forbidden_phrases): confirm or change them, "+
+		"or validate it alone accepting them", en(why))
+	require.Equal(t, "1 veredicto(s) de su auditoría esperan la confirmación de un analista (no_forbidden_phrases): confírmalos o "+
+		"cámbialos, o valídala sola aceptándolos", es(why))
+	require.Zero(t, bulk.Skip(bulk.Assign, db.BulkParams{AssigneeID: "pedro"}, pending), "only validating waits for them")
+	score, pass := 90.0, 85.0
+	reaudited := db.BulkReason{Code: bulk.Reaudited, Params: db.BulkReasonParams{Revision: 2, Score: &score, Passed: new(false),
+		PassingScore: &pass, ScorecardVersion: 1, Pending: []string{"no_forbidden_phrases"}}}
+	require.Equal(t, "revision 2: pending review of 1 verdict(s) (no_forbidden_phrases), against scorecard version 1", bulk.Message(reaudited))
 	require.True(t, bulk.Irreversible(bulk.Validate))
 	require.False(t, bulk.Irreversible(bulk.Assign))
 	require.False(t, bulk.Irreversible(bulk.Unassign))

@@ -45,6 +45,10 @@ const (
 	// NotAudited (skipped, validate): only an audited task can be
 	// validated (params: status).
 	NotAudited = "not_audited"
+	// PendingVerdicts (skipped, validate): verdicts of its audit await an
+	// analyst's confirmation (params: pending); validating it alone can
+	// accept them (accept_pending).
+	PendingVerdicts = "pending_verdicts"
 	// NoRecipients (failed, validate): nobody to e-mail the validation to
 	// (params: campaign).
 	NoRecipients = "no_recipients"
@@ -128,6 +132,10 @@ var texts = map[string]func(p db.BulkReasonParams) l10n.Text{
 	NotAudited: func(p db.BulkReasonParams) l10n.Text {
 		return l10n.T("it is %s: only an audited task can be validated", status(p.Status))
 	},
+	PendingVerdicts: func(p db.BulkReasonParams) l10n.Text {
+		return l10n.T("%d verdict(s) of its audit await an analyst's confirmation (%s): confirm or change them, or validate it alone accepting them",
+			len(p.Pending), l10n.Plain(strings.Join(p.Pending, ", ")))
+	},
 	NoRecipients: func(p db.BulkReasonParams) l10n.Text {
 		return l10n.T("nobody to e-mail the validation to: the agent's address is unknown, campaign %q has no supervisor "+
 			"e-mails, no VALIDATION_TO is configured, and the requester has no e-mail address; add the campaign's supervisor e-mails",
@@ -136,7 +144,10 @@ var texts = map[string]func(p db.BulkReasonParams) l10n.Text{
 	Refused: func(p db.BulkReasonParams) l10n.Text { return l10n.Plain(p.Error) },
 	Reaudited: func(p db.BulkReasonParams) l10n.Text {
 		verdict := l10n.T("%.2f, did not pass (passing score %.2f)", deref(p.Score), deref(p.PassingScore))
-		if p.Passed != nil && *p.Passed {
+		switch {
+		case len(p.Pending) > 0:
+			verdict = l10n.T("pending review of %d verdict(s) (%s)", len(p.Pending), l10n.Plain(strings.Join(p.Pending, ", ")))
+		case p.Passed != nil && *p.Passed:
 			verdict = l10n.T("%.2f, passed (passing score %.2f)", deref(p.Score), deref(p.PassingScore))
 		}
 		return l10n.T("revision %d: %s, against scorecard version %d", p.Revision, verdict, p.ScorecardVersion)

@@ -70,6 +70,18 @@ func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (
 	return stored, err
 }
 
+// AuditAppendAfter appends a as the revision that follows prev, the
+// task's current one (else the error wraps ErrAuditRevision), with the diff
+// from prev, as AuditAppend does. Call it in a transaction.
+func AuditAppendAfter(ctx context.Context, tx pgx.Tx, prev, a AuditRevision) (AuditRevision, error) {
+	diff, err := json.Marshal(scoring.Compare(prev.Result, a.Result))
+	if err != nil {
+		return AuditRevision{}, err
+	}
+	a.Diff = diff
+	return AuditAppend(ctx, tx, a, prev.Revision)
+}
+
 // AuditAppendAndMove appends a's revision as AuditAppend does and, in the
 // same write of the task, moves it along path: from the first change that
 // starts from the task's status to the last, each recorded in its history,
@@ -131,15 +143,22 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 	judged, failed := make([]string, 0, len(a.Result.Items)), []string{}
 	for _, it := range a.Result.Items {
 		judged = append(judged, it.CriterionID)
-		if !it.Complies {
+		if !it.Complies && !it.NeedsReview {
 			failed = append(failed, it.CriterionID)
 		}
+	}
+	// A provisional audit has no score nor result on its task: no figure
+	// counts it as scored (Task.Pending).
+	score, passed := &a.Result.Score, &a.Result.Passed
+	if len(a.Result.Pending) > 0 {
+		score, passed = nil, nil
 	}
 	c := countReview(a.Result.Items, previous)
 	t, err := scanTask(tx.QueryRow(ctx, `
 		WITH t AS (
 			UPDATE tasks SET audit_revision = $2, score = $3, passed = $4,
 				judged_criteria = $5, failed_criteria = $6, review_items = $7, engine_verdicts = engine_verdicts + $8,
+				score_min = $16, score_max = $17, pending_criteria = $18,
 				engine_confident = engine_confident + $9, audited_at = COALESCE(audited_at, now()), updated_at = now(),
 				status = COALESCE($10, status), error = CASE WHEN $10::text IS NULL THEN error END,
 				attempts = CASE WHEN $11 > 0 THEN $11 ELSE attempts END,
@@ -159,8 +178,8 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 			ORDER BY m.n
 		)
 		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`,
-		a.TaskUUID, stored.Revision, a.Result.Score, a.Result.Passed, judged, failed, c.review, c.engine, c.confident,
-		to, attempt, left, reached, a.Source, a.AuthorID))
+		a.TaskUUID, stored.Revision, score, passed, judged, failed, c.review, c.engine, c.confident,
+		to, attempt, left, reached, a.Source, a.AuthorID, a.Result.ScoreMin, a.Result.ScoreMax, pendingOf(a.Result)))
 	if err == nil {
 		err = TaskSearchRefresh(ctx, tx, a.TaskUUID)
 	}
@@ -168,6 +187,14 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 		return stored, t, err
 	}
 	return stored, t, TaskEventInsert(ctx, tx, EventTaskUpdated, t)
+}
+
+// pendingOf is r's pending criteria, never nil (the column's empty array).
+func pendingOf(r scoring.Result) []string {
+	if r.Pending == nil {
+		return []string{}
+	}
+	return r.Pending
 }
 
 // reviewCounts are what a revision changes in its task's review figures.
@@ -231,15 +258,18 @@ type AuditRevisionInfo struct {
 	ScoreBefore      *float64        `json:"score_before,omitempty" doc:"The previous revision's score"`
 	Score            float64         `json:"score"`
 	Passed           bool            `json:"passed"`
-	CreatedAt        time.Time       `json:"created_at"`
+	// Pending counts the revision's verdicts pending an analyst's
+	// confirmation: its score is then provisional, and it did not pass.
+	Pending   int       `json:"pending,omitempty" doc:"How many of the revision's verdicts were pending an analyst's confirmation: its score was provisional, neither a pass nor a fail"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // AuditRevisionList lists a task's audit revisions, oldest first.
 func AuditRevisionList(ctx context.Context, q DBTX, taskUUID string) ([]AuditRevisionInfo, error) {
 	rows, err := q.Query(ctx, `
 		SELECT a.revision, a.source, COALESCE(a.engine, ''), COALESCE(a.author_id, ''), COALESCE(a.author_name, ''),
-			a.scorecard_version, (lag(a.score) OVER (ORDER BY a.revision))::float8, a.score::float8, a.passed, a.created_at,
-			s.id::text, s.name
+			a.scorecard_version, (lag(a.score) OVER (ORDER BY a.revision))::float8, a.score::float8, a.passed,
+			jsonb_array_length(COALESCE(a.result->'pending', '[]')), a.created_at, s.id::text, s.name
 		FROM audit_revisions a LEFT JOIN calibration_sessions s ON s.id = a.calibration_session_id
 		WHERE a.task_uuid = $1 ORDER BY a.revision`, taskUUID)
 	if err != nil {
@@ -249,7 +279,7 @@ func AuditRevisionList(ctx context.Context, q DBTX, taskUUID string) ([]AuditRev
 		var i AuditRevisionInfo
 		var sessionID, sessionName *string
 		err := row.Scan(&i.Revision, &i.Source, &i.Engine, &i.AuthorID, &i.AuthorName, &i.ScorecardVersion,
-			&i.ScoreBefore, &i.Score, &i.Passed, &i.CreatedAt, &sessionID, &sessionName)
+			&i.ScoreBefore, &i.Score, &i.Passed, &i.Pending, &i.CreatedAt, &sessionID, &sessionName)
 		if sessionID != nil {
 			i.Calibration = &CalibrationRef{ID: *sessionID, Name: *sessionName}
 		}

@@ -321,6 +321,9 @@ type BulkReasonParams struct {
 	Passed           *bool    `json:"passed,omitempty" doc:"Whether it passed"`
 	PassingScore     *float64 `json:"passing_score,omitempty" doc:"The campaign's passing score"`
 	ScorecardVersion int      `json:"scorecard_version,omitempty" doc:"The scorecard version it was judged against"`
+	// Pending are the criteria whose verdicts await an analyst's
+	// confirmation, when they are the reason (or a re-audit left them).
+	Pending []string `json:"pending,omitempty" doc:"The criteria (ids) whose verdicts await an analyst's confirmation"`
 	// Recipients are the addresses a validation's e-mail goes to.
 	Recipients []string `json:"recipients,omitempty" doc:"The addresses of the validation's e-mail"`
 	// Campaign is the task's campaign, by name.

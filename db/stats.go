@@ -39,7 +39,8 @@ type StatsFilter struct {
 // them (TaskSummary.WithoutAudit): the columns of tasks the figures read of
 // it.
 const auditBlank = `{"score": null, "passed": null, "review_items": null, "judged_criteria": null, ` +
-	`"failed_criteria": null, "engine_verdicts": 0, "engine_confident": 0}`
+	`"failed_criteria": null, "pending_criteria": null, "score_min": null, "score_max": null, ` +
+	`"engine_verdicts": 0, "engine_confident": 0}`
 
 // task is, in SQL, the row of tasks t as f counts it: without the audits
 // hidden from its viewer.
@@ -61,7 +62,8 @@ func (f StatsFilter) readsTasks() bool {
 type Dashboard struct {
 	ByStatus          map[string]int64   `json:"by_status" doc:"Tasks by status"`
 	Tasks             int64              `json:"tasks"`
-	Audited           int64              `json:"audited" doc:"Tasks with an audit"`
+	Audited           int64              `json:"audited" doc:"Tasks with a decided audit (pending_review not included)"`
+	PendingReview     int64              `json:"pending_review" doc:"Tasks whose audit has verdicts pending an analyst's confirmation: provisional, so counted in no other figure of audits (audited, passed, approval rate, average, distribution, agents, criteria failed)"`
 	Passed            int64              `json:"passed" doc:"Audited tasks whose audit passed"`
 	ApprovalRate      *float64           `json:"approval_rate" doc:"passed / audited (null when nothing is audited)"`
 	Validated         int64              `json:"validated"`
@@ -375,6 +377,8 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 			operators = append(operators, OperatorAverage{OperatorID: key, Audited: n, AverageScore: total / float64(n)})
 		case "judged":
 			judged[key] = n
+		case "pending":
+			d.PendingReview += n
 		case "failed":
 			d.CriteriaFailed = append(d.CriteriaFailed, CriterionFailure{CriterionID: key, Failed: n})
 		case "processing":

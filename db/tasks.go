@@ -56,9 +56,16 @@ type Task struct {
 	// engine); "" otherwise.
 	Error    string
 	Attempts int
-	// Score and Passed are the current audit's, once audited.
+	// Score and Passed are the current audit's, once audited and decided:
+	// nil while verdicts are pending (Pending).
 	Score  *float64
 	Passed *bool
+	// ScoreMin and ScoreMax are the range the score can still take while
+	// verdicts are pending (scoring.Result), nil otherwise.
+	ScoreMin, ScoreMax *float64
+	// PendingCriteria are the criteria whose verdicts are pending, in
+	// scorecard order (empty when none is).
+	PendingCriteria []string
 	// ReviewItems counts the current audit's items that need an analyst's
 	// review, once audited.
 	ReviewItems *int
@@ -92,7 +99,7 @@ type Task struct {
 // Row is what the visibility rules read of t.
 func (t Task) Row() visibility.Row {
 	return visibility.Row{UUID: t.UUID, CampaignID: t.CampaignID, Validated: t.Status == TaskValidated,
-		Current: t.AuditRevision != nil, Reviewed: t.ReviewedAt != nil, AuditDeleted: t.AuditDeleted}
+		Current: t.AuditRevision != nil, Reviewed: t.ReviewedAt != nil, AuditDeleted: t.AuditDeleted, Pending: t.Pending()}
 }
 
 // Review states of a task's audit (TaskSummary.ReviewState).
@@ -117,8 +124,18 @@ func (t Task) ReviewState() string {
 	return ReviewAutomatic
 }
 
+// Pending reports whether t's audit has verdicts pending an analyst's
+// confirmation: it is provisional, and counts in no figure as scored. A
+// validated audit was decided by its validator. visibility.PendingWhere is
+// the same in SQL.
+func (t Task) Pending() bool {
+	return t.Status != TaskValidated && len(t.PendingCriteria) > 0
+}
+
 // AuditHiddenFromOperator reports whether t's agent (an operator) is not
-// shown its audit (visibility.Viewer.AgentHidden, as the agent's view).
+// shown its audit (visibility.Viewer.AgentHidden, as the agent's view):
+// it is automatic and the campaign does not show those, or it has verdicts
+// pending (Pending), which agents never see.
 func (t Task) AuditHiddenFromOperator() bool {
 	return visibility.Agent(t.OperatorID, t.CampaignID, !t.OperatorSeesAutomatic).AgentHidden(t.Row())
 }
@@ -133,8 +150,11 @@ type TaskSummary struct {
 	OperatorID  string     `json:"operator_id,omitempty" doc:"The audited agent's user id"`
 	Language    string     `json:"language" doc:"The interaction's language (BCP 47)"`
 	Error       string     `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
-	Score       *float64   `json:"score,omitempty" doc:"The current audit's score (0..100), once audited"`
-	Passed      *bool      `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score"`
+	Score       *float64   `json:"score,omitempty" doc:"The current audit's score (0..100), once audited; absent while verdicts are pending (see score_min, score_max)"`
+	Passed      *bool      `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score; absent while verdicts are pending"`
+	ScoreMin    *float64   `json:"score_min,omitempty" doc:"While verdicts are pending (pending): the lowest score the audit can still take; score and passed are absent then (the task is pending review, neither passed nor failed)"`
+	ScoreMax    *float64   `json:"score_max,omitempty" doc:"While verdicts are pending: the highest score the audit can still take"`
+	Pending     []string   `json:"pending,omitempty" doc:"The criteria (ids) whose verdicts await an analyst's confirmation; absent when none does. Never shown to agents"`
 	ReviewItems *int       `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (automatic verdicts below AUDIT_REVIEW_CONFIDENCE), once audited"`
 	AssigneeID  string     `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
 	CreatedAt   time.Time  `json:"created_at"`
@@ -154,15 +174,16 @@ func (t Task) Summary() TaskSummary {
 	return TaskSummary{
 		UUID: t.UUID, Kind: t.Kind, Status: t.Status, FileName: t.FileName, Campaign: t.CampaignName,
 		OperatorID: t.OperatorID, Language: t.Language, Error: t.Error, Score: t.Score, Passed: t.Passed, ReviewItems: t.ReviewItems,
+		ScoreMin: t.ScoreMin, ScoreMax: t.ScoreMax, Pending: t.PendingCriteria,
 		AssigneeID: t.AssigneeID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		ReviewState: t.ReviewState(), AssignedAt: t.AssignedAt, DueAt: t.DueAt, TranscriptUnreliable: t.TranscriptUnreliable,
 	}
 }
 
 // WithoutAudit is s without what an agent is not shown of an automatic
-// audit (Task.AuditHiddenFromOperator): its score, result and review items.
+// audit (Task.AuditHiddenFromOperator): its score, result, review items and pending verdicts.
 func (s TaskSummary) WithoutAudit() TaskSummary {
-	s.Score, s.Passed, s.ReviewItems = nil, nil, nil
+	s.Score, s.Passed, s.ReviewItems, s.ScoreMin, s.ScoreMax, s.Pending = nil, nil, nil, nil, nil, nil
 	return s
 }
 
@@ -194,7 +215,8 @@ const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.si
 	t.score::float8, t.passed, t.review_items, t.audit_revision, COALESCE(t.assignee_id, ''), t.created_at, t.updated_at,
 	t.reviewed_at, COALESCE(t.reviewed_by, ''), t.assigned_at, t.assignment_due_at, c.operator_sees_automatic,
 	t.audit_deleted_at IS NOT NULL,
-	COALESCE(t.transcript_unreliable, '')`
+	COALESCE(t.transcript_unreliable, ''),
+	t.score_min::float8, t.score_max::float8, COALESCE(t.pending_criteria, '{}')`
 
 func scanTask(row pgx.Row) (Task, error) {
 	var t Task
@@ -202,7 +224,8 @@ func scanTask(row pgx.Row) (Task, error) {
 		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
 		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
 		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.AssigneeID, &t.CreatedAt, &t.UpdatedAt,
-		&t.ReviewedAt, &t.ReviewedBy, &t.AssignedAt, &t.DueAt, &t.OperatorSeesAutomatic, &t.AuditDeleted, &t.TranscriptUnreliable)
+		&t.ReviewedAt, &t.ReviewedBy, &t.AssignedAt, &t.DueAt, &t.OperatorSeesAutomatic, &t.AuditDeleted, &t.TranscriptUnreliable,
+		&t.ScoreMin, &t.ScoreMax, &t.PendingCriteria)
 	return t, err
 }
 

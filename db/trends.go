@@ -269,7 +269,7 @@ func StatsTrends(ctx context.Context, q DBTX, f StatsFilter, order AgentOrder) (
 			FROM (
 				WITH cut AS MATERIALIZED (
 					SELECT s.minus, s.plus, `+task+`.operator_id, `+task+`.score, `+task+`.passed, `+task+`.judged_criteria,
-						`+task+`.failed_criteria
+						`+task+`.failed_criteria, `+task+`.pending_criteria
 					FROM unnest(`+param(p.lo)+`::timestamptz[], `+param(p.hi)+`::timestamptz[], `+param(p.minus)+`::int[], `+
 			param(p.plus)+`::int[]) s (lo, hi, minus, plus)
 					JOIN tasks t ON t.created_at >= s.lo AND t.created_at < s.hi`+scope("t")+agent+`
@@ -279,9 +279,12 @@ func StatsTrends(ctx context.Context, q DBTX, f StatsFilter, order AgentOrder) (
 				FROM cut WHERE score IS NOT NULL AND operator_id IS NOT NULL GROUP BY 1, 2, 4
 				UNION ALL
 				SELECT l.minus, l.plus, d.dim, c.key, sum(l.n), 0, 0
-				FROM (SELECT minus, plus, judged_criteria, failed_criteria, count(*) AS n FROM cut GROUP BY 1, 2, 3, 4) l,
+				FROM (SELECT minus, plus, judged_criteria, failed_criteria, pending_criteria, count(*) AS n
+					FROM cut GROUP BY 1, 2, 3, 4, 5) l,
 					LATERAL (VALUES ('judged', l.judged_criteria), ('failed', l.failed_criteria)) d (dim, list),
 					unnest(d.list) c (key)
+				-- A pending criterion is not judged yet, as task_stats_daily_of counts it.
+				WHERE NOT (d.dim = 'judged' AND c.key = ANY (COALESCE(l.pending_criteria, '{}')))
 				GROUP BY 1, 2, 3, 4
 			) g CROSS JOIN LATERAL (VALUES (g.minus, -1), (g.plus, 1)) x (week, sign)
 			WHERE x.week >= 0`)

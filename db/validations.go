@@ -59,6 +59,9 @@ type NewValidation struct {
 	// RequestHash identifies the request (hex SHA-256), so that the same
 	// request sent again can be recognised.
 	RequestHash string
+	// AcceptPending is not stored: it asks the validation to record the
+	// audit's pending verdicts as the validator's first (validation.Apply).
+	AcceptPending bool
 }
 
 // Validation is a task's validation with the state of its e-mail.

@@ -17,11 +17,31 @@ import (
 var ErrNoApplicableCriteria = errors.New("no criterion of the scorecard applies to this kind of interaction")
 
 // Result is a scored audit.
+//
+// An audit with pending verdicts (Pending: verdicts routed to review that
+// no analyst has confirmed or changed yet) is provisional: nothing is
+// decided about it. Its Score counts the pending verdicts as the engine
+// judged them, except that a pending critical verdict not met does not
+// zero it; ScoreMin and ScoreMax bound what the score can still become
+// whatever the analyst decides; Passed is false and means nothing until
+// Pending is empty. Figures (dashboard, reports, agents' averages) count
+// such an audit as pending review, never by its Score.
 type Result struct {
-	// Score is 0..100, rounded to two decimals; 0 when a critical criterion failed.
-	Score        float64 `json:"score"`
-	Passed       bool    `json:"passed"`
+	// Score is 0..100, rounded to two decimals; 0 when a critical criterion
+	// failed. Provisional while Pending is not empty.
+	Score float64 `json:"score" doc:"The score (0..100); 0 when a decided critical criterion is not met. While pending is not empty it is provisional: the pending verdicts counted as the engine judged them, a pending critical one not zeroing it"`
+	// Passed is whether Score reaches PassingScore with no critical
+	// criterion failed; always false while Pending is not empty.
+	Passed       bool    `json:"passed" doc:"Whether the audit passes; false while pending is not empty (undecided, not failed)"`
 	PassingScore float64 `json:"passing_score"`
+	// Pending lists the criteria whose verdicts await an analyst's
+	// confirmation (their items need review), in scorecard order; empty
+	// when the audit is decided.
+	Pending []string `json:"pending,omitempty" doc:"The criteria (ids) whose verdicts await an analyst's confirmation (items with needs_review), in scorecard order; absent when every verdict is decided. While any is pending the score is provisional and the audit neither passes nor fails"`
+	// ScoreMin and ScoreMax are the lowest and highest scores the audit can
+	// still take as the pending verdicts are decided; nil when none is.
+	ScoreMin *float64 `json:"score_min,omitempty" doc:"While verdicts are pending: the lowest score the audit can still take (each pending verdict decided as not met; 0 when a pending criterion is critical)"`
+	ScoreMax *float64 `json:"score_max,omitempty" doc:"While verdicts are pending: the highest score the audit can still take (each pending verdict decided as met)"`
 	// ScorecardVersion is the version the verdicts were scored against.
 	ScorecardVersion int `json:"scorecard_version"`
 	// Earned and Possible are the weights of the complied and of all
@@ -106,6 +126,9 @@ func (e *VerdictError) Error() string {
 // applicable criterion makes the score 0 and the audit not passed. Otherwise
 // Passed is Score ≥ passingScore (equal passes).
 //
+// Verdicts that need review are pending (see Result): the score is then
+// provisional, bounded by ScoreMin and ScoreMax, and Passed is false.
+//
 // Errors: an unknown kind, a passingScore outside 0..100, a weight that is not
 // positive, ErrNoApplicableCriteria, or a *VerdictError when the verdicts do
 // not match the applicable criteria.
@@ -132,6 +155,10 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 		Items:            make([]Item, 0, len(applicable)),
 	}
 	earned, possible := new(big.Rat), new(big.Rat)
+	// decided is the weight met by decided verdicts, open that of the
+	// pending ones; openCritical: a pending verdict is critical.
+	decided, open := new(big.Rat), new(big.Rat)
+	openCritical := false
 	type tally struct{ earned, possible *big.Rat }
 	var order []string
 	cats := map[string]tally{}
@@ -152,7 +179,15 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 		if v.Complies {
 			earned.Add(earned, w)
 			t.earned.Add(t.earned, w)
-		} else if c.Critical {
+		}
+		switch {
+		case v.NeedsReview:
+			res.Pending = append(res.Pending, c.ID)
+			open.Add(open, w)
+			openCritical = openCritical || c.Critical
+		case v.Complies:
+			decided.Add(decided, w)
+		case c.Critical:
 			res.FailedCritical = append(res.FailedCritical, c.ID)
 		}
 		res.Items = append(res.Items, Item{
@@ -174,10 +209,28 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 	if len(res.FailedCritical) == 0 {
 		res.Score = percent(earned, possible)
 	}
+	if len(res.Pending) > 0 {
+		res.ScoreMin, res.ScoreMax = scoreRange(decided, open, possible, openCritical, len(res.FailedCritical) > 0)
+	}
 	// With a passing score of 0 a score of 0 would pass: a critical
-	// failure must not.
-	res.Passed = len(res.FailedCritical) == 0 && res.Score >= passingScore
+	// failure must not. Nothing passes while verdicts are pending.
+	res.Passed = len(res.FailedCritical) == 0 && len(res.Pending) == 0 && res.Score >= passingScore
 	return res, nil
+}
+
+// scoreRange is the lowest and highest score an audit can still take: the
+// weight decided verdicts meet, and with every pending one (open) met too;
+// 0 at the bottom when a pending criterion is critical, 0 at both ends when
+// a decided critical one already failed.
+func scoreRange(decided, open, possible *big.Rat, openCritical, failed bool) (lo, hi *float64) {
+	low, high := 0.0, 0.0
+	if !failed {
+		high = percent(new(big.Rat).Add(decided, open), possible)
+		if !openCritical {
+			low = percent(decided, possible)
+		}
+	}
+	return &low, &high
 }
 
 // matchVerdicts indexes verdicts by criterion id, checking that there is

@@ -362,3 +362,71 @@ func TestScoreEveryPathAgrees(t *testing.T) {
 	require.Equal(t, r1, r2)
 	require.Equal(t, 67.27, r1.Score) // 4.625 / 6.875 = 67.2727…
 }
+
+func TestScorePending(t *testing.T) {
+	t.Parallel()
+
+	card := scoring.Scorecard{Version: 2, Criteria: []scoring.Criterion{
+		crit("greet", "OPENING", 10, false, scoring.Both),
+		crit("respect", "COMPLIANCE", 30, true, scoring.Both),
+		crit("solve", "SKILLS", 40, false, scoring.Both),
+		crit("close", "CLOSING", 20, false, scoring.Both),
+	}}
+	// pending marks ids as routed to review; the others are decided.
+	judge := func(complies map[string]bool, pending ...string) []scoring.Verdict {
+		vs := verdicts(complies)
+		for i := range vs {
+			for _, id := range pending {
+				if vs[i].CriterionID == id {
+					vs[i].Assessment = scoring.Assessment{Basis: scoring.BasisEvidence, Confidence: 0.55, NeedsReview: true}
+				}
+			}
+		}
+		return vs
+	}
+	all := map[string]bool{"greet": true, "respect": true, "solve": true, "close": true}
+	with := func(id string, ok bool) map[string]bool {
+		m := map[string]bool{}
+		for k, v := range all {
+			m[k] = v
+		}
+		m[id] = ok
+		return m
+	}
+	f := func(v float64) *float64 { return &v }
+
+	tests := []struct {
+		name           string
+		verdicts       []scoring.Verdict
+		score          float64
+		passed         bool
+		pending        []string
+		lo, hi         *float64
+		failedCritical []string
+	}{
+		{name: "decided", verdicts: judge(all), score: 100, passed: true, failedCritical: []string{}},
+		{name: "a pending critical not met does not zero the score", verdicts: judge(with("respect", false), "respect"),
+			score: 70, pending: []string{"respect"}, lo: f(0), hi: f(100), failedCritical: []string{}},
+		{name: "a decided critical not met does", verdicts: judge(with("respect", false)),
+			score: 0, failedCritical: []string{"respect"}},
+		{name: "a pending item met can still be lost", verdicts: judge(all, "solve"),
+			score: 100, pending: []string{"solve"}, lo: f(60), hi: f(100), failedCritical: []string{}},
+		{name: "a pending item not met can still be won", verdicts: judge(with("close", false), "close", "greet"),
+			score: 80, pending: []string{"greet", "close"}, lo: f(70), hi: f(100), failedCritical: []string{}},
+		{name: "a decided critical failure decides the range", verdicts: judge(with("respect", false), "solve"),
+			score: 0, pending: []string{"solve"}, lo: f(0), hi: f(0), failedCritical: []string{"respect"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := scoring.Score(card, scoring.Chat, tt.verdicts, 85)
+			require.NoError(t, err)
+			require.Equal(t, tt.score, res.Score)
+			require.Equal(t, tt.passed, res.Passed)
+			require.Equal(t, tt.pending, res.Pending)
+			require.Equal(t, tt.lo, res.ScoreMin)
+			require.Equal(t, tt.hi, res.ScoreMax)
+			require.Equal(t, tt.failedCritical, res.FailedCritical)
+		})
+	}
+}

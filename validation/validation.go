@@ -25,6 +25,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/scoring"
 )
 
 // ErrNoRecipients is the cause of Recipients' error when there is nobody
@@ -138,9 +139,15 @@ func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs
 // queues the e-mail (through d.River), in tx, the caller's transaction,
 // which refers to n's attachments if it has any. The validator is not told:
 // Record tells them of their validation, a bulk validation of all of them
-// at once. It returns an error wrapping db.ErrTaskStatus when the task is
-// no longer audited.
+// at once. An audit with pending verdicts (db.Task.Pending) is not
+// validated: a Conflict error wrapping ErrPending names them, unless
+// n.AcceptPending, which records them as the validator's first (a revision
+// of the audit by them). It returns an error wrapping db.ErrTaskStatus when
+// the task is no longer audited.
 func Apply(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, n db.NewValidation) (db.Validation, error) {
+	if err := settlePending(ctx, tx, task.UUID, n); err != nil {
+		return db.Validation{}, err
+	}
 	val, err := db.ValidationInsert(ctx, tx, n)
 	if err != nil {
 		return db.Validation{}, err
@@ -155,6 +162,68 @@ func Apply(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, n db.NewValidat
 		return db.Validation{}, err
 	}
 	return val, nil
+}
+
+// ErrPending is the cause of Apply's Conflict error for an audit with
+// pending verdicts.
+var ErrPending = errors.New("verdicts pending")
+
+// PendingVerdict is a verdict that awaits an analyst's confirmation, as a
+// refused validation names it.
+type PendingVerdict struct {
+	CriterionID string `json:"criterion_id"`
+	Question    string `json:"question"`
+	Complies    bool   `json:"complies" doc:"The engine's verdict, still to confirm"`
+}
+
+// settlePending checks the pending verdicts of task uuid, locked in tx,
+// before its validation: none, or accepted (n.AcceptPending) and then
+// recorded as the validator's in a revision; otherwise a Conflict error
+// wrapping ErrPending whose details list them.
+func settlePending(ctx context.Context, tx pgx.Tx, uuid string, n db.NewValidation) error {
+	task, err := db.TaskLock(ctx, tx, uuid)
+	if err != nil || !task.Pending() {
+		return err
+	}
+	current, err := db.AuditCurrent(ctx, tx, uuid)
+	if err != nil {
+		return err
+	}
+	if !n.AcceptPending {
+		var pending []PendingVerdict
+		for _, it := range current.Result.Items {
+			if it.NeedsReview {
+				pending = append(pending, PendingVerdict{CriterionID: it.CriterionID, Question: it.Question, Complies: it.Complies})
+			}
+		}
+		return errcode.Wrap(errcode.Conflict, ErrPending, fmt.Sprintf("%d verdict(s) of the audit of %s await an analyst's confirmation: "+
+			"confirm or change them first, or validate with accept_pending to record them as yours", len(pending), task.FileName)).
+			With(map[string]any{"task_uuid": uuid, "pending": pending})
+	}
+	card, err := db.ScorecardGet(ctx, tx, task.CampaignID, current.Result.ScorecardVersion)
+	if err != nil {
+		return err
+	}
+	verdicts := make([]scoring.Verdict, 0, len(current.Result.Items))
+	for _, v := range current.Result.Verdicts() {
+		if v.NeedsReview {
+			v.Assessment = scoring.Assessment{} // the validator's now
+		}
+		verdicts = append(verdicts, v)
+	}
+	result, err := scoring.Score(card.Scorecard, task.Kind, verdicts, current.Result.PassingScore)
+	if err != nil {
+		return err
+	}
+	stored, err := db.AuditAppendAfter(ctx, tx, current, db.AuditRevision{TaskUUID: uuid, Result: result,
+		Source: db.AuditByAnalyst, AuthorID: n.ValidatorID, AuthorName: n.ValidatorName})
+	if err != nil {
+		return err
+	}
+	if task, err = db.TaskGetByUUID(ctx, tx, uuid); err != nil {
+		return err
+	}
+	return db.AuditEventInsert(ctx, tx, task, stored, &current.Result.Score)
 }
 
 // RequestHash identifies a validation request, so that the same request

@@ -14,7 +14,9 @@
 //   - an agent (below quality) is not shown their task's audit while no
 //     analyst has reviewed it, when its campaign hides automatic audits,
 //     even once retention or an erasure deleted the audit's revisions (its
-//     score and result stay, and stay hidden);
+//     score and result stay, and stay hidden); nor, in any campaign, while
+//     some of its verdicts are pending an analyst's confirmation (the
+//     score is then provisional);
 //   - nobody is shown the verdicts of an audit whose revisions retention
 //     or an erasure deleted: only its score and result stay.
 package visibility
@@ -51,8 +53,10 @@ type Row struct {
 	// Validated: the task is validated. Current: its audit has a current
 	// revision. Reviewed: an analyst reviewed its current audit.
 	// AuditDeleted: retention or an erasure deleted its audit's revisions
-	// (it had an audit: its score and result stay).
-	Validated, Current, Reviewed, AuditDeleted bool
+	// (it had an audit: its score and result stay). Pending: it is not
+	// validated and its audit has verdicts pending an analyst's
+	// confirmation (PendingWhere).
+	Validated, Current, Reviewed, AuditDeleted, Pending bool
 }
 
 // Agent is the view of a task's agent (an operator), for a task of a
@@ -71,7 +75,7 @@ func Agent(user, campaignID string, hides bool) Viewer {
 // calibrating blind. A surface may skip the rules (and read faster, from
 // rollups) when it does not; the zero Viewer hides nothing.
 func (v Viewer) HidesAny() bool {
-	return len(v.Blind) > 0 || v.Role < role.Quality && len(v.Hiding) > 0
+	return len(v.Blind) > 0 || v.Role < role.Quality && (len(v.Hiding) > 0 || v.User != "")
 }
 
 // BlindTo reports whether v calibrates task r blind.
@@ -82,16 +86,20 @@ func (v Viewer) BlindSQL(t string) string { return inSet(t+".uuid", v.Blind) }
 
 // AgentHidden reports whether v, an agent, is not shown r's audit: audited
 // (even if its revisions were since deleted), neither reviewed nor
-// validated, in a campaign that hides automatic audits.
+// validated, in a campaign that hides automatic audits; or, for a person
+// (User set), pending. The zero Viewer, nobody's (a job's), hides nothing.
 func (v Viewer) AgentHidden(r Row) bool {
-	return v.Role < role.Quality && (r.Current || r.AuditDeleted) && !r.Reviewed && !r.Validated &&
-		slices.Contains(v.Hiding, r.CampaignID)
+	return v.Role < role.Quality && (r.Pending && v.User != "" ||
+		(r.Current || r.AuditDeleted) && !r.Reviewed && !r.Validated && slices.Contains(v.Hiding, r.CampaignID))
 }
 
 // AgentHiddenSQL is AgentHidden over table alias t (tasks).
 func (v Viewer) AgentHiddenSQL(t string) string {
-	if v.Role >= role.Quality || len(v.Hiding) == 0 {
+	switch {
+	case v.Role >= role.Quality:
 		return "false"
+	case v.User == "":
+		return automaticHiddenWhere(t, inSet(t+".campaign_id", v.Hiding))
 	}
 	return AgentHiddenWhere(t, inSet(t+".campaign_id", v.Hiding))
 }
@@ -101,8 +109,19 @@ func (v Viewer) AgentHiddenSQL(t string) string {
 // written by the caller: for a query over many agents' tasks that reads it
 // from the campaigns (NOT c.operator_sees_automatic).
 func AgentHiddenWhere(t, campaignHides string) string {
+	return "(" + PendingWhere(t) + " OR " + automaticHiddenWhere(t, campaignHides) + ")"
+}
+
+// automaticHiddenWhere is the part of AgentHiddenWhere that does not
+// depend on pending verdicts.
+func automaticHiddenWhere(t, campaignHides string) string {
 	return "((" + t + ".audit_revision IS NOT NULL OR " + t + ".audit_deleted_at IS NOT NULL) AND " + t +
 		".reviewed_at IS NULL AND " + t + ".status <> 'validated' AND " + campaignHides + ")"
+}
+
+// PendingWhere is Row.Pending over table alias t (tasks).
+func PendingWhere(t string) string {
+	return "(" + t + ".status <> 'validated' AND cardinality(" + t + ".pending_criteria) > 0)"
 }
 
 // AuditHidden reports whether v is not shown r's audit at all: its

@@ -16,8 +16,9 @@ import (
 
 // TestGoAndSQLAgree runs each rule's Go predicate and its SQL fragment on
 // the same rows (every combination of a task's facts, in a campaign that
-// hides automatic audits and in one that does not, calibrated blind or
-// not) for viewers of each kind, and fails where they disagree.
+// hides automatic audits and in one that does not, pending or not,
+// calibrated blind or not) for viewers of each kind, and fails where they
+// disagree.
 func TestGoAndSQLAgree(t *testing.T) {
 	t.Parallel()
 	pool := dbtest.Pool(t)
@@ -26,14 +27,15 @@ func TestGoAndSQLAgree(t *testing.T) {
 		shows  = "22222222-2222-4222-8222-222222222222"
 	)
 	var rows []visibility.Row
-	for i := range 64 {
+	for i := range 128 {
 		bit := func(n int) bool { return i&(1<<n) != 0 }
 		campaign := shows
 		if bit(4) {
 			campaign = hiding
 		}
 		rows = append(rows, visibility.Row{UUID: fmt.Sprintf("00000000-0000-4000-8000-%012d", i), CampaignID: campaign,
-			Validated: bit(0), Current: bit(1) && !bit(3), Reviewed: bit(2), AuditDeleted: bit(3)})
+			Validated: bit(0), Current: bit(1) && !bit(3), Reviewed: bit(2), AuditDeleted: bit(3),
+			Pending: bit(5) && bit(1) && !bit(3) && !bit(0)})
 	}
 	var blind []string
 	for i, r := range rows {
@@ -56,11 +58,15 @@ func TestGoAndSQLAgree(t *testing.T) {
 		if r.Validated {
 			status = "validated"
 		}
-		values[i] = fmt.Sprintf("(%d, '%s'::uuid, '%s'::uuid, '%s', %s, %s, %s)", i, r.UUID, r.CampaignID, status,
-			sqlIf(r.Current, "1"), sqlIf(r.Reviewed, "now()"), sqlIf(r.AuditDeleted, "now()"))
+		pending := "'{}'::text[]"
+		if i&(1<<5) != 0 && r.Current { // pending criteria stay on a validated task, which is no longer pending
+			pending = "'{empathy}'::text[]"
+		}
+		values[i] = fmt.Sprintf("(%d, '%s'::uuid, '%s'::uuid, '%s', %s, %s, %s, %s)", i, r.UUID, r.CampaignID, status,
+			sqlIf(r.Current, "1"), sqlIf(r.Reviewed, "now()"), sqlIf(r.AuditDeleted, "now()"), pending)
 	}
 	from := ` FROM (VALUES ` + strings.Join(values, ", ") +
-		`) AS t (i, uuid, campaign_id, status, audit_revision, reviewed_at, audit_deleted_at) ORDER BY i`
+		`) AS t (i, uuid, campaign_id, status, audit_revision, reviewed_at, audit_deleted_at, pending_criteria) ORDER BY i`
 	for name, v := range viewers {
 		rules := map[string]struct {
 			goRule func(visibility.Row) bool

@@ -216,7 +216,10 @@ func auditLanguage(tr transcript.Transcript, task db.Task, campaign db.Campaign)
 // its verdicts wait for an analyst when its transcript is unreliable.
 func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Result) error {
 	variant := "success"
-	if !r.Passed {
+	switch {
+	case len(r.Pending) > 0:
+		variant = "info"
+	case !r.Passed:
 		variant = "warning"
 	}
 	text := l10n.T("%s was audited: %s.", task.FileName, verdict(r))

@@ -340,7 +340,7 @@ func (w *BulkActionWorker) act(ctx context.Context, tx pgx.Tx, deps validation.D
 			return "", db.BulkReason{}, err
 		}
 		return done(bulk.Reaudited, db.BulkReasonParams{Revision: rev.Revision, Score: &j.result.Score, Passed: &j.result.Passed,
-			PassingScore: &j.result.PassingScore, ScorecardVersion: j.result.ScorecardVersion})
+			PassingScore: &j.result.PassingScore, ScorecardVersion: j.result.ScorecardVersion, Pending: j.result.Pending})
 	case bulk.Retry:
 		changed, err := lifecycle.RetryTask(ctx, tx, deps.River, task)
 		if err != nil {

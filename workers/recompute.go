@@ -2,10 +2,10 @@ package workers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,12 +68,8 @@ func engineVerdicts(ctx context.Context, pool *pgxpool.Pool, engine auditor.Engi
 // out. Call it in the transaction that locked the task. It returns the
 // stored revision and the task as it is now.
 func revise(ctx context.Context, tx pgx.Tx, task db.Task, prev db.AuditRevision, rev db.AuditRevision, out *outbox) (db.AuditRevision, db.Task, error) {
-	diff, err := json.Marshal(scoring.Compare(prev.Result, rev.Result))
-	if err != nil {
-		return db.AuditRevision{}, db.Task{}, err
-	}
-	rev.TaskUUID, rev.Diff = task.UUID, diff
-	stored, err := db.AuditAppend(ctx, tx, rev, prev.Revision)
+	rev.TaskUUID = task.UUID
+	stored, err := db.AuditAppendAfter(ctx, tx, prev, rev)
 	if err != nil {
 		return db.AuditRevision{}, db.Task{}, err
 	}
@@ -118,8 +114,20 @@ func (o *outbox) flush(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
-// verdict describes a result for people: "85.00, passed (passing score 80.00)".
+// verdict describes a result for people: "85.00, passed (passing score
+// 80.00)", or for a provisional one what is pending and the range it can
+// still take: never a 0 or a fail that nobody decided.
 func verdict(r scoring.Result) l10n.Text {
+	if len(r.Pending) > 0 {
+		var questions []string
+		for _, it := range r.Items {
+			if it.NeedsReview {
+				questions = append(questions, strconv.Quote(it.Question))
+			}
+		}
+		return l10n.T("pending review: %d verdict(s) to confirm (%s); the score can still be between %.2f and %.2f",
+			len(r.Pending), strings.Join(questions, ", "), *r.ScoreMin, *r.ScoreMax)
+	}
 	if r.Passed {
 		return l10n.T("%.2f, passed (passing score %.2f)", r.Score, r.PassingScore)
 	}

@@ -1565,9 +1565,9 @@ test('review: items to review first, the Needs review filter, the share confirme
     await visible(item.getByText('Revisar', { exact: true }));
     await visible(item.getByText('Automático: ausencia (no se encontró nada), confianza del 50 %'));
     await shot(p, 'task-review-es');
-    await item.getByRole('button', { name: /^Confirmar veredicto/ }).click();
-    await p.getByRole('button', { name: 'Guardar y recalcular (1 cambios)' }).click();
-    await visible(p.getByText(/^Guardado como revisión 2/));
+    // A pending verdict is decided in one click.
+    await item.getByRole('button', { name: /^Confirmar: no cumple/ }).click();
+    await visible(p.getByText('Decidido: revisión 2 de la auditoría.'));
     await hidden(p.getByRole('group', { name: 'Revisar (1)' }));
     await visible(p.getByTestId('task-review').getByText('Nada que revisar'));
     check((await p.locator('[data-criterion="callback"] [data-testid="assessment"]').count()) === 0, 'an analyst verdict shows a basis');
@@ -1577,6 +1577,99 @@ test('review: items to review first, the Needs review filter, the share confirme
   });
   const left = await api(base, quality, 'GET', '/tasks?campaign=e2e-review&needs_review=true');
   check(left.total === 0, `${left.total} tasks still to review`);
+});
+
+test('pending: a polite chat whose only doubt is pending shows a provisional score, confirm/change, validation refused then allowed', async ({
+  browser,
+  base,
+  smtp,
+}) => {
+  // A critical criterion the engine is unsure of when absent (0.5, below
+  // AUDIT_REVIEW_CONFIDENCE): not met, but pending, so not a 0 or a fail.
+  const sup = await devToken(base, 'pilar', ['supervisor']);
+  const quality = await devToken(base, 'paco', ['quality']);
+  const criterion = (id, category, question, rule, critical = false) => ({ id, category, question, weight: 10, critical, applies_to: 'both', rule });
+  await api(base, sup, 'POST', '/campaigns', {
+    name: 'e2e-pending',
+    language: 'en',
+    criteria: [
+      criterion('greeting', 'OPENING', 'Did the agent greet the customer?', { any: ['good morning'] }),
+      criterion('polite', 'COMPLIANCE', 'Did the agent avoid insults?', { none: ['idiot'], absence_confidence: 0.9 }),
+      criterion('thanks', 'COMPLIANCE', 'Did the agent say they were much obliged?', { any: ['much obliged'], absence_confidence: 0.5 }, true),
+    ],
+  });
+  const upload = (name, agent) => uploadAudited(base, quality, name, chat(agent), { campaign: 'e2e-pending' });
+  const validated = await upload('e2e-pending-1.json', 'Pia');
+  const changed = await upload('e2e-pending-2.json', 'Pol');
+
+  // The list: the range the score can still take, marked pending review; never 0.0 or fail.
+  const wide = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const en = await wide.newPage();
+  await en.goto(base + '/app/tasks?file_name=e2e-pending');
+  await signIn(en, { username: 'paco', name: 'Paco Analyst', roles: ['quality'] });
+  const row = en.locator('tbody tr').filter({ hasText: 'e2e-pending-1.json' });
+  await visible(row.getByTestId('provisional-score').getByText('0.0–100.0'));
+  await visible(row.getByText('pending review (1)'));
+  check((await row.getByText('fail', { exact: true }).count()) === 0, 'a pending task shown as a fail');
+  await shot(en, 'pending-list');
+
+  // The task: the provisional score named as such, Confirm and Change on the pending verdict.
+  await en.goto(`${base}/app/tasks/${validated}`);
+  await visible(en.getByTestId('task-score').getByText('0.0–100.0'));
+  await visible(en.getByTestId('provisional').getByText(/^Provisional score: between 0.0 and 100.0/));
+  const item = en.locator('[data-criterion="thanks"]');
+  await visible(item.getByRole('button', { name: /^Confirm: not met/ }));
+  await visible(item.getByRole('button', { name: /^Change to: met/ }));
+  const revision = en.getByTestId('revisions').locator('tbody tr').first();
+  await visible(revision.getByText('pending review (1)'));
+  check((await revision.getByText('fail', { exact: true }).count()) === 0, 'a pending revision shown as a fail');
+  await shot(en, 'pending-task');
+
+  // Validating is refused, naming the verdict; then allowed, accepting it.
+  const mailed = smtp.messages.length;
+  await en.getByRole('button', { name: 'Validate', exact: true }).click();
+  const dialog = en.getByRole('dialog', { name: 'Validate the audit' });
+  await dialog.getByLabel('Notes for the e-mail').fill('Polite and helpful.');
+  await dialog.getByRole('button', { name: 'Validate and send' }).click();
+  const refused = dialog.getByTestId('validate-pending');
+  await visible(refused.getByText('Not validated: 1 verdict(s) still await an analyst’s confirmation.'));
+  await visible(refused.getByText('Did the agent say they were much obliged? · not met'));
+  check(smtp.messages.length === mailed, 'nothing e-mailed when refused');
+  await shot(en, 'pending-validate-refused');
+  await refused.getByRole('button', { name: 'Validate accepting the pending verdicts as mine' }).click();
+  await visible(dialog.getByText(/The audit is validated/));
+  await shot(en, 'pending-validate-accepted');
+  await dialog.getByRole('button', { name: 'Close' }).click();
+  const revisions = await api(base, quality, 'GET', `/tasks/${validated}`);
+  check(revisions.audit.source === 'analyst' && !revisions.audit.pending, `accepted as the analyst's: ${revisions.audit.source}`);
+  await wide.close();
+
+  // In Spanish, at 1440x900: the other one, changed in one click; decided, it passes.
+  const es = await browser.newContext({ locale: 'es-ES', viewport: { width: 1440, height: 900 } });
+  try {
+    const p = await es.newPage();
+    await p.goto(`${base}/app/tasks/${changed}`);
+    await p.getByLabel('Usuario', { exact: true }).fill('paco');
+    await p.getByRole('checkbox', { name: 'quality', exact: true }).check();
+    await p.getByRole('button', { name: 'Iniciar sesión' }).click();
+    await visible(p.getByTestId('task-score').getByText('pendiente de revisión (1)'));
+    await visible(p.getByTestId('provisional').getByText(/^Nota provisional: entre 0.0 y 100.0/));
+    const it = p.locator('[data-criterion="thanks"]');
+    await visible(it.getByRole('button', { name: /^Confirmar: no cumple/ }));
+    await shot(p, 'pending-task-es');
+    await it.getByRole('button', { name: /^Cambiar a: cumple/ }).click();
+    await visible(p.getByText('Decidido: revisión 2 de la auditoría.'));
+    await visible(p.getByTestId('task-score').getByText('aprobada'));
+    check((await p.getByTestId('provisional').count()) === 0, 'still provisional');
+    await shot(p, 'pending-decided-es');
+    await p.getByRole('button', { name: 'Validar', exact: true }).click();
+    const dialogo = p.getByRole('dialog', { name: 'Validar la auditoría' });
+    await dialogo.getByLabel('Observaciones para el correo').fill('Bien.');
+    await dialogo.getByRole('button', { name: 'Validar y enviar' }).click();
+    await visible(dialogo.getByText(/La auditoría está validada/));
+  } finally {
+    await es.close();
+  }
 });
 
 test('search: the words said found in every chat, the passages marked, in English and Spanish', async ({ page, browser, base }) => {

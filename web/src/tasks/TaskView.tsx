@@ -147,7 +147,13 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
         <div>
           <dt>{t('tasks.score')}</dt>
           <dd data-testid="task-score">
-            <ScoreBadge score={task.audit?.score} passed={task.audit?.passed} />
+            <ScoreBadge
+              score={task.audit?.score}
+              passed={task.audit?.passed}
+              pending={task.audit?.pending}
+              min={task.audit?.score_min}
+              max={task.audit?.score_max}
+            />
           </dd>
         </div>
         {task.transcript_unreliable && (
@@ -351,13 +357,40 @@ function AuditEditor({
     if (base === null) setBase(audit.revision);
     setDrafts({ ...drafts, [it.criterion_id]: { ...current(it), ...patch } });
   };
+  // The pending verdicts: decided in one click each (or all at once),
+  // each decision a revision of the audit by the analyst.
+  const pending = items.filter((it) => audit.pending?.includes(it.criterion_id));
+  const decide = async (body: { all?: boolean; decisions?: { criterion_id: string; complies?: boolean }[] }) => {
+    setBusy(true);
+    setError(null);
+    setOutcome(null);
+    try {
+      const res = await app.api.send<ComputedAudit | { job_id: number }>('POST', `/tasks/${encodeURIComponent(task.uuid)}/pending-verdicts`, {
+        headers: { 'x-username': app.profile.value?.username ?? '', 'If-Match': String(audit.revision) },
+        body,
+      });
+      if (res.status === 202) {
+        setOutcome({ kind: 'accepted', text: t('audit.accepted', { job: (res.details as { job_id: number }).job_id }) });
+      } else {
+        setOutcome({ kind: 'ok', text: t('pending.decided', { revision: (res.details as ComputedAudit).revision }) });
+        onSaved();
+      }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
   const criterion = (it: AuditItem) => (
     <Criterion
       key={it.criterion_id}
       item={it}
       draft={drafts[it.criterion_id]}
       canEdit={canEdit}
+      busy={busy}
+      pending={audit.pending?.includes(it.criterion_id) ?? false}
       onChange={(patch) => set(it, patch)}
+      onDecide={(complies) => void decide({ decisions: [{ criterion_id: it.criterion_id, complies }] })}
       onEvidence={onEvidence}
     />
   );
@@ -416,9 +449,29 @@ function AuditEditor({
         {t('audit.total', { earned: formatNumber(audit.earned), possible: formatNumber(audit.possible), score: audit.score.toFixed(1) })}{' '}
         {t('audit.rules', { passing: audit.passing_score })}
       </p>
+      {pending.length > 0 && (
+        <p class="alert alert-info" data-testid="provisional">
+          {t('pending.provisional', {
+            min: (audit.score_min ?? 0).toFixed(1),
+            max: (audit.score_max ?? 0).toFixed(1),
+            score: audit.score.toFixed(1),
+            questions: pending.map((it) => `“${it.question}”`).join(', '),
+          })}
+        </p>
+      )}
       {toReview.length > 0 && (
         <fieldset class="criteria criteria-review">
-          <legend>{t('review.group', { count: toReview.length })}</legend>
+          <legend>
+            {t('review.group', { count: toReview.length })}
+            {canEdit && pending.length > 1 && (
+              <>
+                {' '}
+                <button type="button" class="button button-small" disabled={busy} data-testid="confirm-all" onClick={() => void decide({ all: true })}>
+                  {t('pending.confirmAll', { count: pending.length })}
+                </button>
+              </>
+            )}
+          </legend>
           {toReview.map(criterion)}
         </fieldset>
       )}
@@ -479,13 +532,20 @@ function Criterion({
   item: it,
   draft,
   canEdit,
+  busy,
+  pending,
   onChange,
+  onDecide,
   onEvidence,
 }: {
   item: AuditItem;
   draft?: Drafts[string];
   canEdit: boolean;
+  busy: boolean;
+  /** pending: the verdict awaits an analyst's decision (onDecide: confirm it, or change it to complies). */
+  pending: boolean;
   onChange: (patch: Partial<Drafts[string]>) => void;
+  onDecide: (complies?: boolean) => void;
   onEvidence: (turn: number) => void;
 }) {
   const d = draft ?? { complies: it.complies, explanation: it.explanation };
@@ -529,8 +589,31 @@ function Criterion({
           {t('review.automatic', { basis: t(`basis.${it.basis}`), confidence: percent(it.confidence ?? 0) })}
         </p>
       )}
+      {canEdit && it.needs_review && pending && !draft && (
+        <p class="form-actions" data-testid="pending-actions">
+          <button
+            type="button"
+            class="button button-small button-primary"
+            disabled={busy}
+            aria-label={`${t('pending.confirm', { verdict: t(it.complies ? 'pending.met' : 'pending.notMet') })}: ${it.question}`}
+            onClick={() => onDecide()}
+          >
+            {t('pending.confirm', { verdict: t(it.complies ? 'pending.met' : 'pending.notMet') })}
+          </button>
+          <button
+            type="button"
+            class="button button-small"
+            disabled={busy}
+            aria-label={`${t('pending.change', { verdict: t(it.complies ? 'pending.notMet' : 'pending.met') })}: ${it.question}`}
+            onClick={() => onDecide(!it.complies)}
+          >
+            {t('pending.change', { verdict: t(it.complies ? 'pending.notMet' : 'pending.met') })}
+          </button>
+        </p>
+      )}
       {canEdit &&
         it.needs_review &&
+        (!pending || draft) &&
         (draft ? (
           <p class="small">{t('review.yours')}</p>
         ) : (
@@ -581,7 +664,7 @@ function Revisions({ task }: { task: TaskDetail }) {
   return (
     <section class="card" aria-labelledby="revisions-title">
       <h2 id="revisions-title">{t('revisions.title')}</h2>
-      <div class="table-wrap">
+      <div class="table-wrap" data-testid="revisions">
         <table class="table">
           <thead>
             <tr>
@@ -608,7 +691,14 @@ function Revisions({ task }: { task: TaskDetail }) {
                 <td>{r.author_name || r.author_id || (r.engine ? engineName(r.engine) : '—')}</td>
                 <td>
                   {r.score_before !== undefined && <span class="muted">{r.score_before.toFixed(1)} → </span>}
-                  <ScoreBadge score={r.score} passed={r.passed} />
+                  {r.pending ? (
+                    <span class="score">
+                      <strong>{r.score.toFixed(1)}</strong>{' '}
+                      <span class="badge badge-review">{t('pending.badge', { count: r.pending })}</span>
+                    </span>
+                  ) : (
+                    <ScoreBadge score={r.score} passed={r.passed} />
+                  )}
                 </td>
                 <td>{formatDateTime(r.created_at)}</td>
               </tr>

@@ -250,8 +250,8 @@ export function TasksPage() {
                     <td>{x.campaign}</td>
                     <td>{x.operator_id ?? '—'}</td>
                     <td>
-                      <ScoreBadge score={x.score} passed={x.passed} /> <ReviewBadge count={x.review_items} />{' '}
-                      <TranscriptBadge reason={x.transcript_unreliable} />
+                      <ScoreBadge score={x.score} passed={x.passed} pending={x.pending} min={x.score_min} max={x.score_max} />{' '}
+                      <ReviewBadge count={x.review_items} /> <TranscriptBadge reason={x.transcript_unreliable} />
                     </td>
                     <td>
                       <Ago at={x.created_at} />

@@ -1,8 +1,19 @@
 import { useState } from 'preact/hooks';
+import { ApiError } from '../api';
 import { listOf, t } from '../i18n';
 import { useApp } from '../state';
 import type { TaskDetail, ValidationRecipients, ValidationResult } from '../types';
 import { DialogButtons, DialogDone, ErrorMessage, Loading, useLoad, useModal, useSubmit } from '../ui';
+
+/** PendingVerdict is a verdict a refused validation names as pending. */
+type PendingVerdict = { criterion_id: string; question: string; complies: boolean };
+
+/** pendingOf is the pending verdicts a validation was refused for (409 CONFLICT naming them), or null. */
+function pendingOf(err: unknown): PendingVerdict[] | null {
+  if (!(err instanceof ApiError) || err.status !== 409) return null;
+  const p = err.facts.pending;
+  return Array.isArray(p) && p.length > 0 ? (p as PendingVerdict[]) : null;
+}
 
 /**
  * ValidateDialog validates a task's audit with notes and attachments
@@ -21,11 +32,14 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
     [task.uuid],
   );
 
-  const validate = async () => {
+  // A 409 naming pending verdicts offers to validate accepting them.
+  const pending = pendingOf(error);
+  const validate = async (acceptPending = false) => {
     const form = new FormData();
     form.set('task_uuid', task.uuid);
     form.set('notes', notes);
     form.set('isCall', String(task.kind === 'call'));
+    if (acceptPending) form.set('accept_pending', 'true');
     files.forEach((f, i) => form.append(`attachment${i + 1}`, f, f.name));
     setResult(await app.api.request<ValidationResult>('POST', '/validate-audit', { form }));
   };
@@ -48,7 +62,7 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
           </dl>
         </DialogDone>
       ) : (
-        <form onSubmit={(e) => void submit(validate)(e)}>
+        <form onSubmit={(e) => void submit(() => validate())(e)}>
           <div data-testid="recipients">
             {recipients.data ? (
               <div class="alert alert-info">
@@ -72,7 +86,23 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
             <label for="validate-files">{t('validate.attachments')}</label>
             <input id="validate-files" type="file" multiple onChange={(e) => setFiles(Array.from(e.currentTarget.files ?? []))} />
           </div>
-          {error !== null && <ErrorMessage error={error} />}
+          {pending ? (
+            <div class="alert alert-warning" role="alert" data-testid="validate-pending">
+              <p>{t('pending.refused', { count: pending.length })}</p>
+              <ul>
+                {pending.map((p) => (
+                  <li key={p.criterion_id}>
+                    {p.question} · {t(p.complies ? 'pending.met' : 'pending.notMet')}
+                  </li>
+                ))}
+              </ul>
+              <button type="button" class="button" disabled={busy} onClick={(e) => void submit(() => validate(true))(e)}>
+                {t('pending.acceptAndValidate')}
+              </button>
+            </div>
+          ) : (
+            error !== null && <ErrorMessage error={error} />
+          )}
           <DialogButtons
             label={busy ? t('validate.sending') : t('validate.submit')}
             disabled={busy || !recipients.data}

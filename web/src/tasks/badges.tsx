@@ -6,8 +6,34 @@ export function StatusBadge({ status }: { status: TaskStatus }) {
   return <span class={`badge task-${status}`}>{t(`status.${status}` as MessageKey)}</span>;
 }
 
-/** ScoreBadge is an audit's score with pass or fail, or a dash before the audit. */
-export function ScoreBadge({ score, passed }: { score?: number; passed?: boolean }) {
+/**
+ * ScoreBadge is an audit's score with pass or fail, or a dash before the
+ * audit. An audit with pending verdicts (pending) is neither: it shows the
+ * range its score can still take (min to max), marked pending review.
+ */
+export function ScoreBadge({
+  score,
+  passed,
+  pending,
+  min,
+  max,
+}: {
+  score?: number;
+  passed?: boolean;
+  pending?: string[] | null;
+  min?: number;
+  max?: number;
+}) {
+  if (pending && pending.length > 0 && min !== undefined && max !== undefined) {
+    return (
+      <span class="score" data-testid="provisional-score" title={t('pending.rangeTitle', { min: min.toFixed(1), max: max.toFixed(1) })}>
+        <strong>
+          {min.toFixed(1)}–{max.toFixed(1)}
+        </strong>{' '}
+        <span class="badge badge-review">{t('pending.badge', { count: pending.length })}</span>
+      </span>
+    );
+  }
   if (score === undefined || score === null) return <span class="muted">—</span>;
   return (
     <span class="score">
