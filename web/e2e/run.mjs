@@ -1588,14 +1588,28 @@ test('pending: a polite chat whose only doubt is pending shows a provisional sco
   // AUDIT_REVIEW_CONFIDENCE): not met, but pending, so not a 0 or a fail.
   const sup = await devToken(base, 'pilar', ['supervisor']);
   const quality = await devToken(base, 'paco', ['quality']);
-  const criterion = (id, category, question, rule, critical = false) => ({ id, category, question, weight: 10, critical, applies_to: 'both', rule });
+  const criterion = (id, category, question, rule, critical = false) => ({
+    id,
+    category,
+    question,
+    weight: 10,
+    critical,
+    applies_to: 'both',
+    rule,
+  });
   await api(base, sup, 'POST', '/campaigns', {
     name: 'e2e-pending',
     language: 'en',
     criteria: [
       criterion('greeting', 'OPENING', 'Did the agent greet the customer?', { any: ['good morning'] }),
       criterion('polite', 'COMPLIANCE', 'Did the agent avoid insults?', { none: ['idiot'], absence_confidence: 0.9 }),
-      criterion('thanks', 'COMPLIANCE', 'Did the agent say they were much obliged?', { any: ['much obliged'], absence_confidence: 0.5 }, true),
+      criterion(
+        'thanks',
+        'COMPLIANCE',
+        'Did the agent say they were much obliged?',
+        { any: ['much obliged'], absence_confidence: 0.5 },
+        true,
+      ),
     ],
   });
   const upload = (name, agent) => uploadAudited(base, quality, name, chat(agent), { campaign: 'e2e-pending' });

@@ -365,10 +365,14 @@ function AuditEditor({
     setError(null);
     setOutcome(null);
     try {
-      const res = await app.api.send<ComputedAudit | { job_id: number }>('POST', `/tasks/${encodeURIComponent(task.uuid)}/pending-verdicts`, {
-        headers: { 'x-username': app.profile.value?.username ?? '', 'If-Match': String(audit.revision) },
-        body,
-      });
+      const res = await app.api.send<ComputedAudit | { job_id: number }>(
+        'POST',
+        `/tasks/${encodeURIComponent(task.uuid)}/pending-verdicts`,
+        {
+          headers: { 'x-username': app.profile.value?.username ?? '', 'If-Match': String(audit.revision) },
+          body,
+        },
+      );
       if (res.status === 202) {
         setOutcome({ kind: 'accepted', text: t('audit.accepted', { job: (res.details as { job_id: number }).job_id }) });
       } else {
@@ -466,7 +470,13 @@ function AuditEditor({
             {canEdit && pending.length > 1 && (
               <>
                 {' '}
-                <button type="button" class="button button-small" disabled={busy} data-testid="confirm-all" onClick={() => void decide({ all: true })}>
+                <button
+                  type="button"
+                  class="button button-small"
+                  disabled={busy}
+                  data-testid="confirm-all"
+                  onClick={() => void decide({ all: true })}
+                >
                   {t('pending.confirmAll', { count: pending.length })}
                 </button>
               </>
