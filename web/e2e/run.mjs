@@ -1324,6 +1324,9 @@ test('dashboard: figures and charts of the period, filters in the URL', async ({
     async () => check((await api(base, quality, 'GET', '/tasks?file_name=e2e-chat-3&status=audited')).total === 1, 'not audited'),
     20_000,
   );
+  // Pending verdicts count only as pending review until an analyst confirms them.
+  const [pablo] = (await api(base, quality, 'GET', '/tasks?file_name=e2e-chat-3')).tasks;
+  if (pablo.pending) await api(base, quality, 'POST', `/tasks/${pablo.uuid}/pending-verdicts`, { all: true });
   await page.goto(base + '/');
   await signIn(page, { username: 'dana', roles: ['quality'] });
   await page.getByRole('link', { name: 'Dashboard' }).click();
@@ -1745,7 +1748,8 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   await api(base, sup, 'PATCH', `/campaigns/${camp.id}`, { supervisor_emails: ['dina@example.test'] });
   // No callback offered: 2 of 3 criteria met.
   const task = await uploadAudited(base, quality, 'e2e-dispute-1.json', chat('Dora'), { campaign: 'e2e-disputes', operator: 'dora' });
-  await api(base, quality, 'POST', '/validate-audit', { task_uuid: task, notes: 'Validated for the dispute test.', isCall: false });
+  // Its verdicts still to review are accepted as the validator's: revision 2.
+  await api(base, quality, 'POST', '/validate-audit', { task_uuid: task, notes: 'Validated for the dispute test.', isCall: false, accept_pending: true });
 
   // The agent disputes the callback criterion.
   await page.goto(`${base}/app/tasks/${task}`);
@@ -1780,19 +1784,19 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
     await resolve.getByLabel('Motivo para el agente').fill('Cierto: ofreció volver a llamar.');
     await shot(p, 'disputes-resolve-es');
     await resolve.getByRole('button', { name: 'Resolver', exact: true }).click();
-    await visible(resolve.getByText(/^Impugnación aceptada\. La auditoría se ha revisado: revisión 2, nota 66\.7 → 100\.0\.$/));
+    await visible(resolve.getByText(/^Impugnación aceptada\. La auditoría se ha revisado: revisión 3, nota 66\.7 → 100\.0\.$/));
     await resolve.getByRole('button', { name: 'Cerrar' }).click();
     await visible(p.getByText('No hay impugnaciones.'));
   });
 
   // The agent's page follows live: the outcome, the new revision and score.
-  await visible(card.getByText('The audit was revised: revision 2, score 66.7 → 100.0.'));
+  await visible(card.getByText('The audit was revised: revision 3, score 66.7 → 100.0.'));
   await visible(card.getByText('Accepted (dina): Cierto: ofreció volver a llamar.'));
   await visible(page.getByTestId('task-score').getByText('100.0'));
   await visible(page.getByTestId('feedback-steps').getByText(/Dispute accepted by /));
   await shot(page, 'task-dispute-outcome');
   const revisions = (await api(base, quality, 'GET', `/tasks/${task}`)).revisions;
-  check(revisions.length === 2 && revisions[1].score === 100, `revisions: ${JSON.stringify(revisions)}`);
+  check(revisions.length === 3 && revisions[2].score === 100, `revisions: ${JSON.stringify(revisions)}`);
   // Her disputes, and nobody else's; she resolves none.
   await page.getByRole('link', { name: 'Disputes' }).click();
   await visible(page.getByRole('heading', { name: 'Disputes' }));
@@ -1804,7 +1808,7 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   await inSpanish(browser, `${base}/app/tasks/${task}`, { username: 'dora', roles: ['operator'] }, async (p) => {
     const es = p.getByTestId('feedback');
     await visible(es.getByRole('heading', { name: 'Conformidad e impugnaciones' }));
-    await visible(es.getByText('La auditoría se ha revisado: revisión 2, nota 66.7 → 100.0.'));
+    await visible(es.getByText('La auditoría se ha revisado: revisión 3, nota 66.7 → 100.0.'));
     await es.getByRole('button', { name: 'Dar conformidad' }).click();
     await visible(es.getByText(/^Conformidad de /));
     await shot(p, 'task-dispute-outcome-es');
