@@ -300,8 +300,10 @@ type AuditUpdate struct {
 	AuthorID         string      `json:"author_id,omitempty"`
 	AuthorName       string      `json:"author_name,omitempty"`
 	ScorecardVersion int         `json:"scorecard_version"`
-	Score            float64     `json:"score"`
-	Passed           bool        `json:"passed"`
+	Score            float64     `json:"score" doc:"The revision's score; provisional while pending is not empty"`
+	Passed           bool        `json:"passed" doc:"Whether it passed; false (undecided) while pending is not empty"`
+	// Pending are the revision's pending verdicts (scoring.Result.Pending).
+	Pending []string `json:"pending,omitempty" doc:"The criteria whose verdicts await an analyst's confirmation: the score is provisional"`
 	// ScoreBefore is the previous revision's score.
 	ScoreBefore *float64 `json:"score_before,omitempty"`
 }
@@ -319,7 +321,8 @@ func AuditEventInsert(ctx context.Context, q DBTX, t Task, a AuditRevision, befo
 	}
 	err := EventInsert(ctx, q, EventAuditUpdated, audience, AuditUpdate{
 		Task: t.Summary(), Revision: a.Revision, Source: a.Source, AuthorID: a.AuthorID, AuthorName: a.AuthorName,
-		ScorecardVersion: a.Result.ScorecardVersion, Score: a.Result.Score, Passed: a.Result.Passed, ScoreBefore: before,
+		ScorecardVersion: a.Result.ScorecardVersion, Score: a.Result.Score, Passed: a.Result.Passed, Pending: a.Result.Pending,
+		ScoreBefore: before,
 	})
 	return err
 }

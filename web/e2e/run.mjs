@@ -585,7 +585,8 @@ test('tasks: files dropped upload with progress and reach audited live in the li
     async () => check((await row.getAttribute('data-status')) === 'audited', `status ${await row.getAttribute('data-status')}`),
     20_000,
   );
-  await visible(row.getByText(/^(pass|fail)$/));
+  // Decided (pass or fail) or, with verdicts still to review, pending review: never a 0 or a fail for those.
+  await visible(row.getByText(/^(pass|fail)$/).or(row.getByText(/^pending review \(\d+\)$/)));
   await visible(uploads.locator('li[data-file="e2e-chat-1.json"]').getByText('audited'));
   await shot(page, 'tasks-upload');
 
@@ -684,7 +685,7 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   await visible(page.locator('.transcript').getByText('My bill is wrong this month.'));
   await visible(page.locator('.transcript .speaker-agent').first());
   const score = page.getByTestId('task-score');
-  const before = (await score.locator('strong').textContent()).trim();
+  const before = (await score.textContent()).trim();
 
   // Turns are numbered; evidence links to its turn; weights, category
   // subtotals, the critical rule and the passing score are shown.
@@ -714,9 +715,9 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   check(new URL(page.url()).pathname === `/app/tasks/${uuid}`, `left for ${page.url()}`);
   check((await first.locator('textarea').inputValue()) === 'Changed by the e2e test', 'the edit is lost');
   await page.getByRole('button', { name: /^Save and recompute \(1 changed\)$/ }).click();
-  await visible(page.getByText(/^Saved as revision 2: score [\d.]+, (pass|fail)\.$/));
+  await visible(page.getByText(/^Saved as revision 2: (score [\d.]+, (pass|fail)|still pending review)/));
   await eventually(async () => {
-    const after = (await score.locator('strong').textContent()).trim();
+    const after = (await score.textContent()).trim();
     check(after !== before, `score still ${after}`);
   });
   await visible(page.getByRole('cell', { name: 'Vera Analyst' }).or(page.getByRole('cell', { name: 'vera' })));
@@ -747,7 +748,7 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   await shot(page, 'task-conflict');
   // Trying again applies the change on top of the current revision.
   await page.getByRole('alert').getByRole('button', { name: 'Try again' }).click();
-  await visible(page.getByText(/^Saved as revision 4: score [\d.]+, (pass|fail)\.$/));
+  await visible(page.getByText(/^Saved as revision 4: (score [\d.]+, (pass|fail)|still pending review)/));
 
   // In Spanish: the question before leaving, and the recipients before validating.
   await inSpanish(browser, `${base}/app/tasks/${uuid}`, { username: 'vera', roles: ['quality'] }, async (p) => {
@@ -1348,6 +1349,9 @@ test('dashboard: figures and charts of the period, filters in the URL', async ({
     async () => check((await api(base, quality, 'GET', '/tasks?file_name=e2e-chat-3&status=audited')).total === 1, 'not audited'),
     20_000,
   );
+  // Pending verdicts count only as pending review until an analyst confirms them.
+  const [pablo] = (await api(base, quality, 'GET', '/tasks?file_name=e2e-chat-3')).tasks;
+  if (pablo.pending) await api(base, quality, 'POST', `/tasks/${pablo.uuid}/pending-verdicts`, { all: true });
   await page.goto(base + '/');
   await signIn(page, { username: 'dana', roles: ['quality'] });
   await page.getByRole('link', { name: 'Dashboard' }).click();
@@ -1417,7 +1421,7 @@ test('reports: agents and criteria by week, analysts; each figure opens its task
     audit: [{ category: item.category, question: item.question, complies: true, explanation: 'Offered a call back in other words.' }],
   });
   await eventually(async () => check((await api(base, quality, 'GET', `/tasks/${yara}`)).audit.score === 100, 'not recomputed'));
-  await api(base, quality, 'POST', '/validate-audit', { task_uuid: full, notes: 'Good call.', isCall: false });
+  await api(base, quality, 'POST', '/validate-audit', { task_uuid: full, notes: 'Good call.', isCall: false, accept_pending: true });
   // xavi's 100 was uploaded a week ago: his average fell by 33.3 since.
   execFileSync('psql', [databaseURL, '-qc', `UPDATE tasks SET created_at = created_at - interval '7 days' WHERE uuid = '${full}'`]);
 
@@ -1783,7 +1787,8 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   await api(base, sup, 'PATCH', `/campaigns/${camp.id}`, { supervisor_emails: ['dina@example.test'] });
   // No callback offered: 2 of 3 criteria met.
   const task = await uploadAudited(base, quality, 'e2e-dispute-1.json', chat('Dora'), { campaign: 'e2e-disputes', operator: 'dora' });
-  await api(base, quality, 'POST', '/validate-audit', { task_uuid: task, notes: 'Validated for the dispute test.', isCall: false });
+  // Its verdicts still to review are accepted as the validator's: revision 2.
+  await api(base, quality, 'POST', '/validate-audit', { task_uuid: task, notes: 'Validated for the dispute test.', isCall: false, accept_pending: true });
 
   // The agent disputes the callback criterion.
   await page.goto(`${base}/app/tasks/${task}`);
@@ -1818,19 +1823,19 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
     await resolve.getByLabel('Motivo para el agente').fill('Cierto: ofreció volver a llamar.');
     await shot(p, 'disputes-resolve-es');
     await resolve.getByRole('button', { name: 'Resolver', exact: true }).click();
-    await visible(resolve.getByText(/^Impugnación aceptada\. La auditoría se ha revisado: revisión 2, nota 66\.7 → 100\.0\.$/));
+    await visible(resolve.getByText(/^Impugnación aceptada\. La auditoría se ha revisado: revisión 3, nota 66\.7 → 100\.0\.$/));
     await resolve.getByRole('button', { name: 'Cerrar' }).click();
     await visible(p.getByText('No hay impugnaciones.'));
   });
 
   // The agent's page follows live: the outcome, the new revision and score.
-  await visible(card.getByText('The audit was revised: revision 2, score 66.7 → 100.0.'));
+  await visible(card.getByText('The audit was revised: revision 3, score 66.7 → 100.0.'));
   await visible(card.getByText('Accepted (dina): Cierto: ofreció volver a llamar.'));
   await visible(page.getByTestId('task-score').getByText('100.0'));
   await visible(page.getByTestId('feedback-steps').getByText(/Dispute accepted by /));
   await shot(page, 'task-dispute-outcome');
   const revisions = (await api(base, quality, 'GET', `/tasks/${task}`)).revisions;
-  check(revisions.length === 2 && revisions[1].score === 100, `revisions: ${JSON.stringify(revisions)}`);
+  check(revisions.length === 3 && revisions[2].score === 100, `revisions: ${JSON.stringify(revisions)}`);
   // Her disputes, and nobody else's; she resolves none.
   await page.getByRole('link', { name: 'Disputes' }).click();
   await visible(page.getByRole('heading', { name: 'Disputes' }));
@@ -1842,7 +1847,7 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   await inSpanish(browser, `${base}/app/tasks/${task}`, { username: 'dora', roles: ['operator'] }, async (p) => {
     const es = p.getByTestId('feedback');
     await visible(es.getByRole('heading', { name: 'Conformidad e impugnaciones' }));
-    await visible(es.getByText('La auditoría se ha revisado: revisión 2, nota 66.7 → 100.0.'));
+    await visible(es.getByText('La auditoría se ha revisado: revisión 3, nota 66.7 → 100.0.'));
     await es.getByRole('button', { name: 'Dar conformidad' }).click();
     await visible(es.getByText(/^Conformidad de /));
     await shot(p, 'task-dispute-outcome-es');

@@ -72,6 +72,10 @@ export function DashboardPage() {
               <dt>{t('dash.audited')}</dt>
               <dd>{data.audited}</dd>
             </div>
+            <div data-testid="dash-pending">
+              <dt>{t('dash.pendingReview')}</dt>
+              <dd title={t('dash.pendingReviewTitle')}>{data.pending_review}</dd>
+            </div>
             <div>
               <dt>{t('dash.approval')}</dt>
               <dd>{percent(data.approval_rate)}</dd>

@@ -422,7 +422,14 @@ function AuditEditor({
         const c = res.details as ComputedAudit;
         setOutcome({
           kind: 'ok',
-          text: t('audit.saved', { revision: c.revision, score: c.score.toFixed(1), result: t(c.passed ? 'task.passed' : 'task.failed') }),
+          text: c.pending?.length
+            ? t('pending.saved', {
+                revision: c.revision,
+                count: c.pending.length,
+                min: (c.score_min ?? 0).toFixed(1),
+                max: (c.score_max ?? 0).toFixed(1),
+              })
+            : t('audit.saved', { revision: c.revision, score: c.score.toFixed(1), result: t(c.passed ? 'task.passed' : 'task.failed') }),
         });
         onSaved();
       }
