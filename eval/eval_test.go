@@ -25,15 +25,15 @@ var floors = map[string]struct {
 	// interactions with a verdict to review in any language or kind.
 	ece, review float64
 }{
-	// Measured at the default review threshold (0.67), confidences
+	// Measured at the default review threshold (0.78), confidences
 	// cross-validated: 97.5 % (lowest group English chats, 97.0),
-	// confident 97.8 % (lowest language or kind 97.5, English), 2 of 527
+	// confident 98.0 % (lowest language or kind 97.7, English), 2 of 527
 	// critical failures passed, expected calibration error 0.007,
-	// interactions to review 6.8 % (at most 10.3 %, English calls). The
+	// interactions to review 12.8 % (at most 16.0 %, English calls). The
 	// confident floor is the target the threshold is chosen for. The rules
 	// were tuned and the tone model trained on dev: see its cross-validated
 	// figures in docs/engines.md.
-	eval.Dev: {agreement: 0.96, groupAgreement: 0.955, confident: eval.ConfidentTarget, criticalFalse: 0.02, ece: 0.02, review: 0.15},
+	eval.Dev: {agreement: 0.96, groupAgreement: 0.955, confident: eval.ConfidentTarget, criticalFalse: 0.02, ece: 0.02, review: 0.20},
 	// The last held-out set (120 cases, round 4 of issue 15) measured
 	// 94.8 % (lowest group English chats, 92.7), confident 98.1 %, 2 of 54
 	// critical failures passed; it has since been read and moved to dev.

@@ -8,13 +8,14 @@ import (
 
 // ConfidentTarget is how often the verdicts not sent to review must agree
 // with the analysts, in each language and each kind, at the review
-// threshold ChooseThreshold picks: the goal of 97 % with half a point of
-// margin, since the rules themselves were tuned on the development set (the
-// last held-out set's confident agreement was 0.6 points below dev's; the
-// cross-validated confidences already hold out the calibration). A full
-// point of margin, set by hand before, sent about 12 points more of the
-// interactions to review.
-const ConfidentTarget = 0.975
+// threshold ChooseThreshold picks: the goal of 97 % with the margin the last
+// held-out set took from it (its confident agreement was 0.6 points below
+// dev's, since the rules themselves were tuned on dev; the cross-validated
+// confidences already hold out the calibration) and a little more. On
+// today's dev the curve is flat there: 97.5 % at 0.67 and 97.7 % at 0.78,
+// for 9.5 % and 14.8 % of interactions to review at most, both well within
+// the 25 % goal, so the margin goes where the risk is.
+const ConfidentTarget = 0.977
 
 // ThresholdRow is a candidate review threshold measured on outcomes.
 type ThresholdRow struct {
