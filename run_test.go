@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -143,13 +144,21 @@ func TestRunFromPrivateCheckout(t *testing.T) {
 	require.Equal(t, "1", strings.TrimSpace(string(out)))
 }
 
-// copyCheckout copies the repository's tracked files into dir, with the
-// dashboard's installed npm packages linked rather than installed again.
+// copyCheckout copies the repository's tracked files into dir, and the
+// dashboard's build (which make run keeps while its sources are unchanged),
+// with its installed npm packages linked rather than installed again.
 func copyCheckout(t *testing.T, dir string) string {
 	t.Helper()
 	files, err := exec.Command("git", "ls-files", "-z").Output()
 	require.NoError(t, err)
-	for _, name := range strings.Split(strings.TrimRight(string(files), "\x00"), "\x00") {
+	names := strings.Split(strings.TrimRight(string(files), "\x00"), "\x00")
+	require.NoError(t, filepath.WalkDir("web/dist", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, name)
+		}
+		return err
+	}))
+	for _, name := range names {
 		info, err := os.Lstat(name)
 		if os.IsNotExist(err) { // deleted in the work tree, not yet committed
 			continue

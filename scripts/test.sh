@@ -13,7 +13,7 @@ scripts/web.sh # the end-to-end tests' binary embeds the build
 
 failed=()
 (cd web && npm test --silent) || failed+=("web unit tests")
-go test -count=1 ${GOTESTFLAGS:-} ./... || failed+=("go test")
+go test -count=1 -timeout 30m ${GOTESTFLAGS:-} ./... || failed+=("go test")
 scripts/fuzz.sh || failed+=("fuzzing")
 scripts/faults.sh || failed+=("fault injection")
 scripts/e2e.sh || failed+=("end-to-end tests")
