@@ -98,9 +98,7 @@ func Validate(card Scorecard, checkRule RuleCheck) error {
 			max      int
 		}{{"id", c.ID, maxIDLength}, {"category", c.Category, maxCategoryLength}, {"question", c.Question, maxQuestionLength},
 			{"guidance", c.Guidance, maxGuidanceLength}} {
-			if n := utf8.RuneCountInString(text.s); n > text.max {
-				add(text.field, "must be at most %d characters (it has %d)", text.max, n)
-			}
+			checkLength(text.field, text.s, text.max, add)
 		}
 		uniqueQuestion(questions, i, "question", c.Question, add)
 		checkTranslations(c, i, questions, add)
@@ -165,15 +163,17 @@ func checkTranslations(c Criterion, i int, questions map[string]int, add func(fi
 			continue
 		}
 		tags[tagKey(tag)] = tag
-		for _, text := range []struct {
-			field, s string
-			max      int
-		}{{"question", w.Question, maxQuestionLength}, {"guidance", w.Guidance, maxGuidanceLength}} {
-			if n := utf8.RuneCountInString(text.s); n > text.max {
-				add(field+"."+text.field, "must be at most %d characters (it has %d)", text.max, n)
-			}
-		}
+		checkLength(field+".question", w.Question, maxQuestionLength, add)
+		checkLength(field+".guidance", w.Guidance, maxGuidanceLength, add)
 		uniqueQuestion(questions, i, field+".question", w.Question, add)
+	}
+}
+
+// checkLength reports the text s at field when it has more than limit
+// characters.
+func checkLength(field, s string, limit int, add func(field, format string, args ...any)) {
+	if n := utf8.RuneCountInString(s); n > limit {
+		add(field, "must be at most %d characters (it has %d)", limit, n)
 	}
 }
 
