@@ -36,7 +36,7 @@ type auditsResource struct {
 // /compute-audit-results takes it: the criterion named by its question.
 type AuditItemInput struct {
 	Category    string `json:"category" maxLength:"200" doc:"The criterion's category, as the scorecard has it" example:"SKILLS"`
-	Question    string `json:"question" maxLength:"2000" doc:"The criterion's question in the campaign's current scorecard (case and spacing are ignored)"`
+	Question    string `json:"question" maxLength:"2000" doc:"The criterion's question in the campaign's current scorecard, in any of its languages (case and spacing are ignored)"`
 	Complies    bool   `json:"complies" doc:"Whether the criterion is met"`
 	Explanation string `json:"explanation" maxLength:"10000" doc:"Why, in the analyst's words"`
 }

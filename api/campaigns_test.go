@@ -70,9 +70,14 @@ func TestCampaignsAndScorecards(t *testing.T) {
 	broken[1].Question = broken[0].Question
 	broken[2].Weight = 0
 	broken[3].Rule = json.RawMessage(`{"any": [], "speaker": "robot"}`)
+	require.NotEmpty(t, card.Criteria[4].Translations["en"].Question, "the default scorecard reads English too")
+	broken[4].Translations = map[string]scoring.Words{"en": {Question: card.Criteria[0].Translations["en"].Question}}
+	broken[5].Translations = map[string]scoring.Words{"klingon": {Question: "Qapla'?"}, "en": {Question: " "}}
 	r = b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", sup, map[string]any{"criteria": broken})
 	requireError(t, r, http.StatusBadRequest, CodeValidation)
-	for _, loc := range []string{"body.criteria[1].question", "body.criteria[2].weight", "body.criteria[3].rule"} {
+	for _, loc := range []string{"body.criteria[1].question", "body.criteria[2].weight", "body.criteria[3].rule",
+		"body.criteria[4].translations.en.question", "body.criteria[5].translations.en.question", "body.criteria[5].translations.klingon",
+		`\"klingon\" is not a known language tag`} {
 		require.Contains(t, r.RawBody, loc)
 	}
 	requireError(t, b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", alice, map[string]any{"criteria": card.Criteria}), http.StatusForbidden, CodeForbidden)

@@ -33,10 +33,13 @@ type Engine interface {
 // Judge audits t with e, marks the verdicts whose confidence is below
 // review as needing an analyst's review, and scores them against card and
 // the passing score: the automatic audit of one interaction, as the audit
-// job and the evaluation run it. Errors are e's, or scoring.Score's when
-// the scorecard or the verdicts cannot be scored.
+// job and the evaluation run it. The engine reads, and the items carry,
+// each criterion's question and guidance in lang (scoring.Scorecard.In).
+// Errors are e's, or scoring.Score's when the scorecard or the verdicts
+// cannot be scored.
 func Judge(ctx context.Context, e Engine, card scoring.Scorecard, kind string, t transcript.Transcript, lang string,
 	passingScore, review float64) (scoring.Result, error) {
+	card = card.In(lang)
 	verdicts, err := e.Audit(ctx, card, kind, t, lang)
 	if err != nil {
 		return scoring.Result{}, err

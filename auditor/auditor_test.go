@@ -48,3 +48,18 @@ func TestJudgeMarksReview(t *testing.T) {
 	require.False(t, res.Items[0].NeedsReview, "above the threshold")
 	require.Equal(t, 0.0, res.Score)
 }
+
+// TestJudgeInTheInteractionsLanguage: the engine reads, and the items
+// carry, the criterion's words in the interaction's language.
+func TestJudgeInTheInteractionsLanguage(t *testing.T) {
+	t.Parallel()
+	chat := transcript.Transcript{Segments: []transcript.Segment{{Speaker: transcript.Agent, Text: "Hello."}}}
+	c := card(`{"any": ["hello", "hola"]}`)
+	c.Criteria[0].Question = "¿Saludó?"
+	c.Criteria[0].Translations = map[string]scoring.Words{"en": {Question: "Did the agent greet?"}}
+	for lang, want := range map[string]string{"en-US": "Did the agent greet?", "es": "¿Saludó?"} {
+		res, err := auditor.Judge(context.Background(), &auditor.Rules{}, c, scoring.Chat, chat, lang, 85, 0.5)
+		require.NoError(t, err)
+		require.Equal(t, want, res.Items[0].Question, lang)
+	}
+}

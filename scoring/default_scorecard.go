@@ -23,7 +23,9 @@ type defaultCard struct {
 
 // DefaultScorecard returns the scorecard seeded into the default campaign
 // and copied into new campaigns, in lang: questions and guidance in
-// Spanish for "es" and its regional variants, in English otherwise. Its
+// Spanish for "es" and its regional variants, in English otherwise, with
+// the other language in each criterion's Translations (so an interaction
+// in either reads its own words: Scorecard.In). Its
 // criteria (categories OPENING, COMPLIANCE, SKILLS, CLOSING) carry rules
 // with Spanish and English phrases whatever the language, so an
 // interaction in either is judged. Each call returns a fresh copy. The
@@ -43,6 +45,12 @@ func DefaultScorecard(lang string) (Scorecard, error) {
 		card.Criteria[i] = c.Criterion
 		card.Criteria[i].Question = c.Question[key]
 		card.Criteria[i].Guidance = c.Guidance[key]
+		card.Criteria[i].Translations = map[string]Words{}
+		for k, q := range c.Question {
+			if k != key {
+				card.Criteria[i].Translations[k] = Words{Question: q, Guidance: c.Guidance[k]}
+			}
+		}
 	}
 	return card, nil
 }
@@ -50,6 +58,6 @@ func DefaultScorecard(lang string) (Scorecard, error) {
 // IsSpanish reports whether a BCP 47 language tag ("es", "es-MX", "es_AR")
 // is Spanish.
 func IsSpanish(lang string) bool {
-	base, _, _ := strings.Cut(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(lang)), "_", "-"), "-")
+	base, _, _ := strings.Cut(tagKey(lang), "-")
 	return base == "es"
 }

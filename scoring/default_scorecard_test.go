@@ -38,6 +38,20 @@ func TestDefaultScorecard(t *testing.T) {
 	require.Equal(t, 100.0, calls)
 	require.Len(t, card.Applicable(scoring.Chat), 7)
 
+	// Each criterion reads English in an English interaction, and can be
+	// named by its question in either language.
+	english, err := scoring.DefaultScorecard("en")
+	require.NoError(t, err)
+	for i, c := range card.In("en-GB").Criteria {
+		require.Equal(t, english.Criteria[i].Question, c.Question)
+		require.Equal(t, english.Criteria[i].Guidance, c.Guidance)
+		require.NotEqual(t, card.Criteria[i].Question, c.Question, c.ID)
+		byEnglish, ok := card.ByQuestion(c.Question)
+		require.True(t, ok)
+		require.Equal(t, c.ID, byEnglish.ID)
+	}
+	require.Equal(t, card.Criteria[0].Question, english.In("es_MX").Criteria[0].Question)
+
 	// Each call gives an independent copy.
 	again, err := scoring.DefaultScorecard("es")
 	require.NoError(t, err)

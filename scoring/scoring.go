@@ -35,6 +35,9 @@ type Criterion struct {
 	Rule json.RawMessage `json:"rule"`
 	// Guidance tells analysts (and the LLM engine) how to judge the criterion.
 	Guidance string `json:"guidance,omitempty"`
+	// Translations are the question and guidance in other languages, keyed
+	// by BCP 47 tag: an interaction in one of them reads them (see In).
+	Translations map[string]Words `json:"translations,omitempty" doc:"The question and guidance in other languages, keyed by BCP 47 tag (\"en\", \"es-MX\"): an interaction in one of them reads these words (exact tag first, then its primary language), any other reads question and guidance" example:"{\"en\":{\"question\":\"Did the agent greet the customer?\",\"guidance\":\"Met when the agent greets in their first two turns.\"}}"`
 }
 
 // Applies reports whether c is judged for an interaction of kind (Call or Chat).
@@ -59,15 +62,17 @@ func (s Scorecard) Applicable(kind string) []Criterion {
 	return out
 }
 
-// ByQuestion finds the criterion whose question is q, ignoring case and
-// differences in spacing: the same equivalence under which Validate requires
-// questions to be unique, so at most one criterion matches. Audit items sent
-// by analysts name criteria by their question.
+// ByQuestion finds the criterion whose question, in any of its languages,
+// is q, ignoring case and differences in spacing: the same equivalence under
+// which Validate requires questions to be unique, so at most one criterion
+// matches. Audit items sent by analysts name criteria by their question.
 func (s Scorecard) ByQuestion(q string) (Criterion, bool) {
 	key := questionKey(q)
 	for _, c := range s.Criteria {
-		if questionKey(c.Question) == key {
-			return c, true
+		for _, question := range c.questions() {
+			if questionKey(question) == key {
+				return c, true
+			}
 		}
 	}
 	return Criterion{}, false

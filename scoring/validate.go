@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"golang.org/x/text/language"
 )
 
 // Problem is one reason a scorecard cannot be published, located precisely
@@ -58,7 +62,9 @@ type RuleCheck func(rule json.RawMessage) []Problem
 // Validate checks card before it is published and returns a
 // *ValidationError listing every problem, or nil: there must be at least one
 // criterion; ids and questions must be non-empty and unique (ignoring case
-// and spacing); categories non-empty; weights positive and finite;
+// and spacing, in every language: a question names one criterion);
+// translations under known BCP 47 tags, each with a question; categories
+// non-empty; weights positive and finite;
 // applies_to one of call, chat, both; a rule present and accepted by
 // checkRule. The version is not checked: it is assigned on publishing.
 func Validate(card Scorecard, checkRule RuleCheck) error {
@@ -92,17 +98,10 @@ func Validate(card Scorecard, checkRule RuleCheck) error {
 			max      int
 		}{{"id", c.ID, maxIDLength}, {"category", c.Category, maxCategoryLength}, {"question", c.Question, maxQuestionLength},
 			{"guidance", c.Guidance, maxGuidanceLength}} {
-			if n := utf8.RuneCountInString(text.s); n > text.max {
-				add(text.field, "must be at most %d characters (it has %d)", text.max, n)
-			}
+			checkLength(text.field, text.s, text.max, add)
 		}
-		if key := questionKey(c.Question); key == "" {
-			add("question", "is required")
-		} else if j, dup := questions[key]; dup {
-			add("question", "%q is already the question of criterion %d", c.Question, j)
-		} else {
-			questions[key] = i
-		}
+		uniqueQuestion(questions, i, "question", c.Question, add)
+		checkTranslations(c, i, questions, add)
 		if !(c.Weight > 0) || math.IsInf(c.Weight, 0) {
 			add("weight", "must be a number greater than 0, not %v", c.Weight)
 		}
@@ -132,6 +131,50 @@ func Validate(card Scorecard, checkRule RuleCheck) error {
 		return &ValidationError{Problems: problems}
 	}
 	return nil
+}
+
+// uniqueQuestion checks that criterion i's question at field is given and
+// is no other criterion's, in any language, and records it in questions.
+func uniqueQuestion(questions map[string]int, i int, field, question string, add func(field, format string, args ...any)) {
+	key := questionKey(question)
+	switch j, dup := questions[key]; {
+	case key == "":
+		add(field, "is required")
+	case dup && j != i:
+		add(field, "%q is already the question of criterion %d", question, j)
+	default:
+		questions[key] = i
+	}
+}
+
+// checkTranslations checks criterion i's translations: each under a known
+// language tag given once, with a unique question and texts within their
+// lengths.
+func checkTranslations(c Criterion, i int, questions map[string]int, add func(field, format string, args ...any)) {
+	tags := map[string]string{}
+	for _, tag := range slices.Sorted(maps.Keys(c.Translations)) {
+		w, field := c.Translations[tag], "translations."+tag
+		if _, err := language.Parse(tag); err != nil || strings.TrimSpace(tag) != tag {
+			add(field, "%q is not a known language tag (BCP 47, such as \"en\" or \"es-MX\")", tag)
+			continue
+		}
+		if first, dup := tags[tagKey(tag)]; dup {
+			add(field, "is the same language as translations.%s", first)
+			continue
+		}
+		tags[tagKey(tag)] = tag
+		checkLength(field+".question", w.Question, maxQuestionLength, add)
+		checkLength(field+".guidance", w.Guidance, maxGuidanceLength, add)
+		uniqueQuestion(questions, i, field+".question", w.Question, add)
+	}
+}
+
+// checkLength reports the text s at field when it has more than limit
+// characters.
+func checkLength(field, s string, limit int, add func(field, format string, args ...any)) {
+	if n := utf8.RuneCountInString(s); n > limit {
+		add(field, "must be at most %d characters (it has %d)", limit, n)
+	}
 }
 
 // Lengths of a criterion's texts, in characters.

@@ -206,6 +206,25 @@ func TestValidate(t *testing.T) {
 			},
 		},
 		{
+			name: "translations: unknown tag, same language twice, missing and repeated questions, too long",
+			change: func(c *scoring.Criterion) {
+				c.Translations = map[string]scoring.Words{
+					"xx-nope": {Question: "¿Se despidió?"},
+					"ES":      {Question: "  ", Guidance: "g"},
+					"es":      {Question: "¿Se despidió?"},
+					"en":      {Question: "did the agent GREET?", Guidance: strings.Repeat("g", 4001)},
+					"fr":      {Question: "Did the agent say goodbye?"}, // its own question again: the same criterion
+				}
+			},
+			want: []scoring.Problem{
+				{Index: 1, ID: "b", Field: "translations.ES.question", Message: "is required"},
+				{Index: 1, ID: "b", Field: "translations.en.guidance", Message: "must be at most 4000 characters (it has 4001)"},
+				{Index: 1, ID: "b", Field: "translations.en.question", Message: `"did the agent GREET?" is already the question of criterion 0`},
+				{Index: 1, ID: "b", Field: "translations.es", Message: "is the same language as translations.ES"},
+				{Index: 1, ID: "b", Field: "translations.xx-nope", Message: `"xx-nope" is not a known language tag (BCP 47, such as "en" or "es-MX")`},
+			},
+		},
+		{
 			name: "phrase too long",
 			change: func(c *scoring.Criterion) {
 				c.Rule = json.RawMessage(`{"any": ["a b c d e f g h i j k l m n o p q r s t u v w x y z a b c d e f"]}`)

@@ -192,14 +192,15 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 	if err != nil {
 		return scoring.Result{}, err
 	}
-	result, err := auditor.Judge(ctx, w.auditor, card.Scorecard, task.Kind, tr, auditLanguage(tr, task, campaign), campaign.PassingScore, w.review)
+	lang := auditLanguage(tr, task, campaign)
+	result, err := auditor.Judge(ctx, w.auditor, card.Scorecard, task.Kind, tr, lang, campaign.PassingScore, w.review)
 	if err != nil {
 		return scoring.Result{}, engineError(ctx, err)
 	}
 	// What an unreliable transcript cannot carry needs review, and the
 	// score counts it as such.
 	if verdicts, _ := scoring.Merge(card.Scorecard, task.Kind, result.Verdicts()); distrust(verdicts, tr.Quality) {
-		if result, err = scoring.Score(card.Scorecard, task.Kind, verdicts, campaign.PassingScore); err != nil {
+		if result, err = scoring.Score(card.Scorecard.In(lang), task.Kind, verdicts, campaign.PassingScore); err != nil {
 			return scoring.Result{}, permanent(err)
 		}
 	}
@@ -207,9 +208,16 @@ func (w *AuditWorker) audit(ctx context.Context, task db.Task) (scoring.Result, 
 }
 
 // auditLanguage is the language an engine explains itself in: the
-// transcript's, else the task's, else the campaign's.
+// transcript's, else the task's (taskLanguage).
 func auditLanguage(tr transcript.Transcript, task db.Task, campaign db.Campaign) string {
-	return cmp.Or(tr.Language, task.Language, campaign.Language)
+	return cmp.Or(tr.Language, taskLanguage(task, campaign))
+}
+
+// taskLanguage is the language of task's interaction as its row says: its
+// own, else its campaign's. A recomputed audit's items read their
+// questions in it (scoring.Scorecard.In), as the audit's did.
+func taskLanguage(task db.Task, campaign db.Campaign) string {
+	return cmp.Or(task.Language, campaign.Language)
 }
 
 // notifyAudited tells task's uploader how its audit came out, and that

@@ -249,7 +249,7 @@ func (w *RecomputeAuditWorker) apply(ctx context.Context, edit db.AuditEdit) err
 			if len(missing) > 0 {
 				return errChangedMeanwhile
 			}
-			result, err := scoring.Score(card.Scorecard, task.Kind, verdicts, passing)
+			result, err := scoring.Score(card.Scorecard.In(taskLanguage(task, campaign)), task.Kind, verdicts, passing)
 			if err != nil {
 				return permanent(err)
 			}

@@ -215,7 +215,7 @@ func (w *RecomputeAuditsWorker) batchOf(ctx context.Context, client *river.Clien
 			if len(missing) > 0 {
 				return errChangedMeanwhile
 			}
-			result, err := scoring.Score(card.Scorecard, task.Kind, verdicts, campaign.PassingScore)
+			result, err := scoring.Score(card.Scorecard.In(taskLanguage(task, campaign)), task.Kind, verdicts, campaign.PassingScore)
 			if err != nil {
 				next.fail(id, err)
 				continue

@@ -818,6 +818,20 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   });
 });
 
+test('an English chat in the Spanish default campaign reads English questions and explanations', async ({ page, base }) => {
+  const quality = await devToken(base, 'ines', ['quality']);
+  await uploadAudited(base, quality, 'e2e-english.json', chat('Ines'), { language: 'en' });
+
+  await page.goto(base + '/app/tasks');
+  await signIn(page, { username: 'ines', roles: ['quality'] });
+  await page.getByRole('link', { name: 'e2e-english.json' }).click();
+  const greeting = page.locator('[data-criterion="greeting"]');
+  await visible(greeting.getByText('Did the agent greet the customer and give their own name at the start?'));
+  check((await page.getByText('¿El agente saludó y se presentó con su nombre al inicio?').count()) === 0, 'a Spanish question shown');
+  check((await page.locator('[data-criterion]').getByText(/^¿/).count()) === 0, 'a Spanish question shown');
+  await shot(page, 'task-view-english-chat-spanish-campaign');
+});
+
 test('a failed task: uploaded again, it offers the retry; its reason shown and retried, in English and Spanish', async ({
   page,
   base,
