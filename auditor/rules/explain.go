@@ -124,7 +124,8 @@ var spanishWords = set("de la el que su mi le lo por para con una un del los las
 	"hola holi buenas buenos buen gracias hasta luego pronto vemos chao chau saludo saludos abrazo tenga tengas pase " +
 	"pases siga sigas vayas feliz soy llamo habla atiende algo alguna alguna otra cosa ayudar ayudo puedo puedes " +
 	"necesita necesitas nada sea adios buena tarde noche noches dia dias queda quedo abrimos confirmad confirmado " +
-	"confirmada resuelto tramit listo hecho")
+	"confirmada resuelto tramit listo hecho nombre completo titular quien seguridad motivos documento identidad " +
+	"pregunta preguntas numero numeros digitos fecha nacimiento")
 
 // looksSpanish reports whether phrase has a Spanish letter or word.
 func looksSpanish(phrase string) bool {

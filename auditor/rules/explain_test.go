@@ -24,3 +24,17 @@ func TestExplanationsQuoteOnlyTheTranscriptsLanguage(t *testing.T) {
 	require.Equal(t, `The agent did not say any of "hi", "good morning".`,
 		english{}.missing([]string{"hola", "hi", "buenos días", "good morning"}, scope{speaker: "agent"}, nil))
 }
+
+// TestLooksSpanish: an explanation of an English interaction quotes none
+// of the default scorecard's Spanish phrases, even those with no accent
+// ("nombre completo"), and keeps its English ones.
+func TestLooksSpanish(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{"nombre completo", "nombre del titular", "a nombre de quien", "pregunta de seguridad",
+		"por motivos de seguridad", "documento de identidad", "fecha de nacimiento", "numero de cliente"} {
+		require.True(t, looksSpanish(p), p)
+	}
+	for _, p := range []string{"full name", "security question", "date of birth", "account number", "postcode"} {
+		require.False(t, looksSpanish(p), p)
+	}
+}
