@@ -554,6 +554,13 @@ async function uploadAudited(base, token, name, body, fields) {
   return uuid;
 }
 
+/** confirmPending confirms, as the analyst token, every verdict of the task still pending review. */
+async function confirmPending(base, token, uuid) {
+  if (!(await api(base, token, 'GET', `/tasks/${uuid}`)).pending) return;
+  await api(base, token, 'POST', `/tasks/${uuid}/pending-verdicts`, { all: true });
+  await eventually(async () => check(!(await api(base, token, 'GET', `/tasks/${uuid}`)).pending, 'still pending'));
+}
+
 /** drop drops files on the element the locator finds, as a person dragging them from their desktop. */
 async function drop(locator, files) {
   const handle = await locator.elementHandle();
@@ -1424,8 +1431,10 @@ test('reports: agents and criteria by week, analysts; each figure opens its task
   const upload = (name, operator, body) => uploadAudited(base, quality, name, body, { campaign: 'e2e-reports', operator });
   // xavi: 100 and 66.67; yara: 66.67, which rosa corrects to 100; rosa validates xavi's 100.
   const full = await upload('e2e-reports-1.json', 'xavi', chat('Xavi').replace('goodbye', 'we will call you back tomorrow, goodbye'));
-  await upload('e2e-reports-2.json', 'xavi', chat('Xavi'));
+  const second = await upload('e2e-reports-2.json', 'xavi', chat('Xavi'));
   const yara = await upload('e2e-reports-3.json', 'yara', chat('Yara'));
+  // Verdicts the rules are unsure of count only once an analyst confirms them.
+  for (const uuid of [full, second, yara]) await confirmPending(base, quality, uuid);
   const task = await api(base, quality, 'GET', `/tasks/${yara}`);
   const item = task.audit.items.find((i) => i.criterion_id === 'callback');
   await api(base, quality, 'POST', '/compute-audit-results', {
@@ -1802,7 +1811,12 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   // No callback offered: 2 of 3 criteria met.
   const task = await uploadAudited(base, quality, 'e2e-dispute-1.json', chat('Dora'), { campaign: 'e2e-disputes', operator: 'dora' });
   // Its verdicts still to review are accepted as the validator's: revision 2.
-  await api(base, quality, 'POST', '/validate-audit', { task_uuid: task, notes: 'Validated for the dispute test.', isCall: false, accept_pending: true });
+  await api(base, quality, 'POST', '/validate-audit', {
+    task_uuid: task,
+    notes: 'Validated for the dispute test.',
+    isCall: false,
+    accept_pending: true,
+  });
 
   // The agent disputes the callback criterion.
   await page.goto(`${base}/app/tasks/${task}`);
