@@ -88,7 +88,8 @@ func (a *auditsResource) register(api huma.API) {
 		"an `audit.updated` event and a notification to the editor). Every problem of the request is a `details` entry " +
 		"locating it (`body.audit[3].question`); nothing is stored then. A task that is not audited yet, or already " +
 		"validated, is 409, and so is an edit based (`If-Match`) on a revision that is no longer current. Two edits made " +
-		"at once both become revisions, in the order they were made."
+		"at once both become revisions, in the order they were made. An analyst calibrating the task blind (an open " +
+		"calibration session they have still to answer) is 409 until they submit."
 	op.Tags = []string{"audits"}
 	reg := api.OpenAPI().Components.Schemas
 	op.Responses = map[string]*huma.Response{
@@ -111,7 +112,7 @@ func (a *auditsResource) register(api huma.API) {
 		"revision of the audit by the caller exactly as an edit (POST /compute-audit-results) does, with its job, events and " +
 		"answers (200 with the breakdown, or 202). A criterion that is not pending is a VALIDATION_ERROR detail; nothing " +
 		"to decide, an audit not audited or validated, or another revision current than `If-Match` (by default the one the " +
-		"request found) is 409."
+		"request found) is 409, and so is an analyst calibrating the task blind, until they submit."
 	op.Tags = []string{"audits"}
 	op.Responses = map[string]*huma.Response{
 		"200": {Description: "The decisions are the current revision; its score breakdown",
@@ -148,6 +149,9 @@ func (a *auditsResource) decide(ctx context.Context, in *decidePendingInput) (*c
 	}
 	task, err := db.TaskGetByUUID(ctx, a.pool, in.UUID)
 	if err != nil {
+		return nil, err
+	}
+	if err := notBlind(ctx, a.pool, task.UUID); err != nil {
 		return nil, err
 	}
 	current, err := db.AuditCurrent(ctx, a.pool, task.UUID)
@@ -259,6 +263,9 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 		return nil, translate(ctx, err).WithDetail("body.task_uuid", "no such task", b.TaskUUID)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := notBlind(ctx, a.pool, task.UUID); err != nil {
 		return nil, err
 	}
 	card, err := db.ScorecardCurrent(ctx, a.pool, task.CampaignID)

@@ -537,13 +537,8 @@ func (t *tasksResource) revision(ctx context.Context, in *revisionInput) (*Outpu
 	if auditHidden(ctx, task) {
 		return nil, errAuditHidden(task)
 	}
-	blind, err := db.CalibrationBlindFor(ctx, t.pool, task.UUID, principal(ctx).User.ID)
-	if err != nil {
+	if err := notBlind(ctx, t.pool, task.UUID); err != nil {
 		return nil, err
-	}
-	if blind != nil {
-		return nil, Errorf(CodeConflict, fmt.Sprintf("the audit of task %s is hidden from you until you submit your answers to calibration session %q",
-			task.UUID, blind.Name))
 	}
 	rev, err := db.AuditRevisionGet(ctx, t.pool, task.UUID, in.N)
 	if err != nil {

@@ -154,7 +154,8 @@ func (v *validationsResource) register(api huma.API) {
 	op.Description += fmt.Sprintf(` Send application/json or multipart/form-data with task_uuid, notes and isCall (in multipart,
 true/false/1/0); in multipart every file part is attached to the e-mail (at most %d files and %s together, 413 beyond).
 A body that sends nothing for %s, or takes longer than %s (%s for JSON), is 408 REQUEST_TIMEOUT.
-The task must be audited (409 otherwise). An audit whose verdicts still await an analyst's confirmation is 409 CONFLICT,
+The task must be audited (409 otherwise), and not one the caller calibrates blind (409 until they submit their
+answers to the session). An audit whose verdicts still await an analyst's confirmation is 409 CONFLICT,
 its details listing them (pending: criterion_id, question, complies), unless accept_pending is true (JSON boolean, or in
 multipart true/false/1/0): the pending verdicts are then recorded as the validator's (a new revision of the audit, by
 them) in the validation's transaction. In one transaction the validation is recorded, the task becomes validated
@@ -214,6 +215,9 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 	}
 	task, err := db.TaskGetByUUID(ctx, v.pool, q.taskUUID)
 	if err != nil {
+		return nil, err
+	}
+	if err := notBlind(ctx, v.pool, task.UUID); err != nil {
 		return nil, err
 	}
 	if isCall := task.Kind == db.TaskCall; *q.isCall != isCall {

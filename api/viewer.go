@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/visibility"
@@ -21,4 +22,20 @@ func summaryFor(v visibility.Viewer, task db.Task) db.TaskSummary {
 		return task.Summary().WithoutAudit()
 	}
 	return task.Summary()
+}
+
+// notBlind is CONFLICT when the caller calibrates the task blind (an open
+// calibration session they have still to answer): until they submit, they
+// may neither read its audit's revisions nor change, decide or validate
+// it, since each answer (or its e-mail) would show them the audit.
+func notBlind(ctx context.Context, q db.DBTX, taskUUID string) error {
+	blind, err := db.CalibrationBlindFor(ctx, q, taskUUID, principal(ctx).User.ID)
+	if err != nil {
+		return err
+	}
+	if blind != nil {
+		return Errorf(CodeConflict, fmt.Sprintf("the audit of task %s is hidden from you until you submit your answers to calibration session %q",
+			taskUUID, blind.Name))
+	}
+	return nil
 }

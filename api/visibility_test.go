@@ -546,4 +546,30 @@ func TestVisibilityLeaksClosed(t *testing.T) {
 		}
 		require.Equal(t, "1", exported(t, "/tasks/export", sup, w.hidden)["audit_revision"])
 	})
+	t.Run("10 a blind analyst may not change, decide or validate the audit", func(t *testing.T) {
+		// Each answer (the new revision's breakdown, or the validation's
+		// e-mail, which goes to the validator when nobody else is set)
+		// would show the audit: each is refused, before anything else is
+		// looked at, and nothing is recorded.
+		var revisions int
+		revisionsOf := func() int {
+			require.NoError(t, b.pool.QueryRow(context.Background(),
+				`SELECT count(*) FROM audit_revisions WHERE task_uuid = $1`, w.queue).Scan(&revisions))
+			return revisions
+		}
+		before := revisionsOf()
+		for what, r := range map[string]response{
+			"an edit": b.edit(t, maria, map[string]any{"task_uuid": w.queue, "file_name": "chat.txt", "isCall": false,
+				"audit": []map[string]any{{"category": "OPENING", "question": "¿greeting?", "complies": true, "explanation": "Saludó."}}}),
+			"a decision": b.json(t, http.MethodPost, "/tasks/"+w.queue+"/pending-verdicts", maria, map[string]any{"all": true}),
+			"a validation": b.validateJSON(t, maria, map[string]any{"task_uuid": w.queue, "notes": "ok", "isCall": false,
+				"accept_pending": true}),
+		} {
+			require.Equal(t, http.StatusConflict, r.Status, "%s: %s", what, r.RawBody)
+			require.Contains(t, r.RawBody, `until you submit your answers to calibration session \"Week 48\"`, what)
+			require.NotContains(t, r.RawBody, "56.78", what)
+		}
+		require.Equal(t, before, revisionsOf())
+		require.Equal(t, "audited", details(get(t, "/tasks/"+w.queue, sup))["status"])
+	})
 }
