@@ -34,7 +34,8 @@ type uploadedTask struct {
 
 // uploadFile sends one file as its own upload request, streaming it from
 // disk (with a known length, so the server can refuse an oversized file at
-// once) through progress.
+// once) through progress. A request sent again (after a 429 or a server
+// error) reads the file anew; progress counts each byte once.
 func (c *apiClient) uploadFile(ctx context.Context, path string, size int64, fields map[string]string, progress io.Writer) (uploadedTask, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -60,8 +61,14 @@ func (c *apiClient) uploadFile(ctx context.Context, path string, size int64, fie
 	}
 	tail := buf.Bytes()
 
-	body := io.MultiReader(bytes.NewReader(head), io.TeeReader(io.LimitReader(f, size), progress), bytes.NewReader(tail))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.server+"/tasks/upload", body)
+	once := &onceWriter{w: progress}
+	req, err := c.request(ctx, http.MethodPost, "/tasks/upload", func() (io.Reader, error) {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		once.sent = 0
+		return io.MultiReader(bytes.NewReader(head), io.TeeReader(io.LimitReader(f, size), once), bytes.NewReader(tail)), nil
+	})
 	if err != nil {
 		return uploadedTask{}, err
 	}
@@ -77,6 +84,26 @@ func (c *apiClient) uploadFile(ctx context.Context, path string, size int64, fie
 		return uploadedTask{}, fmt.Errorf("expected one task in the response, got %d", len(res.Tasks))
 	}
 	return res.Tasks[0], nil
+}
+
+// onceWriter passes on to w only the bytes past the most an attempt has
+// sent so far: an attempt that starts again from the file's beginning
+// (sent set back to 0) moves no bar until it passes the last one's end.
+type onceWriter struct {
+	w          io.Writer
+	sent, most int64
+}
+
+func (o *onceWriter) Write(p []byte) (int, error) {
+	o.sent += int64(len(p))
+	if o.sent > o.most {
+		n := min(o.sent-o.most, int64(len(p)))
+		o.most = o.sent
+		if _, err := o.w.Write(p[int64(len(p))-n:]); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
 }
 
 // localFile is a file to upload.
@@ -181,6 +208,7 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 		return fmt.Errorf("--progress: %q is not auto, always or never", *progress)
 	}
 	d := &display{out: stderr, enabled: show}
+	c.retrying = func(line string) { d.println(stderr, line) }
 	var total int64
 	for _, f := range files {
 		total += f.size

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,8 +35,9 @@ type apiBundle struct {
 	dev  *api.DevIssuer
 }
 
-// setupAPI serves the real API on loopback with the development issuer.
-func setupAPI(t *testing.T) *apiBundle {
+// setupAPI serves the real API on loopback with the development issuer;
+// front, when given, stands before it, as a proxy would.
+func setupAPI(t *testing.T, limits api.RateLimits, front ...func(http.Handler) http.Handler) *apiBundle {
 	t.Helper()
 	ctx := context.Background()
 	pool := dbtest.Pool(t)
@@ -51,9 +55,12 @@ func setupAPI(t *testing.T) *apiBundle {
 	auth := api.NewAuthenticator(api.AuthConfig{IssuerURL: issuer, Audience: "auditd",
 		SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: "roles"}, pool)
 	// The speech engine of a default install.
-	handler = api.New(api.Options{Pool: pool, River: rc, Auth: auth, DevIssuer: dev, Store: store,
+	handler = api.New(api.Options{Pool: pool, River: rc, Auth: auth, DevIssuer: dev, Store: store, RateLimit: limits,
 		Client: api.ClientConfig{Speech: intake.Speech{Engine: "pocketsphinx", Languages: []string{"en"}}},
 		Logger: slog.New(slog.NewTextHandler(t.Output(), nil))})
+	for _, f := range front {
+		handler = f(handler)
+	}
 	return &apiBundle{url: hs.URL, pool: pool, dev: dev}
 }
 
@@ -79,7 +86,7 @@ var outcomeLine = regexp.MustCompile(`^(ok|duplicate|failed) +(\S+)`)
 func TestUploadCommandEndToEnd(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setupAPI(t)
+	b := setupAPI(t, api.RateLimits{})
 	quality := b.token(t, "qa", "quality")
 
 	dir := t.TempDir()
@@ -193,7 +200,7 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 func TestUploadCommandFailures(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b := setupAPI(t)
+	b := setupAPI(t, api.RateLimits{})
 	file := filepath.Join(t.TempDir(), "chat.txt")
 	writeFile(t, file, []byte("Agent: Hello\n"))
 	var stdout, stderr bytes.Buffer
@@ -216,6 +223,43 @@ func TestUploadCommandFailures(t *testing.T) {
 
 	err = run(ctx, []string{"tasks", "--server", b.url, "--token", b.token(t, "op", "operator"), "--limit", "0"}, env(nil), &stdout, &stderr)
 	require.ErrorContains(t, err, "VALIDATION_ERROR")
+}
+
+// TestUploadCommandWaitsItsTurn uploads more files than the server's upload
+// limit lets through in a minute, through a proxy that fails the first
+// requests: every file gets in, the refused ones sent again when
+// Retry-After says, the failed ones after a pause.
+func TestUploadCommandWaitsItsTurn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var failed atomic.Int32
+	flaky := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/tasks/upload" && failed.Add(1) <= 2 {
+				_, _ = io.Copy(io.Discard, r.Body) // the file arrived; the answer is lost
+				http.Error(w, "upstream connect error", http.StatusBadGateway)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	b := setupAPI(t, api.RateLimits{Uploads: 60}, flaky)
+	dir := t.TempDir()
+	const files = 70
+	for i := range files {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("chat-%02d.txt", i)), fmt.Appendf(nil, "Agent: Hello, this is chat %d\nCustomer: Hi\n", i))
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, []string{"upload", "--server", b.url, "--parallel", "8", "--progress", "never", dir},
+		env(map[string]string{"AUDITD_TOKEN": b.token(t, "qa", "quality")}), &stdout, &stderr)
+	require.NoError(t, err, stderr.String())
+	require.Equal(t, files, strings.Count(stdout.String(), "ok         "), stdout.String())
+	require.Contains(t, stderr.String(), fmt.Sprintf("%d files: %d new, 0 duplicates, 0 failed", files, files))
+	require.Contains(t, stderr.String(), "POST /tasks/upload in 1s: 429 Too Many Requests")
+	require.Contains(t, stderr.String(), "502 Bad Gateway")
+	var n int
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM tasks`).Scan(&n))
+	require.Equal(t, files, n)
 }
 
 func TestServeNeedsFFprobe(t *testing.T) {
