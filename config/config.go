@@ -177,6 +177,11 @@ type Config struct {
 	// least 2s. Defaults to 10m for openai (under OpenAI's 25 MB per
 	// request), 0 for pocketsphinx.
 	ASRMaxChunk time.Duration
+	// ASRTimeout bounds one request to the openai engine's server, from
+	// the first byte sent to the last byte of its answer (ASR_TIMEOUT);
+	// one that runs out is retried as a failed request is. Defaults to
+	// 10m.
+	ASRTimeout time.Duration
 	// TranscriptQualityFloor is the quality, from 0 to 1, under which a
 	// call's transcript (or one of its segments) is not to be trusted
 	// (TRANSCRIPT_QUALITY_FLOOR): the task is marked "transcript
@@ -342,6 +347,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		maxChunk = 10 * time.Minute
 	}
 	c.ASRMaxChunk = e.durationOrZero("ASR_MAX_CHUNK", maxChunk)
+	c.ASRTimeout = e.duration("ASR_TIMEOUT", 10*time.Minute)
 	c.TranscribeConcurrency = e.integer("TRANSCRIBE_CONCURRENCY", 1)
 	c.TranscribeTimeoutMax = e.duration("TRANSCRIBE_TIMEOUT_MAX", 2*time.Hour)
 	c.JobRescueAfter = e.duration("JOB_RESCUE_AFTER", max(c.TranscribeTimeoutMax+10*time.Minute, time.Hour))

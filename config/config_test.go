@@ -142,6 +142,8 @@ func TestErrorsNameTheVariable(t *testing.T) {
 		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_MODEL": "whisper-1"}), "ASR_BASE_URL is required"},
 		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_BASE_URL": "api.openai.com", "ASR_MODEL": "whisper-1"}), "ASR_BASE_URL"},
 		{base(map[string]string{"ASR_ENGINE": "openai", "ASR_BASE_URL": "https://api.openai.com"}), "ASR_MODEL is required"},
+		{base(map[string]string{"ASR_TIMEOUT": "0s"}), "ASR_TIMEOUT"},
+		{base(map[string]string{"ASR_TIMEOUT": "ten minutes"}), "ASR_TIMEOUT"},
 		{base(map[string]string{"ASR_MAX_CHUNK": "1s"}), "ASR_MAX_CHUNK"},
 		{base(map[string]string{"ASR_MAX_CHUNK": "-1m"}), "ASR_MAX_CHUNK"},
 		{base(map[string]string{"ASR_MAX_CHUNK": "long"}), "ASR_MAX_CHUNK"},
@@ -245,15 +247,17 @@ func TestTranscription(t *testing.T) {
 	require.Equal(t, "openai", c.ASREngine)
 	require.Empty(t, c.ASRLanguages, "the server detects any language")
 	require.Equal(t, 10*time.Minute, c.ASRMaxChunk, "chunks that fit OpenAI's 25 MB")
+	require.Equal(t, 10*time.Minute, c.ASRTimeout)
 	require.Equal(t, 4, c.TranscribeConcurrency)
 	require.Equal(t, time.Hour, c.JobRescueAfter, "never under the user sync's 50 minutes by default")
 
 	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "ASR_ENGINE": "openai",
-		"ASR_BASE_URL": "https://api.openai.com", "ASR_MODEL": "whisper-1", "ASR_MAX_CHUNK": "0",
+		"ASR_BASE_URL": "https://api.openai.com", "ASR_MODEL": "whisper-1", "ASR_MAX_CHUNK": "0", "ASR_TIMEOUT": "90s",
 		"TRANSCRIBE_TIMEOUT_MAX": "8s", "JOB_RESCUE_AFTER": "10s", "ASR_LANGUAGES": "es-MX, en,es"}))
 	require.NoError(t, err)
 	require.Equal(t, []string{"es", "en"}, c.ASRLanguages, "primary subtags, first mention kept")
 	require.Zero(t, c.ASRMaxChunk, "0 turns chunking off")
+	require.Equal(t, 90*time.Second, c.ASRTimeout)
 	require.Equal(t, 10*time.Second, c.JobRescueAfter)
 
 	c, err = FromEnv(getenv(map[string]string{"DATABASE_URL": "postgres://x/y", "JOB_RETRY_MAX_DELAY": "1m", "DATABASE_TIMEOUT": "2s"}))

@@ -300,7 +300,7 @@ func asrEngine(c config.Config) (asr.Engine, error) {
 		}
 	}
 	if c.ASREngine == "openai" {
-		return asr.NewOpenAI(asr.OpenAIConfig{BaseURL: c.ASRBaseURL, APIKey: c.ASRAPIKey, Model: c.ASRModel})
+		return asr.NewOpenAI(asr.OpenAIConfig{BaseURL: c.ASRBaseURL, APIKey: c.ASRAPIKey, Model: c.ASRModel, Timeout: c.ASRTimeout})
 	}
 	if _, err := exec.LookPath("pocketsphinx_continuous"); err != nil {
 		return nil, errors.New("ASR_ENGINE=pocketsphinx: pocketsphinx_continuous is not installed (apt-get install pocketsphinx pocketsphinx-en-us)")
