@@ -1695,7 +1695,7 @@ test('pending: a polite chat whose only doubt is pending shows a provisional sco
     await p.getByRole('checkbox', { name: 'quality', exact: true }).check();
     await p.getByRole('button', { name: 'Iniciar sesión' }).click();
     await visible(p.getByTestId('task-score').getByText('pendiente de revisión (1)'));
-    await visible(p.getByTestId('provisional').getByText(/^Nota provisional: entre 0.0 y 100.0/));
+    await visible(p.getByTestId('provisional').getByText(/^Nota provisional: entre 0,0 y 100,0/));
     const it = p.locator('[data-criterion="thanks"]');
     await visible(it.getByRole('button', { name: /^Confirmar: no cumple/ }));
     await shot(p, 'pending-task-es');
@@ -1852,7 +1852,7 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
     await resolve.getByLabel('Motivo para el agente').fill('Cierto: ofreció volver a llamar.');
     await shot(p, 'disputes-resolve-es');
     await resolve.getByRole('button', { name: 'Resolver', exact: true }).click();
-    await visible(resolve.getByText(/^Impugnación aceptada\. La auditoría se ha revisado: revisión 3, nota 66\.7 → 100\.0\.$/));
+    await visible(resolve.getByText(/^Impugnación aceptada\. La auditoría se ha revisado: revisión 3, nota 66,7 → 100,0\.$/));
     await resolve.getByRole('button', { name: 'Cerrar' }).click();
     await visible(p.getByText('No hay impugnaciones.'));
   });
@@ -1876,7 +1876,7 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   await inSpanish(browser, `${base}/app/tasks/${task}`, { username: 'dora', roles: ['operator'] }, async (p) => {
     const es = p.getByTestId('feedback');
     await visible(es.getByRole('heading', { name: 'Conformidad e impugnaciones' }));
-    await visible(es.getByText('La auditoría se ha revisado: revisión 3, nota 66.7 → 100.0.'));
+    await visible(es.getByText('La auditoría se ha revisado: revisión 3, nota 66,7 → 100,0.'));
     await es.getByRole('button', { name: 'Dar conformidad' }).click();
     await visible(es.getByText(/^Conformidad de /));
     await shot(p, 'task-dispute-outcome-es');

@@ -1649,6 +1649,11 @@ export function formatNumber(n: number): string {
   return new Intl.NumberFormat(locale.value, { maximumFractionDigits: 1 }).format(n);
 }
 
+/** formatScore shows a score (or any figure shown to one decimal) in the current language: "66,7" in Spanish, "66.7" in English. */
+export function formatScore(n: number): string {
+  return new Intl.NumberFormat(locale.value, { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(n);
+}
+
 /** formatBytes shows a size in bytes in the unit that suits it ("293 kB"). */
 export function formatBytes(n: number): string {
   const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte'] as const;

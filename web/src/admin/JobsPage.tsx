@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Query } from '../api';
-import { formatDateTime, jobStateName, t } from '../i18n';
+import { formatDateTime, formatNumber, jobStateName, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
 import { jobStates, type CanaryResult, type Job, type JobPage, type RiverUISession } from '../types';
@@ -280,7 +280,7 @@ function Canary({ onDone }: { onDone: () => void }) {
       <div aria-live="polite">
         {result && (
           <p class="alert alert-success" role="status">
-            {t('jobs.canaryOk', { id: result.job_id, ms: result.latency_ms.toFixed(1) })}
+            {t('jobs.canaryOk', { id: result.job_id, ms: formatNumber(result.latency_ms) })}
           </p>
         )}
       </div>

@@ -1,5 +1,5 @@
 import { DashboardCalibration } from '../calibration/CalibrationPages';
-import { t } from '../i18n';
+import { formatScore, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
 import { dayOf, dayStart, taskListLink } from '../tasks/state';
@@ -35,7 +35,7 @@ function tasksLink(applied: Filters, narrow: Record<string, string>): string {
   return taskListLink(from, dayOf(new Date(applied.to ? dayStart(applied.to, -1) : dayStart(today))), applied, narrow);
 }
 
-const percent = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)} %`);
+const percent = (x: number | null) => (x === null ? '—' : `${formatScore(x * 100)} %`);
 
 /** DashboardPage shows GET /stats/dashboard as figures and charts, with its filters in the URL. */
 export function DashboardPage() {
@@ -82,7 +82,7 @@ export function DashboardPage() {
             </div>
             <div>
               <dt>{t('dash.average')}</dt>
-              <dd>{data.average_score === null ? '—' : data.average_score.toFixed(1)}</dd>
+              <dd>{data.average_score === null ? '—' : formatScore(data.average_score)}</dd>
             </div>
             <div>
               <dt>{t('dash.validated')}</dt>
@@ -90,7 +90,7 @@ export function DashboardPage() {
             </div>
             <div>
               <dt>{t('dash.minutes')}</dt>
-              <dd>{data.audio_minutes.toFixed(1)}</dd>
+              <dd>{formatScore(data.audio_minutes)}</dd>
             </div>
             <div data-testid="dash-automatic">
               <dt>{t('dash.automatic')}</dt>
@@ -189,7 +189,7 @@ export function DashboardPage() {
               }}
               table={[
                 [t('tasks.operator'), t('dash.average'), t('dash.audited')],
-                ...data.operators.top.map((o) => [o.operator_id, o.average_score.toFixed(1), o.audited]),
+                ...data.operators.top.map((o) => [o.operator_id, formatScore(o.average_score), o.audited]),
               ]}
               links={data.operators.top.map((o) => tasksLink(applied, { operator: o.operator_id }))}
             />

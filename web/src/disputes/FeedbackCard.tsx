@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { formatDateTime, t, type MessageKey } from '../i18n';
+import { formatDateTime, formatScore, type MessageKey, t } from '../i18n';
 import { useApp } from '../state';
 import { atLeast, type Dispute, type TaskDetail } from '../types';
 import { useAction } from '../ui';
@@ -141,7 +141,7 @@ export function DisputeOutcome({ dispute: d, children }: { dispute: Dispute; chi
       {d.status === 'accepted' &&
         (d.revision !== undefined && d.score_after !== undefined ? (
           <p class="alert alert-info" data-testid="dispute-revised">
-            {t('dispute.revised', { revision: d.revision, before: d.score_before.toFixed(1), after: d.score_after.toFixed(1) })}
+            {t('dispute.revised', { revision: d.revision, before: formatScore(d.score_before), after: formatScore(d.score_after) })}
           </p>
         ) : (
           <p class="muted small">{t('dispute.pending')}</p>

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { t } from '../i18n';
+import { formatScore, t } from '../i18n';
 import { useApp } from '../state';
 import type { Dispute } from '../types';
 import { DialogButtons, DialogDone, ErrorMessage, useModal, useSubmit } from '../ui';
@@ -43,8 +43,8 @@ export function ResolveDialog({ dispute, onClose }: { dispute: Dispute; onClose:
                 {' '}
                 {t('dispute.revised', {
                   revision: resolved.revision,
-                  before: resolved.score_before.toFixed(1),
-                  after: resolved.score_after.toFixed(1),
+                  before: formatScore(resolved.score_before),
+                  after: formatScore(resolved.score_after),
                 })}
               </>
             )}

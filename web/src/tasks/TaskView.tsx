@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { categoryName, engineName, formatDateTime, formatNumber, t, type MessageKey } from '../i18n';
+import { categoryName, engineName, formatDateTime, formatNumber, formatScore, type MessageKey, t } from '../i18n';
 import { guardLeaving, Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
@@ -426,10 +426,10 @@ function AuditEditor({
             ? t('pending.saved', {
                 revision: c.revision,
                 count: c.pending.length,
-                min: (c.score_min ?? 0).toFixed(1),
-                max: (c.score_max ?? 0).toFixed(1),
+                min: formatScore(c.score_min ?? 0),
+                max: formatScore(c.score_max ?? 0),
               })
-            : t('audit.saved', { revision: c.revision, score: c.score.toFixed(1), result: t(c.passed ? 'task.passed' : 'task.failed') }),
+            : t('audit.saved', { revision: c.revision, score: formatScore(c.score), result: t(c.passed ? 'task.passed' : 'task.failed') }),
         });
         onSaved();
       }
@@ -457,15 +457,15 @@ function AuditEditor({
         })}
       </p>
       <p class="muted small" data-testid="audit-rules">
-        {t('audit.total', { earned: formatNumber(audit.earned), possible: formatNumber(audit.possible), score: audit.score.toFixed(1) })}{' '}
+        {t('audit.total', { earned: formatNumber(audit.earned), possible: formatNumber(audit.possible), score: formatScore(audit.score) })}{' '}
         {t('audit.rules', { passing: audit.passing_score })}
       </p>
       {pending.length > 0 && (
         <p class="alert alert-info" data-testid="provisional">
           {t('pending.provisional', {
-            min: (audit.score_min ?? 0).toFixed(1),
-            max: (audit.score_max ?? 0).toFixed(1),
-            score: audit.score.toFixed(1),
+            min: formatScore(audit.score_min ?? 0),
+            max: formatScore(audit.score_max ?? 0),
+            score: formatScore(audit.score),
             questions: pending.map((it) => `“${it.question}”`).join(', '),
           })}
         </p>
@@ -707,10 +707,10 @@ function Revisions({ task }: { task: TaskDetail }) {
                 </td>
                 <td>{r.author_name || r.author_id || (r.engine ? engineName(r.engine) : '—')}</td>
                 <td>
-                  {r.score_before !== undefined && <span class="muted">{r.score_before.toFixed(1)} → </span>}
+                  {r.score_before !== undefined && <span class="muted">{formatScore(r.score_before)} → </span>}
                   {r.pending ? (
                     <span class="score">
-                      <strong>{r.score.toFixed(1)}</strong>{' '}
+                      <strong>{formatScore(r.score)}</strong>{' '}
                       <span class="badge badge-review">{t('pending.badge', { count: r.pending })}</span>
                     </span>
                   ) : (

@@ -1,4 +1,4 @@
-import { t, type MessageKey } from '../i18n';
+import { formatScore, type MessageKey, t } from '../i18n';
 import type { TaskStatus } from '../types';
 
 /** StatusBadge is a task's pipeline status. */
@@ -26,9 +26,9 @@ export function ScoreBadge({
 }) {
   if (pending && pending.length > 0 && min !== undefined && max !== undefined) {
     return (
-      <span class="score" data-testid="provisional-score" title={t('pending.rangeTitle', { min: min.toFixed(1), max: max.toFixed(1) })}>
+      <span class="score" data-testid="provisional-score" title={t('pending.rangeTitle', { min: formatScore(min), max: formatScore(max) })}>
         <strong>
-          {min.toFixed(1)}–{max.toFixed(1)}
+          {formatScore(min)}–{formatScore(max)}
         </strong>{' '}
         <span class="badge badge-review">{t('pending.badge', { count: pending.length })}</span>
       </span>
@@ -37,7 +37,7 @@ export function ScoreBadge({
   if (score === undefined || score === null) return <span class="muted">—</span>;
   return (
     <span class="score">
-      <strong>{score.toFixed(1)}</strong>{' '}
+      <strong>{formatScore(score)}</strong>{' '}
       <span class={passed ? 'badge task-pass' : 'badge task-fail'}>{passed ? t('task.passed') : t('task.failed')}</span>
     </span>
   );
