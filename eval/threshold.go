@@ -56,17 +56,29 @@ func Thresholds(outcomes []Outcome) []ThresholdRow {
 	return rows
 }
 
+// ReviewBudget is the most share of interactions with a verdict to review
+// that a language or kind may have at the threshold chosen: the issue's
+// goal, what a team can keep up with.
+const ReviewBudget = 0.25
+
 // ChooseThreshold returns the lowest of rows' thresholds at which the
 // confident verdicts of each language and each kind agree at least
-// ConfidentTarget (the highest if none does): the fewest interactions sent
-// to review that keeps what is not reviewed right.
+// ConfidentTarget, the fewest interactions sent to review that keeps what
+// is not reviewed right; if every such threshold sends more than
+// ReviewBudget of a language's or kind's interactions to review, the
+// highest that does not (the lowest threshold if none is within it).
 func ChooseThreshold(rows []ThresholdRow) ThresholdRow {
+	within := rows[0]
 	for _, r := range rows {
+		if r.WorstReview > ReviewBudget {
+			break
+		}
+		within = r
 		if r.WorstConfident >= ConfidentTarget {
 			return r
 		}
 	}
-	return rows[len(rows)-1]
+	return within
 }
 
 // PrintThresholds writes rows as a table, and the threshold chosen.
@@ -78,6 +90,7 @@ func PrintThresholds(w io.Writer, rows []ThresholdRow) {
 			100*r.Review, 100*r.WorstReview)
 	}
 	c := ChooseThreshold(rows)
-	fmt.Fprintf(w, "\nChosen: %.2f, the lowest at which confident verdicts agree at least %.1f %% in each language and each kind.\n",
-		c.Threshold, 100*ConfidentTarget)
+	fmt.Fprintf(w, "\nChosen: %.2f, the lowest at which confident verdicts agree at least %.1f %% in each language and each kind, "+
+		"or the highest that sends at most %.0f %% of any language's or kind's interactions to review.\n",
+		c.Threshold, 100*ConfidentTarget, 100*ReviewBudget)
 }
