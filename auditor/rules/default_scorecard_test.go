@@ -268,4 +268,16 @@ func TestDefaultScorecardIssue38(t *testing.T) {
 	v = verdictOf(t, "verification", "Hola, soy Ana.", "Soy Marta Gil, quiero cambiar la entrega.",
 		"Veo que la reserva está a su nombre. Le actualicé la entrega al sábado.")
 	require.False(t, v.Complies, v.Explanation)
+
+	// Issue 38's last held-out set: the place reached is no agent's name,
+	// a "whatever" that closes the conversation is dismissive, and an
+	// agent who picks up how the customer would feel shows empathy.
+	v = verdictOf(t, "greeting", "Hello, you're through to Harbour Bank, how can I help?", "Hi, it's about my card.")
+	require.False(t, v.Complies, v.Explanation)
+	v = verdictOf(t, "greeting", "Hello, you're through to Priya at Harbour Bank, how can I help?", "Hi, it's about my card.")
+	require.True(t, v.Complies, v.Explanation)
+	v = verdictOf(t, "no_forbidden_phrases", "Hi, I'm Sam.", "This is the third time I've asked!", "Whatever, goodbye.")
+	require.False(t, v.Complies, v.Explanation)
+	require.True(t, verdictOf(t, "empathy", "Hi, I'm Sam.", "They charged me twice.", "Ugh, I'd be fuming too. Let me look.").Complies)
+	require.True(t, verdictOf(t, "empathy", "Hola, soy Ana.", "Me mudo el lunes.", "¡Qué bien que ya tenga fecha! Lo preparo.").Complies)
 }

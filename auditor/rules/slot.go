@@ -94,6 +94,12 @@ func (tk *tokens) spans(s slot, agentNames []string) [][]int32 {
 	return out
 }
 
+// org reports whether word i, in the segment of word i-1, is one of
+// orgWords.
+func (tk *tokens) org(i int) bool {
+	return i < len(tk.norm) && tk.gap[i] != "\n" && orgWords[tk.norm[i]]
+}
+
 func one(j int) []int32 {
 	if j < 0 {
 		return nil
@@ -423,13 +429,23 @@ var notNames = set("sorry here happy glad afraid calling sure just not the el la
 	"a an at in on of to for about and or but so very really going gonna trying calling ringing back good great fine ok okay yes yeah no well " +
 	"that this it is was be been being have has had what who how why when where there they them he she we you me my mine " +
 	"aqui aca alli muy bien que quien como donde cuando porque pero por para al lo le les se nos mi mis tus sus es esta estoy " +
-	"encantado encantada nuevo nueva responsable encargado encargada agente asesor asesora operador operadora")
+	"encantado encantada nuevo nueva responsable encargado encargada agente asesor asesora operador operadora recorded monitored grabada grabado")
+
+// orgWords end an organisation's name ("you're through to Castle Bank",
+// "you've reached Ballymount Medical"): a word right before one, in the
+// same segment, names a place, not a person.
+var orgWords = set("bank banking building society surgery medical medicine health healthcare practice clinic clinics hospital dental " +
+	"council library libraries insurance assurance energy power water gas electric telecom mobile broadband internet " +
+	"airline airlines airways hotel hotels resort group services ltd limited inc plc university college school academy " +
+	"motors rentals rental travel tours logistics delivery deliveries couriers express pharmacy vets veterinary housing homes " +
+	"properties lettings estates finance financial credit loans mortgages solutions systems software technologies")
 
 // name recognises a person's given name: one of agentNames (the agent's,
 // from the chat's labels) when given, else a known first name, a
 // capitalised word inside a sentence, or, in a segment without capitals
 // (speech recognition), any word of 3 letters or more that is not a
-// common one ({agent_name} matches nothing when the labels name no agent).
+// common one ({agent_name} matches nothing when the labels name no agent);
+// never a word an organisation's name goes on with (orgWords).
 func (tk *tokens) name(i int, agentNames []string) []int32 {
 	w := tk.norm[i]
 	if len(agentNames) > 0 {
@@ -438,7 +454,7 @@ func (tk *tokens) name(i int, agentNames []string) []int32 {
 		}
 		return nil
 	}
-	if notNames[w] || weekdays[w] || months[w] || isDigits(w) {
+	if notNames[w] || weekdays[w] || months[w] || isDigits(w) || tk.org(i+1) {
 		return nil
 	}
 	switch {
