@@ -34,16 +34,16 @@ var floors = map[string]struct {
 	// it is kept within. The rules were tuned and the tone model trained on
 	// dev: see its cross-validated figures in docs/engines.md.
 	eval.Dev: {agreement: 0.96, groupAgreement: 0.955, confident: eval.ConfidentTarget, criticalFalse: 0.02, ece: 0.02, review: eval.ReviewBudget},
-	// The floors of the last held-out set, issue 38's (140 cases by two
-	// writers who read only FORMAT.md and CRITERIA.md, since moved to dev),
-	// read once at the review threshold 0.78: 92.5 % (lowest group English chats, 89.1), confident
-	// 92.8 %, 2 of 39 critical failures passed (5.1 %), expected
-	// calibration error 0.054, interactions to review 7.9 % (at most
-	// 11.4 %, Spanish). Its floors are what it measured, to keep from
-	// falling below; they are under the issue's goals for confidence,
-	// calibration and critical failures (97 %, 0.05, 5 %), which are not
-	// met on writing the rules have not seen.
-	eval.Holdout: {agreement: 0.92, groupAgreement: 0.89, confident: 0.925, criticalFalse: 0.052, ece: 0.055, review: 0.25},
+	// The floors of the held-out set written for issue 38's second round
+	// (140 cases by two new writers who read only FORMAT.md and
+	// CRITERIA.md), read once at the review threshold 0.79: 93.5 % (lowest
+	// group English chats, 91.2), confident 95.2 %, none of 53 critical
+	// failures passed, expected calibration error 0.037 (at most 0.046 in
+	// a language or kind), interactions to review 22.9 % (at most 31.4 %,
+	// Spanish chats). Its floors are what it measured, to keep from falling
+	// below; confident agreement (97 %) and the review budget (25 % in each
+	// language and kind) are not met on writing the rules have not seen.
+	eval.Holdout: {agreement: 0.93, groupAgreement: 0.91, confident: 0.95, criticalFalse: 0, ece: 0.04, review: 0.32},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
