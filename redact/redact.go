@@ -189,6 +189,10 @@ func (r *Redactor) Transcript(tr transcript.Transcript) (transcript.Transcript, 
 	if noSegments {
 		segments = []transcript.Segment{{Speaker: transcript.Unknown, Text: tr.Text}}
 	}
+	segments = slices.Clone(segments)
+	for i := range segments {
+		segments[i].Text = normalize(segments[i].Text)
+	}
 	found := r.find(segments, transcript.PrimaryLanguage(tr.Language))
 	out := tr
 	out.Segments = make([]transcript.Segment, len(segments))
@@ -204,46 +208,46 @@ func (r *Redactor) Transcript(tr transcript.Transcript) (transcript.Transcript, 
 	out.Text = strings.Join(lines, "\n")
 	if noSegments {
 		out.Segments = tr.Segments
-		if len(records) == 0 {
-			out.Text = tr.Text
-		}
 	}
 	return out, records
+}
+
+// typeOf is the setting that redacts each placeholder of the built-in
+// detectors: a card's expiry date goes with its number.
+var typeOf = map[string]string{"CARD": Card, "EXPIRY": Card, "CVV": CVV, "DNI": DNI, "IBAN": IBAN, "PHONE": Phone, "EMAIL": Email}
+
+// analysis is a text's tokens and numbers.
+type analysis struct {
+	text string
+	toks []token
+	runs []run
+}
+
+func analyse(text, lang string) analysis {
+	toks := tokenize(text)
+	return analysis{text, toks, runs(text, toks, lang)}
 }
 
 // find returns each segment's findings in a transcript of language lang
 // ("" when unknown), sorted and without overlaps.
 func (r *Redactor) find(segments []transcript.Segment, lang string) [][]span {
+	an := make([]analysis, len(segments))
 	found := make([][]span, len(segments))
-	toks := make([][]token, len(segments))
-	runsOf := make([][]run, len(segments))
 	for i, s := range segments {
-		toks[i] = tokenize(s.Text)
-		runsOf[i] = runs(s.Text, toks[i], lang)
+		an[i] = analyse(s.Text, lang)
+		found[i] = numbers(an[i])
 	}
-	cards := findCards(segments, runsOf)
-	cvvs := findCVVs(segments, runsOf, cards)
+	for _, c := range chains(segments, an) {
+		for k, spans := range acrossTurns(c, an, lang) {
+			found[k] = append(found[k], spans...)
+		}
+	}
+	for i, spans := range findCardDetails(an, found) {
+		found[i] = append(found[i], spans...)
+	}
 	for i, s := range segments {
-		var all []span
-		if r.types[IBAN] {
-			all = append(all, findIBANs(s.Text)...)
-			all = append(all, findSpokenIBANs(s.Text, toks[i], runsOf[i])...)
-		}
-		if r.types[Card] {
-			all = append(all, cards.cards[i]...)
-		}
-		if r.types[CVV] {
-			all = append(all, cvvs[i]...)
-		}
-		if r.types[DNI] {
-			all = append(all, findDNIs(s.Text, toks[i], runsOf[i])...)
-		}
-		if r.types[Phone] {
-			all = append(all, findPhones(runsOf[i])...)
-		}
-		if r.types[Email] {
-			all = append(all, findEmails(s.Text)...)
-		}
+		all := append(found[i], findEmails(s.Text)...)
+		all = slices.DeleteFunc(all, func(sp span) bool { return !r.types[typeOf[sp.label]] })
 		for _, p := range r.patterns {
 			for _, m := range p.re.FindAllStringIndex(s.Text, -1) {
 				if m[1] > m[0] {
@@ -254,6 +258,17 @@ func (r *Redactor) find(segments []transcript.Segment, lang string) [][]span {
 		found[i] = disjoint(all)
 	}
 	return found
+}
+
+// numbers returns what the detectors of numbers find in one text, in
+// their order of priority: IBANs, cards (and a code said with one),
+// DNI/NIE, phones.
+func numbers(a analysis) []span {
+	all := findIBANs(a.text)
+	all = append(all, findSpokenIBANs(a.text, a.toks, a.runs)...)
+	all = append(all, findCards(a.runs)...)
+	all = append(all, findDNIs(a.text, a.toks, a.runs)...)
+	return append(all, findPhones(a.runs)...)
 }
 
 // disjoint sorts spans by start and drops each one overlapping an earlier

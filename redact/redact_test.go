@@ -1,6 +1,7 @@
 package redact_test
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -26,6 +27,11 @@ type detection struct {
 	name, in, want string
 }
 
+var placeholder = regexp.MustCompile(`\[[A-Z_]+\]`)
+
+// placeholders counts the placeholders in text.
+func placeholders(text string) int { return len(placeholder.FindAllString(text, -1)) }
+
 // requireRedacted checks each case, and that the records point at the
 // placeholders.
 func requireRedacted(t *testing.T, cases []detection) {
@@ -35,7 +41,7 @@ func requireRedacted(t *testing.T, cases []detection) {
 			t.Parallel()
 			got, recs := one(t, c.in)
 			require.Equal(t, c.want, got)
-			require.Equal(t, strings.Count(c.want, "["), len(recs))
+			require.Equal(t, placeholders(c.want)-placeholders(c.in), len(recs))
 			for _, r := range recs {
 				require.Equal(t, "["+r.Type+"]", string([]rune(got)[r.Start:r.End]), "offsets of %+v", r)
 			}

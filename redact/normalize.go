@@ -1,0 +1,73 @@
+package redact
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// normalize returns text as the detectors read it, and as a redacted
+// transcript keeps it: in Unicode's compatibility composition (NFKC:
+// full-width letters and digits, no-break, thin and other spaces, circled
+// and superscript digits become their plain forms), with the decimal digits
+// of every script as ASCII digits ("٤١١١", "४१११" are "4111") and without
+// invisible format characters (zero-width spaces, joiners outside emoji,
+// soft hyphens, direction marks). What is redacted and what the search
+// index reads are then the same text: no digit the detectors did not see
+// as one can become one later.
+func normalize(text string) string {
+	if isPlain(text) {
+		return text
+	}
+	text = norm.NFKC.String(text)
+	var b strings.Builder
+	b.Grow(len(text))
+	var prev rune
+	for i, r := range text {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case unicode.IsDigit(r):
+			b.WriteByte('0' + digitValue(r))
+		case r == '\u200d' && !isASCIIAlnum(prev) && !isASCIIAlnum(nextRune(text, i+utf8.RuneLen(r))):
+			b.WriteRune(r) // joins the parts of an emoji
+		case unicode.Is(unicode.Cf, r):
+			continue
+		default:
+			b.WriteRune(r)
+		}
+		prev = r
+	}
+	return b.String()
+}
+
+// isPlain reports whether text is ASCII, which normalize leaves as it is:
+// most transcripts.
+func isPlain(text string) bool {
+	for i := range len(text) {
+		if text[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// digitValue is the value of r, a decimal digit (Unicode's Nd) of any
+// script: Unicode puts each script's digits in order from zero, in runs of
+// ten (a stability guarantee), so the value is r's place in its run.
+func digitValue(r rune) byte {
+	n := 0
+	for unicode.IsDigit(r - rune(n) - 1) {
+		n++
+	}
+	return byte(n % 10)
+}
+
+func nextRune(text string, at int) rune {
+	r, _ := utf8.DecodeRuneInString(text[at:])
+	return r
+}
+
+func isASCIIAlnum(r rune) bool { return r < utf8.RuneSelf && isAlnum(byte(r)) }
