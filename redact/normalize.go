@@ -8,7 +8,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// normalize returns text as the detectors read it, and as a redacted
+// Normalize returns text as the detectors read it, and as a redacted
 // transcript keeps it: in Unicode's compatibility composition (NFKC:
 // full-width letters and digits, no-break, thin and other spaces, circled
 // and superscript digits become their plain forms), with the decimal digits
@@ -17,7 +17,7 @@ import (
 // soft hyphens, direction marks). What is redacted and what the search
 // index reads are then the same text: no digit the detectors did not see
 // as one can become one later.
-func normalize(text string) string {
+func Normalize(text string) string {
 	if isPlain(text) {
 		return text
 	}
@@ -43,7 +43,7 @@ func normalize(text string) string {
 	return b.String()
 }
 
-// isPlain reports whether text is ASCII, which normalize leaves as it is:
+// isPlain reports whether text is ASCII, which Normalize leaves as it is:
 // most transcripts.
 func isPlain(text string) bool {
 	for i := range len(text) {

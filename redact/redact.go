@@ -191,7 +191,7 @@ func (r *Redactor) Transcript(tr transcript.Transcript) (transcript.Transcript, 
 	}
 	segments = slices.Clone(segments)
 	for i := range segments {
-		segments[i].Text = normalize(segments[i].Text)
+		segments[i].Text = Normalize(segments[i].Text)
 	}
 	found := r.find(segments, transcript.PrimaryLanguage(tr.Language))
 	out := tr
