@@ -61,10 +61,20 @@ type RedactionSettings struct {
 	Patterns []RedactionPattern `json:"patterns" required:"false" doc:"The campaign's own detectors (at most 20)"`
 }
 
-// DefaultSettings redact what PCI DSS forbids keeping: card numbers and
-// security codes.
-func DefaultSettings() RedactionSettings {
-	return RedactionSettings{Types: []string{Card, CVV}, Patterns: []RedactionPattern{}}
+// DefaultSettings are what a campaign of language (BCP 47) redacts until
+// it is told otherwise: what PCI DSS forbids keeping (card numbers and
+// security codes) in every language, plus what identifies a customer where
+// the language is spoken: in Spanish DNI/NIE, IBANs and phone numbers, in
+// English phone numbers and e-mail addresses.
+func DefaultSettings(language string) RedactionSettings {
+	types := []string{Card, CVV}
+	switch transcript.PrimaryLanguage(language) {
+	case "es":
+		types = append(types, DNI, IBAN, Phone)
+	case "en":
+		types = append(types, Phone, Email)
+	}
+	return RedactionSettings{Types: types, Patterns: []RedactionPattern{}}
 }
 
 // Problem is one reason settings cannot be saved: Field is the JSON path
