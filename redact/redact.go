@@ -1,14 +1,16 @@
 // Package redact removes personal and payment data from transcripts before
 // anything stores, audits, indexes, e-mails or exports them: card numbers
-// (Luhn-checked, written, grouped, spoken in Spanish or English digit by
-// digit or in groups such as "cuarenta y cinco cero cero doce" or "forty
-// five oh oh twelve", or split across a speaker's consecutive turns),
-// security codes near a card, DNI/NIE (control letter checked), IBANs (mod
-// 97; also spoken: "e s noventa y uno…"), phone numbers, e-mail addresses
-// (also spoken: "juan punto perez arroba gmail punto com") and a
-// campaign's own named patterns. Each finding is replaced by a typed
-// placeholder ("[CARD]", "[DNI]", "[ORDER_REF]") and described by a Record
-// that never holds the original value.
+// (Luhn-checked, written, grouped by any separator, spoken in Spanish or
+// English digit by digit or in groups such as "cuarenta y cinco cero cero
+// doce" or "forty five oh oh twelve", or dictated over a speaker's turns)
+// and their expiry dates, security codes near a card, DNI/NIE (control
+// letter checked), IBANs (mod 97; also spoken: "e s noventa y uno…"), phone
+// numbers, e-mail addresses (also spoken or disguised: "juan punto perez
+// arroba gmail punto com", "juan[at]gmail[dot]com") and a campaign's own
+// named patterns. The text is normalised first (Normalize), and kept so.
+// Each finding is replaced by a typed placeholder ("[CARD]", "[DNI]",
+// "[ORDER_REF]") and described by a Record that never holds the original
+// value.
 package redact
 
 import (
@@ -135,8 +137,8 @@ func (s RedactionSettings) Validate() []Problem {
 
 // Record describes one redaction without the value it replaced.
 type Record struct {
-	// Type is the placeholder's label: "CARD", "CVV", "DNI", "IBAN",
-	// "PHONE", "EMAIL" or a pattern's name.
+	// Type is the placeholder's label: "CARD", "EXPIRY", "CVV", "DNI",
+	// "IBAN", "PHONE", "EMAIL" or a pattern's name.
 	Type string `json:"type"`
 	// Segment is the index of the segment (the turn of a chat).
 	Segment int `json:"segment"`
@@ -145,8 +147,9 @@ type Record struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
 	// Detector names what found it: "card", "card_spoken", "card_split",
-	// "cvv", "dni", "nie", "iban", "iban_spoken", "phone", "email",
-	// "email_spoken", "pattern".
+	// "expiry", "cvv", "dni", "nie", "iban", "iban_spoken", "phone",
+	// "email", "email_spoken", "pattern"; a number found over turns other
+	// than a card adds "_split" ("iban_split", "phone_split").
 	Detector string `json:"detector"`
 	// AudioStart and AudioEnd are, for a timed segment, the seconds of the
 	// recording where the redacted words were said: estimated within the
@@ -189,9 +192,10 @@ type span struct {
 	detector string
 }
 
-// Transcript returns tr with every finding replaced by its placeholder,
-// its Text rebuilt from its segments (one per line, as engines and chats
-// build it), and the records of what was replaced. A transcript without
+// Transcript returns tr with its segments' text normalised (Normalize)
+// and every finding replaced by its placeholder, its Text rebuilt from its
+// segments (one per line, as engines and chats build it), and the records
+// of what was replaced. A transcript without
 // segments is redacted as one.
 func (r *Redactor) Transcript(tr transcript.Transcript) (transcript.Transcript, []Record) {
 	segments := tr.Segments
