@@ -403,13 +403,21 @@ var (
 // cardWords mention a card (or its placeholder, "[CARD]").
 var cardWords = []string{"tarjeta", "card", "visa", "mastercard", "amex"}
 
-func mentions(text string, words []string) bool {
-	return mention(text, words) >= 0
+// folded is a's text lower case and without accents, made once.
+func (a *analysis) folded() string {
+	if a.lower == "" {
+		a.lower = strings.ToLower(fold.Replace(a.text))
+	}
+	return a.lower
 }
 
-// mention returns where the first of words is in text, in runes, or -1.
-func mention(text string, words []string) int {
-	t := strings.ToLower(fold.Replace(text))
+func mentions(a *analysis, words []string) bool {
+	return mention(a, words) >= 0
+}
+
+// mention returns where the first of words is in a's text, in runes, or -1.
+func mention(a *analysis, words []string) int {
+	t := a.folded()
 	at := -1
 	for _, w := range words {
 		if k := strings.Index(t, w); k >= 0 && (at < 0 || k < at) {
@@ -436,16 +444,18 @@ var expiry = regexp.MustCompile(`(?i)\b(?:caduc\p{L}*|venc\p{L}*|expir\p{L}*|exp
 // one that names it. A code named "cvv" needs no card near.
 func findCardDetails(an []analysis, found [][]span) [][]span {
 	out := make([][]span, len(an))
-	for i, a := range an {
-		if len(a.runs) == 0 {
+	for i := range an {
+		a := &an[i]
+		// Codes have 3 or 4 digits, dates 3 to 6 ("1/29", "12/2029").
+		if !slices.ContainsFunc(a.runs, func(r run) bool { return len(r.digits) >= 3 && len(r.digits) <= 6 }) {
 			continue
 		}
 		near := func(words []string) bool {
-			return mentions(a.text, words) || i > 0 && mentions(an[i-1].text, words)
+			return mentions(a, words) || i > 0 && mentions(&an[i-1], words)
 		}
 		card := near(cardCodeWords)
 		for j := max(0, i-6); j <= i && !card; j++ {
-			card = mentions(an[j].text, cardWords) || slices.ContainsFunc(found[j], func(s span) bool { return s.label == "CARD" })
+			card = slices.ContainsFunc(found[j], func(s span) bool { return s.label == "CARD" }) || mentions(&an[j], cardWords)
 		}
 		if !card {
 			continue
@@ -463,7 +473,7 @@ func findCardDetails(an []analysis, found [][]span) [][]span {
 				codes = append(codes, span{r.from, r.to, "CVV", "cvv"})
 			}
 		}
-		if named := max(mention(a.text, securityWords), mention(a.text, cardCodeWords)); named >= 0 {
+		if named := max(mention(a, securityWords), mention(a, cardCodeWords)); named >= 0 {
 			after := slices.DeleteFunc(slices.Clone(codes), func(s span) bool { return utf8.RuneCountInString(a.text[:s.from]) < named })
 			if len(after) > 0 {
 				codes = after

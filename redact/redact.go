@@ -232,14 +232,15 @@ var typeOf = map[string]string{"CARD": Card, "EXPIRY": Card, "CVV": CVV, "DNI": 
 
 // analysis is a text's tokens and numbers.
 type analysis struct {
-	text string
-	toks []token
-	runs []run
+	text  string
+	toks  []token
+	runs  []run
+	lower string // folded's, once made
 }
 
 func analyse(text, lang string) analysis {
 	toks := tokenize(text)
-	return analysis{text, toks, runs(text, toks, lang)}
+	return analysis{text: text, toks: toks, runs: runs(text, toks, lang)}
 }
 
 // find returns each segment's findings in a transcript of language lang
