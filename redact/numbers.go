@@ -19,7 +19,7 @@ type token struct {
 // tokenize splits text into tokens; a letter next to a digit starts a new
 // token ("12345678Z" is "12345678" and "z").
 func tokenize(text string) []token {
-	var out []token
+	out := make([]token, 0, len(text)/5) // words of Spanish and English average under five letters and a space
 	cur := token{from: -1}
 	flush := func(at int) {
 		if cur.from >= 0 {
