@@ -49,6 +49,12 @@ func TestEvasions(t *testing.T) {
 		{"card bengali", "৪১১১ ১১১১ ১১১১ ১১১১", "[CARD]"},
 		{"card mathematical", "𝟒𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 𝟏𝟏𝟏𝟏 𝟏𝟏𝟏𝟏", "[CARD]"},
 		{"card mixed scripts", "4111 ١١١١ １１１１ ११११", "[CARD]"},
+		{"card keycaps", "4\ufe0f\u20e31\ufe0f\u20e31\ufe0f\u20e31\ufe0f\u20e3 1\ufe0f\u20e31\ufe0f\u20e31\ufe0f\u20e31\ufe0f\u20e3 1111 1111", "[CARD]"},
+		{"card circled", "①②③④ in words: 4111 1111 1111 1111", "1234 in words: [CARD]"},
+		{"card full-width keycaps", "４\ufe0f\u20e3111 1111 1111 1111", "[CARD]"},
+		{"card superscripts", "⁴¹¹¹ ¹¹¹¹ ¹¹¹¹ ¹¹¹¹", "[CARD]"},
+		{"card digit by digit", "4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1", "[CARD]"},
+		{"card parenthesised digits", "⑷⑴⑴⑴ ⑴⑴⑴⑴ ⑴⑴⑴⑴ ⑴⑴⑴⑴", "[CARD])"}, // NFKC: "(4)(1)…(1)"
 		{"card full-width hyphens", "５５００－００５５－５５５５－５５５９", "[CARD]"},
 		// A code and an expiry date by a card or its placeholder.
 		{"code after placeholder", "[CARD] caduca 12/29 y el código 123", "[CARD] caduca [EXPIRY] y el código [CVV]"},

@@ -12,7 +12,8 @@ import (
 // transcript keeps it: in Unicode's compatibility composition (NFKC:
 // full-width letters and digits, no-break, thin and other spaces, circled
 // and superscript digits become their plain forms), with the decimal digits
-// of every script as ASCII digits ("٤١١١", "४१११" are "4111") and without
+// of every script as ASCII digits ("٤١١١", "४१११" are "4111"), keycap
+// digits ("4️⃣") as their digits, and without
 // invisible format characters (zero-width spaces, joiners outside emoji,
 // soft hyphens, direction marks). What is redacted and what the search
 // index reads are then the same text: no digit the detectors did not see
@@ -30,7 +31,10 @@ func Normalize(text string) string {
 		case r < utf8.RuneSelf:
 			b.WriteRune(r)
 		case unicode.IsDigit(r):
-			b.WriteByte('0' + digitValue(r))
+			r = rune('0' + digitValue(r))
+			b.WriteRune(r)
+		case '0' <= prev && prev <= '9' && (unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Me, r)):
+			continue // a keycap digit ("4️⃣") is its digit
 		case r == '\u200d' && !isASCIIAlnum(prev) && !isASCIIAlnum(nextRune(text, i+utf8.RuneLen(r))):
 			b.WriteRune(r) // joins the parts of an emoji
 		case unicode.Is(unicode.Cf, r):
