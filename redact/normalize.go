@@ -11,18 +11,18 @@ import (
 // Normalize returns text as the detectors read it, and as a redacted
 // transcript keeps it: in Unicode's compatibility composition (NFKC:
 // full-width letters and digits, no-break, thin and other spaces, circled
-// and superscript digits become their plain forms), with the decimal digits
-// of every script as ASCII digits ("٤١١١", "४१११" are "4111"), keycap
-// digits ("4️⃣") as their digits, and without
-// invisible format characters (zero-width spaces, joiners outside emoji,
-// soft hyphens, direction marks). What is redacted and what the search
+// and superscript digits become their plain forms; the ordinals "º" and
+// "ª" stay), with the decimal digits of every script as ASCII digits
+// ("٤١١١", "४१११" are "4111"), keycap digits ("4️⃣") as their digits, and
+// without invisible format characters (zero-width spaces, joiners outside
+// emoji, soft hyphens, direction marks). What is redacted and what the search
 // index reads are then the same text: no digit the detectors did not see
 // as one can become one later.
 func Normalize(text string) string {
 	if isPlain(text) {
 		return text
 	}
-	text = norm.NFKC.String(text)
+	text = nfkc(text)
 	var b strings.Builder
 	b.Grow(len(text))
 	var prev rune
@@ -45,6 +45,27 @@ func Normalize(text string) string {
 		prev = r
 	}
 	return b.String()
+}
+
+// ordinals are the Spanish ordinal indicators ("nº", "1ª"), which NFKC
+// would make plain letters ("no", "1a") though they are neither digits nor
+// spaces: they stay as written.
+const ordinals = "ºª"
+
+// nfkc is text in NFKC but for its ordinals.
+func nfkc(text string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexAny(text, ordinals)
+		if i < 0 {
+			b.WriteString(norm.NFKC.String(text))
+			return b.String()
+		}
+		_, n := utf8.DecodeRuneInString(text[i:])
+		b.WriteString(norm.NFKC.String(text[:i]))
+		b.WriteString(text[i : i+n])
+		text = text[i+n:]
+	}
 }
 
 // isPlain reports whether text is ASCII, which Normalize leaves as it is:
