@@ -155,8 +155,10 @@ type unit struct {
 	last     int // index of its last token
 	// loose: written apart from the numeral before it by a dot, a slash or
 	// other punctuation ("5500.0055", "4111/1111"), as only some numbers
-	// are (see shaped).
-	loose bool
+	// are (cardRun, idGroups, the phones' groups); comma: by a comma alone,
+	// as only a card is taken to be ("4111,1111,1111,1111"; "612,345,678"
+	// is an amount).
+	loose, comma bool
 }
 
 // run is a number as written or said: units joined only by spaces,
@@ -170,9 +172,14 @@ type run struct {
 }
 
 // loose reports whether a part of r is joined by punctuation other than
-// a hyphen.
+// a hyphen (looseGap).
 func (r run) loose() bool {
 	return slices.ContainsFunc(r.units, func(u unit) bool { return u.loose })
+}
+
+// cardOnly reports whether r may only be a card: a comma joins its parts.
+func (r run) cardOnly() bool {
+	return slices.ContainsFunc(r.units, func(u unit) bool { return u.comma })
 }
 
 // sizes are the numbers of digits of r's parts.
@@ -229,9 +236,13 @@ func joins(gap string, spoken bool) bool {
 // looseGap reports whether gap, between two numerals, is punctuation that
 // people put between the groups of a card or a phone number when
 // writing it: dots, slashes, dashes of any kind, bars, stars, underscores,
-// mixed with spaces ("5500.0055", "4111 / 1111", "4539-1488 0343.6467");
-// never a comma or a colon, which part amounts and times.
+// mixed with spaces ("5500.0055", "4111 / 1111", "4539-1488 0343.6467"),
+// or a comma alone ("4111,1111"); never a colon, which parts times, nor a
+// comma and a space, which part lists ("2019, 2020, 2021, 2022").
 func looseGap(gap string) bool {
+	if gap == "," {
+		return true
+	}
 	if gap == "" || utf8.RuneCountInString(gap) > 4 {
 		return false
 	}
@@ -292,7 +303,7 @@ func runs(text string, toks []token, lang string) []run {
 			switch {
 			case joins(gap, u.spoken && cur.units[prev].spoken):
 			case !spoken && looseGap(gap):
-				u.loose = true
+				u.loose, u.comma = true, gap == ","
 			default:
 				flush()
 			}
@@ -526,7 +537,7 @@ func idGap(gap string) bool {
 func findDNIs(text string, toks []token, rs []run) []span {
 	var out []span
 	for _, r := range rs {
-		if r.loose() && !idGroups(r) {
+		if r.cardOnly() || r.loose() && !idGroups(r) {
 			continue
 		}
 		last := r.units[len(r.units)-1].last
@@ -611,6 +622,9 @@ func findPhones(rs []run) []span {
 	for _, r := range rs {
 		d := r.digits
 		ok := false
+		if r.cardOnly() {
+			continue
+		}
 		switch {
 		case r.plus:
 			ok = phoneCountry(d)
