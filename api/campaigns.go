@@ -42,6 +42,7 @@ type CampaignView struct {
 	ReviewAnalysts        []string                 `json:"review_analysts" doc:"The user ids sampling assigns tasks to; empty: every active user whose highest role is quality"`
 	DisputeWindowDays     int                      `json:"dispute_window_days" doc:"How many days after its validation an agent may dispute an audit; 0: no disputes"`
 	Redaction             redact.RedactionSettings `json:"redaction" doc:"What is replaced by placeholders in its transcripts (and silenced in its recordings) before anything stores them"`
+	RedactionDefault      bool                     `json:"redaction_default" doc:"True while redaction is the defaults of the campaign's language (Spanish: card, cvv, dni, iban, phone; English: card, cvv, phone, email; others: card, cvv), which follow its language; false once set"`
 	CreatedAt             time.Time                `json:"created_at"`
 	UpdatedAt             time.Time                `json:"updated_at"`
 	// Retention and AgentsSeeAccess are the campaign's privacy settings.
@@ -113,7 +114,7 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 	}
 	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
 		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
-		ScorecardVersion: card.Version, Redaction: camp.Redaction, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
+		ScorecardVersion: card.Version, Redaction: camp.EffectiveRedaction(), RedactionDefault: camp.Redaction == nil, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
 		OperatorSeesAutomatic: camp.OperatorSeesAutomatic, ReviewAnalysts: nonNilStrings(camp.ReviewAnalysts),
 		DisputeWindowDays: camp.DisputeWindowDays, Retention: privacy.Retention, AgentsSeeAccess: privacy.AgentsSeeAccess}, nil
 }
@@ -171,7 +172,7 @@ type CampaignFields struct {
 	SupervisorEmails []string                  `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
 	Language         string                    `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
 	AgentChannel     string                    `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
-	Redaction        *redact.RedactionSettings `json:"redaction,omitempty" doc:"What its transcripts and recordings lose before anything stores them; defaults to card numbers and security codes. Applies to interactions uploaded from then on."`
+	Redaction        *redact.RedactionSettings `json:"redaction,omitempty" doc:"What its transcripts and recordings lose before anything stores them; defaults to its language's defaults (see redaction_default). Applies to interactions uploaded from then on."`
 	// The QA workflow's settings.
 	OperatorSeesAutomatic *bool    `json:"operator_sees_automatic,omitempty" doc:"Show agents (operators) their audits before an analyst reviewed them; defaults to false: until then an agent's task shows no score, result or verdicts"`
 	ReviewAnalysts        []string `json:"review_analysts,omitempty" maxItems:"200" doc:"The analysts (user ids or usernames, each of the quality role or above) sampling assigns tasks to; [] for every active user whose highest role is quality (the default)"`
@@ -209,7 +210,7 @@ type createCampaignInput struct {
 func (c *campaignsResource) create(ctx context.Context, in *createCampaignInput) (*Output[CampaignView], error) {
 	b := in.Body
 	s := db.CampaignSettings{PassingScore: 85, SupervisorEmails: b.SupervisorEmails, Language: "es", AgentChannel: "left",
-		DisputeWindowDays: 7, Redaction: redact.DefaultSettings()}
+		DisputeWindowDays: 7}
 	if err := applyFields(&s, b.CampaignFields); err != nil {
 		return nil, err
 	}
@@ -251,7 +252,7 @@ func applyFields(s *db.CampaignSettings, f CampaignFields) error {
 			return Errorf(CodeValidation, fmt.Sprintf("the redaction settings have %d problem(s); nothing was changed", len(problems))).
 				WithDetails(details)
 		}
-		s.Redaction = *f.Redaction
+		s.Redaction = f.Redaction
 	}
 	if f.PassingScore != nil {
 		if err := hundredths("passing_score", *f.PassingScore); err != nil {

@@ -34,7 +34,7 @@ func BenchmarkRedactionPipeline(b *testing.B) {
 	for name, types := range map[string][]string{"plain": {}, "redacted": redact.Types} {
 		require.NoError(b, pgx.BeginFunc(ctx, bundle.pool, func(tx pgx.Tx) error {
 			_, err := db.CampaignCreate(ctx, tx, name, db.CampaignSettings{PassingScore: 85, Language: "es", AgentChannel: "left",
-				Redaction: redact.RedactionSettings{Types: types}}, nil, "")
+				Redaction: &redact.RedactionSettings{Types: types}}, nil, "")
 			return err
 		}))
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -24,13 +25,26 @@ func TestCampaignRedactionSettings(t *testing.T) {
 	r := b.json(t, http.MethodPost, "/campaigns", sup, map[string]any{"name": "Cobros"})
 	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
 	id := details(r)["id"].(string)
-	require.Equal(t, map[string]any{"types": []any{"card", "cvv"}, "patterns": []any{}}, details(r)["redaction"],
-		"cards and security codes by default")
+	require.Equal(t, map[string]any{"types": []any{"card", "cvv", "dni", "iban", "phone"}, "patterns": []any{}}, details(r)["redaction"],
+		"a Spanish campaign's defaults")
+	require.Equal(t, true, details(r)["redaction_default"])
+	// The defaults follow the language while none is set.
+	r = b.json(t, http.MethodPatch, "/campaigns/"+id, sup, map[string]any{"language": "en-GB"})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, []any{"card", "cvv", "phone", "email"}, details(r)["redaction"].(map[string]any)["types"], "an English campaign's defaults")
+	r = b.json(t, http.MethodPatch, "/campaigns/"+id, sup, map[string]any{"language": "fr"})
+	require.Equal(t, []any{"card", "cvv"}, details(r)["redaction"].(map[string]any)["types"], "cards and security codes in any language")
+	r = b.json(t, http.MethodPatch, "/campaigns/"+id, sup, map[string]any{"language": "es"})
+	require.Equal(t, true, details(r)["redaction_default"])
 
 	good := map[string]any{"types": []string{"card", "cvv", "dni", "email"},
 		"patterns": []map[string]string{{"name": "ORDER_REF", "regexp": "PED-[0-9]{6}"}}}
 	r = b.json(t, http.MethodPatch, "/campaigns/"+id, sup, map[string]any{"redaction": good})
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, false, details(r)["redaction_default"])
+	r = b.json(t, http.MethodPatch, "/campaigns/"+id, sup, map[string]any{"language": "en"})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, []any{"card", "cvv", "dni", "email"}, details(r)["redaction"].(map[string]any)["types"], "a setting wins over the language")
 	r = b.do(t, http.MethodGet, "/campaigns/"+id, bob, nil)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
 	red := details(r)["redaction"].(map[string]any)
@@ -177,4 +191,87 @@ Agente: Gracias a usted, que tenga un buen dia.
 		n++
 	}
 	require.Equal(t, 1, n, "the upload was deleted")
+}
+
+// TestDefaultCampaignRedactsDNI: on a new installation (make run), a
+// Spanish chat uploaded with no campaign and no setting changed is stored
+// with its DNI as a placeholder: the default campaign is Spanish and
+// redacts what identifies a Spanish customer.
+func TestDefaultCampaignRedactsDNI(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, _, _ := b.users(t)
+	chat := "Agente: Buenos días, ¿me confirma su DNI?\nCliente: Sí, es el 12345678Z.\nAgente: Gracias.\n"
+	id := uploaded(t, b.upload(t, alice, file("dni.txt", []byte(chat))))[0]["uuid"].(string)
+	r := b.do(t, http.MethodGet, "/tasks/"+id, alice, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.NotContains(t, r.RawBody, "12345678")
+	require.Contains(t, r.RawBody, "Sí, es el [DNI].")
+	recs, err := db.RedactionsList(context.Background(), b.pool, id)
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+	require.Equal(t, "DNI", recs[0].Type)
+}
+
+// TestEvasionsRedactedEverywhere: data written to evade a detector (digits
+// of other scripts, invisible characters, dots between groups, a card
+// dictated over four turns) in a chat of the default campaign, with no
+// setting changed, shows as placeholders in the task, its search and
+// snippets, the export and the validation's e-mail.
+func TestEvasionsRedactedEverywhere(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.New(t)
+	b, alice := setupMail(t, srv, setupOpts{jobWait: 20 * time.Second})
+	chat := "Agente: Buenos días, le atiende Marta. ¿Me confirma su DNI?\n" +
+		"Cliente: Sí, 87654321\u200bX.\n" +
+		"Agente: Gracias. ¿Con qué tarjeta paga?\n" +
+		"Cliente: La tarjeta es ４１１１ １１１１ １１１１ １１１１\n" +
+		"Agente: ¿Y la otra tarjeta?\n" +
+		"Cliente: 5500\nAgente: vale\nCliente: 0055\nAgente: sí\nCliente: 5555\nAgente: ajá\nCliente: 5559\n" +
+		"Agente: ¿Un teléfono de contacto?\n" +
+		"Cliente: 612.345.678\n" +
+		"Agente: Listo, ¿algo más?\nCliente: No, gracias.\nAgente: Que tenga un buen día.\n"
+	secrets := []string{"87654321", "４１１１", "٤", "4111 1111", "1111 1111", "4111111111111111", "612.345.678", "612345678"}
+	noSecret := func(what, text string) {
+		t.Helper()
+		for _, s := range secrets {
+			require.NotContains(t, text, s, "%s shows %q", what, s)
+		}
+	}
+	id := b.auditedChat(t, alice, file("evasions.txt", []byte(chat)))
+
+	r := b.do(t, http.MethodGet, "/tasks/"+id, alice, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	noSecret("the task", r.RawBody)
+	var texts []string
+	for _, seg := range details(r)["transcript"].(map[string]any)["segments"].([]any) {
+		texts = append(texts, seg.(map[string]any)["text"].(string))
+	}
+	require.Equal(t, []string{"Sí, [DNI].", "La tarjeta es [CARD]", "[CARD]", "vale", "[CARD]", "sí", "[CARD]", "ajá", "[CARD]", "[PHONE]"},
+		[]string{texts[1], texts[3], texts[5], texts[6], texts[7], texts[8], texts[9], texts[10], texts[11], texts[13]})
+
+	for _, q := range []string{"4111111111111111", "５５００００５５５５５５５５５９", "5500005555555559", "87654321X", "612345678", "612.345.678"} {
+		r = b.do(t, http.MethodGet, "/tasks?q="+url.QueryEscape(q), alice, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		require.Empty(t, details(r)["tasks"], "searching %q", q)
+	}
+	r = b.do(t, http.MethodGet, "/tasks?q=tarjeta", alice, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	found := details(r)["tasks"].([]any)
+	require.Len(t, found, 1)
+	require.Contains(t, fmt.Sprint(found[0].(map[string]any)["snippet"]), "[CARD]", "the snippet quotes the placeholder")
+	noSecret("the search", r.RawBody)
+
+	for _, shape := range []string{"wide", "long"} {
+		r = b.do(t, http.MethodGet, "/tasks/export?shape="+shape, alice, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		require.Contains(t, r.RawBody, "evasions.txt")
+		noSecret("the export", r.RawBody)
+	}
+
+	r = b.validateJSON(t, alice, map[string]any{"task_uuid": id, "notes": "Bien.", "isCall": false})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	msgs := srv.Messages()
+	require.Len(t, msgs, 1)
+	noSecret("the e-mail", string(msgs[0].Data))
 }

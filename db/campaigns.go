@@ -46,8 +46,18 @@ type CampaignSettings struct {
 	// dispute an audit of the campaign; 0 turns disputes off.
 	DisputeWindowDays int
 	// Redaction is what is removed from its transcripts and recordings
-	// before anything stores them.
-	Redaction redact.RedactionSettings
+	// before anything stores them; nil: the defaults of its language
+	// (EffectiveRedaction).
+	Redaction *redact.RedactionSettings
+}
+
+// EffectiveRedaction is what the campaign redacts: its setting, or the
+// defaults of its language.
+func (s CampaignSettings) EffectiveRedaction() redact.RedactionSettings {
+	if s.Redaction != nil {
+		return *s.Redaction
+	}
+	return redact.DefaultSettings(s.Language)
 }
 
 const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at,
@@ -142,10 +152,12 @@ func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSett
 	return c, nameTaken(one(err, "no campaign %s", id), name)
 }
 
-// redaction is s as stored: lists, never null.
-func redaction(s redact.RedactionSettings) redact.RedactionSettings {
-	s.Types, s.Patterns = nonNil(s.Types), nonNil(s.Patterns)
-	return s
+// redaction is s as stored: lists, never null; NULL for the defaults.
+func redaction(s *redact.RedactionSettings) *redact.RedactionSettings {
+	if s == nil {
+		return nil
+	}
+	return &redact.RedactionSettings{Types: nonNil(s.Types), Patterns: nonNil(s.Patterns)}
 }
 
 // nameTaken turns the unique violation of a campaign's name into a

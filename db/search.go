@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/visibility"
 )
 
@@ -123,9 +124,10 @@ func isSearchable(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(
 // SearchQuery turns a search (parseSearch) into the text of a tsquery that
 // finds it in tasks of any language; an error for a search it cannot
 // run (a *SearchError), such as one made only of words too common to be
-// indexed ("el", "the").
+// indexed ("el", "the"). The search is read as transcripts are stored
+// (redact.Normalize): "４１１１" is "4111".
 func SearchQuery(ctx context.Context, q DBTX, search string) (string, error) {
-	terms, err := parseSearch(search)
+	terms, err := parseSearch(redact.Normalize(search))
 	if err != nil {
 		return "", err
 	}

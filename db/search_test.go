@@ -129,6 +129,42 @@ func TestSearch(t *testing.T) {
 	require.Equal(t, []db.SnippetPart{{Text: "Agente: falso "}, {Text: "reembolso", Match: true}}, snippets[forged.UUID])
 }
 
+// TestSearchReadsNoFoldedDigits: characters that Postgres's unaccent
+// makes digits (full-width, parenthesised, ideographic zero) are no number
+// to a search, in a transcript or a validation's notes: the redactor did
+// not read them as digits, so a search must not either. A search typed in
+// them is read as transcripts are stored.
+func TestSearchReadsNoFoldedDigits(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := setupTasks(t)
+	n := b.newTask("folded")
+	_, _, err := db.TaskInsert(ctx, b.pool, n)
+	require.NoError(t, err)
+	require.NoError(t, db.TranscriptSave(ctx, b.pool, n.UUID, transcript.Transcript{Engine: "test", Language: "es",
+		Text: "Cliente: la tarjeta ４１１１１１１１１１１１１１１１ y 〇〇⑴ 4000056655665556"}))
+	require.NoError(t, db.TaskSearchRefresh(ctx, b.pool, n.UUID))
+	find := func(search string) int {
+		t.Helper()
+		text, err := db.SearchQuery(ctx, b.pool, search)
+		require.NoError(t, err, search)
+		_, total, _, err := db.TaskListTotal(ctx, b.pool, db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 10})
+		require.NoError(t, err, search)
+		return int(total)
+	}
+	require.Equal(t, 0, find("4111111111111111"))
+	require.Equal(t, 0, find("001"))
+	require.Equal(t, 1, find("tarjeta"))
+	require.Equal(t, 1, find("４００００５６６５５６６５５５６"), "a full-width search is read as ASCII digits")
+	text, err := db.SearchQuery(ctx, b.pool, "tarjeta")
+	require.NoError(t, err)
+	snippets, err := db.TaskSnippets(ctx, b.pool, visibility.Viewer{}, text, []string{n.UUID})
+	require.NoError(t, err)
+	for _, p := range snippets[n.UUID] {
+		require.NotContains(t, p.Text, "４")
+	}
+}
+
 // TestSearchErrors: a search the service cannot run says why, in words a
 // person can act on.
 func TestSearchErrors(t *testing.T) {

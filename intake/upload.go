@@ -380,7 +380,7 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 // redacted is never stored. The file keeps the upload's hash, which finds
 // the same file uploaded again.
 func (u *Upload) redact(ctx context.Context, campaign *db.Campaign) error {
-	redactor, err := redact.New(campaign.Redaction)
+	redactor, err := redact.New(campaign.EffectiveRedaction())
 	if err != nil {
 		return errcode.Wrap(errcode.Internal, err, "campaign "+campaign.Name+": its stored redaction settings are not valid")
 	}

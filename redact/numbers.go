@@ -1,12 +1,12 @@
 package redact
 
 import (
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
-
-	"github.com/auditd/auditd/transcript"
+	"unicode/utf8"
 )
 
 // token is a run of letters or of ASCII digits in a segment's text.
@@ -19,7 +19,7 @@ type token struct {
 // tokenize splits text into tokens; a letter next to a digit starts a new
 // token ("12345678Z" is "12345678" and "z").
 func tokenize(text string) []token {
-	var out []token
+	out := make([]token, 0, len(text)/5) // words of Spanish and English average under five letters and a space
 	cur := token{from: -1}
 	flush := func(at int) {
 		if cur.from >= 0 {
@@ -153,6 +153,12 @@ type unit struct {
 	spoken   bool
 	first    int // index of its first token
 	last     int // index of its last token
+	// loose: written apart from the numeral before it by a dot, a slash or
+	// other punctuation ("5500.0055", "4111/1111"), as only some numbers
+	// are (cardRun, idGroups, the phones' groups); comma: by a comma alone,
+	// as only a card is taken to be ("4111,1111,1111,1111"; "612,345,678"
+	// is an amount).
+	loose, comma bool
 }
 
 // run is a number as written or said: units joined only by spaces,
@@ -163,6 +169,26 @@ type run struct {
 	plus   bool // preceded by "+"
 	from   int  // the "+" included
 	to     int
+}
+
+// loose reports whether a part of r is joined by punctuation other than
+// a hyphen (looseGap).
+func (r run) loose() bool {
+	return slices.ContainsFunc(r.units, func(u unit) bool { return u.loose })
+}
+
+// cardOnly reports whether r may only be a card: a comma joins its parts.
+func (r run) cardOnly() bool {
+	return slices.ContainsFunc(r.units, func(u unit) bool { return u.comma })
+}
+
+// sizes are the numbers of digits of r's parts.
+func (r run) sizes() []int {
+	out := make([]int, len(r.units))
+	for i, u := range r.units {
+		out[i] = len(u.digits)
+	}
+	return out
 }
 
 func (r run) spoken() bool {
@@ -207,6 +233,32 @@ func joins(gap string, spoken bool) bool {
 	return !comma && (spoken || !strings.Contains(gap, ","))
 }
 
+// looseGap reports whether gap, between two numerals, is punctuation that
+// people put between the groups of a card or a phone number when
+// writing it: dots, slashes, dashes of any kind, bars, stars, underscores,
+// mixed with spaces ("5500.0055", "4111 / 1111", "4539-1488 0343.6467"),
+// or a comma alone ("4111,1111"); never a colon, which parts times, nor a
+// comma and a space, which part lists ("2019, 2020, 2021, 2022").
+func looseGap(gap string) bool {
+	if gap == "," {
+		return true
+	}
+	if gap == "" || utf8.RuneCountInString(gap) > 4 {
+		return false
+	}
+	punct := false
+	for _, r := range gap {
+		switch {
+		case r == ' ' || r == '\t' || r == '\n' || r == '(' || r == ')':
+		case strings.ContainsRune("./\\|*_~·•−", r) || unicode.Is(unicode.Pd, r):
+			punct = true
+		default:
+			return false
+		}
+	}
+	return punct
+}
+
 // runs finds the numbers of text, tokenized as toks, in language lang (""
 // when unknown).
 func runs(text string, toks []token, lang string) []run {
@@ -246,8 +298,15 @@ func runs(text string, toks []token, lang string) []run {
 			flush()
 			continue
 		}
-		if prev := len(cur.units) - 1; prev >= 0 && !joins(text[cur.units[prev].to:u.from], u.spoken && cur.units[prev].spoken) {
-			flush()
+		if prev := len(cur.units) - 1; prev >= 0 {
+			gap, spoken := text[cur.units[prev].to:u.from], u.spoken || cur.units[prev].spoken
+			switch {
+			case joins(gap, u.spoken && cur.units[prev].spoken):
+			case !spoken && looseGap(gap):
+				u.loose, u.comma = true, gap == ","
+			default:
+				flush()
+			}
 		}
 		if len(cur.units) == 0 {
 			cur.from = u.from
@@ -284,130 +343,154 @@ func isCard(digits string) bool {
 	return len(digits) >= 13 && len(digits) <= 19 && luhn(digits)
 }
 
-func cardDetector(r run, split bool) string {
-	switch {
-	case split:
-		return "card_split"
-	case r.spoken():
+// cardRun reports whether r is a card number: its digits pass isCard and,
+// when punctuation joins its groups, they are grouped as cards print them
+// (fours, the last maybe shorter; American Express's 4-6-5 and Diners'
+// 4-6-4), not as two dates or a date and an amount.
+func cardRun(r run) bool {
+	if !isCard(r.digits) {
+		return false
+	}
+	if !r.loose() {
+		return true
+	}
+	sizes := r.sizes()
+	if slices.Equal(sizes, []int{4, 6, 5}) || slices.Equal(sizes, []int{4, 6, 4}) {
+		return true
+	}
+	for i, n := range sizes {
+		if n != 4 && (i < len(sizes)-1 || n > 4) {
+			return false
+		}
+	}
+	return true
+}
+
+func cardDetector(r run) string {
+	if r.spoken() {
 		return "card_spoken"
 	}
 	return "card"
 }
 
-// cardFinds are the card numbers of a transcript and the security codes
-// said right after one ("… nueve cero uno dos tres", "…9010 123").
-type cardFinds struct {
-	cards [][]span
-	cvvs  [][]span
-}
-
-// findCards finds card numbers in each segment's runs, and those split
-// between the last number of a turn and the first of the same speaker's
-// next turn (with at most two turns of others between).
-func findCards(segments []transcript.Segment, runsOf [][]run) cardFinds {
-	f := cardFinds{cards: make([][]span, len(segments)), cvvs: make([][]span, len(segments))}
-	used := make([]map[int]bool, len(segments)) // runs already in a card
-	for i, rs := range runsOf {
-		used[i] = map[int]bool{}
-		for k, r := range rs {
-			if isCard(r.digits) {
-				f.cards[i] = append(f.cards[i], span{r.from, r.to, "CARD", cardDetector(r, false)})
-				used[i][k] = true
-				continue
-			}
-			// A card followed by its 3 or 4 digit code in one breath.
-			for j := len(r.units) - 1; j > 0; j-- {
-				tail := len(r.digits) - len(r.sub(0, j).digits)
-				if tail > 4 {
-					break
-				}
-				if head := r.sub(0, j); tail >= 3 && isCard(head.digits) {
-					f.cards[i] = append(f.cards[i], span{head.from, head.to, "CARD", cardDetector(r, false)})
-					code := r.sub(j, len(r.units))
-					f.cvvs[i] = append(f.cvvs[i], span{code.from, code.to, "CVV", "cvv"})
-					used[i][k] = true
-					break
-				}
-			}
-		}
-	}
-	for i := range segments {
-		if len(runsOf[i]) == 0 || used[i][len(runsOf[i])-1] {
+// findCards finds the card numbers of one text's runs, and the security
+// codes said right after one ("… nueve cero uno dos tres", "…9010 123").
+func findCards(rs []run) []span {
+	var out []span
+	for _, r := range rs {
+		if cardRun(r) {
+			out = append(out, span{r.from, r.to, "CARD", cardDetector(r)})
 			continue
 		}
-		for j := i + 1; j < len(segments) && j <= i+3; j++ {
-			if segments[j].Speaker != segments[i].Speaker || segments[j].Name != segments[i].Name {
-				continue
+		// A card followed by its 3 or 4 digit code in one breath.
+		for j := len(r.units) - 1; j > 0; j-- {
+			head := r.sub(0, j)
+			tail := len(r.digits) - len(head.digits)
+			if tail > 4 {
+				break
 			}
-			if len(runsOf[j]) > 0 && !used[j][0] {
-				// Both halves long enough and a 15 or 16 digit whole:
-				// two unrelated numbers pass Luhn one time in ten.
-				a, b := runsOf[i][len(runsOf[i])-1], runsOf[j][0]
-				whole := a.digits + b.digits
-				if len(a.digits) >= 4 && len(b.digits) >= 4 && (len(whole) == 15 || len(whole) == 16) && isCard(whole) {
-					f.cards[i] = append(f.cards[i], span{a.from, a.to, "CARD", "card_split"})
-					f.cards[j] = append(f.cards[j], span{b.from, b.to, "CARD", "card_split"})
-					used[j][0] = true
-				}
+			if tail >= 3 && cardRun(head) {
+				code := r.sub(j, len(r.units))
+				out = append(out, span{head.from, head.to, "CARD", cardDetector(r)}, span{code.from, code.to, "CVV", "cvv"})
+				break
 			}
-			break
 		}
 	}
-	return f
+	return out
 }
 
 // fold lower-cases s and drops the accents of Spanish letters, keeping its
 // length in runes.
 var fold = strings.NewReplacer("á", "a", "é", "e", "í", "i", "ó", "o", "ú", "u", "ü", "u", "Á", "a", "É", "e", "Í", "i", "Ó", "o", "Ú", "u")
 
-// securityWords name a card's security code.
-var securityWords = []string{"cvv", "cvc", "codigo de seguridad", "numero de seguridad", "security code", "card verification",
-	"digitos de atras", "digitos del reverso", "digitos de detras", "tres digitos", "three digits", "digits on the back"}
+// securityWords name a card's security code; cardCodeWords name it so
+// that a card is meant without saying so.
+var (
+	securityWords = []string{"codigo", "code", "numero de seguridad", "card verification", "digitos de atras", "digitos del reverso",
+		"digitos de detras", "tres digitos", "three digits", "digits on the back"}
+	cardCodeWords = []string{"cvv", "cvc", "csc"}
+)
 
-// cardWords mention a card.
+// cardWords mention a card (or its placeholder, "[CARD]").
 var cardWords = []string{"tarjeta", "card", "visa", "mastercard", "amex"}
 
-func mentions(text string, words []string) bool {
-	t := strings.ToLower(fold.Replace(text))
-	for _, w := range words {
-		if strings.Contains(t, w) {
-			return true
-		}
+// folded is a's text lower case and without accents, made once.
+func (a *analysis) folded() string {
+	if a.lower == "" {
+		a.lower = strings.ToLower(fold.Replace(a.text))
 	}
-	return false
+	return a.lower
 }
 
-// findCVVs finds security codes: numbers of 3 or 4 digits in a turn that
-// names a security code, or right after one that does, when a card or a
-// mention of one is in that turn or the six before; and those said right
-// after a card number.
-func findCVVs(segments []transcript.Segment, runsOf [][]run, cards cardFinds) [][]span {
-	out := make([][]span, len(segments))
-	for i := range segments {
-		out[i] = append(out[i], cards.cvvs[i]...)
-		short := false
-		for _, r := range runsOf[i] {
-			short = short || len(r.digits) == 3 || len(r.digits) == 4
+func mentions(a *analysis, words []string) bool {
+	return mention(a, words) >= 0
+}
+
+// mention returns where the first of words is in a's text, in runes, or -1.
+func mention(a *analysis, words []string) int {
+	t := a.folded()
+	at := -1
+	for _, w := range words {
+		if k := strings.Index(t, w); k >= 0 && (at < 0 || k < at) {
+			at = k
 		}
-		if !short {
+	}
+	if at < 0 {
+		return -1
+	}
+	return utf8.RuneCountInString(t[:at])
+}
+
+// expiry is a card's expiry date after the words that introduce it
+// ("caduca 12/29", "fecha de caducidad: 08/2027", "expires 08/27", "valid
+// thru 11-28"): submatch 1 is the date.
+var expiry = regexp.MustCompile(`(?i)\b(?:caduc\p{L}*|venc\p{L}*|expir\p{L}*|exp|v[aá]lid[ao]?\s+(?:hasta|thru|through|until)|good\s+thru)\b` +
+	`[^0-9\n]{0,24}?\b((?:0?[1-9]|1[0-2])\s*[/.-]\s*(?:20)?[0-9]{2})\b`)
+
+// findCardDetails finds what is said of a card near one (a card number
+// found, the placeholder of one, or a mention, in the turn or the six
+// before): its expiry date, and its security code: a number of 3 or 4
+// digits, not part of the date, after the words that name it in a turn
+// (anywhere in it when none is after them), or in the turn right after
+// one that names it. A code named "cvv" needs no card near.
+func findCardDetails(an []analysis, found [][]span) [][]span {
+	out := make([][]span, len(an))
+	for i := range an {
+		a := &an[i]
+		// Codes have 3 or 4 digits, dates 3 to 6 ("1/29", "12/2029").
+		if !slices.ContainsFunc(a.runs, func(r run) bool { return len(r.digits) >= 3 && len(r.digits) <= 6 }) {
 			continue
 		}
-		named := mentions(segments[i].Text, securityWords) || i > 0 && mentions(segments[i-1].Text, securityWords)
-		if !named {
-			continue
+		near := func(words []string) bool {
+			return mentions(a, words) || i > 0 && mentions(&an[i-1], words)
 		}
-		card := false
+		card := near(cardCodeWords)
 		for j := max(0, i-6); j <= i && !card; j++ {
-			card = len(cards.cards[j]) > 0 || mentions(segments[j].Text, cardWords)
+			card = slices.ContainsFunc(found[j], func(s span) bool { return s.label == "CARD" }) || mentions(&an[j], cardWords)
 		}
 		if !card {
 			continue
 		}
-		for _, r := range runsOf[i] {
-			if n := len(r.digits); n >= 3 && n <= 4 {
-				out[i] = append(out[i], span{r.from, r.to, "CVV", "cvv"})
+		for _, m := range expiry.FindAllStringSubmatchIndex(a.text, -1) {
+			out[i] = append(out[i], span{m[2], m[3], "EXPIRY", "expiry"})
+		}
+		if !near(securityWords) && !near(cardCodeWords) {
+			continue
+		}
+		var codes []span
+		for _, r := range a.runs {
+			date := slices.ContainsFunc(out[i], func(s span) bool { return s.from < r.to && r.from < s.to })
+			if n := len(r.digits); n >= 3 && n <= 4 && !r.loose() && !date {
+				codes = append(codes, span{r.from, r.to, "CVV", "cvv"})
 			}
 		}
+		if named := max(mention(a, securityWords), mention(a, cardCodeWords)); named >= 0 {
+			after := slices.DeleteFunc(slices.Clone(codes), func(s span) bool { return utf8.RuneCountInString(a.text[:s.from]) < named })
+			if len(after) > 0 {
+				codes = after
+			}
+		}
+		out[i] = append(out[i], codes...)
 	}
 	return out
 }
@@ -454,6 +537,9 @@ func idGap(gap string) bool {
 func findDNIs(text string, toks []token, rs []run) []span {
 	var out []span
 	for _, r := range rs {
+		if r.cardOnly() || r.loose() && !idGroups(r) {
+			continue
+		}
 		last := r.units[len(r.units)-1].last
 		letter, end, ok := letterAt(toks, last+1)
 		if !ok || !idGap(text[r.to:toks[last+1].from]) {
@@ -494,6 +580,14 @@ func findDNIs(text string, toks []token, rs []run) []span {
 	return out
 }
 
+// idGroups reports whether the groups of r, joined by punctuation, are
+// those of an id ("12.345.678", "12/34/56/78", "1234.5678"), not a date's
+// ("12/05/2024 y…").
+func idGroups(r run) bool {
+	sizes := r.sizes()
+	return slices.Max(sizes) <= 3 || slices.Equal(sizes, []int{4, 4})
+}
+
 // digitDotDigit reports whether text has a dot between two digits, as a
 // dotted DNI has.
 func digitDotDigit(text string) bool {
@@ -528,6 +622,9 @@ func findPhones(rs []run) []span {
 	for _, r := range rs {
 		d := r.digits
 		ok := false
+		if r.cardOnly() {
+			continue
+		}
 		switch {
 		case r.plus:
 			ok = phoneCountry(d)
@@ -536,7 +633,7 @@ func findPhones(rs []run) []span {
 		case len(d) == 9:
 			ok = strings.IndexByte("6789", d[0]) >= 0 && spanishGroups(r)
 		case len(d) == 11 && d[0] == '0':
-			ok = strings.IndexByte("1237", d[1]) >= 0
+			ok = strings.IndexByte("1237", d[1]) >= 0 && britishGroups(r)
 		case len(d) == 10 || len(d) == 11 && d[0] == '1':
 			ok = nanp(d[len(d)-10:]) && tenDigitGroups(r)
 		}
@@ -560,6 +657,14 @@ func spanishGroups(r run) bool {
 		}
 	}
 	return true
+}
+
+// britishGroups reports whether the eleven digits of r are written as a
+// British number is: the area code (3 to 5 digits) and groups of at least
+// 3, or with spaces and hyphens only; not "01/02/2024 123".
+func britishGroups(r run) bool {
+	sizes := r.sizes()
+	return !r.loose() || sizes[0] >= 3 && sizes[0] <= 5 && slices.Min(sizes) >= 3
 }
 
 // tenDigitGroups reports whether a ten (or eleven, after a 1) digit run

@@ -1,14 +1,16 @@
 // Package redact removes personal and payment data from transcripts before
 // anything stores, audits, indexes, e-mails or exports them: card numbers
-// (Luhn-checked, written, grouped, spoken in Spanish or English digit by
-// digit or in groups such as "cuarenta y cinco cero cero doce" or "forty
-// five oh oh twelve", or split across a speaker's consecutive turns),
-// security codes near a card, DNI/NIE (control letter checked), IBANs (mod
-// 97; also spoken: "e s noventa y uno…"), phone numbers, e-mail addresses
-// (also spoken: "juan punto perez arroba gmail punto com") and a
-// campaign's own named patterns. Each finding is replaced by a typed
-// placeholder ("[CARD]", "[DNI]", "[ORDER_REF]") and described by a Record
-// that never holds the original value.
+// (Luhn-checked, written, grouped by any separator, spoken in Spanish or
+// English digit by digit or in groups such as "cuarenta y cinco cero cero
+// doce" or "forty five oh oh twelve", or dictated over a speaker's turns)
+// and their expiry dates, security codes near a card, DNI/NIE (control
+// letter checked), IBANs (mod 97; also spoken: "e s noventa y uno…"), phone
+// numbers, e-mail addresses (also spoken or disguised: "juan punto perez
+// arroba gmail punto com", "juan[at]gmail[dot]com") and a campaign's own
+// named patterns. The text is normalised first (Normalize), and kept so.
+// Each finding is replaced by a typed placeholder ("[CARD]", "[DNI]",
+// "[ORDER_REF]") and described by a Record that never holds the original
+// value.
 package redact
 
 import (
@@ -61,10 +63,20 @@ type RedactionSettings struct {
 	Patterns []RedactionPattern `json:"patterns" required:"false" doc:"The campaign's own detectors (at most 20)"`
 }
 
-// DefaultSettings redact what PCI DSS forbids keeping: card numbers and
-// security codes.
-func DefaultSettings() RedactionSettings {
-	return RedactionSettings{Types: []string{Card, CVV}, Patterns: []RedactionPattern{}}
+// DefaultSettings are what a campaign of language (BCP 47) redacts until
+// it is told otherwise: what PCI DSS forbids keeping (card numbers and
+// security codes) in every language, plus what identifies a customer where
+// the language is spoken: in Spanish DNI/NIE, IBANs and phone numbers, in
+// English phone numbers and e-mail addresses.
+func DefaultSettings(language string) RedactionSettings {
+	types := []string{Card, CVV}
+	switch transcript.PrimaryLanguage(language) {
+	case "es":
+		types = append(types, DNI, IBAN, Phone)
+	case "en":
+		types = append(types, Phone, Email)
+	}
+	return RedactionSettings{Types: types, Patterns: []RedactionPattern{}}
 }
 
 // Problem is one reason settings cannot be saved: Field is the JSON path
@@ -125,8 +137,8 @@ func (s RedactionSettings) Validate() []Problem {
 
 // Record describes one redaction without the value it replaced.
 type Record struct {
-	// Type is the placeholder's label: "CARD", "CVV", "DNI", "IBAN",
-	// "PHONE", "EMAIL" or a pattern's name.
+	// Type is the placeholder's label: "CARD", "EXPIRY", "CVV", "DNI",
+	// "IBAN", "PHONE", "EMAIL" or a pattern's name.
 	Type string `json:"type"`
 	// Segment is the index of the segment (the turn of a chat).
 	Segment int `json:"segment"`
@@ -135,8 +147,9 @@ type Record struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
 	// Detector names what found it: "card", "card_spoken", "card_split",
-	// "cvv", "dni", "nie", "iban", "iban_spoken", "phone", "email",
-	// "email_spoken", "pattern".
+	// "expiry", "cvv", "dni", "nie", "iban", "iban_spoken", "phone",
+	// "email", "email_spoken", "pattern"; a number found over turns other
+	// than a card adds "_split" ("iban_split", "phone_split").
 	Detector string `json:"detector"`
 	// AudioStart and AudioEnd are, for a timed segment, the seconds of the
 	// recording where the redacted words were said: estimated within the
@@ -179,15 +192,20 @@ type span struct {
 	detector string
 }
 
-// Transcript returns tr with every finding replaced by its placeholder,
-// its Text rebuilt from its segments (one per line, as engines and chats
-// build it), and the records of what was replaced. A transcript without
+// Transcript returns tr with its segments' text normalised (Normalize)
+// and every finding replaced by its placeholder, its Text rebuilt from its
+// segments (one per line, as engines and chats build it), and the records
+// of what was replaced. A transcript without
 // segments is redacted as one.
 func (r *Redactor) Transcript(tr transcript.Transcript) (transcript.Transcript, []Record) {
 	segments := tr.Segments
 	noSegments := len(segments) == 0
 	if noSegments {
 		segments = []transcript.Segment{{Speaker: transcript.Unknown, Text: tr.Text}}
+	}
+	segments = slices.Clone(segments)
+	for i := range segments {
+		segments[i].Text = Normalize(segments[i].Text)
 	}
 	found := r.find(segments, transcript.PrimaryLanguage(tr.Language))
 	out := tr
@@ -204,46 +222,47 @@ func (r *Redactor) Transcript(tr transcript.Transcript) (transcript.Transcript, 
 	out.Text = strings.Join(lines, "\n")
 	if noSegments {
 		out.Segments = tr.Segments
-		if len(records) == 0 {
-			out.Text = tr.Text
-		}
 	}
 	return out, records
+}
+
+// typeOf is the setting that redacts each placeholder of the built-in
+// detectors: a card's expiry date goes with its number.
+var typeOf = map[string]string{"CARD": Card, "EXPIRY": Card, "CVV": CVV, "DNI": DNI, "IBAN": IBAN, "PHONE": Phone, "EMAIL": Email}
+
+// analysis is a text's tokens and numbers.
+type analysis struct {
+	text  string
+	toks  []token
+	runs  []run
+	lower string // folded's, once made
+}
+
+func analyse(text, lang string) analysis {
+	toks := tokenize(text)
+	return analysis{text: text, toks: toks, runs: runs(text, toks, lang)}
 }
 
 // find returns each segment's findings in a transcript of language lang
 // ("" when unknown), sorted and without overlaps.
 func (r *Redactor) find(segments []transcript.Segment, lang string) [][]span {
+	an := make([]analysis, len(segments))
 	found := make([][]span, len(segments))
-	toks := make([][]token, len(segments))
-	runsOf := make([][]run, len(segments))
 	for i, s := range segments {
-		toks[i] = tokenize(s.Text)
-		runsOf[i] = runs(s.Text, toks[i], lang)
+		an[i] = analyse(s.Text, lang)
+		found[i] = numbers(an[i])
 	}
-	cards := findCards(segments, runsOf)
-	cvvs := findCVVs(segments, runsOf, cards)
+	for _, c := range chains(segments, an) {
+		for k, spans := range acrossTurns(c, an, lang) {
+			found[k] = append(found[k], spans...)
+		}
+	}
+	for i, spans := range findCardDetails(an, found) {
+		found[i] = append(found[i], spans...)
+	}
 	for i, s := range segments {
-		var all []span
-		if r.types[IBAN] {
-			all = append(all, findIBANs(s.Text)...)
-			all = append(all, findSpokenIBANs(s.Text, toks[i], runsOf[i])...)
-		}
-		if r.types[Card] {
-			all = append(all, cards.cards[i]...)
-		}
-		if r.types[CVV] {
-			all = append(all, cvvs[i]...)
-		}
-		if r.types[DNI] {
-			all = append(all, findDNIs(s.Text, toks[i], runsOf[i])...)
-		}
-		if r.types[Phone] {
-			all = append(all, findPhones(runsOf[i])...)
-		}
-		if r.types[Email] {
-			all = append(all, findEmails(s.Text)...)
-		}
+		all := append(found[i], findEmails(s.Text)...)
+		all = slices.DeleteFunc(all, func(sp span) bool { return !r.types[typeOf[sp.label]] })
 		for _, p := range r.patterns {
 			for _, m := range p.re.FindAllStringIndex(s.Text, -1) {
 				if m[1] > m[0] {
@@ -254,6 +273,17 @@ func (r *Redactor) find(segments []transcript.Segment, lang string) [][]span {
 		found[i] = disjoint(all)
 	}
 	return found
+}
+
+// numbers returns what the detectors of numbers find in one text, in
+// their order of priority: IBANs, cards (and a code said with one),
+// DNI/NIE, phones.
+func numbers(a analysis) []span {
+	all := findIBANs(a.text)
+	all = append(all, findSpokenIBANs(a.text, a.toks, a.runs)...)
+	all = append(all, findCards(a.runs)...)
+	all = append(all, findDNIs(a.text, a.toks, a.runs)...)
+	return append(all, findPhones(a.runs)...)
 }
 
 // disjoint sorts spans by start and drops each one overlapping an earlier

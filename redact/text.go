@@ -11,8 +11,9 @@ import (
 var dottedDNI = regexp.MustCompile(`\b(\d{1,2}\.\d{3}\.\d{3})[ -]?([A-Za-z])\b`)
 
 // ibanCandidate is what may begin an IBAN: a country, two check digits and
-// up to 30 letters or digits, in groups separated by single spaces.
-var ibanCandidate = regexp.MustCompile(`(?i)\b[a-z]{2}[0-9]{2}(?: ?[a-z0-9]){11,30}`)
+// up to 30 letters or digits, in groups apart by a space, a line break (in
+// turns joined), a dot, a slash or a hyphen.
+var ibanCandidate = regexp.MustCompile(`(?i)\b[a-z]{2}[0-9]{2}(?:[ \n./-]?[a-z0-9]){11,30}`)
 
 // findIBANs finds IBANs: for each candidate, the longest prefix (ending
 // where a group does) that is a valid IBAN of its country (length, format
@@ -25,9 +26,11 @@ func findIBANs(text string) []span {
 	for _, m := range ibanCandidate.FindAllStringIndex(text, -1) {
 		// ends[n] is the byte where the first n letters and digits end.
 		ends := []int{m[0]}
+		compact := make([]byte, 0, 34)
 		for i := m[0]; i < m[1]; i++ {
-			if text[i] != ' ' {
+			if isAlnum(text[i]) {
 				ends = append(ends, i+1)
+				compact = append(compact, text[i])
 			}
 		}
 		for n := len(ends) - 1; n >= 15; n-- {
@@ -35,7 +38,7 @@ func findIBANs(text string) []span {
 			if end < len(text) && isAlnum(text[end]) {
 				continue
 			}
-			if _, err := iban.NewIBAN(text[m[0]:end]); err == nil {
+			if _, err := iban.NewIBAN(string(compact[:n])); err == nil {
 				out = append(out, span{m[0], end, "IBAN", "iban"})
 				break
 			}
@@ -140,28 +143,36 @@ func isAlnum(b byte) bool {
 	return isDigit(b) || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
-// Spoken e-mail addresses. The local part is words joined by a spoken
-// separator, or followed by a number said in words ("pablo punto arias
-// ochenta y dos"); the domain ends in a common top-level domain, maybe
-// followed by a country ("co dot uk", "com punto ve"). After "arroba" the
-// dots may be written ("juan.perez arroba gmail.com"); after "at", an
-// everyday English word, they must be said, so that "sign up at
-// taskly.io/trial" stays.
+// Spoken e-mail addresses. The local part is words joined by a
+// separator, said or written ("juan punto perez", "juan . perez"), or
+// followed by a number said in words ("pablo punto arias ochenta y dos");
+// the domain ends in a common top-level domain, maybe followed by a country
+// ("co dot uk", "com punto ve"). The at sign is "@" with spaces around,
+// "arroba", or either word in brackets ("(arroba)", "[at]"); after those,
+// the dots may be written, said or bracketed ("[dot]"). After a bare "at",
+// an everyday English word, they must be said or bracketed, so that "sign
+// up at taskly.io/trial" stays.
 const (
-	emailWord      = `[\p{L}0-9._-]+`
-	emailSeparator = `\s+(?:punto|dot|gui[oó]n(?:\s+bajo)?|barra\s+baja|underscore|dash|hyphen)\s+`
-	emailNumber    = `\s+(?:(?:y|and)\s+)?(?:[0-9]+|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|` +
+	emailWord    = `[\p{L}0-9._-]+`
+	emailOpen    = `[\(\[\{<]\s*`
+	emailShut    = `\s*[\)\]\}>]`
+	emailSaidDot = `(?:\s+(?:punto|dot)\s+|\s*` + emailOpen + `(?:punto|dot)` + emailShut + `\s*)`
+	emailDot     = `(?:` + emailSaidDot + `|\.|\s+\.\s+)`
+	emailAt      = `(?:\s+arroba\s+|\s*` + emailOpen + `(?:arroba|at)` + emailShut + `\s*|\s*@\s*)`
+	emailSep     = `(?:` + emailDot + `|\s+(?:gui[oó]n(?:\s+bajo)?|barra\s+baja|underscore|dash|hyphen)\s+)`
+	emailNumber  = `\s+(?:(?:y|and)\s+)?(?:[0-9]+|cero|uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince|` +
 		`dieci\p{L}+|veinte|veinti\p{L}+|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa|zero|one|two|three|four|five|six|seven|` +
 		`eight|nine|ten|eleven|twelve|\p{L}+teen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b`
-	emailLocal = `\b` + emailWord + `(?:` + emailSeparator + emailWord + `|` + emailNumber + `)*`
+	emailLocal = `\b` + emailWord + `(?:` + emailSep + emailWord + `|` + emailNumber + `)*`
+	emailLabel = `[\p{L}0-9-]+`
 	emailTLD   = `(?:com|es|net|org|edu|gov|io|co|uk|eu|info|me|mx|ar|cl|pe|biz|de|fr|it|pt|cat)\b`
 )
 
 var (
 	writtenEmail = regexp.MustCompile(`[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}`)
-	spokenEmail  = regexp.MustCompile(`(?i)` + emailLocal + `\s+(?:` +
-		`arroba\s+[\p{L}0-9-]+(?:(?:\s+punto\s+|\.)[\p{L}0-9-]+)*(?:\s+punto\s+|\.)` + emailTLD + `(?:(?:\s+punto\s+|\.)[a-z]{2}\b)*|` +
-		`at\s+[\p{L}0-9-]+(?:\s+dot\s+[\p{L}0-9-]+)*\s+dot\s+` + emailTLD + `(?:\s+dot\s+[a-z]{2}\b)*)`)
+	spokenEmail  = regexp.MustCompile(`(?i)` + emailLocal + `(?:` +
+		emailAt + emailLabel + `(?:` + emailDot + emailLabel + `)*` + emailDot + emailTLD + `(?:` + emailDot + `[a-z]{2}\b)*|` +
+		`\s+at\s+` + emailLabel + `(?:` + emailSaidDot + emailLabel + `)*` + emailSaidDot + emailTLD + `(?:` + emailSaidDot + `[a-z]{2}\b)*)`)
 )
 
 // findEmails finds e-mail addresses, written or spoken.
@@ -169,15 +180,31 @@ var (
 // they cost a pass of the whole automaton at every word.
 func findEmails(text string) []span {
 	var out []span
-	if strings.IndexByte(text, '@') >= 0 {
+	at := strings.IndexByte(text, '@') >= 0
+	if at {
 		for _, m := range writtenEmail.FindAllStringIndex(text, -1) {
 			out = append(out, span{m[0], m[1], "EMAIL", "email"})
 		}
 	}
-	if lower := strings.ToLower(text); strings.Contains(lower, "arroba") || strings.Contains(lower, " at ") {
+	if lower := strings.ToLower(text); at || strings.Contains(lower, "arroba") || hasWord(lower, "at") {
 		for _, m := range spokenEmail.FindAllStringIndex(text, -1) {
 			out = append(out, span{m[0], m[1], "EMAIL", "email_spoken"})
 		}
 	}
 	return out
+}
+
+// hasWord reports whether word is in text apart from letters on both sides.
+func hasWord(text, word string) bool {
+	for i := 0; ; {
+		k := strings.Index(text[i:], word)
+		if k < 0 {
+			return false
+		}
+		k += i
+		if (k == 0 || !isAlnum(text[k-1])) && (k+len(word) == len(text) || !isAlnum(text[k+len(word)])) {
+			return true
+		}
+		i = k + 1
+	}
 }

@@ -41,7 +41,7 @@ func TestRedactRecording(t *testing.T) {
 		[]mediatest.Clip{{Path: recs[1].Path}}, []mediatest.Clip{{Path: recs[2].Path, At: gap}})
 
 	camp := b.newCampaign(t, "first-words", "en", "left")
-	camp.Redaction = redact.RedactionSettings{Types: redact.Types, Patterns: []redact.RedactionPattern{{Name: "FIRST_WORD", Regexp: `^\S+`}}}
+	camp.Redaction = &redact.RedactionSettings{Types: redact.Types, Patterns: []redact.RedactionPattern{{Name: "FIRST_WORD", Regexp: `^\S+`}}}
 	_, err := db.CampaignUpdate(ctx, b.pool, camp.ID, camp.Name, camp.CampaignSettings)
 	require.NoError(t, err)
 

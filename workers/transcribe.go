@@ -239,7 +239,7 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 	if err != nil {
 		return transcribed{}, &reportable{err}
 	}
-	redactor, err := redact.New(campaign.Redaction)
+	redactor, err := redact.New(campaign.EffectiveRedaction())
 	if err != nil {
 		return transcribed{}, err
 	}

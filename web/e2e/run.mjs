@@ -1971,7 +1971,7 @@ test('privacy: retention set, a legal hold placed on the task, the access record
   }
 });
 
-test('redaction: the data a campaign redacts set on its screen (a bad pattern refused), a chat shown with placeholders; in English and Spanish', async ({
+test('redaction: a Spanish campaign redacts the defaults of its language, changed on its screen (a bad pattern refused), a chat shown with placeholders; in English and Spanish', async ({
   page,
   browser,
   base,
@@ -1982,9 +1982,11 @@ test('redaction: the data a campaign redacts set on its screen (a bad pattern re
   await signIn(page, { username: 'sue', roles: ['supervisor'] });
   await page.getByRole('button', { name: 'Edit e2e-redaction' }).click();
   await visible(page.getByRole('heading', { name: 'Redaction' }));
-  check(await page.getByRole('checkbox', { name: 'Card numbers [CARD]' }).isChecked(), 'cards by default');
-  check(!(await page.getByRole('checkbox', { name: 'DNI and NIE [DNI]' }).isChecked()), 'no DNI by default');
-  await page.getByRole('checkbox', { name: 'DNI and NIE [DNI]' }).check();
+  check(await page.getByRole('checkbox', { name: 'Card numbers and their expiry dates [CARD] [EXPIRY]' }).isChecked(), 'cards by default');
+  check(await page.getByRole('checkbox', { name: 'DNI and NIE [DNI]' }).isChecked(), 'DNI by default in Spanish');
+  check(!(await page.getByRole('checkbox', { name: 'E-mail addresses [EMAIL]' }).isChecked()), 'no e-mail by default in Spanish');
+  await visible(page.getByTestId('redaction-source').getByText('defaults of the campaign’s language (es)'));
+  await page.getByRole('checkbox', { name: 'E-mail addresses [EMAIL]' }).check();
   await page.getByRole('button', { name: 'Add a pattern' }).click();
   // The campaign's screen has other names (its sampling rules'): the pattern's.
   const patterns = page.getByRole('group', { name: 'Own patterns' });
@@ -1997,6 +1999,7 @@ test('redaction: the data a campaign redacts set on its screen (a bad pattern re
   await patterns.getByLabel('Regular expression').fill('PED-[0-9]{6}');
   await page.getByRole('button', { name: 'Save redaction' }).click();
   await visible(page.getByText('Redaction saved.'));
+  await visible(page.getByTestId('redaction-source').getByText('Set for this campaign'));
   await shot(page, 'campaign-redaction');
 
   const quality = await devToken(base, 'sara', ['quality']);
@@ -2017,7 +2020,8 @@ test('redaction: the data a campaign redacts set on its screen (a bad pattern re
   await inSpanish(browser, base + '/app/admin/campaigns', { username: 'sue', roles: ['supervisor'] }, async (es) => {
     await es.getByRole('button', { name: 'Editar e2e-redaction' }).click();
     await visible(es.getByRole('heading', { name: 'Anonimización' }));
-    check(await es.getByRole('checkbox', { name: 'DNI y NIE [DNI]' }).isChecked(), 'DNI saved');
+    check(await es.getByRole('checkbox', { name: 'Correos electrónicos [EMAIL]' }).isChecked(), 'e-mail saved');
+    await visible(es.getByTestId('redaction-source').getByText('Fijado para esta campaña'));
     const patterns = es.getByRole('group', { name: 'Patrones propios' });
     check((await patterns.getByLabel('Nombre', { exact: true }).inputValue()) === 'ORDER_REF', 'pattern saved');
     await shot(es, 'campaign-redaction-es');

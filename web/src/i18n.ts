@@ -777,8 +777,10 @@ const en = {
   'redact.title': 'Redaction',
   'redact.help':
     'What is replaced by a placeholder in transcripts, and silenced in recordings, before anything is stored. Applies to interactions uploaded from now on.',
+  'redact.defaults': 'These are the defaults of the campaign’s language ({language}), and follow it. Saving makes them the campaign’s own.',
+  'redact.own': 'Set for this campaign: a change of its language does not change them.',
   'redact.types': 'Data to redact',
-  'redact.type.card': 'Card numbers [CARD]',
+  'redact.type.card': 'Card numbers and their expiry dates [CARD] [EXPIRY]',
   'redact.type.cvv': 'Security codes near a card [CVV]',
   'redact.type.dni': 'DNI and NIE [DNI]',
   'redact.type.iban': 'IBAN [IBAN]',
@@ -1581,8 +1583,11 @@ const es: Record<MessageKey, string> = {
   'redact.title': 'Anonimización',
   'redact.help':
     'Lo que se sustituye por una marca en las transcripciones, y se silencia en las grabaciones, antes de guardar nada. Se aplica a las interacciones que se suban desde ahora.',
+  'redact.defaults':
+    'Es lo predeterminado para el idioma de la campaña ({language}), y lo sigue si cambia. Al guardar pasa a ser propio de la campaña.',
+  'redact.own': 'Fijado para esta campaña: no cambia aunque cambie su idioma.',
   'redact.types': 'Datos que anonimizar',
-  'redact.type.card': 'Números de tarjeta [CARD]',
+  'redact.type.card': 'Números de tarjeta y su caducidad [CARD] [EXPIRY]',
   'redact.type.cvv': 'Códigos de seguridad junto a una tarjeta [CVV]',
   'redact.type.dni': 'DNI y NIE [DNI]',
   'redact.type.iban': 'IBAN [IBAN]',

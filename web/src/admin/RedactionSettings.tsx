@@ -36,6 +36,9 @@ export function RedactionSettings({ campaign, onSaved }: { campaign: Campaign; o
     <form class="card" onSubmit={(e) => void save(e)} aria-labelledby="camp-redaction">
       <h2 id="camp-redaction">{t('redact.title')}</h2>
       <p class="muted small">{t('redact.help')}</p>
+      <p class="small" data-testid="redaction-source">
+        {campaign.redaction_default ? t('redact.defaults', { language: campaign.language }) : t('redact.own')}
+      </p>
       <fieldset>
         <legend>{t('redact.types')}</legend>
         <div class="checks">
