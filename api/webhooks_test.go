@@ -226,3 +226,108 @@ func TestWebhookReceiverDownThenBack(t *testing.T) {
 		require.EqualValues(t, len(log)-i, a["attempt"])
 	}
 }
+
+func TestWebhookInputsRefused(t *testing.T) {
+	t.Parallel()
+	b := setup(t) // WEBHOOK_ALLOW_PRIVATE unset
+	alice, bob, root := b.users(t)
+	sup := b.issuer.token(t, "sue", "supervisor")
+	hook := b.subscribe(t, root, map[string]any{"name": "CRM", "url": "https://crm.example.com/hooks", "events": []string{webhook.Validated}})
+	id := hook["id"].(string)
+	count := func() (n int) {
+		require.NoError(t, b.pool.QueryRow(context.Background(),
+			`SELECT count(*) FROM webhook_subscriptions WHERE name = 'CRM' AND url = 'https://crm.example.com/hooks' AND events = '{task.validated}'`).Scan(&n))
+		var all int
+		require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM webhook_subscriptions`).Scan(&all))
+		return n*10 + all
+	}
+	before := count()
+	good := func(change map[string]any) map[string]any {
+		body := map[string]any{"name": "New", "url": "https://example.com/x", "events": []string{webhook.TaskAudited}}
+		for k, v := range change {
+			body[k] = v
+		}
+		return body
+	}
+	for _, c := range []struct {
+		name   string
+		body   map[string]any
+		status int
+		code   string
+		at     string
+	}{
+		{"ftp scheme", good(map[string]any{"url": "ftp://example.com/x"}), 400, CodeValidation, "body.url"},
+		{"no scheme", good(map[string]any{"url": "example.com/x"}), 400, CodeValidation, "body.url"},
+		{"no host", good(map[string]any{"url": "https:///x"}), 400, CodeValidation, "body.url"},
+		{"user info", good(map[string]any{"url": "https://u:p@example.com/x"}), 400, CodeValidation, "body.url"},
+		{"loopback", good(map[string]any{"url": "http://127.0.0.1:9000/x"}), 400, CodeValidation, "body.url"},
+		{"localhost", good(map[string]any{"url": "http://localhost:9000/x"}), 400, CodeValidation, "body.url"},
+		{"private", good(map[string]any{"url": "https://10.1.2.3/x"}), 400, CodeValidation, "body.url"},
+		{"link-local", good(map[string]any{"url": "http://169.254.169.254/latest"}), 400, CodeValidation, "body.url"},
+		{"IPv6 loopback", good(map[string]any{"url": "http://[::1]/x"}), 400, CodeValidation, "body.url"},
+		{"unknown event", good(map[string]any{"events": []string{"task.exploded"}}), 400, CodeValidation, "body.events[0]"},
+		{"no events", good(map[string]any{"events": []string{}}), 400, CodeValidation, "body.events"},
+		{"repeated event", good(map[string]any{"events": []string{webhook.Validated, webhook.Validated}}), 400, CodeValidation, "body.events"},
+		{"unknown campaign", good(map[string]any{"campaign": "Nope"}), 400, CodeValidation, "body.campaign"},
+		{"unknown format", good(map[string]any{"format": "xml"}), 400, CodeValidation, "body.format"},
+		{"name too long", good(map[string]any{"name": strings.Repeat("n", 81)}), 400, CodeValidation, "body.name"},
+		{"blank name", good(map[string]any{"name": "   "}), 400, CodeValidation, "body.name"},
+		{"duplicate name", good(map[string]any{"name": "crm"}), 409, CodeConflict, ""},
+		{"no url", map[string]any{"name": "x", "events": []string{webhook.Validated}}, 400, CodeMissingFields, "body.url"},
+		{"unknown field", good(map[string]any{"secret": "mine"}), 400, CodeValidation, "body.secret"},
+	} {
+		for _, op := range []struct{ method, path string }{{http.MethodPost, "/webhooks"}, {http.MethodPatch, "/webhooks/" + id}} {
+			body := c.body
+			if op.method == http.MethodPatch && (c.name == "no url" || c.name == "duplicate name") {
+				continue // every field is optional when changing; its own name is no conflict (below)
+			}
+			r := b.json(t, op.method, op.path, root, body)
+			requireError(t, r, c.status, c.code)
+			if c.at != "" {
+				require.Equal(t, c.at, detailsAt(r), "%s %s: %s", op.method, c.name, r.RawBody)
+			}
+			require.Equal(t, before, count(), "%s %s wrote something", op.method, c.name)
+		}
+	}
+	// A PATCH to another's name conflicts too; one naming the subscription's own is fine.
+	b.subscribe(t, root, map[string]any{"name": "Other", "url": "https://example.com/o", "events": []string{webhook.TaskAudited}})
+	requireError(t, b.json(t, http.MethodPatch, "/webhooks/"+id, root, map[string]any{"name": "OTHER"}), 409, CodeConflict)
+	require.Equal(t, http.StatusOK, b.json(t, http.MethodPatch, "/webhooks/"+id, root, map[string]any{"name": "CRM"}).Status)
+
+	missing := "/webhooks/00000000-0000-4000-8000-000000000000"
+	for _, op := range []struct{ method, path string }{
+		{http.MethodGet, "/webhooks/%s"}, {http.MethodPatch, "/webhooks/%s"}, {http.MethodDelete, "/webhooks/%s"},
+		{http.MethodGet, "/webhooks/%s/deliveries"}, {http.MethodPost, "/webhooks/%s/test"},
+	} {
+		body := map[string]any{"enabled": false}
+		requireError(t, b.json(t, op.method, strings.Replace(op.path, "%s", "not-a-uuid", 1), root, body), 400, CodeValidation)
+		requireError(t, b.json(t, op.method, strings.Replace(op.path, "/webhooks/%s", missing, 1), root, body), 404, CodeNotFound)
+		for _, who := range []string{alice, bob, sup} {
+			requireError(t, b.json(t, op.method, strings.Replace(op.path, "%s", id, 1), who, body), 403, CodeForbidden)
+		}
+	}
+	for _, who := range []string{alice, bob, sup} {
+		requireError(t, b.do(t, http.MethodGet, "/webhooks", who, nil), 403, CodeForbidden)
+		requireError(t, b.json(t, http.MethodPost, "/webhooks", who, good(nil)), 403, CodeForbidden)
+	}
+	require.Equal(t, before+1, count()) // Other
+	// Deleted, it is gone with its log.
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodDelete, "/webhooks/"+id, root, nil).Status)
+	requireError(t, b.do(t, http.MethodGet, "/webhooks/"+id, root, nil), 404, CodeNotFound)
+}
+
+// The event types the API documents are the ones package webhook has.
+func TestWebhookEventTypesDocumented(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	schema := b.server.OpenAPI().Components.Schemas.Map()
+	for _, name := range []string{"CreateWebhookInputBody", "UpdateWebhookInputBody"} {
+		s, ok := schema[name]
+		require.True(t, ok, name)
+		var enum []string
+		for _, v := range s.Properties["events"].Items.Enum {
+			enum = append(enum, v.(string))
+		}
+		require.Equal(t, webhook.Types(), enum, name)
+	}
+}
