@@ -116,7 +116,7 @@ func TestWebhookSignedDeliveries(t *testing.T) {
 	_, _, root := b.users(t)
 	url, got := receiver(t, nil, func(int64) int { return http.StatusNoContent })
 	hook := b.subscribe(t, root, map[string]any{"name": "QA system", "url": url,
-		"events": []string{webhook.TaskAudited, webhook.CriticalFailure}})
+		"events": []string{webhook.TaskAudited, webhook.CriticalFailure, webhook.Validated}})
 	secret := hook["secret"].(string)
 	require.True(t, strings.HasPrefix(secret, "whsec_"), secret)
 	// Another campaign's subscription, and a disabled one, take nothing.
@@ -165,8 +165,18 @@ func TestWebhookSignedDeliveries(t *testing.T) {
 	require.True(t, verifySignature(secret, d.header.Get(webhook.HeaderSignature), d.body, time.Now(), 5*time.Minute))
 	require.Len(t, b.attempts(t, root, hook["id"].(string)), 2)
 
+	// Validating it is delivered too, inserted with the validation.
+	r = b.json(t, http.MethodPost, "/validate-audit", root, map[string]any{"task_uuid": task["uuid"], "notes": "Revisado: DNI 53210987K.", "isCall": false})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	d = next(t, got)
+	require.Equal(t, webhook.Validated, d.header.Get(webhook.HeaderEvent))
+	p = webhookPayload(t, d)
+	require.Equal(t, "root", p.Data.Task.ValidatedBy)
+	require.Equal(t, "validated", p.Data.Task.Status)
+	require.NotContains(t, string(d.body), "Revisado") // a validation's notes are not sent
+
 	// The audit's one delivery went to the one subscription that takes it:
-	// nothing else arrived (the test came after it).
+	// nothing else arrived.
 	select {
 	case extra := <-got:
 		t.Fatalf("unexpected delivery %s", extra.body)
@@ -175,7 +185,7 @@ func TestWebhookSignedDeliveries(t *testing.T) {
 	var jobs int
 	require.NoError(t, b.pool.QueryRow(context.Background(),
 		`SELECT count(*) FROM river_job WHERE kind = 'deliver_webhook'`).Scan(&jobs))
-	require.Equal(t, 2, jobs)
+	require.Equal(t, 3, jobs)
 }
 
 func TestWebhookReceiverDownThenBack(t *testing.T) {
