@@ -68,6 +68,9 @@ type Options struct {
 	BodyTimeouts BodyTimeouts
 	// RateLimit bounds each user's writes and uploads; zero fields take their defaults.
 	RateLimit RateLimits
+	// WebhookAllowPrivate lets webhook subscriptions name loopback and
+	// private addresses (WEBHOOK_ALLOW_PRIVATE).
+	WebhookAllowPrivate bool
 }
 
 // Server is the HTTP API.
@@ -163,6 +166,8 @@ func New(opts Options) *Server {
 	(&disputesResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	(&calibrationResource{pool: opts.Pool, audits: audits, now: time.Now}).register(hapi)
 	(&privacyResource{pool: opts.Pool, river: opts.River}).register(hapi)
+	(&webhooksResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout,
+		allowPrivate: opts.WebhookAllowPrivate}).register(hapi)
 	// Its session operations are in the API either way (the document does
 	// not depend on RIVER_UI); with River UI off they answer NOT_FOUND.
 	u := &riverUI{ui: opts.RiverUI, auth: opts.Auth, pool: opts.Pool, secure: opts.SecureCookies}

@@ -140,6 +140,8 @@ type setupOpts struct {
 	rateLimit RateLimits
 	// bodyTimeouts bound streamed bodies; the defaults unless set.
 	bodyTimeouts BodyTimeouts
+	// webhookAllowPrivate lets webhooks name loopback addresses.
+	webhookAllowPrivate bool
 }
 
 func setup(t testing.TB, opts ...setupOpts) *testBundle {
@@ -171,7 +173,8 @@ func setup(t testing.TB, opts ...setupOpts) *testBundle {
 		authCfg := AuthConfig{IssuerURL: iss.URL, Audience: testAudience,
 			SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}
 		opts := Options{Client: o.client, Web: o.web, Directory: o.directory, Store: store, Upload: o.upload,
-			Validation: o.validation, JobWaitTimeout: o.jobWait, RateLimit: o.rateLimit, BodyTimeouts: o.bodyTimeouts}
+			Validation: o.validation, JobWaitTimeout: o.jobWait, RateLimit: o.rateLimit, BodyTimeouts: o.bodyTimeouts,
+			WebhookAllowPrivate: o.webhookAllowPrivate}
 		if o.devIssuer {
 			authCfg.IssuerURL = baseURL + "/dev-oidc"
 			dev, err := NewDevIssuer(context.Background(), pool, authCfg.IssuerURL, testAudience)

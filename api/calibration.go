@@ -21,6 +21,7 @@ import (
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/webhook"
 )
 
 // calibrationResource is calibration sessions: a supervisor has analysts
@@ -617,7 +618,14 @@ func (c *calibrationResource) closeSession(ctx context.Context, tx pgx.Tx, s db.
 			return err
 		}
 	}
-	return db.CalibrationEventInsert(ctx, tx, s, "closed", analysts)
+	if err := db.CalibrationEventInsert(ctx, tx, s, "closed", analysts); err != nil {
+		return err
+	}
+	campaigns, err := db.CalibrationCampaigns(ctx, tx, s.ID)
+	if err != nil {
+		return err
+	}
+	return webhook.Queue(ctx, tx, c.audits.river, webhook.CalibrationEvent(s, campaigns))
 }
 
 func (c *calibrationResource) close(ctx context.Context, in *calibrationIDInput) (*Output[CalibrationDetail], error) {

@@ -86,21 +86,22 @@ type createViewInput struct {
 	}
 }
 
-// viewName checks a view's name and returns it trimmed.
-func viewName(name string) (string, error) {
+// checkName checks the name of a thing of kind what (a view, a webhook
+// subscription), sent in body.name, and returns it trimmed.
+func checkName(what, name string) (string, error) {
 	trimmed := strings.TrimSpace(name)
 	switch {
 	case trimmed == "":
-		return "", Errorf(CodeValidation, "a view's name cannot be blank").WithDetail("body.name", "blank once trimmed", nil)
+		return "", Errorf(CodeValidation, "a "+what+"'s name cannot be blank").WithDetail("body.name", "blank once trimmed", nil)
 	case strings.ContainsFunc(trimmed, unicode.IsControl):
-		return "", Errorf(CodeValidation, "a view's name cannot hold a control character (a tab, a line break…)").
+		return "", Errorf(CodeValidation, "a "+what+"'s name cannot hold a control character (a tab, a line break…)").
 			WithDetail("body.name", "holds a control character", nil)
 	}
 	return trimmed, nil
 }
 
 func (v *viewsResource) create(ctx context.Context, in *createViewInput) (*Output[db.SavedView], error) {
-	name, err := viewName(in.Body.Name)
+	name, err := checkName("view", in.Body.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func (v *viewsResource) update(ctx context.Context, in *updateViewInput) (*Outpu
 				{Location: "body.query", Message: "name or query is required"}})
 	}
 	if b.Name != nil {
-		name, err := viewName(*b.Name)
+		name, err := checkName("view", *b.Name)
 		if err != nil {
 			return nil, err
 		}

@@ -83,6 +83,10 @@ type Config struct {
 	// RiverUI serves River UI at /riverui/ to admins (RIVER_UI). Defaults
 	// to true.
 	RiverUI bool
+	// WebhookAllowPrivate lets webhook subscriptions reach loopback,
+	// private and link-local addresses (WEBHOOK_ALLOW_PRIVATE), for a
+	// receiver on the same machine or network. Defaults to false.
+	WebhookAllowPrivate bool
 	// JobWaitTimeout bounds how long a request waits for a job it inserted
 	// (JOB_WAIT_TIMEOUT). Defaults to 10s.
 	JobWaitTimeout time.Duration
@@ -291,6 +295,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		MetricsAddr:           e.str("METRICS_ADDR", ""),
 		MetricsToken:          e.str("METRICS_TOKEN", ""),
 		RiverUI:               e.boolean("RIVER_UI", true),
+		WebhookAllowPrivate:   e.boolean("WEBHOOK_ALLOW_PRIVATE", false),
 
 		DirectoryProvider:         e.str("DIRECTORY_PROVIDER", "none"),
 		DirectoryURL:              strings.TrimRight(e.str("DIRECTORY_URL", ""), "/"),

@@ -68,3 +68,14 @@ func CalibrationTaskApplied(ctx context.Context, tx pgx.Tx, id, task string, edi
 		WHERE session_id = $1 AND task_uuid = $2`, id, task, editID)
 	return err
 }
+
+// CalibrationCampaigns returns the ids of the campaigns of session id's
+// interactions.
+func CalibrationCampaigns(ctx context.Context, q DBTX, id string) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT DISTINCT t.campaign_id::text FROM calibration_session_tasks c
+		JOIN tasks t ON t.uuid = c.task_uuid WHERE c.session_id = $1 ORDER BY 1`, id)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}

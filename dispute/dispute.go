@@ -34,6 +34,7 @@ import (
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/webhook"
 )
 
 // Deps are what the steps read and write.
@@ -297,6 +298,9 @@ func Open(ctx context.Context, d Deps, uuid string, agent db.User, claims []Clai
 		if err := db.DisputeEventInsert(ctx, tx, db.EventDisputeOpened, opened); err != nil {
 			return err
 		}
+		if err := webhook.Queue(ctx, tx, d.River, webhook.DisputeEvent(webhook.DisputeOpened, task, opened)); err != nil {
+			return err
+		}
 		if err := notify(ctx, tx, task, "warning", l10n.T("%s disputes the evaluation of %s, which you validated (%d of its criteria).",
 			name(agent), task.FileName, len(items)), s.Validation.ValidatorID); err != nil {
 			return err
@@ -406,6 +410,9 @@ func Resolve(ctx context.Context, d Deps, id string, resolver db.User, resolverN
 				resolverName, task.FileName, len(accepted), len(items))
 		}
 		if err := db.DisputeEventInsert(ctx, tx, event, out.Dispute); err != nil {
+			return err
+		}
+		if err := webhook.Queue(ctx, tx, d.River, webhook.DisputeEvent(webhook.DisputeResolved, task, out.Dispute)); err != nil {
 			return err
 		}
 		if err := notify(ctx, tx, task, "info", toAgent, disp.AgentID); err != nil {

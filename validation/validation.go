@@ -26,6 +26,7 @@ import (
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/webhook"
 )
 
 // ErrNoRecipients is the cause of Recipients' error when there is nobody
@@ -155,13 +156,18 @@ func Apply(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, n db.NewValidat
 	if _, err := d.River.InsertTx(ctx, tx, jobs.SendValidationEmailArgs{TaskUUID: task.UUID}, nil); err != nil {
 		return db.Validation{}, err
 	}
-	if _, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{}); err != nil {
+	validated, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{})
+	if err != nil {
 		return db.Validation{}, err
 	}
 	if err := db.ValidationEventInsert(ctx, tx, db.EventValidationCreated, val); err != nil {
 		return db.Validation{}, err
 	}
-	return val, nil
+	audit, err := db.AuditCurrent(ctx, tx, task.UUID)
+	if err != nil {
+		return db.Validation{}, err
+	}
+	return val, webhook.Queue(ctx, tx, d.River, webhook.ValidatedEvent(validated, audit.Result, val))
 }
 
 // ErrPending is the cause of Apply's Conflict error for an audit with

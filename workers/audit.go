@@ -20,6 +20,7 @@ import (
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/webhook"
 )
 
 // permanentError marks an error no retry can fix.
@@ -157,9 +158,17 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 				"audit: "+reason, job.Attempt)
 		})
 	}
+	client, err := river.ClientFromContextSafely[pgx.Tx](ctx)
+	if err != nil {
+		return err
+	}
 	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		if _, err := lifecycle.Finish(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Result: result,
-			Source: db.AuditByEngine, Engine: w.auditor.Name()}, lifecycle.With{Attempt: job.Attempt}); err != nil {
+		audited, err := lifecycle.Finish(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Result: result,
+			Source: db.AuditByEngine, Engine: w.auditor.Name()}, lifecycle.With{Attempt: job.Attempt})
+		if err != nil {
+			return err
+		}
+		if err := webhook.Queue(ctx, tx, client, webhook.Audited(audited, result)...); err != nil {
 			return err
 		}
 		return notifyAudited(ctx, tx, task, result)

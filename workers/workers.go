@@ -15,6 +15,7 @@ import (
 
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/webhook"
 	"github.com/auditd/auditd/workers/directory"
 	"github.com/auditd/auditd/workers/mail"
 )
@@ -70,6 +71,9 @@ type Deps struct {
 	// SamplingInterval is how often the sampling rules run
 	// (SAMPLING_INTERVAL). Defaults to jobs.SamplingInterval.
 	SamplingInterval time.Duration
+	// WebhookAllowPrivate lets webhooks reach loopback and private
+	// addresses (WEBHOOK_ALLOW_PRIVATE).
+	WebhookAllowPrivate bool
 	// Logger receives what the workers note on the way (an address left
 	// out of a validation's recipients). Defaults to slog.Default().
 	Logger *slog.Logger
@@ -106,6 +110,8 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &ApplyRetentionWorker{forgetter: forget})
 	river.AddWorker(ws, &ErasePersonWorker{forgetter: forget})
 	river.AddWorker(ws, &DeleteBlobsWorker{store: d.Store})
+	river.AddWorker(ws, &DeliverWebhookWorker{pool: d.Pool, client: webhook.NewClient(d.WebhookAllowPrivate),
+		dashboardURL: d.DashboardURL})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run

@@ -119,6 +119,7 @@ func (m *Main) Open(ctx context.Context) error {
 			BulkResultsDays: m.Config.BulkResultsDays, DashboardURL: strings.TrimRight(m.Config.PublicURL, "/") + web.AppPrefix,
 			Backoff: workers.Backoff{Max: m.Config.JobRetryMaxDelay}, ReviewConfidence: m.Config.ReviewConfidence,
 			ValidationTo: m.Config.ValidationTo, ValidationBcc: m.Config.ValidationBcc, Logger: m.log,
+			WebhookAllowPrivate: m.Config.WebhookAllowPrivate,
 			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax,
 				QualityFloor: m.Config.TranscriptQualityFloor}}
 		if deps.Auditor, err = auditEngine(m.Config); err != nil {
@@ -253,6 +254,7 @@ func (m *Main) openHTTP(ctx context.Context) error {
 			MaxAttachments: c.ValidationMaxAttachments, MaxAttachmentBytes: c.ValidationMaxAttachmentBytes},
 		BodyTimeouts: api.BodyTimeouts{Idle: c.UploadIdleTimeout, Total: c.UploadTimeout},
 		RiverUI:      riverUI, SecureCookies: strings.HasPrefix(c.PublicURL, "https://"),
+		WebhookAllowPrivate: c.WebhookAllowPrivate,
 	})
 	m.http = &http.Server{
 		Handler:           srv,

@@ -10,8 +10,10 @@
 // failing test also leaves one named FAIL-<test>.png. The last line is
 // "N passed, M failed".
 import { execFileSync, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer as createHTTPServer } from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -2294,6 +2296,65 @@ test('calibration: a supervisor runs a session with three analysts who score bli
   });
 });
 
+test('webhooks: a subscription made, its secret shown once, a test and an audited task delivered signed to a receiver on loopback, both in the delivery log; in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  const got = [];
+  const receiver = createHTTPServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((ok) => receiver.listen(0, '127.0.0.1', ok));
+  try {
+    const root = await devToken(base, 'hook-root', ['admin']);
+    await page.goto(base + '/');
+    await signIn(page, { username: 'hook-root', name: 'Hugo Admin', roles: ['admin'] });
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'New subscription' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('QA channel');
+    await page.getByLabel('URL', { exact: true }).fill(`http://127.0.0.1:${receiver.address().port}/hook`);
+    await page.getByLabel('Task audited').check();
+    await page.getByLabel('Format').selectOption('slack');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const secret = (await page.locator('.hook-secret').textContent()) ?? '';
+    check(/^whsec_[0-9a-f]{64}$/.test(secret), `secret ${secret}`);
+    await visible(page.getByRole('cell', { name: 'Slack message' }));
+
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await visible(page.getByText(/^Test delivered: the receiver answered 204 in \d+ ms\.$/));
+    check(got.length === 1, `${got.length} deliveries`);
+    const [, ts, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(got[0].headers['x-auditd-signature']) ?? [];
+    const mac = createHmac('sha256', secret).update(`${ts}.${got[0].body}`).digest('hex');
+    check(v1 === mac, `signature ${got[0].headers['x-auditd-signature']}`);
+    check(got[0].headers['x-auditd-event'] === 'webhook.test', got[0].headers['x-auditd-event']);
+
+    await uploadAudited(base, root, 'hook-chat.json', chat('Ana'), { language: 'en' });
+    await eventually(async () => {
+      await page.reload();
+      await page.getByRole('button', { name: 'Delivery log' }).click();
+      await visible(page.getByRole('cell', { name: 'Task audited' }), 2_000);
+    }, 20_000);
+    check(JSON.parse(got[1].body).text.startsWith('Task audited'), got[1].body);
+    await shot(page, 'webhooks');
+
+    await inSpanish(browser, `${base}/app/admin/webhooks`, { username: 'hook-root', roles: ['admin'] }, async (es) => {
+      await visible(es.getByRole('cell', { name: 'Mensaje de Slack' }));
+      await es.getByRole('button', { name: 'Registro de entregas' }).click();
+      await visible(es.getByRole('cell', { name: 'Tarea auditada' }));
+      await visible(es.getByRole('cell', { name: 'Prueba', exact: true }));
+      await shot(es, 'webhooks-es');
+    });
+  } finally {
+    receiver.close();
+  }
+});
+
 // ----------------------------------------------------------------- runner
 
 const started = Date.now();
@@ -2303,7 +2364,12 @@ process.on('unhandledRejection', (err) => {
 });
 // Validation e-mails go to a real SMTP server on loopback.
 const smtp = await startSMTPSink();
-const all = await startAuditd('auditd-all', 'all', { AUTH_DEV: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'auditd@example.test' });
+const all = await startAuditd('auditd-all', 'all', {
+  AUTH_DEV: 'true',
+  SMTP_URL: smtp.url,
+  MAIL_FROM: 'auditd@example.test',
+  WEBHOOK_ALLOW_PRIVATE: 'true', // the webhooks test's receiver is on loopback
+});
 // A second API process on the same database, signing in through a fake
 // OIDC provider on loopback (its wire protocol only).
 const issuer = await startFakeIssuer({

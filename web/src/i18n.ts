@@ -795,6 +795,51 @@ const en = {
   'redact.remove': 'Remove pattern {n}',
   'redact.save': 'Save redaction',
   'redact.saved': 'Redaction saved.',
+  'nav.webhooks': 'Webhooks',
+  'hooks.title': 'Webhooks',
+  'hooks.intro':
+    'Other systems (a Slack or Teams channel, a CRM) receive the events they subscribe to, signed with their secret. They carry ids, the score and result and the criteria failed, never the transcript.',
+  'hooks.new': 'New subscription',
+  'hooks.editTitle': 'Edit “{name}”',
+  'hooks.name': 'Name',
+  'hooks.url': 'URL',
+  'hooks.events': 'Events',
+  'hooks.event': 'Event',
+  'hooks.format': 'Format',
+  'hooks.enabled': 'Enabled',
+  'hooks.allCampaigns': 'All campaigns',
+  'hooks.save': 'Save',
+  'hooks.cancel': 'Cancel',
+  'hooks.none': 'No system is subscribed yet.',
+  'hooks.secretOnce':
+    'The signing secret, shown this once: copy it to the receiver, which checks each delivery’s X-Auditd-Signature with it.',
+  'hooks.test': 'Send test',
+  'hooks.testOk': 'Test delivered: the receiver answered {status} in {ms} ms.',
+  'hooks.testFailed': 'Test not delivered: {error}',
+  'hooks.testQueued': 'Test queued; its attempt will show in the delivery log.',
+  'hooks.log': 'Delivery log',
+  'hooks.logTitle': 'Delivery log of “{name}”',
+  'hooks.noAttempts': 'No delivery yet.',
+  'hooks.attempt': 'Attempt',
+  'hooks.result': 'Result',
+  'hooks.duration': 'Duration',
+  'hooks.ms': '{ms} ms',
+  'hooks.noAnswer': 'no answer',
+  'hooks.kept': 'The last {n} attempts are kept.',
+  'hooks.delete': 'Delete',
+  'hooks.confirmDelete': 'Delete the subscription “{name}” and its delivery log?',
+  'hooks.deleted': 'Subscription “{name}” deleted.',
+  'hooks.format.json': 'JSON (the event)',
+  'hooks.format.slack': 'Slack message',
+  'hooks.format.teams': 'Teams card',
+  'hookEvent.task.audited': 'Task audited',
+  'hookEvent.task.critical_failure': 'Critical criterion failed',
+  'hookEvent.task.needs_review': 'Needs review',
+  'hookEvent.task.validated': 'Validated',
+  'hookEvent.dispute.opened': 'Dispute opened',
+  'hookEvent.dispute.resolved': 'Dispute resolved',
+  'hookEvent.calibration.closed': 'Calibration closed',
+  'hookEvent.webhook.test': 'Test',
 };
 
 export type MessageKey = keyof typeof en;
@@ -1602,6 +1647,51 @@ const es: Record<MessageKey, string> = {
   'redact.remove': 'Quitar el patrón {n}',
   'redact.save': 'Guardar la anonimización',
   'redact.saved': 'Anonimización guardada.',
+  'nav.webhooks': 'Webhooks',
+  'hooks.title': 'Webhooks',
+  'hooks.intro':
+    'Otros sistemas (un canal de Slack o Teams, un CRM) reciben los eventos a los que se suscriben, firmados con su secreto. Llevan identificadores, la nota y el resultado y los criterios no cumplidos, nunca la transcripción.',
+  'hooks.new': 'Nueva suscripción',
+  'hooks.editTitle': 'Editar «{name}»',
+  'hooks.name': 'Nombre',
+  'hooks.url': 'URL',
+  'hooks.events': 'Eventos',
+  'hooks.event': 'Evento',
+  'hooks.format': 'Formato',
+  'hooks.enabled': 'Activa',
+  'hooks.allCampaigns': 'Todas las campañas',
+  'hooks.save': 'Guardar',
+  'hooks.cancel': 'Cancelar',
+  'hooks.none': 'Ningún sistema está suscrito todavía.',
+  'hooks.secretOnce':
+    'El secreto de firma, que solo se muestra ahora: cópielo en el receptor, que comprueba con él la cabecera X-Auditd-Signature de cada entrega.',
+  'hooks.test': 'Enviar prueba',
+  'hooks.testOk': 'Prueba entregada: el receptor respondió {status} en {ms} ms.',
+  'hooks.testFailed': 'Prueba no entregada: {error}',
+  'hooks.testQueued': 'Prueba en cola; su intento aparecerá en el registro de entregas.',
+  'hooks.log': 'Registro de entregas',
+  'hooks.logTitle': 'Registro de entregas de «{name}»',
+  'hooks.noAttempts': 'Aún no hay entregas.',
+  'hooks.attempt': 'Intento',
+  'hooks.result': 'Resultado',
+  'hooks.duration': 'Duración',
+  'hooks.ms': '{ms} ms',
+  'hooks.noAnswer': 'sin respuesta',
+  'hooks.kept': 'Se guardan los últimos {n} intentos.',
+  'hooks.delete': 'Eliminar',
+  'hooks.confirmDelete': '¿Eliminar la suscripción «{name}» y su registro de entregas?',
+  'hooks.deleted': 'Suscripción «{name}» eliminada.',
+  'hooks.format.json': 'JSON (el evento)',
+  'hooks.format.slack': 'Mensaje de Slack',
+  'hooks.format.teams': 'Tarjeta de Teams',
+  'hookEvent.task.audited': 'Tarea auditada',
+  'hookEvent.task.critical_failure': 'Criterio crítico no cumplido',
+  'hookEvent.task.needs_review': 'Requiere revisión',
+  'hookEvent.task.validated': 'Validada',
+  'hookEvent.dispute.opened': 'Disputa abierta',
+  'hookEvent.dispute.resolved': 'Disputa resuelta',
+  'hookEvent.calibration.closed': 'Calibración cerrada',
+  'hookEvent.webhook.test': 'Prueba',
 };
 
 export type Locale = 'en' | 'es';
@@ -1726,6 +1816,12 @@ export const categoryName = (category: string) => named('category', category);
 
 /** jobStateName is a background job's state as people read it. */
 export const jobStateName = (state: string) => named('jobState', state);
+
+/** hookEventName is a webhook's event type as people read it. */
+export const hookEventName = (type: string) => named('hookEvent', type);
+
+/** hookFormatName is a webhook's body format as people read it. */
+export const hookFormatName = (format: string) => named('hooks.format', format);
 
 /** engineName is the engine that wrote an audit ("rules", "llm:gpt-4o", "hybrid:gpt-4o") as people read it. */
 export function engineName(engine: string): string {

@@ -179,3 +179,15 @@ export type CalibrationAnalystList = Lists<Schemas['CalibrationAnalystList'], 'i
 /** Answer is an analyst's (or the calibrated) answer to a criterion. */
 export type Answer = CalibrationAnswer['answer'];
 export const answers: Answer[] = ['complies', 'does_not_comply', 'not_applicable'];
+
+/** Webhook is a subscription of another system to events (GET /webhooks). */
+export type Webhook = Schemas['Webhook'];
+
+/** WebhookList is GET /webhooks: the subscriptions and what one may choose. */
+export type WebhookList = Schemas['WebhookList'];
+
+/** WebhookAttempt is one attempt of a delivery, in a subscription's log. */
+export type WebhookAttempt = Schemas['WebhookAttempt'];
+
+/** WebhookTest is the outcome of POST /webhooks/{id}/test. */
+export type WebhookTest = Schemas['WebhookTest'];

@@ -1,0 +1,171 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/auditd/auditd/errcode"
+)
+
+// The headers of a delivery.
+const (
+	// HeaderSignature is "t=<unix seconds>,v1=<hex HMAC-SHA256 of t.body>".
+	HeaderSignature = "X-Auditd-Signature"
+	// HeaderEvent is the event type.
+	HeaderEvent = "X-Auditd-Event"
+	// HeaderDelivery is the delivery's id, the same on every attempt.
+	HeaderDelivery = "X-Auditd-Delivery"
+)
+
+// Timeout bounds one attempt: connecting, sending and the answer's headers.
+const Timeout = 10 * time.Second
+
+// NewSecret returns a new signing secret: 32 random bytes, hex, after "whsec_".
+func NewSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return "whsec_" + hex.EncodeToString(b)
+}
+
+// Sign returns the X-Auditd-Signature of body sent at t with secret.
+func Sign(secret string, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// CheckURL checks a subscription's URL: absolute, http or https, no user
+// information, and, unless allowPrivate, not a loopback, private,
+// link-local or unspecified address (a host name is checked again each
+// time it is resolved, when delivering). It returns an Invalid error.
+func CheckURL(raw string, allowPrivate bool) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return errcode.New(errcode.Invalid, "the URL cannot be read: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return errcode.New(errcode.Invalid, "the URL must be http or https, not %q", u.Scheme)
+	case u.Host == "" || u.Hostname() == "":
+		return errcode.New(errcode.Invalid, "the URL has no host")
+	case u.User != nil:
+		return errcode.New(errcode.Invalid, "the URL may not hold a user name or password; the signature authenticates the sender")
+	case u.Fragment != "":
+		return errcode.New(errcode.Invalid, "the URL may not hold a fragment (#…)")
+	}
+	if allowPrivate {
+		return nil
+	}
+	host := strings.ToLower(u.Hostname())
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return errcode.New(errcode.Invalid, "the URL's host %s is this machine; set WEBHOOK_ALLOW_PRIVATE=true to allow it", host)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && !public(ip) {
+		return errcode.New(errcode.Invalid, "the URL's address %s is loopback, private or link-local; set WEBHOOK_ALLOW_PRIVATE=true to allow it", ip)
+	}
+	return nil
+}
+
+// public reports whether ip is an address of the internet at large.
+func public(ip netip.Addr) bool {
+	ip = ip.Unmap()
+	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
+		netip.MustParsePrefix("100.64.0.0/10").Contains(ip)) // carrier-grade NAT
+}
+
+// errPrivate is a connection refused because its address is not public.
+var errPrivate = errors.New("the address is loopback, private or link-local (WEBHOOK_ALLOW_PRIVATE is not set)")
+
+// NewClient returns the HTTP client of deliveries: Timeout per attempt, no
+// proxy, no redirect to another host (at most 3 to the same one), and,
+// unless allowPrivate, no connection to an address that is not public,
+// whatever a host name resolves to when it is dialled.
+func NewClient(allowPrivate bool) *http.Client {
+	dialer := &net.Dialer{Timeout: Timeout}
+	if !allowPrivate {
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || !public(ap.Addr()) {
+				return errPrivate
+			}
+			return nil
+		}
+	}
+	return &http.Client{
+		Timeout: Timeout,
+		Transport: &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: Timeout,
+			ResponseHeaderTimeout: Timeout, MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute},
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if req.URL.Host != via[0].URL.Host {
+				return fmt.Errorf("redirected to another host (%s); not followed", req.URL.Host)
+			}
+			if len(via) > 3 {
+				return errors.New("redirected more than 3 times")
+			}
+			return nil
+		},
+	}
+}
+
+// Request is one attempt's request.
+type Request struct {
+	URL, Secret, Event, DeliveryID string
+	Body                           []byte
+}
+
+// Result is how an attempt went: the receiver's status (0 when none came)
+// and why it failed ("" when it answered 2xx).
+type Result struct {
+	StatusCode int
+	Error      string
+	Duration   time.Duration
+}
+
+// OK reports whether the receiver answered 2xx.
+func (r Result) OK() bool { return r.Error == "" }
+
+// Send makes one attempt of r with client, signed at now.
+func Send(ctx context.Context, client *http.Client, r Request, now time.Time) Result {
+	start := time.Now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
+	if err != nil {
+		return Result{Error: err.Error()}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "auditd-webhook/1")
+	req.Header.Set(HeaderSignature, Sign(r.Secret, now, r.Body))
+	req.Header.Set(HeaderEvent, r.Event)
+	req.Header.Set(HeaderDelivery, r.DeliveryID)
+	res, err := client.Do(req)
+	if err != nil {
+		// Without the URL, which may hold a secret (Slack's do).
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err
+		}
+		return Result{Error: err.Error(), Duration: time.Since(start)}
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10)) // lets the connection be reused
+	out := Result{StatusCode: res.StatusCode, Duration: time.Since(start)}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		out.Error = "the receiver answered " + res.Status
+	}
+	return out
+}
