@@ -315,7 +315,9 @@ func validatorName(r *http.Request, u db.User) string {
 
 // invalidBody is a VALIDATION_ERROR about body field name.
 func invalidBody(name, msg string, value any) *Error {
-	if s, ok := value.(string); ok && utf8.RuneCountInString(s) > 200 {
+	if s, ok := value.(string); ok && !plainText(s) {
+		value = nil // a response never echoes hidden characters back
+	} else if ok && utf8.RuneCountInString(s) > 200 {
 		value = string([]rune(s)[:200]) + "…"
 	}
 	return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
