@@ -195,7 +195,6 @@ func (d *DevIssuer) token(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, translate(r.Context(), err))
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, Envelope[devToken]{Success: true, Code: "OK",
 		Details: devToken{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int(ttl / time.Second)}})
 }

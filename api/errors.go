@@ -301,7 +301,6 @@ func isMissing(msg string) bool {
 func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
 	e.RequestID = requestID(r.Context())
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(e.status)
 	_ = json.NewEncoder(w).Encode(e)
 }

@@ -93,7 +93,6 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 		r, w := unwrap(hctx)
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-store")
 		h.Set("X-Accel-Buffering", "no")
 		s, detached := e.open(w)
 		end := func() {
