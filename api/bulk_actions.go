@@ -350,7 +350,7 @@ func (b *bulkResource) list(ctx context.Context, in *listBulkInput) (*Output[Bul
 		// below it, whatever the filters.
 		if _, err := b.visible(ctx, in.Cursor); err != nil {
 			if e, isAPI := errors.AsType[*Error](err); isAPI && e.Code == CodeNotFound {
-				return nil, invalidQuery("cursor", "is not a cursor this service returned", in.Cursor)
+				return nil, badCursor()
 			}
 			return nil, err
 		}

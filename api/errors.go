@@ -216,6 +216,9 @@ func scrub(d *huma.ErrorDetail) *huma.ErrorDetail {
 		d.Value = nil
 	}
 	d.Message = ownFormatMessage(d.Message)
+	if d.Location == "query.cursor" {
+		d.Value = nil // a cursor is opaque: never quoted back
+	}
 	switch v := d.Value.(type) {
 	case string:
 		if len(v) > maxEchoedValue || !plainText(v) {

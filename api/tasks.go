@@ -160,6 +160,17 @@ func (c listCursor) encode() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// decodeListCursor reads s strictly: only what encode writes (the same
+// bytes once written again) holding a valid position.
+func decodeListCursor(s string) (listCursor, bool) {
+	var c listCursor
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.encode() != s {
+		return listCursor{}, false
+	}
+	return c, c.valid()
+}
+
 // valid reports whether c holds a position its ordering could have given:
 // a UUID as the service writes it and a value of the ordering's kind. A
 // cursor is opaque but not secret; one forged with those is only a place
@@ -178,6 +189,14 @@ func (c listCursor) valid() bool {
 		_, err = time.Parse(time.RFC3339Nano, c.Value)
 	}
 	return err == nil
+}
+
+// badCursor is the answer to a cursor this service did not return for the
+// page asked: located, and quoting nothing of it (a cursor is opaque, and
+// what one decodes to is the sender's).
+func badCursor() *Error {
+	const msg = "is not a cursor this service returned for this list; start again from the first page, then pass each page's next unchanged"
+	return Errorf(CodeValidation, `the query parameter "cursor" `+msg).WithDetail("query.cursor", msg, nil)
 }
 
 func invalidQuery(name, msg string, value any) *Error {
@@ -282,16 +301,11 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		}
 	}
 	if in.Cursor != "" {
-		var c listCursor
-		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
-		if err == nil {
-			err = json.Unmarshal(b, &c)
-		}
-		if err != nil || !c.valid() {
-			return nil, invalidQuery("cursor", "is not a cursor this service returned", in.Cursor)
-		}
-		if c.Sort != in.Sort || c.Order != in.Order {
-			return nil, invalidQuery("cursor", fmt.Sprintf("belongs to sort=%s&order=%s; repeat those with it", c.Sort, c.Order), in.Cursor)
+		c, ok := decodeListCursor(in.Cursor)
+		if !ok || c.Sort != in.Sort || c.Order != in.Order {
+			// One of another ordering is refused too, without saying
+			// which: its sort and order are whatever the sender wrote.
+			return nil, badCursor()
 		}
 		page.After = &db.TaskCursor{Value: c.Value, UUID: c.UUID}
 	}
