@@ -172,6 +172,9 @@ func fromHuma(ctx context.Context, status int, msg string, errs []error) *Error 
 		var d huma.ErrorDetailer
 		if errors.As(err, &d) {
 			detail := scrub(d.ErrorDetail())
+			if slices.ContainsFunc(details, func(o *huma.ErrorDetail) bool { return *o == *detail }) {
+				continue // one detail per problem, however often it occurs
+			}
 			if name, ok := missingProperty(detail.Message); ok {
 				detail.Location += "." + name
 				detail.Value = nil
