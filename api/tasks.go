@@ -210,7 +210,9 @@ func parseScore(name, v string) (*float64, error) {
 		return nil, nil
 	}
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f > 100 {
+	if err != nil || !(f >= 0 && f <= 100) || strings.ContainsAny(v, "xXpPiInN_") {
+		// NaN, infinities, hex and digit separators are numbers to
+		// ParseFloat, not scores.
 		return nil, invalidQuery(name, "must be a score from 0 to 100", v)
 	}
 	return &f, nil
