@@ -702,3 +702,38 @@ func TestTokenClaimsBounded(t *testing.T) {
 	c["preferred_username"] = "ad\u202emin"
 	requireError(t, b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, c), nil), http.StatusUnauthorized, CodeUnauthorized)
 }
+
+// TestRolesFromTheNewestToken: roles come from the newest token (by iat)
+// or the directory; a user's older admin token kept after the role was
+// removed neither makes them admin again nor revives their River UI
+// session.
+func TestRolesFromTheNewestToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	older := b.issuer.claims("rosa")
+	older["iat"] = time.Now().Add(-time.Hour).Unix()
+	older["roles"] = []string{"admin"}
+	adminToken := b.issuer.sign(t, older)
+	r := b.do(t, http.MethodPost, "/admin/riverui/session", adminToken, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	cookie := r.Header.Get("Set-Cookie")
+	require.NotEmpty(t, cookie)
+	session := strings.SplitN(cookie, ";", 2)[0]
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, RiverUIPrefix+"/api/states", "", nil, "Cookie", session).Status)
+
+	newer := b.issuer.claims("rosa") // issued now, without admin
+	r = b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, newer), nil)
+	require.Equal(t, "quality", r.Body["details"].(map[string]any)["role"], r.RawBody)
+
+	r = b.do(t, http.MethodGet, "/users/me", adminToken, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, "quality", r.Body["details"].(map[string]any)["role"], "the older token's roles do not come back")
+	requireError(t, b.do(t, http.MethodGet, "/admin/jobs", adminToken, nil), http.StatusForbidden, CodeForbidden)
+	requireError(t, b.do(t, http.MethodGet, RiverUIPrefix+"/api/states", "", nil, "Cookie", session), http.StatusForbidden, CodeForbidden)
+
+	// A token issued later gives the role back.
+	again := b.issuer.claims("rosa")
+	again["iat"] = time.Now().Add(time.Second).Unix()
+	again["roles"] = []string{"admin"}
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/admin/jobs", b.issuer.sign(t, again), nil).Status)
+}

@@ -144,6 +144,7 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 		Name:     printable(strings.Join(strings.FieldsFunc(claimString(claims, "name"), unicode.IsControl), " "), maxClaimName),
 		Roles:    boundRoles(claimStrings(claims, a.cfg.RolesClaim)),
 		Locale:   claimLocale(claims),
+		IssuedAt: tok.IssuedAt,
 	}
 	// What identifies the user must be plain text of a bounded length; what
 	// is only shown is cleaned (a name loses its hidden characters and is
