@@ -35,6 +35,10 @@ type User struct {
 	// RolesAt is when Roles were stated: the issue time of the token they
 	// came from, or the directory sync that listed them; nil before either.
 	RolesAt *time.Time
+	// DeactivatedAt and DeactivatedBy record an admin's deactivation (nil
+	// and "" otherwise, also when a directory sync deactivated the user).
+	DeactivatedAt *time.Time
+	DeactivatedBy string
 }
 
 // UserProfile is what a token (or a directory) says about a user.
@@ -56,11 +60,11 @@ type UserProfile struct {
 // lastSeenResolution bounds how often a user's last_seen_at is written.
 const lastSeenResolution = 5 * time.Minute
 
-const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at, synced_at, locale, locale_chosen, roles_at`
+const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at, synced_at, locale, locale_chosen, roles_at, deactivated_at, deactivated_by`
 
 func scanUser(row interface{ Scan(...any) error }) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt, &u.Locale, &u.LocaleChosen, &u.RolesAt)
+	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt, &u.Locale, &u.LocaleChosen, &u.RolesAt, &u.DeactivatedAt, &u.DeactivatedBy)
 	return u, err
 }
 
@@ -192,7 +196,7 @@ func UserUpsertFromDirectory(ctx context.Context, q DBTX, users []DirectoryUser,
 				name = excluded.name,
 				roles = excluded.roles,
 				roles_at = GREATEST(u.roles_at, excluded.roles_at),
-				active = excluded.active,
+				active = excluded.active AND u.deactivated_at IS NULL,
 				updated_at = CASE WHEN (u.username, u.email, u.name, u.roles, u.active) IS DISTINCT FROM
 					(excluded.username, excluded.email, excluded.name, excluded.roles, excluded.active)
 					THEN now() ELSE u.updated_at END,
@@ -205,6 +209,32 @@ func UserUpsertFromDirectory(ctx context.Context, q DBTX, users []DirectoryUser,
 			count(*) FILTER (WHERE old.active AND NOT up.active)
 		FROM up LEFT JOIN old USING (id)`, rows, run).Scan(&r.Created, &r.Updated, &r.Disabled)
 	return r, err
+}
+
+// UserDeactivate deactivates user id on behalf of admin by, at at, and
+// ends their browser sessions: their tokens and sessions stop working from
+// the next request. Deactivating a deactivated user changes nothing. It
+// returns the user, or a NotFound error.
+func UserDeactivate(ctx context.Context, q DBTX, id, by string, at time.Time) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx, `
+		UPDATE users SET active = false, deactivated_at = COALESCE(deactivated_at, $3),
+			deactivated_by = CASE WHEN deactivated_at IS NULL THEN $2 ELSE deactivated_by END,
+			updated_at = CASE WHEN active THEN $3 ELSE updated_at END
+		WHERE id = $1 RETURNING `+userColumns, id, by, at))
+	if err != nil {
+		return User{}, one(err, "no user %s", id)
+	}
+	return u, UISessionsEnd(ctx, q, id)
+}
+
+// UserReactivate lifts the deactivation of user id, whoever made it (an
+// admin, or a directory sync). It returns the user, or a NotFound error.
+func UserReactivate(ctx context.Context, q DBTX, id string, at time.Time) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx, `
+		UPDATE users SET active = true, deactivated_at = NULL, deactivated_by = '',
+			updated_at = CASE WHEN active THEN updated_at ELSE $2 END
+		WHERE id = $1 RETURNING `+userColumns, id, at))
+	return u, one(err, "no user %s", id)
 }
 
 // UserDeactivateUnsynced deactivates up to limit active users that an
