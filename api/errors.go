@@ -307,6 +307,9 @@ func isMissing(msg string) bool {
 func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
 	e.RequestID = requestID(r.Context())
 	w.Header().Set("Content-Type", "application/json")
+	// Set again: what answered before the error may have dropped it
+	// (http.ServeContent deletes Cache-Control when it refuses a range).
+	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(e.status)
 	_ = json.NewEncoder(w).Encode(e)
 }
