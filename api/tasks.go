@@ -11,6 +11,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -617,7 +619,7 @@ func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.Stream
 		// X-Content-Type-Options: nosniff is on every response (withRequest).
 		ctype, disposition := servedAs(task.ContentType)
 		h.Set("Content-Type", ctype)
-		if cd := mime.FormatMediaType(disposition, map[string]string{"filename": task.FileName}); cd != "" {
+		if cd := mime.FormatMediaType(disposition, map[string]string{"filename": servedName(task.FileName, ctype)}); cd != "" {
 			h.Set("Content-Disposition", cd)
 		}
 		// The stored file's, not the upload's: a recording's redacted copy
@@ -659,6 +661,25 @@ func servedAs(stored string) (contentType, disposition string) {
 		return stored, "inline"
 	}
 	return "application/octet-stream", "attachment"
+}
+
+// audioExtensions are the file name extensions of the stored formats.
+var audioExtensions = map[string][]string{
+	"audio/flac": {".flac"}, "audio/wav": {".wav", ".wave"}, "audio/x-wav": {".wav", ".wave"}, "audio/mpeg": {".mp3"},
+	"audio/ogg": {".ogg", ".opus", ".oga"}, "audio/mp4": {".m4a", ".mp4"}, "audio/webm": {".webm"},
+}
+
+// servedName is the name a recording is served under: the uploaded name,
+// its extension that of the stored format (a redacted copy stored as FLAC
+// is call.flac, not call.wav).
+func servedName(name, contentType string) string {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	exts, known := audioExtensions[mt]
+	ext := path.Ext(name)
+	if !known || slices.Contains(exts, strings.ToLower(ext)) {
+		return name
+	}
+	return strings.TrimSuffix(name, ext) + exts[0]
 }
 
 // errorWriter passes a response through unless its status is an error,

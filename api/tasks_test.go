@@ -976,3 +976,22 @@ func taskList(t *testing.T, r response) []map[string]any {
 	}
 	return out
 }
+
+// TestRecordingNamedByItsStoredFormat: a recording is served under its
+// uploaded name with the extension of the format it is stored in (a
+// redacted copy stored as FLAC is a .flac).
+func TestRecordingNamedByItsStoredFormat(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	task := uploaded(t, b.upload(t, quality, file("Call 7.WAV", tone(t, "a.wav", 440, 1))))[0]["uuid"].(string)
+	path := "/tasks/" + task + "/audio"
+	require.Contains(t, b.do(t, http.MethodGet, path, quality, nil).Header.Get("Content-Disposition"), `filename="Call 7.WAV"`)
+	// As the redacted copy's worker records it.
+	_, err := b.pool.Exec(t.Context(), `UPDATE tasks SET content_type = 'audio/flac' WHERE uuid = $1`, task)
+	require.NoError(t, err)
+	r := b.do(t, http.MethodGet, path, quality, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, "audio/flac", r.Header.Get("Content-Type"))
+	require.Contains(t, r.Header.Get("Content-Disposition"), `filename="Call 7.flac"`)
+}
