@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,12 +160,11 @@ func (a *adminResource) listJobs(ctx context.Context, in *listJobsInput) (*Outpu
 		params = params.States(ss...)
 	}
 	if in.Cursor != "" {
-		var cursor river.JobListCursor
-		if err := cursor.UnmarshalText([]byte(in.Cursor)); err != nil {
-			return nil, Errorf(CodeValidation, "cursor is not one this API returned").
-				WithDetail("query.cursor", "malformed cursor", in.Cursor)
+		cursor, ok := decodeJobCursor(in.Cursor)
+		if !ok {
+			return nil, badCursor()
 		}
-		params = params.After(&cursor)
+		params = params.After(cursor)
 	}
 	res, err := a.river.JobList(ctx, params)
 	if err != nil {
@@ -182,6 +182,27 @@ func (a *adminResource) listJobs(ctx context.Context, in *listJobsInput) (*Outpu
 		page.Next = string(next)
 	}
 	return ok(page), nil
+}
+
+// decodeJobCursor reads s strictly: only what River writes for a listed job
+// (the same text once written again, a job id), never "null" or {}.
+func decodeJobCursor(s string) (*river.JobListCursor, bool) {
+	var c river.JobListCursor
+	if c.UnmarshalText([]byte(s)) != nil {
+		return nil, false
+	}
+	again, err := c.MarshalText()
+	if err != nil || string(again) != s {
+		return nil, false
+	}
+	var fields struct {
+		ID int64 `json:"id"`
+	}
+	raw, _ := base64.URLEncoding.DecodeString(s) // decoded above
+	if json.Unmarshal(raw, &fields) != nil || fields.ID <= 0 {
+		return nil, false
+	}
+	return &c, true
 }
 
 // splitList accepts repeated and comma-separated query values alike.

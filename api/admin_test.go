@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -73,6 +74,34 @@ func TestAdminJobs(t *testing.T) {
 	requireError(t, b.do(t, http.MethodGet, "/admin/jobs/abc", root, nil), http.StatusBadRequest, CodeValidation)
 	requireError(t, b.do(t, http.MethodGet, "/admin/jobs?state=exploded", root, nil), http.StatusBadRequest, CodeValidation)
 	requireError(t, b.do(t, http.MethodGet, "/admin/jobs?cursor=garbage", root, nil), http.StatusBadRequest, CodeValidation)
+}
+
+// TestCursorsAreStrict: a cursor is only what a page returned. "null", {}
+// or one written by hand is a located 400 that quotes nothing of it.
+func TestCursorsAreStrict(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	root := b.issuer.token(t, "root", "admin")
+	std := func(s string) string { return base64.URLEncoding.EncodeToString([]byte(s)) }
+	for _, path := range []string{
+		"/admin/jobs?cursor=" + std("null"),
+		"/admin/jobs?cursor=" + std("{}"),
+		"/admin/jobs?cursor=" + std(`{"id":0,"kind":"","queue":"","sort_field":"","time":"0001-01-01T00:00:00Z"}`),
+		"/admin/jobs?cursor=" + std(`{"id":1,"kind":"<script>"}`),
+		"/tasks?cursor=" + forged(`{"s":"<script>alert(1)</script>","o":"desc","v":"2026-01-02T03:04:05Z","u":"00000000-0000-4000-8000-000000000000"}`),
+		"/tasks?cursor=" + forged(`{"s":"created_at","o":"desc","v":"2026-01-02T03:04:05Z","u":"00000000-0000-4000-8000-000000000000","x":"<script>"}`),
+		"/tasks?cursor=" + forged(`null`),
+		"/admin/access-records?cursor=%3Cscript%3E",
+		"/bulk-actions?cursor=%3Cscript%3E",
+	} {
+		r := b.do(t, http.MethodGet, path, root, nil)
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.NotContains(t, r.RawBody, "script", path)
+		require.NotContains(t, r.RawBody, "PHNjcmlwd", path)
+		detail := r.Body["details"].([]any)[0].(map[string]any)
+		require.Equal(t, "query.cursor", detail["location"], path)
+		require.Nil(t, detail["value"], path)
+	}
 }
 
 func TestMetricsEndpoint(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/coreos/go-oidc/v3/oidc/oidctest"
@@ -670,4 +671,72 @@ func TestCanaryWithoutWorkers(t *testing.T) {
 	var state string
 	require.NoError(t, b.pool.QueryRow(context.Background(), "SELECT state FROM river_job WHERE kind = 'canary'").Scan(&state))
 	require.Equal(t, "cancelled", state)
+}
+
+// TestTokenClaimsBounded: what a token says of its user is stored bounded
+// and without control or bidirectional characters; an identifier that is
+// not plain text of a bounded length is refused.
+func TestTokenClaimsBounded(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	c := b.issuer.claims("big")
+	c["name"] = "\u202eAna\u2066 " + strings.Repeat("n", 100_000) + "\r\n"
+	c["email"] = "ana\u202e@example.test"
+	roles := []any{"\u202eadmin", strings.Repeat("r", 65)}
+	for i := range 1000 {
+		roles = append(roles, fmt.Sprintf("group-%d", i))
+	}
+	c["roles"] = append(roles, "supervisor", "supervisor")
+	r := b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, c), nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	me := r.Body["details"].(map[string]any)
+	name := me["name"].(string)
+	require.Equal(t, maxClaimName, utf8.RuneCountInString(name))
+	require.True(t, strings.HasPrefix(name, "Ana nnn"), name)
+	require.Empty(t, me["email"], "an address with a bidirectional control is no address")
+	require.Equal(t, "supervisor", me["role"], "the service's roles are kept first")
+	require.Len(t, me["roles"], maxRoles)
+	require.Equal(t, "supervisor", me["roles"].([]any)[0])
+
+	for _, sub := range []string{strings.Repeat("s", maxClaimID+1), "ana\u202e", "ana\u200f"} {
+		requireError(t, b.do(t, http.MethodGet, "/users/me", b.issuer.token(t, sub, "admin"), nil), http.StatusUnauthorized, CodeUnauthorized)
+	}
+	c = b.issuer.claims("uname")
+	c["preferred_username"] = "ad\u202emin"
+	requireError(t, b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, c), nil), http.StatusUnauthorized, CodeUnauthorized)
+}
+
+// TestRolesFromTheNewestToken: roles come from the newest token (by iat)
+// or the directory; a user's older admin token kept after the role was
+// removed neither makes them admin again nor revives their River UI
+// session.
+func TestRolesFromTheNewestToken(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	older := b.issuer.claims("rosa")
+	older["iat"] = time.Now().Add(-time.Hour).Unix()
+	older["roles"] = []string{"admin"}
+	adminToken := b.issuer.sign(t, older)
+	r := b.do(t, http.MethodPost, "/admin/riverui/session", adminToken, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	cookie := r.Header.Get("Set-Cookie")
+	require.NotEmpty(t, cookie)
+	session := strings.SplitN(cookie, ";", 2)[0]
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, RiverUIPrefix+"/api/states", "", nil, "Cookie", session).Status)
+
+	newer := b.issuer.claims("rosa") // issued now, without admin
+	r = b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, newer), nil)
+	require.Equal(t, "quality", r.Body["details"].(map[string]any)["role"], r.RawBody)
+
+	r = b.do(t, http.MethodGet, "/users/me", adminToken, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, "quality", r.Body["details"].(map[string]any)["role"], "the older token's roles do not come back")
+	requireError(t, b.do(t, http.MethodGet, "/admin/jobs", adminToken, nil), http.StatusForbidden, CodeForbidden)
+	requireError(t, b.do(t, http.MethodGet, RiverUIPrefix+"/api/states", "", nil, "Cookie", session), http.StatusForbidden, CodeForbidden)
+
+	// A token issued later gives the role back.
+	again := b.issuer.claims("rosa")
+	again["iat"] = time.Now().Add(time.Second).Unix()
+	again["roles"] = []string{"admin"}
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/admin/jobs", b.issuer.sign(t, again), nil).Status)
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/mail"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"github.com/danielgtaylor/huma/v2"
@@ -138,20 +140,20 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 	profile := db.UserProfile{
 		ID:       claimString(claims, a.cfg.SubjectClaim),
 		Username: claimString(claims, a.cfg.UsernameClaim),
-		Email:    claimString(claims, "email"),
-		Name:     strings.Join(strings.FieldsFunc(claimString(claims, "name"), unicode.IsControl), " "),
-		Roles:    claimStrings(claims, a.cfg.RolesClaim),
+		Email:    claimEmail(claims),
+		Name:     printable(strings.Join(strings.FieldsFunc(claimString(claims, "name"), unicode.IsControl), " "), maxClaimName),
+		Roles:    boundRoles(claimStrings(claims, a.cfg.RolesClaim)),
 		Locale:   claimLocale(claims),
+		IssuedAt: tok.IssuedAt,
 	}
-	// What identifies the user must be text; what is only shown is cleaned
-	// (a name loses its control characters, a broken e-mail is ignored).
+	// What identifies the user must be plain text of a bounded length; what
+	// is only shown is cleaned (a name loses its hidden characters and is
+	// cut, a broken e-mail is ignored, roles are bounded: boundRoles).
 	for _, c := range [][2]string{{a.cfg.SubjectClaim, profile.ID}, {a.cfg.UsernameClaim, profile.Username}} {
-		if badText(c[1]) {
-			return Principal{}, Errorf(CodeUnauthorized, fmt.Sprintf("the access token's %q claim holds a NUL or another control character", c[0]))
+		if !plainText(c[1]) || utf8.RuneCountInString(c[1]) > maxClaimID {
+			return Principal{}, Errorf(CodeUnauthorized, fmt.Sprintf("the access token's %q claim must be at most %d characters "+
+				"without a NUL, a control character or a bidirectional control", c[0], maxClaimID))
 		}
-	}
-	if badText(profile.Email) {
-		profile.Email = ""
 	}
 	if profile.ID == "" {
 		return Principal{}, Errorf(CodeUnauthorized, fmt.Sprintf("the access token has no %q claim identifying the user", a.cfg.SubjectClaim))
@@ -167,6 +169,49 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 		return Principal{}, Errorf(CodeUnauthorized, "this user is deactivated")
 	}
 	return Principal{User: user, Role: role.Highest(user.Roles), Expiry: tok.Expiry}, nil
+}
+
+// Bounds of what a token's claims may store (docs/security.md).
+const (
+	// maxClaimID bounds the subject and the username; a longer one is 401.
+	maxClaimID = 255
+	// maxClaimName bounds the name; a longer one is cut.
+	maxClaimName = 200
+	// maxClaimEmail bounds the e-mail (RFC 5321's path); a longer one is ignored.
+	maxClaimEmail = 254
+	// maxRoles and maxRoleLength bound the roles kept: a longer role is
+	// dropped, and of more roles the service's own are kept first.
+	maxRoles, maxRoleLength = 32, 64
+)
+
+// claimEmail is the token's e-mail when it is one bare address of a
+// bounded length without hidden characters, else "".
+func claimEmail(claims map[string]any) string {
+	e := claimString(claims, "email")
+	if a, err := mail.ParseAddress(e); err != nil || a.Address != e || !plainText(e) || len(e) > maxClaimEmail {
+		return ""
+	}
+	return e
+}
+
+// boundRoles keeps each role once, without those that are not plain text
+// or longer than maxRoleLength, and at most maxRoles of them: the
+// service's own roles first, as they decide what the user may do.
+func boundRoles(roles []string) []string {
+	out, seen := []string{}, map[string]bool{}
+	for _, r := range roles {
+		if !seen[r] && plainText(r) && len(r) <= maxRoleLength {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	if len(out) > maxRoles {
+		slices.SortStableFunc(out, func(x, y string) int {
+			return int(role.Highest([]string{y})) - int(role.Highest([]string{x}))
+		})
+		out = out[:maxRoles]
+	}
+	return out
 }
 
 // lookup follows a dotted claim path such as realm_access.roles.

@@ -60,6 +60,8 @@ type formReader struct {
 	limit int64
 	// per names what the limit is per, as messages say it.
 	per string
+	// parts counts the parts read so far, to say which one is malformed.
+	parts int
 }
 
 // each hands every part to handle in order, closing it after, until the
@@ -73,6 +75,7 @@ func (f *formReader) each(handle func(*multipart.Part) error) error {
 		if err != nil {
 			return f.error(err, "")
 		}
+		f.parts++
 		err = handle(part)
 		part.Close()
 		if err != nil {
@@ -97,8 +100,16 @@ func (f *formReader) error(err error, file string) error {
 	if e, ok := timedOut(err, file); ok {
 		return e
 	}
-	return Errorf(CodeValidation, "the multipart body is malformed or ended early"+whileReading(file)).
-		WithDetails(map[string]any{"file": file, "reason": err.Error()})
+	// The reader's own text quotes the request back: it is never sent.
+	part := f.parts + 1
+	msg := fmt.Sprintf("part %d of the multipart body is malformed or the body ended early: each part needs "+
+		"\"Name: value\" header lines, a blank line, its content, then the boundary", part)
+	if file != "" {
+		part = f.parts
+		msg = fmt.Sprintf("the multipart body ended early or is malformed while reading file %q (part %d): "+
+			"send the file again, whole, followed by the closing boundary", file, part)
+	}
+	return Errorf(CodeValidation, msg).WithDetail("body", fmt.Sprintf("part %d is malformed or incomplete", part), nil)
 }
 
 func whileReading(file string) string {

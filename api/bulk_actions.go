@@ -85,7 +85,7 @@ func (b *bulkResource) register(api huma.API) {
 // BulkActionRequest is the body of POST /bulk-actions.
 type BulkActionRequest struct {
 	Action    string   `json:"action" enum:"reaudit,retry,assign,unassign,validate" doc:"What to do to every task"`
-	TaskUUIDs []string `json:"task_uuids,omitempty" format:"uuid" minItems:"1" maxItems:"1000" uniqueItems:"true" doc:"The tasks, by id (1 to 1,000, no repeats); or give filter"`
+	TaskUUIDs []string `json:"task_uuids,omitempty" format:"uuid" minItems:"1" maxItems:"1000" doc:"The tasks, by id (1 to 1,000, no repeats in any case: a repeated id is refused with one detail per id); or give filter"`
 	Filter    *string  `json:"filter,omitempty" maxLength:"4000" doc:"The tasks GET /tasks lists with this query string (its filters only: status=failed&campaign=default); empty for every task. Or give task_uuids" example:"status=failed&campaign=default"`
 	Assignee  string   `json:"assignee,omitempty" maxLength:"200" doc:"assign: the analyst (user id or username) to assign the tasks to, a user of the quality role or above"`
 	Notes     string   `json:"notes,omitempty" maxLength:"10000" doc:"validate: the validator's observations, sent in every e-mail"`
@@ -228,18 +228,29 @@ func checkBulkRequest(r BulkActionRequest, notes string) error {
 }
 
 // taskUUIDs returns ids in the notation the database writes, each a task:
-// an id given twice in two cases, or one that is no task, is named.
+// an id given twice in two cases (one detail per id, however often it is
+// repeated), or one that is no task, is named.
 func (b *bulkResource) taskUUIDs(ctx context.Context, ids []string) ([]string, error) {
 	out := make([]string, len(ids))
-	seen := map[string]int{}
+	first, repeats := map[string]int{}, map[string]int{}
 	var details []*huma.ErrorDetail
 	for i, id := range ids {
 		out[i] = strings.ToLower(id)
-		if j, dup := seen[out[i]]; dup {
+		j, dup := first[out[i]]
+		if !dup {
+			first[out[i]] = i
+			continue
+		}
+		if repeats[out[i]] == 0 {
 			details = append(details, &huma.ErrorDetail{Location: fmt.Sprintf("body.task_uuids[%d]", i),
 				Message: fmt.Sprintf("repeats task_uuids[%d]", j), Value: id})
 		}
-		seen[out[i]] = i
+		repeats[out[i]]++
+	}
+	for _, d := range details {
+		if n := repeats[strings.ToLower(d.Value.(string))]; n > 1 {
+			d.Message += fmt.Sprintf(" (and %d times more)", n-1)
+		}
 	}
 	if len(details) > 0 {
 		return nil, Errorf(CodeValidation, "a task is given twice in task_uuids; give each once").WithDetails(details)
@@ -350,7 +361,7 @@ func (b *bulkResource) list(ctx context.Context, in *listBulkInput) (*Output[Bul
 		// below it, whatever the filters.
 		if _, err := b.visible(ctx, in.Cursor); err != nil {
 			if e, isAPI := errors.AsType[*Error](err); isAPI && e.Code == CodeNotFound {
-				return nil, invalidQuery("cursor", "is not a cursor this service returned", in.Cursor)
+				return nil, badCursor()
 			}
 			return nil, err
 		}

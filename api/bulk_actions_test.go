@@ -618,3 +618,25 @@ func TestBulkUnassign(t *testing.T) {
 	require.Equal(t, "unassign done: matched 1, 1 succeeded, 0 skipped, 0 failed", tally(b.bulkEnded(t, sue, a["id"].(string))))
 	require.Nil(t, details(b.do(t, http.MethodGet, "/tasks/"+ids[2], alice, nil))["assignee_id"])
 }
+
+// TestBulkRepeatedIDsOneDetailEach: one id given 1,000 times (in either
+// case) is one detail, not 999.
+func TestBulkRepeatedIDsOneDetailEach(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	qa := b.issuer.token(t, "qa", "quality")
+	ids := b.uploadChats(t, qa, nil, "a.txt", "b.txt")
+	for _, mixed := range []bool{false, true} {
+		many := make([]string, 0, 1000)
+		for i := range 1000 {
+			id := ids[i%2]
+			if mixed && i%4 >= 2 {
+				id = strings.ToUpper(id)
+			}
+			many = append(many, id)
+		}
+		r := b.json(t, http.MethodPost, "/bulk-actions", qa, map[string]any{"action": "reaudit", "task_uuids": many, "confirm": true})
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Len(t, r.Body["details"], 2, "mixed case %v: %s", mixed, r.RawBody)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/mail"
 	"slices"
 	"time"
 
@@ -259,6 +260,12 @@ func applyFields(s *db.CampaignSettings, f CampaignFields) error {
 			return err
 		}
 		s.PassingScore = *f.PassingScore
+	}
+	for i, e := range f.SupervisorEmails {
+		if a, err := mail.ParseAddress(e); err != nil || a.Address != e || !plainText(e) {
+			return invalidBody(fmt.Sprintf("supervisor_emails[%d]", i),
+				"must be one bare e-mail address such as name@example.com: no display name, line break or hidden character", e)
+		}
 	}
 	if f.SupervisorEmails != nil {
 		s.SupervisorEmails = f.SupervisorEmails

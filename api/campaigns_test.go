@@ -128,3 +128,23 @@ func TestCampaignsAndScorecards(t *testing.T) {
 	// A scorecard publication is an event for quality and above.
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM events WHERE type = 'scorecard.published' AND min_rank = 2`))
 }
+
+// TestNumbersRefusedPastTheirPrecision: a number with more decimals than
+// its column keeps is refused, not rounded into another value; a score
+// filter is a number from 0 to 100, not NaN or an infinity.
+func TestNumbersRefusedPastTheirPrecision(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sup := b.issuer.token(t, "sue", "supervisor")
+	for _, score := range []float64{99.999999, 99.9999999999, 0.001, 12.345} {
+		r := b.json(t, http.MethodPost, "/campaigns", sup, map[string]any{"name": fmt.Sprint("P ", score), "passing_score": score})
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Equal(t, "body.passing_score", r.Body["details"].([]any)[0].(map[string]any)["location"], score)
+	}
+	r := b.json(t, http.MethodPost, "/campaigns", sup, map[string]any{"name": "Fine", "passing_score": 99.99})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	require.Equal(t, 99.99, details(r)["passing_score"])
+	for _, q := range []string{"min_score=NaN", "max_score=Inf", "min_score=-1", "max_score=0x10", "min_score=1_0", "max_score=-Infinity"} {
+		requireError(t, b.do(t, http.MethodGet, "/tasks?"+q, sup, nil), http.StatusBadRequest, CodeValidation)
+	}
+}

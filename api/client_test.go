@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -83,4 +84,42 @@ func TestAPIPathsAreNotTheDashboards(t *testing.T) {
 		require.False(t, route == web.AppPrefix || strings.HasPrefix(route, web.AppPrefix+"/"), route)
 		require.False(t, strings.HasPrefix(route, "/assets/"), route)
 	}
+}
+
+// TestEveryAnswerIsNoStore: whatever answers (an operation, an error, the
+// event stream, /metrics, River UI, the docs, the dashboard's index.html),
+// no cache may keep it; only the dashboard's content-hashed files are
+// cached.
+func TestEveryAnswerIsNoStore(t *testing.T) {
+	t.Parallel()
+	ui, err := web.New(fstest.MapFS{
+		"index.html":           {Data: []byte("<!doctype html><title>auditd</title>")},
+		"favicon.svg":          {Data: []byte("<svg/>")},
+		"assets/index-a1b2.js": {Data: []byte("export {}")},
+	}, web.Options{})
+	require.NoError(t, err)
+	b := setup(t, setupOpts{web: ui})
+	admin := b.issuer.token(t, "root", "admin")
+	for _, c := range []struct{ path, token string }{
+		{"/", ""}, {"/index.html", ""}, {"/app/admin/jobs", ""}, {"/favicon.svg", ""},
+		{"/riverui/", admin}, {"/riverui/", ""}, {"/riverui/api/states", admin}, {"/riverui/api/jobs?state=available", admin},
+		{"/metrics", admin}, {"/metrics", ""}, {"/openapi.json", ""}, {"/docs", ""}, {"/redoc", ""},
+		{"/docs/assets/swagger-ui.css", ""}, {"/no-such-path", ""}, {"/health", ""}, {"/users/me", admin},
+	} {
+		r := b.do(t, http.MethodGet, c.path, c.token, nil, "Accept", "text/html")
+		require.Equal(t, "no-store", r.Header.Get("Cache-Control"), "%s (%d)", c.path, r.Status)
+	}
+	r := b.do(t, http.MethodGet, "/assets/index-a1b2.js", "", nil)
+	require.Equal(t, "public, max-age=31536000, immutable", r.Header.Get("Cache-Control"), "a hashed file keeps its long cache")
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.http.URL+"/notifications/events", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+admin)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	require.Equal(t, http.StatusOK, res.StatusCode)
+	require.Equal(t, "no-store", res.Header.Get("Cache-Control"), "the event stream")
 }

@@ -195,7 +195,6 @@ func (d *DevIssuer) token(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, translate(r.Context(), err))
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, Envelope[devToken]{Success: true, Code: "OK",
 		Details: devToken{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int(ttl / time.Second)}})
 }
@@ -211,7 +210,8 @@ func readDevTokenRequest(w http.ResponseWriter, r *http.Request) (devTokenReques
 		if _, tooLarge := errors.AsType[*http.MaxBytesError](err); tooLarge {
 			return req, Errorf(CodePayloadTooLarge, fmt.Sprintf("the body is over %d bytes", devTokenMaxBody))
 		}
-		return req, Errorf(CodeValidation, "the body is not a sign-in request: "+err.Error())
+		return req, Errorf(CodeValidation, `the body is not a sign-in request: send a JSON object such as {"username": "maria", "roles": ["quality"]}`).
+			WithDetail("body", "not a sign-in request", nil)
 	}
 	switch {
 	case req.Username == "":

@@ -64,8 +64,5 @@ func docsRoutes(r chi.Router) {
 	r.Get("/redoc", page(redocPage))
 	sub, _ := fs.Sub(docsAssets, "docs") // a literal directory: cannot fail
 	assets := http.StripPrefix("/docs/assets/", http.FileServerFS(sub))
-	r.Get("/docs/assets/*", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "public, max-age=86400")
-		assets.ServeHTTP(w, r)
-	})
+	r.Get("/docs/assets/*", assets.ServeHTTP)
 }

@@ -172,6 +172,9 @@ func fromHuma(ctx context.Context, status int, msg string, errs []error) *Error 
 		var d huma.ErrorDetailer
 		if errors.As(err, &d) {
 			detail := scrub(d.ErrorDetail())
+			if slices.ContainsFunc(details, func(o *huma.ErrorDetail) bool { return *o == *detail }) {
+				continue // one detail per problem, however often it occurs
+			}
 			if name, ok := missingProperty(detail.Message); ok {
 				detail.Location += "." + name
 				detail.Value = nil
@@ -215,9 +218,13 @@ func scrub(d *huma.ErrorDetail) *huma.ErrorDetail {
 		}
 		d.Value = nil
 	}
+	d.Message = ownFormatMessage(d.Message)
+	if d.Location == "query.cursor" {
+		d.Value = nil // a cursor is opaque: never quoted back
+	}
 	switch v := d.Value.(type) {
 	case string:
-		if len(v) > maxEchoedValue {
+		if len(v) > maxEchoedValue || !plainText(v) {
 			d.Value = nil
 		}
 	case nil, bool, float64, int, int64, json.Number:
@@ -229,6 +236,27 @@ func scrub(d *huma.ErrorDetail) *huma.ErrorDetail {
 
 // maxEchoedValue is the longest text value an error repeats back.
 const maxEchoedValue = 200
+
+// formatMessages are our words for Huma's format checks whose message ends
+// with the parser's own error, which quotes the request back.
+var formatMessages = map[string]string{
+	validation.MsgExpectedRFC5322Email: "must be an e-mail address such as name@example.com",
+	validation.MsgExpectedRFC4122UUID:  "must be a UUID such as 0b3c6f4e-5a1d-4c2b-9e8f-7a6b5c4d3e2f",
+	validation.MsgExpectedRFC3986URI:   "must be a URI such as https://example.com/page",
+	validation.MsgExpectedRegexp:       "must be a regular expression",
+	validation.MsgExpectedDuration:     "must be a duration such as 90s or 1h30m",
+}
+
+// ownFormatMessage replaces Huma's message for a failed format check with
+// ours; any other message is returned as it is.
+func ownFormatMessage(msg string) string {
+	for tmpl, own := range formatMessages {
+		if prefix, _, _ := strings.Cut(tmpl, "%v"); strings.HasPrefix(msg, prefix) {
+			return own
+		}
+	}
+	return msg
+}
 
 // translate is the one translation of an error into the error model: an
 // *Error is kept, a domain error gets its code from domainCode and keeps
@@ -279,6 +307,8 @@ func isMissing(msg string) bool {
 func writeError(w http.ResponseWriter, r *http.Request, e *Error) {
 	e.RequestID = requestID(r.Context())
 	w.Header().Set("Content-Type", "application/json")
+	// Set again: what answered before the error may have dropped it
+	// (http.ServeContent deletes Cache-Control when it refuses a range).
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(e.status)
 	_ = json.NewEncoder(w).Encode(e)

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -79,4 +81,38 @@ func TestEveryOperationTranslatesItsErrors(t *testing.T) {
 	r := b.upload(t, root, file("chat.txt", []byte("Agent: Hello\nCustomer: Hi\n")))
 	requireError(t, r, http.StatusInternalServerError, CodeInternal)
 	require.Equal(t, internalMessage, r.Body["message"])
+}
+
+// TestNoLibraryTextInErrors: what a parser says of a bad request (a
+// malformed multipart header, an address with a line break) quotes the
+// request back; the answer says it in our words, located, quoting nothing.
+func TestNoLibraryTextInErrors(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.issuer.token(t, "root", "admin")
+	requireOurs := func(r response, location string) {
+		t.Helper()
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		for _, leak := range []string{"<script>", "MIME", "mail:", "Bcc", "evil", "\\r", "\u202e", "invalid character", "looking for"} {
+			require.NotContains(t, r.RawBody, leak)
+		}
+		details := r.Body["details"].([]any)
+		require.Len(t, details, 1, r.RawBody)
+		require.Equal(t, location, details[0].(map[string]any)["location"], r.RawBody)
+	}
+	malformed := "--XX\r\nContent-Disposition: form-data; name=\"files\"; filename=\"a.txt\"\r\nBad Header <script>\r\n\r\nhello\r\n--XX--\r\n"
+	for _, path := range []string{"/tasks/upload", "/validate-audit"} {
+		r := b.do(t, http.MethodPost, path, admin, strings.NewReader(malformed), "Content-Type", "multipart/form-data; boundary=XX")
+		requireOurs(r, "body")
+		require.Contains(t, r.Body["message"], "part 1")
+	}
+	for _, email := range []string{"a@b.test\r\nBcc: evil@x.test", "a\u202e@b.test", "Evil <a@b.test>"} {
+		body, _ := json.Marshal(map[string]any{"name": "Emails", "supervisor_emails": []string{"ok@b.test", email}})
+		r := b.do(t, http.MethodPost, "/campaigns", admin, bytes.NewReader(body), "Content-Type", "application/json")
+		requireOurs(r, "body.supervisor_emails[1]")
+	}
+	r := setup(t, setupOpts{devIssuer: true}).devSignIn(t, `{"username": "maria", "roles": [1]}`)
+	requireOurs(r, "body")
+	require.NotContains(t, r.RawBody, "json:")
+	require.NotContains(t, r.RawBody, "Go ")
 }

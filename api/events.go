@@ -79,7 +79,8 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 	p := principal(ctx)
 	sub, hubLast, err := e.hub.subscribe(ctx, p.User.ID, p.Role)
 	if err != nil {
-		return nil, Errorf(CodeServiceUnavailable, "the event stream is not available: "+err.Error())
+		logger(ctx).InfoContext(ctx, "event stream refused", "error", err)
+		return nil, Errorf(CodeServiceUnavailable, "the event stream is not available yet; reconnect shortly")
 	}
 	// Read after subscribing: a session that starts in between is in what
 	// is read, or its calibration.updated event comes after.
@@ -92,7 +93,6 @@ func (e *eventsResource) stream(ctx context.Context, in *streamInput) (*huma.Str
 		r, w := unwrap(hctx)
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
-		h.Set("Cache-Control", "no-store")
 		h.Set("X-Accel-Buffering", "no")
 		s, detached := e.open(w)
 		end := func() {

@@ -20,8 +20,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"github.com/danielgtaylor/huma/v2"
-
 	"github.com/auditd/auditd/metrics"
 )
 
@@ -61,7 +59,11 @@ func logger(ctx context.Context) *slog.Logger {
 // is sane), echoes it, logs the request when it ends, and turns a panic into
 // an INTERNAL_ERROR response logged with its stack. Every response is
 // marked nosniff: what clients uploaded (a recording, a chat's text inside
-// JSON) is never taken for HTML or script by a browser.
+// JSON) is never taken for HTML or script by a browser. Every response is
+// Cache-Control: no-store (answers, errors, event streams, /metrics, River
+// UI, the docs, the dashboard's index.html): answers carry personal data and
+// change with every write, so no browser or shared cache may keep them. Only
+// the dashboard's content-hashed files replace it with a long cache.
 func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -72,6 +74,7 @@ func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.
 			}
 			w.Header().Set("X-Request-Id", id)
 			w.Header().Set("X-Content-Type-Options", "nosniff")
+			w.Header().Set("Cache-Control", "no-store")
 			l := base.With("request_id", id)
 			ctx := context.WithValue(context.WithValue(r.Context(), requestIDKey, id), loggerKey, l)
 			r = r.WithContext(ctx)
@@ -103,15 +106,6 @@ func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.
 			next.ServeHTTP(ww, r)
 		})
 	}
-}
-
-// noStore marks every operation's response, answer or error,
-// Cache-Control: no-store: answers carry personal data and change with every
-// write, so no browser or shared cache may keep them. (The dashboard's files
-// and the docs are not operations and stay cacheable.)
-func noStore(hctx huma.Context, next func(huma.Context)) {
-	hctx.SetHeader("Cache-Control", "no-store")
-	next(hctx)
 }
 
 // strictURL refuses a request whose path, query parameter names or values

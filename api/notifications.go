@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/jackc/pgx/v5"
@@ -112,7 +114,7 @@ type createNotificationInput struct {
 		Variant  string  `json:"variant" enum:"success,info,warning,error"`
 		UserID   string  `json:"user_id,omitempty" maxLength:"255" doc:"The owner; required unless is_global is true"`
 		IsGlobal bool    `json:"is_global,omitempty" doc:"For everyone (admin only)"`
-		Link     string  `json:"link,omitempty" maxLength:"2000" doc:"Where a client can open what it is about"`
+		Link     string  `json:"link,omitempty" maxLength:"2000" doc:"Where a client can open what it is about: a path of the dashboard (/tasks/…) or an http(s) address; anything else (javascript:, data:, //host) is refused"`
 		TaskUUID *string `json:"task_uuid,omitempty" format:"uuid"`
 	}
 }
@@ -129,6 +131,9 @@ func (n *notificationsResource) create(ctx context.Context, in *createNotificati
 	case !b.IsGlobal && b.UserID == "":
 		return nil, Errorf(CodeMissingFields, "user_id is required unless is_global is true").
 			WithDetail("body.user_id", "required when is_global is not true", nil)
+	}
+	if b.Link != "" && !safeLink(b.Link) {
+		return nil, invalidBody("link", "must be a path of the dashboard such as /tasks/… or an http(s) address", b.Link)
 	}
 	if !b.IsGlobal {
 		if _, err := actingOn(ctx, b.UserID); err != nil {
@@ -258,4 +263,18 @@ func (n *notificationsResource) deleteAll(ctx context.Context, in *deleteAllInpu
 		return nil, err
 	}
 	return ok(Deleted{UserID: who, Deleted: deleted}), nil
+}
+
+// safeLink reports whether link is one a client may open: a path (not
+// //host or /\host, which browsers take for another site) or an absolute
+// http(s) address with a host, without hidden characters.
+func safeLink(link string) bool {
+	if !plainText(link) || strings.ContainsAny(link, " \\") {
+		return false
+	}
+	if strings.HasPrefix(link, "/") {
+		return !strings.HasPrefix(link, "//")
+	}
+	u, err := url.Parse(link)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

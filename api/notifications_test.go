@@ -188,3 +188,25 @@ func TestNotificationsDeleteAll(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(context.Background(), "SELECT count(*) FROM notifications").Scan(&n))
 	require.Equal(t, 1, n)
 }
+
+// TestNotificationLinks: a link is a path of the dashboard or an http(s)
+// address; javascript:, data:, //host and the like are refused, located,
+// and nothing is created.
+func TestNotificationLinks(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, _, root := b.users(t)
+	for _, link := range []string{"/tasks/42", "/app/tasks/42?tab=audit", "https://wiki.example.test/qa#x", "http://intranet.test/a"} {
+		r := b.json(t, http.MethodPost, "/notifications", root, map[string]any{"text": "t", "variant": "info", "is_global": true, "link": link})
+		require.Equal(t, http.StatusCreated, r.Status, "%s: %s", link, r.RawBody)
+	}
+	for _, link := range []string{"javascript:alert(1)", "JavaScript:alert(1)", "data:text/html,x", "//evil.test/x",
+		"/\\evil.test", "vbscript:x", "ftp://files.test/a", "https://", "tasks/42", "/tasks/\u202e42", "https://a.test/\r\nx"} {
+		r := b.json(t, http.MethodPost, "/notifications", root, map[string]any{"text": "bad", "variant": "info", "is_global": true, "link": link})
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Equal(t, "body.link", r.Body["details"].([]any)[0].(map[string]any)["location"], link)
+	}
+	var n int
+	require.NoError(t, b.pool.QueryRow(t.Context(), "SELECT count(*) FROM notifications WHERE text = 'bad'").Scan(&n))
+	require.Zero(t, n)
+}

@@ -206,7 +206,7 @@ func (in PageInput) before() (int64, error) {
 	}
 	id, err := strconv.ParseInt(in.Cursor, 10, 64)
 	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != in.Cursor {
-		return 0, invalidQuery("cursor", "is not a cursor this service returned", in.Cursor)
+		return 0, badCursor()
 	}
 	return id, nil
 }

@@ -101,6 +101,7 @@ func TestSamplingRulesBadInput(t *testing.T) {
 		{"share over 100", map[string]any{"name": "S", "kind": "random_share", "share": 100.5}, "body.share", ""},
 		{"share zero", map[string]any{"name": "S", "kind": "random_share", "share": 0}, "body.share", ""},
 		{"share past its two decimals", map[string]any{"name": "S", "kind": "random_share", "share": 0.001}, "body.share", ""},
+		{"share far past its two decimals", map[string]any{"name": "S", "kind": "random_share", "share": 99.9999999999}, "body.share", ""},
 		{"share missing", map[string]any{"name": "S", "kind": "random_share"}, "body.share", ""},
 		{"share for another kind", with(map[string]any{"share": 10}), "body.share", ""},
 		{"unknown kind", with(map[string]any{"kind": "everything"}), "body.kind", ""},

@@ -11,6 +11,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -160,6 +162,17 @@ func (c listCursor) encode() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// decodeListCursor reads s strictly: only what encode writes (the same
+// bytes once written again) holding a valid position.
+func decodeListCursor(s string) (listCursor, bool) {
+	var c listCursor
+	b, err := base64.RawURLEncoding.Strict().DecodeString(s)
+	if err != nil || json.Unmarshal(b, &c) != nil || c.encode() != s {
+		return listCursor{}, false
+	}
+	return c, c.valid()
+}
+
 // valid reports whether c holds a position its ordering could have given:
 // a UUID as the service writes it and a value of the ordering's kind. A
 // cursor is opaque but not secret; one forged with those is only a place
@@ -180,6 +193,14 @@ func (c listCursor) valid() bool {
 	return err == nil
 }
 
+// badCursor is the answer to a cursor this service did not return for the
+// page asked: located, and quoting nothing of it (a cursor is opaque, and
+// what one decodes to is the sender's).
+func badCursor() *Error {
+	const msg = "is not a cursor this service returned for this list; start again from the first page, then pass each page's next unchanged"
+	return Errorf(CodeValidation, `the query parameter "cursor" `+msg).WithDetail("query.cursor", msg, nil)
+}
+
 func invalidQuery(name, msg string, value any) *Error {
 	return Errorf(CodeValidation, fmt.Sprintf("the query parameter %q %s", name, msg)).
 		WithDetail("query."+name, msg, value)
@@ -191,7 +212,9 @@ func parseScore(name, v string) (*float64, error) {
 		return nil, nil
 	}
 	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f > 100 {
+	if err != nil || !(f >= 0 && f <= 100) || strings.ContainsAny(v, "xXpPiInN_") {
+		// NaN, infinities, hex and digit separators are numbers to
+		// ParseFloat, not scores.
 		return nil, invalidQuery(name, "must be a score from 0 to 100", v)
 	}
 	return &f, nil
@@ -282,16 +305,11 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		}
 	}
 	if in.Cursor != "" {
-		var c listCursor
-		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
-		if err == nil {
-			err = json.Unmarshal(b, &c)
-		}
-		if err != nil || !c.valid() {
-			return nil, invalidQuery("cursor", "is not a cursor this service returned", in.Cursor)
-		}
-		if c.Sort != in.Sort || c.Order != in.Order {
-			return nil, invalidQuery("cursor", fmt.Sprintf("belongs to sort=%s&order=%s; repeat those with it", c.Sort, c.Order), in.Cursor)
+		c, ok := decodeListCursor(in.Cursor)
+		if !ok || c.Sort != in.Sort || c.Order != in.Order {
+			// One of another ordering is refused too, without saying
+			// which: its sort and order are whatever the sender wrote.
+			return nil, badCursor()
 		}
 		page.After = &db.TaskCursor{Value: c.Value, UUID: c.UUID}
 	}
@@ -596,7 +614,7 @@ func (t *tasksResource) audio(ctx context.Context, in *audioInput) (*huma.Stream
 		// X-Content-Type-Options: nosniff is on every response (withRequest).
 		ctype, disposition := servedAs(task.ContentType)
 		h.Set("Content-Type", ctype)
-		if cd := mime.FormatMediaType(disposition, map[string]string{"filename": task.FileName}); cd != "" {
+		if cd := mime.FormatMediaType(disposition, map[string]string{"filename": servedName(task.FileName, ctype)}); cd != "" {
 			h.Set("Content-Disposition", cd)
 		}
 		// The stored file's, not the upload's: a recording's redacted copy
@@ -638,6 +656,25 @@ func servedAs(stored string) (contentType, disposition string) {
 		return stored, "inline"
 	}
 	return "application/octet-stream", "attachment"
+}
+
+// audioExtensions are the file name extensions of the stored formats.
+var audioExtensions = map[string][]string{
+	"audio/flac": {".flac"}, "audio/wav": {".wav", ".wave"}, "audio/x-wav": {".wav", ".wave"}, "audio/mpeg": {".mp3"},
+	"audio/ogg": {".ogg", ".opus", ".oga"}, "audio/mp4": {".m4a", ".mp4"}, "audio/webm": {".webm"},
+}
+
+// servedName is the name a recording is served under: the uploaded name,
+// its extension that of the stored format (a redacted copy stored as FLAC
+// is call.flac, not call.wav).
+func servedName(name, contentType string) string {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	exts, known := audioExtensions[mt]
+	ext := path.Ext(name)
+	if !known || slices.Contains(exts, strings.ToLower(ext)) {
+		return name
+	}
+	return strings.TrimSuffix(name, ext) + exts[0]
 }
 
 // errorWriter passes a response through unless its status is an error,

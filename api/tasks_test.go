@@ -801,7 +801,7 @@ func TestUploadedContentIsNeverRendered(t *testing.T) {
 	require.Equal(t, http.StatusOK, r.Status)
 	require.Equal(t, "audio/wav", r.Header.Get("Content-Type"))
 	require.Equal(t, "nosniff", r.Header.Get("X-Content-Type-Options"))
-	require.Equal(t, "inline; filename=page.html", r.Header.Get("Content-Disposition"))
+	require.Equal(t, "inline; filename=page.wav", r.Header.Get("Content-Disposition"))
 	require.Equal(t, string(polyglot), r.RawBody)
 
 	// A stored type that is not audio (or none) is a download of opaque bytes.
@@ -975,4 +975,46 @@ func taskList(t *testing.T, r response) []map[string]any {
 		out = append(out, v.(map[string]any))
 	}
 	return out
+}
+
+// TestRecordingNamedByItsStoredFormat: a recording is served under its
+// uploaded name with the extension of the format it is stored in (a
+// redacted copy stored as FLAC is a .flac).
+func TestRecordingNamedByItsStoredFormat(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	task := uploaded(t, b.upload(t, quality, file("Call 7.WAV", tone(t, "a.wav", 440, 1))))[0]["uuid"].(string)
+	path := "/tasks/" + task + "/audio"
+	require.Contains(t, b.do(t, http.MethodGet, path, quality, nil).Header.Get("Content-Disposition"), `filename="Call 7.WAV"`)
+	// As the redacted copy's worker records it.
+	_, err := b.pool.Exec(t.Context(), `UPDATE tasks SET content_type = 'audio/flac' WHERE uuid = $1`, task)
+	require.NoError(t, err)
+	r := b.do(t, http.MethodGet, path, quality, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, "audio/flac", r.Header.Get("Content-Type"))
+	require.Contains(t, r.Header.Get("Content-Disposition"), `filename="Call 7.flac"`)
+}
+
+// TestEmptyFileAndSilentVideoSaySo: a 0-byte upload says the file is
+// empty, a video without an audio track says it has none, instead of "not
+// a known audio format"; nothing is stored.
+func TestEmptyFileAndSilentVideoSaySo(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	quality := b.issuer.token(t, "qa", "quality")
+	r := b.upload(t, quality, file("empty.wav", nil))
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.Body["message"], "is empty")
+
+	out := filepath.Join(t.TempDir(), "silent.webm")
+	log, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=black:s=16x16:d=1",
+		"-c:v", "libvpx", "-an", out).CombinedOutput()
+	require.NoError(t, err, string(log))
+	video, err := os.ReadFile(out)
+	require.NoError(t, err)
+	r = b.upload(t, quality, file("silent.webm", video))
+	requireError(t, r, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType)
+	require.Contains(t, r.Body["message"], "the file has no audio track")
+	b.requireNothingStored(t)
 }

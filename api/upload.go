@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -211,22 +210,6 @@ func displayName(name string) string {
 		return "upload"
 	}
 	return name
-}
-
-// printable drops control characters (line breaks included) and invalid
-// UTF-8 from s, trims it and keeps at most max characters: what a client
-// sends that is shown on one line.
-func printable(s string, max int) string {
-	s = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == utf8.RuneError {
-			return -1
-		}
-		return r
-	}, s))
-	if utf8.RuneCountInString(s) > max {
-		s = string([]rune(s)[:max])
-	}
-	return s
 }
 
 func (u *uploadRequest) field(ctx context.Context, part *multipart.Part) error {

@@ -22,26 +22,28 @@ type usersResource struct {
 // UserInfo is a user as the API shows it. Its id is the identity
 // provider's subject, usable wherever a user_id is asked.
 type UserInfo struct {
-	ID           string     `json:"id" doc:"The identity provider's subject for this user; the user_id everywhere else"`
-	Username     string     `json:"username"`
-	Email        string     `json:"email"`
-	Name         string     `json:"name"`
-	Roles        []string   `json:"roles" doc:"Roles from the latest token, or from the directory when it synced the user since"`
-	Role         string     `json:"role" doc:"The highest known role: admin, supervisor, quality, operator, or none" enum:"admin,supervisor,quality,operator,none"`
-	Active       bool       `json:"active" doc:"False once the directory disables the user or no longer lists them; their tokens are then refused"`
-	CreatedAt    time.Time  `json:"created_at"`
-	UpdatedAt    time.Time  `json:"updated_at"`
-	LastSeenAt   *time.Time `json:"last_seen_at,omitempty" doc:"Absent until the user signs in"`
-	SyncedAt     *time.Time `json:"synced_at,omitempty" doc:"When directory sync last listed the user; absent if it never did"`
-	Locale       string     `json:"locale" doc:"The language the service writes the user's notifications in (BCP 47): the token's locale claim, unless the user chose one (locale_chosen); empty for English"`
-	LocaleChosen bool       `json:"locale_chosen" doc:"The user chose the locale (PATCH /users/me); tokens no longer change it"`
+	ID            string     `json:"id" doc:"The identity provider's subject for this user; the user_id everywhere else"`
+	Username      string     `json:"username"`
+	Email         string     `json:"email"`
+	Name          string     `json:"name"`
+	Roles         []string   `json:"roles" doc:"Roles from the latest token, or from the directory when it synced the user since"`
+	Role          string     `json:"role" doc:"The highest known role: admin, supervisor, quality, operator, or none" enum:"admin,supervisor,quality,operator,none"`
+	Active        bool       `json:"active" doc:"False once an admin deactivates the user, or the directory disables them or no longer lists them; their tokens are then refused"`
+	DeactivatedAt *time.Time `json:"deactivated_at,omitempty" doc:"When an admin deactivated the user (POST /admin/users/{id}/deactivation); absent otherwise"`
+	DeactivatedBy string     `json:"deactivated_by,omitempty" doc:"The admin who deactivated the user; absent otherwise"`
+	CreatedAt     time.Time  `json:"created_at"`
+	UpdatedAt     time.Time  `json:"updated_at"`
+	LastSeenAt    *time.Time `json:"last_seen_at,omitempty" doc:"Absent until the user signs in"`
+	SyncedAt      *time.Time `json:"synced_at,omitempty" doc:"When directory sync last listed the user; absent if it never did"`
+	Locale        string     `json:"locale" doc:"The language the service writes the user's notifications in (BCP 47): the token's locale claim, unless the user chose one (locale_chosen); empty for English"`
+	LocaleChosen  bool       `json:"locale_chosen" doc:"The user chose the locale (PATCH /users/me); tokens no longer change it"`
 }
 
 func userInfo(u db.User) UserInfo {
 	return UserInfo{
 		ID: u.ID, Username: u.Username, Email: u.Email, Name: u.Name, Roles: u.Roles, Role: role.Highest(u.Roles).String(),
 		Active: u.Active, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt, LastSeenAt: u.LastSeenAt, SyncedAt: u.SyncedAt,
-		Locale: u.Locale, LocaleChosen: u.LocaleChosen,
+		Locale: u.Locale, LocaleChosen: u.LocaleChosen, DeactivatedAt: u.DeactivatedAt, DeactivatedBy: u.DeactivatedBy,
 	}
 }
 

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/jackc/pgx/v5"
@@ -41,6 +42,46 @@ func (u *usersAdminResource) register(api huma.API) {
 	op.Description += " Ordered by username; filter by role, active state and a text contained in the username, e-mail or name."
 	op.Tags = tag
 	huma.Register(api, op, u.list)
+
+	op = operation(http.MethodPost, "/admin/users/{id}/deactivation", "deactivate-user", "Deactivate a user", role.Admin,
+		http.StatusNotFound, http.StatusConflict)
+	op.Description += " From the next request the user's tokens are 401, their River UI sessions end and their event " +
+		"streams close (within 10 s). The user is kept, with who deactivated them and when (the user list shows it); " +
+		"a directory sync does not reactivate them. Deactivating a deactivated user changes nothing. An admin cannot " +
+		"deactivate themselves (409)."
+	op.Tags = tag
+	huma.Register(api, op, u.deactivate)
+
+	op = operation(http.MethodDelete, "/admin/users/{id}/deactivation", "reactivate-user", "Reactivate a user", role.Admin,
+		http.StatusNotFound)
+	op.Description += " Lifts a deactivation, an admin's or a directory sync's: the user's tokens work again."
+	op.Tags = tag
+	huma.Register(api, op, u.reactivate)
+}
+
+type userIDInput struct {
+	ID string `path:"id" minLength:"1" maxLength:"255" doc:"The user's id (the identity provider's subject)"`
+}
+
+func (u *usersAdminResource) deactivate(ctx context.Context, in *userIDInput) (*Output[UserInfo], error) {
+	p := principal(ctx)
+	if in.ID == p.User.ID {
+		return nil, Errorf(CodeConflict, "you cannot deactivate yourself; ask another admin").
+			WithDetail("path.id", "is you", in.ID)
+	}
+	user, err := db.UserDeactivate(ctx, u.pool, in.ID, p.User.ID, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return ok(userInfo(user)), nil
+}
+
+func (u *usersAdminResource) reactivate(ctx context.Context, in *userIDInput) (*Output[UserInfo], error) {
+	user, err := db.UserReactivate(ctx, u.pool, in.ID, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	return ok(userInfo(user)), nil
 }
 
 // SyncAccepted is the job a sync request started or joined.

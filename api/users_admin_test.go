@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -196,4 +197,44 @@ func TestUsersList(t *testing.T) {
 		requireError(t, b.do(t, http.MethodGet, "/users?"+bad, root, nil), http.StatusBadRequest, CodeValidation)
 	}
 	requireError(t, b.do(t, http.MethodGet, "/users", alice, nil), http.StatusForbidden, CodeForbidden)
+}
+
+// TestAdminDeactivatesAUser: an admin's deactivation stops the user's
+// tokens and River UI session at once, shows in the user list with who
+// and when, holds against a directory sync, and is lifted by DELETE.
+func TestAdminDeactivatesAUser(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	root := b.issuer.token(t, "root", "admin")
+	ana := b.issuer.token(t, "ana", "admin")
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", root, nil).Status)
+	r := b.do(t, http.MethodPost, "/admin/riverui/session", ana, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	session := strings.SplitN(r.Header.Get("Set-Cookie"), ";", 2)[0]
+
+	requireError(t, b.do(t, http.MethodPost, "/admin/users/ana/deactivation", b.issuer.token(t, "sue", "supervisor"), nil),
+		http.StatusForbidden, CodeForbidden)
+	requireError(t, b.do(t, http.MethodPost, "/admin/users/nobody/deactivation", root, nil), http.StatusNotFound, CodeNotFound)
+	requireError(t, b.do(t, http.MethodPost, "/admin/users/root/deactivation", root, nil), http.StatusConflict, CodeConflict)
+
+	r = b.do(t, http.MethodPost, "/admin/users/ana/deactivation", root, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, false, details(r)["active"])
+	require.Equal(t, "root", details(r)["deactivated_by"])
+	requireError(t, b.do(t, http.MethodGet, "/users/me", ana, nil), http.StatusUnauthorized, CodeUnauthorized)
+	requireError(t, b.do(t, http.MethodGet, RiverUIPrefix+"/api/states", "", nil, "Cookie", session), http.StatusUnauthorized, CodeUnauthorized)
+	list := b.do(t, http.MethodGet, "/users?active=false", root, nil)
+	require.Len(t, details(list)["items"], 1, list.RawBody)
+	require.Equal(t, "root", details(list)["items"].([]any)[0].(map[string]any)["deactivated_by"])
+
+	// A directory listing the user as enabled does not undo an admin's deactivation.
+	_, err := db.UserUpsertFromDirectory(t.Context(), b.pool, []db.DirectoryUser{{UserProfile: db.UserProfile{ID: "ana", Username: "ana"}, Active: true}}, time.Now())
+	require.NoError(t, err)
+	requireError(t, b.do(t, http.MethodGet, "/users/me", ana, nil), http.StatusUnauthorized, CodeUnauthorized)
+
+	r = b.do(t, http.MethodDelete, "/admin/users/ana/deactivation", root, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, true, details(r)["active"])
+	require.Nil(t, details(r)["deactivated_by"])
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", ana, nil).Status)
 }

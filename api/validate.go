@@ -9,12 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -319,7 +319,9 @@ func validatorName(r *http.Request, u db.User) string {
 
 // invalidBody is a VALIDATION_ERROR about body field name.
 func invalidBody(name, msg string, value any) *Error {
-	if s, ok := value.(string); ok && utf8.RuneCountInString(s) > 200 {
+	if s, ok := value.(string); ok && !plainText(s) {
+		value = nil // a response never echoes hidden characters back
+	} else if ok && utf8.RuneCountInString(s) > 200 {
 		value = string([]rune(s)[:200]) + "…"
 	}
 	return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
@@ -328,9 +330,11 @@ func invalidBody(name, msg string, value any) *Error {
 
 // hundredths refuses a number with more decimals than the two a
 // percentage is stored with (numeric(5,2)): 99.999 would be kept as 100,
-// and 0.001 as 0, which is not what was asked for.
+// and 0.001 as 0, which is not what was asked for. The decimals are those
+// of the shortest text that reads back as v, which is the text sent for
+// any number a float64 holds (99.9999999999 included).
 func hundredths(name string, v float64) error {
-	if c := v * 100; math.Abs(c-math.Round(c)) > 1e-6 {
+	if _, frac, _ := strings.Cut(strconv.FormatFloat(v, 'f', -1, 64), "."); len(frac) > 2 {
 		return invalidBody(name, "has more than two decimals; it is kept with two (for example 12.5 or 99.99)", v)
 	}
 	return nil

@@ -32,6 +32,13 @@ type User struct {
 	// user's choice in the dashboard.
 	Locale       string
 	LocaleChosen bool
+	// RolesAt is when Roles were stated: the issue time of the token they
+	// came from, or the directory sync that listed them; nil before either.
+	RolesAt *time.Time
+	// DeactivatedAt and DeactivatedBy record an admin's deactivation (nil
+	// and "" otherwise, also when a directory sync deactivated the user).
+	DeactivatedAt *time.Time
+	DeactivatedBy string
 }
 
 // UserProfile is what a token (or a directory) says about a user.
@@ -44,16 +51,20 @@ type UserProfile struct {
 	// Locale is the token's locale claim; "" when it has none, which
 	// keeps the one known.
 	Locale string
+	// IssuedAt is the token's issue time (iat): its roles replace the
+	// stored ones only if no later token or sync stated them. Zero counts
+	// as the time of the request.
+	IssuedAt time.Time
 }
 
 // lastSeenResolution bounds how often a user's last_seen_at is written.
 const lastSeenResolution = 5 * time.Minute
 
-const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at, synced_at, locale, locale_chosen`
+const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at, synced_at, locale, locale_chosen, roles_at, deactivated_at, deactivated_by`
 
 func scanUser(row interface{ Scan(...any) error }) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt, &u.Locale, &u.LocaleChosen)
+	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt, &u.Locale, &u.LocaleChosen, &u.RolesAt, &u.DeactivatedAt, &u.DeactivatedBy)
 	return u, err
 }
 
@@ -66,10 +77,15 @@ func UserGet(ctx context.Context, q DBTX, id string) (User, error) {
 // UserSeen records that the user of profile p made a request: it creates the
 // user just in time, updates the profile when the token's claims changed (an
 // empty e-mail or name keeps what a directory sync stored) and refreshes
-// last_seen_at at most every few minutes. A deactivated user is neither
+// last_seen_at at most every few minutes. The roles are the newest stated:
+// a token issued before the stored roles were (by an earlier token or a
+// directory sync) leaves them as they are. A deactivated user is neither
 // reactivated nor updated: roles, name and last_seen_at stay as they were.
 // It returns the stored user.
 func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, error) {
+	if p.IssuedAt.IsZero() {
+		p.IssuedAt = now
+	}
 	u, err := UserGet(ctx, q, p.ID)
 	switch {
 	case errcode.Is(err, errcode.NotFound):
@@ -81,22 +97,23 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 		return u, nil
 	}
 	seen, err := scanUser(q.QueryRow(ctx, `
-		INSERT INTO users (id, username, email, name, roles, last_seen_at, locale)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		INSERT INTO users AS u (id, username, email, name, roles, last_seen_at, locale, roles_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (id) DO UPDATE SET
 			username = excluded.username,
-			locale = CASE WHEN users.locale_chosen OR excluded.locale = '' THEN users.locale ELSE excluded.locale END,
-			email = COALESCE(NULLIF(excluded.email, ''), users.email),
-			name = COALESCE(NULLIF(excluded.name, ''), users.name),
-			roles = excluded.roles,
-			updated_at = CASE WHEN (users.username, users.email, users.name, users.roles) IS DISTINCT FROM
-				(excluded.username, COALESCE(NULLIF(excluded.email, ''), users.email),
-				 COALESCE(NULLIF(excluded.name, ''), users.name), excluded.roles)
-				THEN $6 ELSE users.updated_at END,
+			locale = CASE WHEN u.locale_chosen OR excluded.locale = '' THEN u.locale ELSE excluded.locale END,
+			email = COALESCE(NULLIF(excluded.email, ''), u.email),
+			name = COALESCE(NULLIF(excluded.name, ''), u.name),
+			roles = CASE WHEN `+newerRoles+` THEN excluded.roles ELSE u.roles END,
+			roles_at = CASE WHEN `+newerRoles+` THEN excluded.roles_at ELSE u.roles_at END,
+			updated_at = CASE WHEN (u.username, u.email, u.name, u.roles) IS DISTINCT FROM
+				(excluded.username, COALESCE(NULLIF(excluded.email, ''), u.email),
+				 COALESCE(NULLIF(excluded.name, ''), u.name), CASE WHEN `+newerRoles+` THEN excluded.roles ELSE u.roles END)
+				THEN $6 ELSE u.updated_at END,
 			last_seen_at = $6
-		WHERE users.active
+		WHERE u.active
 		RETURNING `+userColumns,
-		p.ID, p.Username, p.Email, p.Name, nonNil(p.Roles), now, p.Locale))
+		p.ID, p.Username, p.Email, p.Name, nonNil(p.Roles), now, p.Locale, p.IssuedAt))
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Deactivated since it was read: left as it is.
 		return UserGet(ctx, q, p.ID)
@@ -104,12 +121,17 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 	return seen, err
 }
 
+// newerRoles is the SQL condition, in UserSeen's upsert, under which the
+// token's roles replace the stored ones: none were stated yet, or not
+// after the token was issued.
+const newerRoles = `(u.roles_at IS NULL OR excluded.roles_at >= u.roles_at)`
+
 func (u User) matches(p UserProfile) bool {
 	return u.Username == p.Username &&
 		(p.Email == "" || u.Email == p.Email) &&
 		(p.Name == "" || u.Name == p.Name) &&
 		(p.Locale == "" || u.LocaleChosen || u.Locale == p.Locale) &&
-		slices.Equal(u.Roles, p.Roles)
+		(slices.Equal(u.Roles, p.Roles) || u.RolesAt != nil && p.IssuedAt.Before(*u.RolesAt))
 }
 
 // UserExists reports whether a user with id exists.
@@ -166,14 +188,15 @@ func UserUpsertFromDirectory(ctx context.Context, q DBTX, users []DirectoryUser,
 		), old AS (
 			SELECT u.id, u.username, u.email, u.name, u.roles, u.active FROM users u JOIN input USING (id)
 		), up AS (
-			INSERT INTO users AS u (id, username, email, name, roles, active, synced_at)
-			SELECT id, username, email, name, roles, active, $2 FROM input
+			INSERT INTO users AS u (id, username, email, name, roles, active, synced_at, roles_at)
+			SELECT id, username, email, name, roles, active, $2, $2 FROM input
 			ON CONFLICT (id) DO UPDATE SET
 				username = excluded.username,
 				email = excluded.email,
 				name = excluded.name,
 				roles = excluded.roles,
-				active = excluded.active,
+				roles_at = GREATEST(u.roles_at, excluded.roles_at),
+				active = excluded.active AND u.deactivated_at IS NULL,
 				updated_at = CASE WHEN (u.username, u.email, u.name, u.roles, u.active) IS DISTINCT FROM
 					(excluded.username, excluded.email, excluded.name, excluded.roles, excluded.active)
 					THEN now() ELSE u.updated_at END,
@@ -186,6 +209,32 @@ func UserUpsertFromDirectory(ctx context.Context, q DBTX, users []DirectoryUser,
 			count(*) FILTER (WHERE old.active AND NOT up.active)
 		FROM up LEFT JOIN old USING (id)`, rows, run).Scan(&r.Created, &r.Updated, &r.Disabled)
 	return r, err
+}
+
+// UserDeactivate deactivates user id on behalf of admin by, at at, and
+// ends their browser sessions: their tokens and sessions stop working from
+// the next request. Deactivating a deactivated user changes nothing. It
+// returns the user, or a NotFound error.
+func UserDeactivate(ctx context.Context, q DBTX, id, by string, at time.Time) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx, `
+		UPDATE users SET active = false, deactivated_at = COALESCE(deactivated_at, $3),
+			deactivated_by = CASE WHEN deactivated_at IS NULL THEN $2 ELSE deactivated_by END,
+			updated_at = CASE WHEN active THEN $3 ELSE updated_at END
+		WHERE id = $1 RETURNING `+userColumns, id, by, at))
+	if err != nil {
+		return User{}, one(err, "no user %s", id)
+	}
+	return u, UISessionsEnd(ctx, q, id)
+}
+
+// UserReactivate lifts the deactivation of user id, whoever made it (an
+// admin, or a directory sync). It returns the user, or a NotFound error.
+func UserReactivate(ctx context.Context, q DBTX, id string, at time.Time) (User, error) {
+	u, err := scanUser(q.QueryRow(ctx, `
+		UPDATE users SET active = true, deactivated_at = NULL, deactivated_by = '',
+			updated_at = CASE WHEN active THEN updated_at ELSE $2 END
+		WHERE id = $1 RETURNING `+userColumns, id, at))
+	return u, one(err, "no user %s", id)
 }
 
 // UserDeactivateUnsynced deactivates up to limit active users that an

@@ -114,6 +114,10 @@ func (u *Upload) Add(ctx context.Context, name string, src io.Reader) error {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return &ReadError{err}
 	}
+	if len(head) == 0 {
+		return errcode.New(errcode.Invalid, "the file %q is empty: there is nothing to transcribe or audit; send the recording or the chat transcript itself", name).
+			With(map[string]any{"file": name})
+	}
 	if _, audio := media.Sniff(head); !audio && isText(head) {
 		return u.addText(ctx, f, br)
 	}
@@ -191,6 +195,9 @@ func (u *Upload) recognise(ctx context.Context, f *file) error {
 		pctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
 		info, err := media.ProbeReader(pctx, rd)
+		if errors.Is(err, media.ErrNoAudioTrack) {
+			return unsupported(f, "the file has no audio track: it is "+format.Name+" without sound; send a recording with audio")
+		}
 		if errors.Is(err, media.ErrNotAudio) {
 			// ffprobe's words (with heap addresses) are for the log only.
 			u.deps.Log.InfoContext(ctx, "upload: unreadable audio", "file", f.name, "error", err)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // RetentionInterval is how often the retention job runs.
@@ -18,9 +19,13 @@ type ApplyRetentionArgs struct{}
 // Kind implements river.JobArgs.
 func (ApplyRetentionArgs) Kind() string { return "apply_retention" }
 
-// InsertOpts implements river.JobArgsWithInsertOpts: one an interval.
+// InsertOpts implements river.JobArgsWithInsertOpts: one waiting or
+// running an interval. A completed run does not count, so a worker started
+// within the hour of the last run still runs it at start (RunOnStart).
 func (ApplyRetentionArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{Queue: QueueDefault, UniqueOpts: river.UniqueOpts{ByPeriod: RetentionInterval}}
+	return river.InsertOpts{Queue: QueueDefault, UniqueOpts: river.UniqueOpts{ByPeriod: RetentionInterval,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+			rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
 }
 
 // DeleteBlobsArgs deletes blobs whose references were deleted in the

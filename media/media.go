@@ -34,6 +34,10 @@ const WAVHeaderSize = 44
 // stream.
 var ErrNotAudio = errors.New("not an audio file")
 
+// ErrNoAudioTrack is ErrNotAudio for a media file without an audio stream
+// (a video without sound); errors.Is finds ErrNotAudio in it too.
+var ErrNoAudioTrack = fmt.Errorf("%w: no audio track", ErrNotAudio)
+
 // Info describes a recording's first audio stream.
 type Info struct {
 	// Duration is how long the audio lasts; zero when the container does not
@@ -107,7 +111,7 @@ func probe(ctx context.Context, input string, stdin io.Reader, name string) (Inf
 		}
 		return Info{Duration: d, Channels: s.Channels, SampleRate: rate, Codec: s.CodecName, Format: probe.Format.FormatName}, nil
 	}
-	return Info{}, fmt.Errorf("%w: %s has no audio stream (%s)", ErrNotAudio, name, probe.Format.FormatName)
+	return Info{}, fmt.Errorf("%w: %s (%s)", ErrNoAudioTrack, name, probe.Format.FormatName)
 }
 
 // firstLine keeps ffprobe's first complaint, which says what was wrong.

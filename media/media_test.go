@@ -99,7 +99,8 @@ func TestProbe(t *testing.T) {
 		mediatest.FFmpeg(t, "-f", "lavfi", "-i", "color=c=red:s=16x16:d=1", "-frames:v", "1", path)
 		_, err := media.Probe(b.ctx, path)
 		require.ErrorIs(t, err, media.ErrNotAudio)
-		require.ErrorContains(t, err, "photo.png has no audio stream")
+		require.ErrorIs(t, err, media.ErrNoAudioTrack)
+		require.ErrorContains(t, err, "no audio track: photo.png")
 	})
 
 	t.Run("Missing", func(t *testing.T) {

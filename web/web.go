@@ -73,7 +73,7 @@ func New(fsys fs.FS, opts Options) (*Handler, error) {
 			return err
 		}
 		urlPath := "/" + name
-		cache := "no-cache" // revalidated with the ETag on every use
+		cache := "no-store" // index.html and unhashed files: never kept
 		if strings.HasPrefix(urlPath, assetsDir) {
 			cache = "public, max-age=31536000, immutable"
 		}
@@ -85,7 +85,7 @@ func New(fsys fs.FS, opts Options) (*Handler, error) {
 	}
 	index, ok := h.files["/index.html"]
 	if !ok {
-		index = newFile([]byte(notBuiltPage), ".html", "no-cache")
+		index = newFile([]byte(notBuiltPage), ".html", "no-store")
 	}
 	h.index = index
 	return h, nil

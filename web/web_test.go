@@ -60,7 +60,7 @@ func TestIndexForClientRoutes(t *testing.T) {
 		res := b.get(t, http.MethodGet, path)
 		require.Equal(t, http.StatusOK, res.StatusCode, path)
 		require.Equal(t, "text/html; charset=utf-8", res.Header.Get("Content-Type"), path)
-		require.Equal(t, "no-cache", res.Header.Get("Cache-Control"), path)
+		require.Equal(t, "no-store", res.Header.Get("Cache-Control"), path)
 		require.NotEmpty(t, res.Header.Get("ETag"), path)
 		require.Equal(t, testIndex, body(t, res), path)
 	}
@@ -72,7 +72,7 @@ func TestAssetsTypesAndCaching(t *testing.T) {
 	for path, want := range map[string]struct{ ctype, cache string }{
 		"/assets/index-abc123.js":  {"text/javascript; charset=utf-8", "public, max-age=31536000, immutable"},
 		"/assets/index-def456.css": {"text/css; charset=utf-8", "public, max-age=31536000, immutable"},
-		"/favicon.svg":             {"image/svg+xml", "no-cache"},
+		"/favicon.svg":             {"image/svg+xml", "no-store"},
 	} {
 		res := b.get(t, http.MethodGet, path)
 		require.Equal(t, http.StatusOK, res.StatusCode, path)

@@ -101,9 +101,6 @@ func (b *privacyBundle) seed(t *testing.T, campaignID, kind string, age time.Dur
 func (b *privacyBundle) run(t *testing.T, args river.JobArgs) {
 	t.Helper()
 	ctx := context.Background()
-	// A run before this one would hold the period's uniqueness.
-	_, err := b.pool.Exec(ctx, `DELETE FROM river_job WHERE kind = $1 AND state = 'completed'`, args.Kind())
-	require.NoError(t, err)
 	res, err := b.client.Insert(ctx, args, nil)
 	require.NoError(t, err)
 	require.False(t, res.UniqueSkippedAsDuplicate)
@@ -264,4 +261,46 @@ func TestErasureDeletesOnlyThePersonsUnheldTasks(t *testing.T) {
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT text FROM notifications WHERE user_id = 'qa'`).Scan(&told))
 	require.Equal(t, "The erasure of ana, CUST-7 is done: 4 tasks lost their content (4 recordings, 4 transcripts, 4 audits); "+
 		"1 tasks on legal hold were left untouched.", told, "the admin who asked is told")
+}
+
+// TestRetentionRunsWhenAWorkerStarts: apply_retention runs when a worker
+// starts, even when it already ran in this hour (a worker restarted).
+func TestRetentionRunsWhenAWorkerStarts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	insertOnly, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	require.NoError(t, err)
+	earlier, err := insertOnly.Insert(ctx, jobs.ApplyRetentionArgs{}, nil)
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE river_job SET state = 'completed', finalized_at = now() WHERE id = $1`, earlier.Job.ID)
+	require.NoError(t, err)
+
+	store, err := storage.Open(ctx, "file://"+t.TempDir())
+	require.NoError(t, err)
+	t.Cleanup(func() { store.Close() })
+	ws := river.NewWorkers()
+	Register(ws, Deps{Pool: pool, Store: store})
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Workers: ws, PeriodicJobs: Periodic(Deps{Pool: pool}), Queues: map[string]river.QueueConfig{jobs.QueueDefault: {MaxWorkers: 2}},
+		Logger:        slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelError})),
+		FetchCooldown: 10 * time.Millisecond, FetchPollInterval: 50 * time.Millisecond, TestOnly: true,
+	})
+	require.NoError(t, err)
+	events, cancel := client.Subscribe(river.EventKindJobCompleted)
+	defer cancel()
+	require.NoError(t, client.Start(ctx))
+	t.Cleanup(func() { require.NoError(t, client.Stop(context.Background())) })
+	timeout := time.After(time.Minute)
+	for {
+		select {
+		case e := <-events:
+			if e.Job.Kind == (jobs.ApplyRetentionArgs{}).Kind() {
+				require.NotEqual(t, earlier.Job.ID, e.Job.ID)
+				return
+			}
+		case <-timeout:
+			t.Fatal("apply_retention did not run within a minute of the worker's start")
+		}
+	}
 }

@@ -3,6 +3,7 @@ import { Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type Notification } from '../types';
 import { Ago, useAction } from '../ui';
+import { notificationHref } from './link';
 
 const icons = { success: '✓', info: 'i', warning: '!', error: '×' } as const;
 
@@ -12,9 +13,7 @@ export function NotificationItem({ n, compact }: { n: Notification; compact?: bo
   const { busy, run } = useAction();
   const admin = atLeast(app.profile.value?.role ?? 'none', 'admin');
   const canDelete = !n.is_global || admin; // only admins delete a notification for everyone
-  // The service's links are the dashboard's paths below its prefix (/tasks/…, as e-mails link to them).
-  const internal = n.link?.startsWith('/');
-  const href = internal && !n.link?.startsWith('/app/') ? `/app${n.link}` : n.link;
+  const target = n.link ? notificationHref(n.link) : null;
   return (
     <li class={`notification variant-${n.variant}${n.read ? '' : ' unread'}`} data-id={n.id}>
       <span class="variant-icon" aria-hidden="true">
@@ -29,14 +28,13 @@ export function NotificationItem({ n, compact }: { n: Notification; compact?: bo
           {!n.read && <span class="badge badge-unread">{t('notif.unread')}</span>}
           {n.is_global && <span class="badge">{t('notif.global')}</span>}
           <Ago at={n.created_at} />
-          {n.link &&
-            (internal ? (
-              <Link href={href as string}>{t('notif.open')}</Link>
-            ) : (
-              <a href={n.link} rel="noopener noreferrer" target="_blank">
-                {t('notif.open')}
-              </a>
-            ))}
+          {target?.internal && <Link href={target.href}>{t('notif.open')}</Link>}
+          {target && !target.internal && (
+            <a href={target.href} rel="noopener noreferrer" target="_blank">
+              {t('notif.open')}
+            </a>
+          )}
+          {n.link && !target && <span class="notification-link">{n.link}</span>}
         </p>
       </div>
       <div class={compact ? 'notification-actions compact' : 'notification-actions'}>
