@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -321,8 +320,8 @@ func (c *calibrationResource) sessionAnalysts(ctx context.Context, refs []string
 	for i, ref := range refs {
 		loc := fmt.Sprintf("body.analysts[%d]", i)
 		id, err := db.UserResolve(ctx, c.pool, ref)
-		if ambiguous, isAmbiguous := errors.AsType[*db.AmbiguousUserError](err); isAmbiguous {
-			bad.add(loc, ambiguous.Error(), ref)
+		if errcode.Is(err, errcode.Invalid) {
+			bad.add(loc, errcode.Message(err), ref)
 			continue
 		}
 		if err != nil {

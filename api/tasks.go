@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -204,9 +203,8 @@ func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db
 	f = db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.FileName,
 		FailedCriterion: in.FailedCriterion, Language: in.Language, ReviewState: in.ReviewState}
 	if in.Q != "" {
-		var serr *db.SearchError
-		if f.Text, err = db.SearchQuery(ctx, pool, in.Q); errors.As(err, &serr) {
-			return f, false, invalidQuery("q", serr.Reason, in.Q)
+		if f.Text, err = db.SearchQuery(ctx, pool, in.Q); errcode.Is(err, errcode.Invalid) {
+			return f, false, invalidQuery("q", errcode.Message(err), in.Q)
 		} else if err != nil {
 			return f, false, err
 		}

@@ -2,7 +2,6 @@ package db_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
@@ -148,9 +148,8 @@ func TestSearchErrors(t *testing.T) {
 		strings.Repeat("palabra ", 17): "has more than 16 words or phrases; search for at most 16 at once",
 	} {
 		_, err := db.SearchQuery(context.Background(), b.pool, search)
-		var serr *db.SearchError
-		require.True(t, errors.As(err, &serr), "%q: %v", search, err)
-		require.Equal(t, want, serr.Reason, search)
+		require.True(t, errcode.Is(err, errcode.Invalid), "%q: %v", search, err)
+		require.Equal(t, want, errcode.Message(err), search)
 	}
 }
 

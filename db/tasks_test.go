@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -200,9 +199,8 @@ func TestUserResolve(t *testing.T) {
 		require.Equal(t, want, got, ref)
 	}
 	_, err = db.UserResolve(ctx, b.pool, "aNa")
-	amb, ok := errors.AsType[*db.AmbiguousUserError](err)
-	require.True(t, ok, "%v", err)
-	require.Equal(t, []string{"sub-1", "sub-2"}, amb.IDs)
+	require.True(t, errcode.Is(err, errcode.Invalid), "%v", err)
+	require.Contains(t, errcode.Message(err), "one of sub-1, sub-2")
 }
 
 func TestTaskBlobKeysAndSweepLock(t *testing.T) {

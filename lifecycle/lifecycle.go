@@ -174,31 +174,24 @@ func Notice(user string, task db.Task, variant string, text l10n.Text) db.Notifi
 	return db.NotificationNew{UserID: user, Text: text, Variant: variant, Link: Link(task.UUID), TaskUUID: &task.UUID}
 }
 
-// EditError says why an analyst's edit cannot apply to a task's audit.
-type EditError struct {
-	Message string
-	// Current is the current revision, when the edit was based on another.
-	Current int
-}
-
-func (e *EditError) Error() string { return e.Message }
-
 // CheckEdit says whether an edit based on revision base (zero: whichever
 // is current) may apply to task's audit, whose current revision is current
 // (zero: none yet): only an audited task's, and only its current revision.
+// It is a Conflict error saying why not, whose details name the current
+// revision when the edit was based on another.
 // The API asks when the edit is sent, the recompute job again when it
 // applies it.
-func CheckEdit(task db.Task, current, base int) *EditError {
+func CheckEdit(task db.Task, current, base int) error {
 	switch {
 	case task.Status == db.TaskValidated:
-		return &EditError{Message: fmt.Sprintf("task %s is validated: its audit can no longer be edited", task.UUID)}
+		return errcode.New(errcode.Conflict, "task %s is validated: its audit can no longer be edited", task.UUID)
 	case current == 0:
-		return &EditError{Message: fmt.Sprintf("task %s has no audit yet (it is %s); edit it once it is audited", task.UUID, task.Status)}
+		return errcode.New(errcode.Conflict, "task %s has no audit yet (it is %s); edit it once it is audited", task.UUID, task.Status)
 	case task.Status != db.TaskAudited:
-		return &EditError{Message: fmt.Sprintf("task %s is %s; only an audited task can be edited", task.UUID, task.Status)}
+		return errcode.New(errcode.Conflict, "task %s is %s; only an audited task can be edited", task.UUID, task.Status)
 	case base != 0 && base != current:
-		return &EditError{Current: current, Message: fmt.Sprintf("the edit is based on revision %d of the audit, but revision %d is current: "+
-			"review the current one and edit again", base, current)}
+		return stale(errcode.New(errcode.Conflict, "the edit is based on revision %d of the audit, but revision %d is current: "+
+			"review the current one and edit again", base, current), current)
 	}
 	return nil
 }
@@ -207,14 +200,20 @@ func CheckEdit(task db.Task, current, base int) *EditError {
 // revision base, may apply to task's audit, whose current revision is
 // current. A dispute is of a validated audit, which stays validated: the
 // edit applies to such an audit, on the revision current when the dispute
-// was resolved.
-func CheckResolution(task db.Task, current, base int) *EditError {
+// was resolved. It is a Conflict error as CheckEdit's.
+func CheckResolution(task db.Task, current, base int) error {
 	switch {
 	case task.Status != db.TaskValidated:
-		return &EditError{Message: fmt.Sprintf("task %s is %s; a dispute's resolution changes a validated audit", task.UUID, task.Status)}
+		return errcode.New(errcode.Conflict, "task %s is %s; a dispute's resolution changes a validated audit", task.UUID, task.Status)
 	case base != current:
-		return &EditError{Current: current, Message: fmt.Sprintf("the resolution is based on revision %d of the audit, but revision %d is current",
-			base, current)}
+		return stale(errcode.New(errcode.Conflict, "the resolution is based on revision %d of the audit, but revision %d is current",
+			base, current), current)
 	}
 	return nil
+}
+
+// stale is e, the refusal of an edit based on a revision that is no longer
+// current, naming the current one for a program.
+func stale(e *errcode.Error, current int) *errcode.Error {
+	return e.With(map[string]any{"current_revision": current})
 }
