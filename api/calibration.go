@@ -18,6 +18,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 )
@@ -264,7 +265,7 @@ func (c *calibrationResource) sessionTasks(ctx context.Context, uuids []string, 
 		if err != nil {
 			return nil, err
 		}
-		if task.Status != db.TaskAudited || task.AuditRevision == nil {
+		if task.Status != pipeline.Audited || task.AuditRevision == nil {
 			bad.add(loc, fmt.Sprintf("the task is %s: only an audited task can be calibrated", task.Status), id)
 			continue
 		}

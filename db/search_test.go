@@ -14,6 +14,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
@@ -257,7 +258,7 @@ func TestSearchSpans(t *testing.T) {
 		{"oldest first", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 4}},
 		{"within dates", db.TaskFilter{Text: text, From: from, To: to}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 3}},
 		{"from a page number", db.TaskFilter{Text: text, From: from}, db.TaskPage{Sort: db.TaskSortCreatedAt, Skip: 9, Limit: 6}},
-		{"with a status", db.TaskFilter{Text: text, Status: db.TaskValidated}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
+		{"with a status", db.TaskFilter{Text: text, Status: pipeline.Validated}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
 		{"with an agent", db.TaskFilter{Text: text, OperatorID: agent}, db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 1}},
 		{"with another filter", db.TaskFilter{Text: text, Passed: &passed}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
 		{"by score", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 7}},

@@ -33,6 +33,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -106,7 +107,7 @@ func agentTask(ctx context.Context, tx pgx.Tx, uuid, agentID string) (db.Task, e
 	if err != nil {
 		return db.Task{}, err
 	}
-	if task.Status != db.TaskValidated {
+	if task.Status != pipeline.Validated {
 		return db.Task{}, errcode.New(errcode.Conflict, "task %s is %s: its evaluation can be acknowledged or disputed once it is validated",
 			uuid, task.Status)
 	}
