@@ -152,7 +152,11 @@ func (s *statsResource) analysts(ctx context.Context, in *ReportInput) (*Output[
 	if err != nil {
 		return nil, err
 	}
-	f := db.AnalystsFilter{From: from, To: to}
+	v, err := viewerOf(ctx, s.pool)
+	if err != nil {
+		return nil, err
+	}
+	f := db.AnalystsFilter{From: from, To: to, Viewer: v}
 	if f.CampaignID, _, err = s.scope(ctx, in.Campaign, ""); err != nil {
 		return nil, err
 	}

@@ -268,7 +268,7 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	if err != nil {
 		return nil, err
 	}
-	f.Viewer = &v
+	f.Viewer = v
 	page := db.TaskPage{Sort: in.Sort, Desc: in.Order == "desc", Skip: in.Skip, Limit: in.Limit}
 	if in.Sort == db.TaskSortScore {
 		// An order by score would tell where a hidden audit's score

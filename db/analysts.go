@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/visibility"
 )
 
 // AnalystsFilter selects the analysts' work a report counts: the analyst
@@ -16,6 +18,11 @@ import (
 type AnalystsFilter struct {
 	From, To   time.Time
 	CampaignID string
+	// Viewer is whose report it is: the work on a task whose audit is
+	// hidden from them (visibility.Viewer.AuditHidden: an analyst
+	// calibrating it blind) counts as none, for it tells that the audit was
+	// edited or validated. The zero Viewer hides nothing.
+	Viewer visibility.Viewer
 }
 
 // Analysts is what the analysts did in a period: each one's work, and
@@ -54,10 +61,13 @@ type Productivity struct {
 // of their revisions and validations (analyst_actions, migration 00025).
 func StatsAnalysts(ctx context.Context, q DBTX, f AnalystsFilter) (Analysts, error) {
 	args := []any{f.From, f.To}
-	campaign := ""
+	where := ""
 	if f.CampaignID != "" {
 		args = append(args, f.CampaignID)
-		campaign = " AND a.campaign_id = $3::uuid"
+		where = " AND a.campaign_id = $3::uuid"
+	}
+	if f.Viewer.HidesAny() {
+		where += " AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.uuid = a.task_uuid AND " + f.Viewer.AuditHiddenSQL("t") + ")"
 	}
 	// Of an analyst's actions on a task, only the first has a review time.
 	rows, err := q.Query(ctx, `
@@ -66,7 +76,7 @@ func StatsAnalysts(ctx context.Context, q DBTX, f AnalystsFilter) (Analysts, err
 			count(DISTINCT a.task_uuid) FILTER (WHERE a.edit), count(*) FILTER (WHERE a.edit), count(*) FILTER (WHERE NOT a.edit),
 			percentile_cont(0.5) WITHIN GROUP (ORDER BY a.review_seconds), count(a.review_seconds)
 		FROM analyst_actions a
-		WHERE a.at >= $1 AND a.at < $2`+campaign+`
+		WHERE a.at >= $1 AND a.at < $2`+where+`
 		GROUP BY GROUPING SETS ((a.analyst_id), ())`, args...)
 	if err != nil {
 		return Analysts{}, err

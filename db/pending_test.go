@@ -122,8 +122,8 @@ func TestPendingAuditCountsAsPendingReview(t *testing.T) {
 	_, err := b.pool.Exec(ctx, `UPDATE campaigns SET operator_sees_automatic = true WHERE id = $1`, b.campaign.ID)
 	require.NoError(t, err)
 	bob := visibility.Viewer{User: "op-1", Role: role.Operator}
-	agent := db.TaskFilter{Viewer: &bob, OperatorID: "op-1"}
-	require.Empty(t, names(db.TaskFilter{Viewer: &bob, OperatorID: "op-1", NeedsReview: &yes}))
+	agent := db.TaskFilter{Viewer: bob, OperatorID: "op-1"}
+	require.Empty(t, names(db.TaskFilter{Viewer: bob, OperatorID: "op-1", NeedsReview: &yes}))
 	agent.MinScore = &zero
 	require.Equal(t, []string{"decided.wav"}, names(agent))
 	task, err = db.TaskGetByUUID(ctx, b.pool, pending.UUID)

@@ -264,7 +264,7 @@ func TestSearchSpans(t *testing.T) {
 		{"by score", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 7}},
 		{"lowest score first", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Limit: 6}},
 		{"by score within a range", db.TaskFilter{Text: text, MinScore: &low, MaxScore: &high}, db.TaskPage{Sort: db.TaskSortScore, Skip: 2, Limit: 5}},
-		{"by score in an agent's list", db.TaskFilter{Text: text, MinScore: &low, Viewer: &agentView}, db.TaskPage{Sort: db.TaskSortScore, Limit: 2}},
+		{"by score in an agent's list", db.TaskFilter{Text: text, MinScore: &low, Viewer: agentView}, db.TaskPage{Sort: db.TaskSortScore, Limit: 2}},
 	} {
 		want := pages(tc.f, tc.p)
 		require.Greater(t, len(want), 3, tc.name)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -461,10 +462,10 @@ type TaskFilter struct {
 	// Viewer is whose view the filter selects in: the filters on the
 	// audit's result (passed, needs review, score, failed criterion) keep
 	// only the audits the viewer is shown, and words match a task whose
-	// audit is hidden from them only in its file name or transcript; nil
-	// for the service's own reads (jobs). A bulk action keeps its
-	// requester's, as it was when they asked.
-	Viewer *visibility.Viewer `json:"viewer,omitempty"`
+	// audit is hidden from them only in its file name or transcript. The
+	// zero Viewer, the service's own (a job's), hides nothing. A bulk
+	// action keeps its requester's, as it was when they asked.
+	Viewer visibility.Viewer `json:"viewer,omitzero"`
 	// ExcludeHidden leaves out the tasks whose audit is hidden from Viewer
 	// (an order by score would tell their verdicts).
 	ExcludeHidden bool `json:"exclude_hidden,omitempty"`
@@ -643,7 +644,7 @@ func (f TaskFilter) where(args *[]any) string {
 	if f.ReviewState != "" {
 		conds = append(conds, reviewStateConds[f.ReviewState])
 	}
-	if v := f.Viewer; v != nil && v.HidesAny() {
+	if v := f.Viewer; v.HidesAny() {
 		if f.ExcludeHidden || f.Passed != nil || f.NeedsReview != nil || f.MinScore != nil || f.MaxScore != nil {
 			conds = append(conds, "NOT "+v.AuditHiddenSQL("t"))
 		}
@@ -694,15 +695,15 @@ func (f TaskFilter) searchWhere(args *[]any) string {
 // searchCovers reports whether searchWhere holds every filter of f: then the
 // tasks a search by words finds are the tasks f selects.
 func (f TaskFilter) searchCovers() bool {
-	g := f
-	g.Text, g.OperatorID, g.Status, g.From, g.To, g.scores = "", "", "", time.Time{}, time.Time{}, scoreSpan{}
-	if f.Viewer != nil && f.Viewer.HidesAny() {
+	if f.Viewer.HidesAny() {
 		// A viewer who is not shown every audit: the tasks table knows
 		// which they are shown.
 		return false
 	}
-	g.MinScore, g.MaxScore, g.Viewer = nil, nil, nil
-	return g == TaskFilter{}
+	g := f
+	g.Text, g.OperatorID, g.Status, g.From, g.To, g.scores = "", "", "", time.Time{}, time.Time{}, scoreSpan{}
+	g.MinScore, g.MaxScore, g.Viewer = nil, nil, visibility.Viewer{}
+	return reflect.ValueOf(g).IsZero()
 }
 
 // searchSorts are the orderings the search's documents can be read in, as
@@ -1150,7 +1151,7 @@ const countExactly = 1_000
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
 	if f.OperatorID == "" && f.AssigneeID == "" && f.FileName == "" && f.NeedsReview == nil && f.TranscriptUnreliable == nil && f.MinScore == nil &&
 		f.MaxScore == nil && f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" &&
-		f.ReviewState == "" && (f.Viewer == nil || !f.Viewer.HidesAny()) {
+		f.ReviewState == "" && !f.Viewer.HidesAny() {
 		n, err = taskCountKept(ctx, q, f)
 		return n, false, err
 	}
