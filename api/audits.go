@@ -369,14 +369,7 @@ func editable(task db.Task, base int) error {
 	if task.AuditRevision != nil {
 		current = *task.AuditRevision
 	}
-	e := lifecycle.CheckEdit(task, current, base)
-	switch {
-	case e == nil:
-		return nil
-	case e.Current != 0:
-		return Errorf(CodeConflict, e.Message).WithDetails(map[string]any{"current_revision": e.Current})
-	}
-	return Errorf(CodeConflict, e.Message)
+	return lifecycle.CheckEdit(task, current, base)
 }
 
 // editedVerdicts checks an edit against its task and the campaign's

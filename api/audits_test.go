@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/workers"
 )
@@ -106,7 +107,7 @@ func TestComputeAuditResultsErrors(t *testing.T) {
 	notice := scoringQuestion(t, "recording_notice")
 	// A task already validated.
 	_, err := db.TaskTransition(context.Background(), b.pool, validated["uuid"].(string),
-		db.TaskChange{From: []string{db.TaskAudited}, To: db.TaskValidated})
+		db.TaskChange{From: []pipeline.Status{pipeline.Audited}, To: pipeline.Validated})
 	require.NoError(t, err)
 
 	cases := []struct {

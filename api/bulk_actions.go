@@ -155,7 +155,7 @@ func (b *bulkResource) create(ctx context.Context, in *createBulkInput) (*Output
 		if err != nil {
 			return nil, err
 		}
-		f.Viewer = &v
+		f.Viewer = v
 		n.Filter, n.FilterQuery = &f, query
 	}
 	if r.Action == bulk.Assign {

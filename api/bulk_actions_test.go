@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/workers"
 )
 
@@ -106,8 +107,8 @@ func (b *testBundle) fail(t *testing.T, id string) {
 	ctx := context.Background()
 	_, err := b.pool.Exec(ctx, `DELETE FROM river_job WHERE kind = 'audit' AND args->>'task_uuid' = $1`, id)
 	require.NoError(t, err)
-	_, err = db.TaskTransition(ctx, b.pool, id, db.TaskChange{From: []string{db.TaskTranscribed},
-		To: db.TaskFailed, Error: "engine down", Attempt: 5})
+	_, err = db.TaskTransition(ctx, b.pool, id, db.TaskChange{From: []pipeline.Status{pipeline.Transcribed},
+		To: pipeline.Failed, Error: "engine down", Attempt: 5})
 	require.NoError(t, err)
 }
 

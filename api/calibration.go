@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -19,6 +18,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/webhook"
@@ -266,7 +266,7 @@ func (c *calibrationResource) sessionTasks(ctx context.Context, uuids []string, 
 		if err != nil {
 			return nil, err
 		}
-		if task.Status != db.TaskAudited || task.AuditRevision == nil {
+		if task.Status != pipeline.Audited || task.AuditRevision == nil {
 			bad.add(loc, fmt.Sprintf("the task is %s: only an audited task can be calibrated", task.Status), id)
 			continue
 		}
@@ -322,8 +322,8 @@ func (c *calibrationResource) sessionAnalysts(ctx context.Context, refs []string
 	for i, ref := range refs {
 		loc := fmt.Sprintf("body.analysts[%d]", i)
 		id, err := db.UserResolve(ctx, c.pool, ref)
-		if ambiguous, isAmbiguous := errors.AsType[*db.AmbiguousUserError](err); isAmbiguous {
-			bad.add(loc, ambiguous.Error(), ref)
+		if errcode.Is(err, errcode.Invalid) {
+			bad.add(loc, errcode.Message(err), ref)
 			continue
 		}
 		if err != nil {

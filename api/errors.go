@@ -260,7 +260,7 @@ func ownFormatMessage(msg string) string {
 
 // translate is the one translation of an error into the error model: an
 // *Error is kept, a domain error gets its code from domainCode and keeps
-// its message, a database that cannot be reached is SERVICE_UNAVAILABLE,
+// its message, its problems becoming the details (else its details), a database that cannot be reached is SERVICE_UNAVAILABLE,
 // and anything else (a domain Internal error, an error without a code) is
 // logged with its detail and shown as a plain INTERNAL_ERROR.
 func translate(ctx context.Context, err error) *Error {
@@ -270,7 +270,14 @@ func translate(ctx context.Context, err error) *Error {
 	if code, ok := domainCode[errcode.Of(err)]; ok {
 		d, _ := errors.AsType[*errcode.Error](err)
 		e := Errorf(code, d.Message)
-		if len(d.Details) > 0 {
+		switch {
+		case len(d.Problems) > 0:
+			details := make([]*huma.ErrorDetail, len(d.Problems))
+			for i, p := range d.Problems {
+				details[i] = &huma.ErrorDetail{Location: p.Location, Message: p.Message, Value: p.Value}
+			}
+			e.Details = details
+		case len(d.Details) > 0:
 			e.Details = d.Details
 		}
 		return e

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/workers/mail/smtptest"
 )
@@ -41,7 +42,7 @@ func (b *testBundle) auditPending(t *testing.T, id string, complies bool) {
 		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: id, Result: result, Source: db.AuditByEngine, Engine: "rules"}, 0); err != nil {
 			return err
 		}
-		_, err := db.TaskTransition(ctx, tx, id, db.TaskChange{To: db.TaskAudited})
+		_, err := db.TaskTransition(ctx, tx, id, db.TaskChange{To: pipeline.Audited})
 		return err
 	}))
 }

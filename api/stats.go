@@ -71,7 +71,7 @@ type TrendsReport struct {
 // AnalystsReport is the analysts' work with the period it covers.
 type AnalystsReport struct {
 	StatsPeriod
-	db.Analysts
+	Analysts
 }
 
 // reportWeeks is how many weeks a report covers by default; maxReportSpan
@@ -152,7 +152,11 @@ func (s *statsResource) analysts(ctx context.Context, in *ReportInput) (*Output[
 	if err != nil {
 		return nil, err
 	}
-	f := db.AnalystsFilter{From: from, To: to}
+	v, err := viewerOf(ctx, s.pool)
+	if err != nil {
+		return nil, err
+	}
+	f := db.AnalystsFilter{From: from, To: to, Viewer: v}
 	if f.CampaignID, _, err = s.scope(ctx, in.Campaign, ""); err != nil {
 		return nil, err
 	}
@@ -160,7 +164,7 @@ func (s *statsResource) analysts(ctx context.Context, in *ReportInput) (*Output[
 	if err != nil {
 		return nil, err
 	}
-	return ok(AnalystsReport{StatsPeriod: StatsPeriod{From: from.In(loc), To: to.In(loc), TZ: loc.String()}, Analysts: r}), nil
+	return ok(AnalystsReport{StatsPeriod: StatsPeriod{From: from.In(loc), To: to.In(loc), TZ: loc.String()}, Analysts: analystsOf(r)}), nil
 }
 
 // period reads a report's period: by default its weeks, and at most

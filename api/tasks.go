@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -27,6 +26,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
@@ -224,12 +224,11 @@ func parseScore(name, v string) (*float64, error) {
 // quality, who sees only their own tasks, it narrows them to those; mine is
 // false when they asked for someone else's, which match nothing.
 func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db.TaskFilter, mine bool, err error) {
-	f = db.TaskFilter{Status: in.Status, Kind: in.Kind, Campaign: in.Campaign, FileName: in.FileName,
+	f = db.TaskFilter{Status: pipeline.Status(in.Status), Kind: in.Kind, Campaign: in.Campaign, FileName: in.FileName,
 		FailedCriterion: in.FailedCriterion, Language: in.Language, ReviewState: in.ReviewState}
 	if in.Q != "" {
-		var serr *db.SearchError
-		if f.Text, err = db.SearchQuery(ctx, pool, in.Q); errors.As(err, &serr) {
-			return f, false, invalidQuery("q", serr.Reason, in.Q)
+		if f.Text, err = db.SearchQuery(ctx, pool, in.Q); errcode.Is(err, errcode.Invalid) {
+			return f, false, invalidQuery("q", errcode.Message(err), in.Q)
 		} else if err != nil {
 			return f, false, err
 		}
@@ -292,7 +291,7 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	if err != nil {
 		return nil, err
 	}
-	f.Viewer = &v
+	f.Viewer = v
 	page := db.TaskPage{Sort: in.Sort, Desc: in.Order == "desc", Skip: in.Skip, Limit: in.Limit}
 	if in.Sort == db.TaskSortScore {
 		// An order by score would tell where a hidden audit's score
@@ -361,34 +360,34 @@ type taskInput struct {
 
 // TaskDetail is a task with everything known about it.
 type TaskDetail struct {
-	UUID            string     `json:"uuid" format:"uuid"`
-	Kind            string     `json:"kind" enum:"call,chat"`
-	Status          string     `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
-	FileName        string     `json:"file_name"`
-	ContentType     string     `json:"content_type"`
-	SizeBytes       int64      `json:"size_bytes"`
-	SHA256          string     `json:"sha256" doc:"Hex SHA-256 of the file"`
-	Campaign        string     `json:"campaign" doc:"The campaign's name"`
-	OperatorID      string     `json:"operator_id,omitempty" doc:"The audited agent's user id"`
-	Language        string     `json:"language"`
-	Direction       string     `json:"direction,omitempty" enum:"inbound,outbound"`
-	StartedAt       *time.Time `json:"started_at,omitempty"`
-	ExternalID      string     `json:"external_id,omitempty"`
-	UploadedBy      string     `json:"uploaded_by" doc:"The uploader's user id"`
-	DurationSeconds *float64   `json:"duration_seconds,omitempty"`
-	Error           string     `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
-	Attempts        int        `json:"attempts"`
-	ReviewItems     *int       `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
-	AssigneeID      string     `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
-	AssignedAt      *time.Time `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
-	DueAt           *time.Time `json:"due_at,omitempty" doc:"By when the assignee should review it"`
-	ReviewState     string     `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
-	ReviewedAt      *time.Time `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
-	ReviewedBy      string     `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
-	AuditHidden     bool       `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those, or has verdicts pending an analyst's confirmation: audit, revisions and review_items are left out until an analyst reviews it"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
-	AudioURL        string     `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
+	UUID            string          `json:"uuid" format:"uuid"`
+	Kind            string          `json:"kind" enum:"call,chat"`
+	Status          pipeline.Status `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
+	FileName        string          `json:"file_name"`
+	ContentType     string          `json:"content_type"`
+	SizeBytes       int64           `json:"size_bytes"`
+	SHA256          string          `json:"sha256" doc:"Hex SHA-256 of the file"`
+	Campaign        string          `json:"campaign" doc:"The campaign's name"`
+	OperatorID      string          `json:"operator_id,omitempty" doc:"The audited agent's user id"`
+	Language        string          `json:"language"`
+	Direction       string          `json:"direction,omitempty" enum:"inbound,outbound"`
+	StartedAt       *time.Time      `json:"started_at,omitempty"`
+	ExternalID      string          `json:"external_id,omitempty"`
+	UploadedBy      string          `json:"uploaded_by" doc:"The uploader's user id"`
+	DurationSeconds *float64        `json:"duration_seconds,omitempty"`
+	Error           string          `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
+	Attempts        int             `json:"attempts"`
+	ReviewItems     *int            `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
+	AssigneeID      string          `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
+	AssignedAt      *time.Time      `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
+	DueAt           *time.Time      `json:"due_at,omitempty" doc:"By when the assignee should review it"`
+	ReviewState     string          `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
+	ReviewedAt      *time.Time      `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
+	ReviewedBy      string          `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
+	AuditHidden     bool            `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those, or has verdicts pending an analyst's confirmation: audit, revisions and review_items are left out until an analyst reviews it"`
+	CreatedAt       time.Time       `json:"created_at"`
+	UpdatedAt       time.Time       `json:"updated_at"`
+	AudioURL        string          `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
 	// TranscriptUnreliable is db.Task.TranscriptUnreliable; the figures
 	// behind it are the transcript's quality.
 	TranscriptUnreliable string `json:"transcript_unreliable,omitempty" enum:"low_quality,too_fast" doc:"Why the call's transcript is unreliable, when it is: low_quality (the speech engine was unsure of its words: transcript.quality.score under transcript.quality.floor) or too_fast (more words a second than anyone says); every automatic verdict of its audit then needs review"`
@@ -509,7 +508,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	}
 	// A validation's record (its notes judge the audit) is part of what
 	// calibrating blind hides.
-	if task.Status == db.TaskValidated && d.CalibrationBlind == nil {
+	if task.Status == pipeline.Validated && d.CalibrationBlind == nil {
 		v, err := db.ValidationGet(ctx, t.pool, task.UUID)
 		if err != nil {
 			return nil, err

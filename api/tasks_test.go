@@ -26,6 +26,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/intake"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers"
 )
@@ -563,7 +564,7 @@ func TestListTasks(t *testing.T) {
 	_, err = b.pool.Exec(ctx, `UPDATE tasks SET created_at = '2024-05-01T00:00:00Z'::timestamptz +
 		(SELECT count(*) FROM tasks o WHERE o.created_at < tasks.created_at) * interval '1 day'`)
 	require.NoError(t, err)
-	_, err = db.TaskTransition(ctx, b.pool, ids["c.txt"], db.TaskChange{To: db.TaskFailed, Error: "boom"})
+	_, err = db.TaskTransition(ctx, b.pool, ids["c.txt"], db.TaskChange{To: pipeline.Failed, Error: "boom"})
 	require.NoError(t, err)
 
 	list := func(query string) (names []string, details map[string]any) {
@@ -706,9 +707,9 @@ func TestRetryFailedTask(t *testing.T) {
 	path := "/tasks/" + id + "/retry"
 
 	requireError(t, b.do(t, http.MethodPost, path, admin, nil), http.StatusConflict, CodeConflict)
-	_, err := db.TaskTransition(ctx, b.pool, id, db.TaskChange{From: []string{db.TaskQueued}, To: db.TaskTranscribing, Attempt: 1})
+	_, err := db.TaskTransition(ctx, b.pool, id, db.TaskChange{From: []pipeline.Status{pipeline.Queued}, To: pipeline.Transcribing, Attempt: 1})
 	require.NoError(t, err)
-	_, err = db.TaskTransition(ctx, b.pool, id, db.TaskChange{From: []string{db.TaskTranscribing}, To: db.TaskFailed, Error: "engine down", Attempt: 5})
+	_, err = db.TaskTransition(ctx, b.pool, id, db.TaskChange{From: []pipeline.Status{pipeline.Transcribing}, To: pipeline.Failed, Error: "engine down", Attempt: 5})
 	require.NoError(t, err)
 
 	operator := b.issuer.token(t, "op", "operator")

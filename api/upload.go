@@ -21,6 +21,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/intake"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/transcript"
 )
@@ -58,12 +59,12 @@ var languageTag = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
 
 // UploadedTask is the outcome of one uploaded file.
 type UploadedTask struct {
-	UUID      string `json:"uuid" format:"uuid"`
-	FileName  string `json:"file_name" doc:"The file's name, without any directory"`
-	Kind      string `json:"kind" enum:"call,chat"`
-	Status    string `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
-	Duplicate bool   `json:"duplicate" doc:"The same content was uploaded before: this is that earlier task"`
-	Error     string `json:"error,omitempty" doc:"Why the task failed, when it did (a duplicate of a failed task): POST /tasks/{uuid}/retry retries it"`
+	UUID      string          `json:"uuid" format:"uuid"`
+	FileName  string          `json:"file_name" doc:"The file's name, without any directory"`
+	Kind      string          `json:"kind" enum:"call,chat"`
+	Status    pipeline.Status `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
+	Duplicate bool            `json:"duplicate" doc:"The same content was uploaded before: this is that earlier task"`
+	Error     string          `json:"error,omitempty" doc:"Why the task failed, when it did (a duplicate of a failed task): POST /tasks/{uuid}/retry retries it"`
 }
 
 // UploadResult lists the tasks of an upload, one per file in request order.

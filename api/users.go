@@ -2,16 +2,14 @@ package api
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/role"
 )
 
@@ -102,9 +100,8 @@ func (u *usersResource) me(ctx context.Context, _ *struct{}) (*Output[Profile], 
 // when case is ignored is a 400 listing their ids.
 func resolveOperator(ctx context.Context, pool *pgxpool.Pool, ref, location string) (string, error) {
 	id, err := db.UserResolve(ctx, pool, ref)
-	if amb, ok := errors.AsType[*db.AmbiguousUserError](err); ok {
-		msg := fmt.Sprintf("%q is the username of several users when case is ignored; give the user's id: one of %s",
-			ref, strings.Join(amb.IDs, ", "))
+	if errcode.Is(err, errcode.Invalid) {
+		msg := errcode.Message(err)
 		return "", Errorf(CodeValidation, msg).WithDetail(location, msg, ref)
 	}
 	if err != nil {

@@ -28,6 +28,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/intake"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/validation"
@@ -228,7 +229,7 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 		ValidatorName: validatorName(in.req, caller.User), IsCall: *q.isCall, Attachments: q.files, RequestHash: q.hash(),
 		AcceptPending: q.acceptPending}
 	deps := v.deps(ctx)
-	if task.Status != db.TaskAudited {
+	if task.Status != pipeline.Audited {
 		return again(ctx, deps, task, n)
 	}
 	to, err := validation.Recipients(ctx, deps, task, caller.User.Email)

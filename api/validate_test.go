@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/auditd/auditd/auditor"
+	"github.com/auditd/auditd/pipeline"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -158,7 +159,7 @@ func (b *testBundle) auditCall(t *testing.T, id string) {
 		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: id, Result: result, Source: db.AuditByEngine, Engine: "rules"}, 0); err != nil {
 			return err
 		}
-		_, err := db.TaskTransition(ctx, tx, id, db.TaskChange{To: db.TaskAudited})
+		_, err := db.TaskTransition(ctx, tx, id, db.TaskChange{To: pipeline.Audited})
 		return err
 	}))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -65,10 +66,24 @@ func (v *viewsResource) register(api huma.API) {
 	huma.Register(api, op, v.delete)
 }
 
+// SavedView is a task list's query a user keeps under a name.
+type SavedView struct {
+	ID        string    `json:"id" format:"uuid"`
+	Name      string    `json:"name" doc:"The view's name, unique among the user's views ignoring case"`
+	Query     string    `json:"query" doc:"The task list's query string, canonical: its parameters in the list's order, defaults left out" example:"status=audited&operator=ana&sort=score&order=asc"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// savedViewOf is v as the API shows it.
+func savedViewOf(v db.SavedView) SavedView {
+	return SavedView{ID: v.ID, Name: v.Name, Query: v.Query, CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt}
+}
+
 // ViewList is the caller's saved views.
 type ViewList struct {
-	Items []db.SavedView `json:"items" doc:"The caller's views, by name"`
-	Max   int            `json:"max" doc:"The most views a user may keep"`
+	Items []SavedView `json:"items" doc:"The caller's views, by name"`
+	Max   int         `json:"max" doc:"The most views a user may keep"`
 }
 
 func (v *viewsResource) list(ctx context.Context, _ *struct{}) (*Output[ViewList], error) {
@@ -76,7 +91,11 @@ func (v *viewsResource) list(ctx context.Context, _ *struct{}) (*Output[ViewList
 	if err != nil {
 		return nil, err
 	}
-	return ok(ViewList{Items: views, Max: maxViews}), nil
+	items := make([]SavedView, len(views))
+	for i, view := range views {
+		items[i] = savedViewOf(view)
+	}
+	return ok(ViewList{Items: items, Max: maxViews}), nil
 }
 
 type createViewInput struct {
@@ -100,7 +119,7 @@ func checkName(what, name string) (string, error) {
 	return trimmed, nil
 }
 
-func (v *viewsResource) create(ctx context.Context, in *createViewInput) (*Output[db.SavedView], error) {
+func (v *viewsResource) create(ctx context.Context, in *createViewInput) (*Output[SavedView], error) {
 	name, err := checkName("view", in.Body.Name)
 	if err != nil {
 		return nil, err
@@ -117,19 +136,19 @@ func (v *viewsResource) create(ctx context.Context, in *createViewInput) (*Outpu
 	if err != nil {
 		return nil, err
 	}
-	return ok(created), nil
+	return ok(savedViewOf(created)), nil
 }
 
 type viewIDInput struct {
 	ID string `path:"id" format:"uuid" doc:"The view's id"`
 }
 
-func (v *viewsResource) get(ctx context.Context, in *viewIDInput) (*Output[db.SavedView], error) {
+func (v *viewsResource) get(ctx context.Context, in *viewIDInput) (*Output[SavedView], error) {
 	view, err := db.SavedViewGet(ctx, v.pool, principal(ctx).User.ID, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	return ok(view), nil
+	return ok(savedViewOf(view)), nil
 }
 
 type updateViewInput struct {
@@ -140,7 +159,7 @@ type updateViewInput struct {
 	}
 }
 
-func (v *viewsResource) update(ctx context.Context, in *updateViewInput) (*Output[db.SavedView], error) {
+func (v *viewsResource) update(ctx context.Context, in *updateViewInput) (*Output[SavedView], error) {
 	// Someone else's view, or none, is NOT_FOUND whatever the body.
 	if _, err := db.SavedViewGet(ctx, v.pool, principal(ctx).User.ID, in.ID); err != nil {
 		return nil, err
@@ -169,13 +188,13 @@ func (v *viewsResource) update(ctx context.Context, in *updateViewInput) (*Outpu
 	if err != nil {
 		return nil, err
 	}
-	return ok(view), nil
+	return ok(savedViewOf(view)), nil
 }
 
-func (v *viewsResource) delete(ctx context.Context, in *viewIDInput) (*Output[db.SavedView], error) {
+func (v *viewsResource) delete(ctx context.Context, in *viewIDInput) (*Output[SavedView], error) {
 	view, err := db.SavedViewDelete(ctx, v.pool, principal(ctx).User.ID, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	return ok(view), nil
+	return ok(savedViewOf(view)), nil
 }

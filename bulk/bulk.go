@@ -8,6 +8,7 @@ package bulk
 import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 )
 
@@ -69,16 +70,16 @@ func Skip(action string, p db.BulkParams, task db.Task) db.BulkReason {
 	switch action {
 	case Reaudit:
 		switch task.Status {
-		case db.TaskAudited:
+		case pipeline.Audited:
 			return db.BulkReason{}
-		case db.TaskValidated:
+		case pipeline.Validated:
 			return reason(AuditValidated, db.BulkReasonParams{})
-		case db.TaskFailed:
+		case pipeline.Failed:
 			return reason(TaskFailed, db.BulkReasonParams{})
 		}
 		return reason(NotAuditedYet, status)
 	case Retry:
-		if task.Status != db.TaskFailed {
+		if task.Status != pipeline.Failed {
 			return reason(NotFailed, status)
 		}
 	case Assign:
@@ -93,9 +94,9 @@ func Skip(action string, p db.BulkParams, task db.Task) db.BulkReason {
 		switch {
 		case task.Pending():
 			return reason(PendingVerdicts, db.BulkReasonParams{Pending: task.PendingCriteria})
-		case task.Status == db.TaskAudited:
+		case task.Status == pipeline.Audited:
 			return db.BulkReason{}
-		case task.Status == db.TaskValidated:
+		case task.Status == pipeline.Validated:
 			return reason(ValidatedAlready, db.BulkReasonParams{})
 		}
 		return reason(NotAudited, status)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/auditd/auditd/bulk"
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 )
 
@@ -43,24 +44,26 @@ func TestForbidden(t *testing.T) {
 
 func TestSkip(t *testing.T) {
 	t.Parallel()
-	in := func(status string) db.Task { return db.Task{NewTask: db.NewTask{Status: status}} }
+	in := func(status pipeline.Status) db.Task { return db.Task{NewTask: db.NewTask{Status: status}} }
 	cases := []struct {
-		action, status, skip, spanish string
+		action        string
+		status        pipeline.Status
+		skip, spanish string
 	}{
-		{bulk.Reaudit, db.TaskAudited, "", ""},
-		{bulk.Reaudit, db.TaskValidated, "it is validated: its audit can no longer change", "está validada: su auditoría ya no puede cambiar"},
-		{bulk.Reaudit, db.TaskFailed, "it has failed: retry it instead", "ha fallado: reinténtala en su lugar"},
-		{bulk.Reaudit, db.TaskTranscribing, "it is transcribing: its first audit is still to come",
+		{bulk.Reaudit, pipeline.Audited, "", ""},
+		{bulk.Reaudit, pipeline.Validated, "it is validated: its audit can no longer change", "está validada: su auditoría ya no puede cambiar"},
+		{bulk.Reaudit, pipeline.Failed, "it has failed: retry it instead", "ha fallado: reinténtala en su lugar"},
+		{bulk.Reaudit, pipeline.Transcribing, "it is transcribing: its first audit is still to come",
 			"está en estado «transcribiendo»: su primera auditoría aún no se ha hecho"},
-		{bulk.Retry, db.TaskFailed, "", ""},
-		{bulk.Retry, db.TaskAudited, "it is audited: only a failed task can be retried",
+		{bulk.Retry, pipeline.Failed, "", ""},
+		{bulk.Retry, pipeline.Audited, "it is audited: only a failed task can be retried",
 			"está en estado «auditada»: solo se puede reintentar una tarea fallida"},
-		{bulk.Validate, db.TaskAudited, "", ""},
-		{bulk.Validate, db.TaskValidated, "it is validated already", "ya está validada"},
-		{bulk.Validate, db.TaskQueued, "it is queued: only an audited task can be validated",
+		{bulk.Validate, pipeline.Audited, "", ""},
+		{bulk.Validate, pipeline.Validated, "it is validated already", "ya está validada"},
+		{bulk.Validate, pipeline.Queued, "it is queued: only an audited task can be validated",
 			"está en estado «en cola»: solo se puede validar una tarea auditada"},
-		{bulk.Assign, db.TaskValidated, "", ""},
-		{bulk.Unassign, db.TaskAudited, "it is not assigned to anyone", "no está asignada a nadie"},
+		{bulk.Assign, pipeline.Validated, "", ""},
+		{bulk.Unassign, pipeline.Audited, "it is not assigned to anyone", "no está asignada a nadie"},
 	}
 	for _, c := range cases {
 		why := bulk.Skip(c.action, db.BulkParams{AssigneeID: "maria"}, in(c.status))
@@ -68,12 +71,12 @@ func TestSkip(t *testing.T) {
 		require.Equal(t, c.spanish, es(why), "%s %s", c.action, c.status)
 		require.Equal(t, c.skip, bulk.Message(why), "stored in English")
 	}
-	mine := in(db.TaskAudited)
+	mine := in(pipeline.Audited)
 	mine.AssigneeID = "maria"
 	require.Equal(t, "it is assigned to maria already", en(bulk.Skip(bulk.Assign, db.BulkParams{AssigneeID: "maria"}, mine)))
 	require.Zero(t, bulk.Skip(bulk.Assign, db.BulkParams{AssigneeID: "pedro"}, mine))
 	require.Zero(t, bulk.Skip(bulk.Unassign, db.BulkParams{}, mine))
-	pending := in(db.TaskAudited)
+	pending := in(pipeline.Audited)
 	pending.PendingCriteria = []string{"no_forbidden_phrases"}
 	why := bulk.Skip(bulk.Validate, db.BulkParams{}, pending)
 	require.Equal(t, bulk.PendingVerdicts, why.Code)
@@ -103,7 +106,7 @@ func TestText(t *testing.T) {
 		{db.BulkReason{Code: bulk.Reaudited, Params: db.BulkReasonParams{Revision: 3, Score: &score, Passed: &passed, PassingScore: &pass, ScorecardVersion: 2}},
 			"revision 3: 91.50, passed (passing score 85.00), against scorecard version 2",
 			"revisión 3: 91,50, aprobada (nota de aprobado 85,00), con la versión 2 del formulario"},
-		{db.BulkReason{Code: bulk.Retried, Params: db.BulkReasonParams{Status: db.TaskTranscribed}}, "sent back to transcribed", "devuelta al estado «transcrita»"},
+		{db.BulkReason{Code: bulk.Retried, Params: db.BulkReasonParams{Status: pipeline.Transcribed}}, "sent back to transcribed", "devuelta al estado «transcrita»"},
 		{db.BulkReason{Code: bulk.Unassigned, Params: db.BulkReasonParams{AssigneeID: "maria"}}, "no longer assigned to maria", "ya no está asignada a maria"},
 		{db.BulkReason{Code: bulk.Validated, Params: db.BulkReasonParams{Recipients: []string{"a@example.com", "b@example.com"}}},
 			"validated; the result is being e-mailed to a@example.com, b@example.com",

@@ -5,6 +5,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/pipeline"
 )
 
 // The codes of a result's reason (db.BulkReason): what a bulk action did
@@ -76,18 +77,18 @@ func reason(code string, p db.BulkReasonParams) db.BulkReason {
 }
 
 // statuses are the task statuses as the reasons name them.
-var statuses = map[string]l10n.Text{
-	db.TaskQueued: l10n.T("queued"), db.TaskTranscribing: l10n.T("transcribing"), db.TaskTranscribed: l10n.T("transcribed"),
-	db.TaskAuditing: l10n.T("auditing"), db.TaskAudited: l10n.T("audited"), db.TaskValidated: l10n.T("validated"),
-	db.TaskFailed: l10n.T("failed"),
+var statuses = map[pipeline.Status]l10n.Text{
+	pipeline.Queued: l10n.T("queued"), pipeline.Transcribing: l10n.T("transcribing"), pipeline.Transcribed: l10n.T("transcribed"),
+	pipeline.Auditing: l10n.T("auditing"), pipeline.Audited: l10n.T("audited"), pipeline.Validated: l10n.T("validated"),
+	pipeline.Failed: l10n.T("failed"),
 }
 
 // status is task status s as the reasons name it.
-func status(s string) l10n.Text {
+func status(s pipeline.Status) l10n.Text {
 	if t, ok := statuses[s]; ok {
 		return t
 	}
-	return l10n.Plain(s)
+	return l10n.Plain(string(s))
 }
 
 // action is action a as the reasons name it.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/visibility"
 )
 
 // AnalystsFilter selects the analysts' work a report counts: the analyst
@@ -16,23 +18,31 @@ import (
 type AnalystsFilter struct {
 	From, To   time.Time
 	CampaignID string
+	// Viewer is whose report it is: the work on a task whose audit is
+	// hidden from them (visibility.Viewer.AuditHidden: an analyst
+	// calibrating it blind) counts as none, for it tells that the audit was
+	// edited or validated. The zero Viewer hides nothing.
+	Viewer visibility.Viewer
 }
 
-// Analysts is what the analysts did in a period: each one's work, and
-// everyone's.
+// Analysts is what the analysts did in a period: each one's work, most
+// audits reviewed first, and everyone's together (an audit two analysts
+// reviewed counts once in Reviewed, twice in the median).
 type Analysts struct {
-	Analysts []AnalystWork `json:"analysts" doc:"Everyone who edited or validated an audit in the period, most audits reviewed first"`
-	Total    Productivity  `json:"total" doc:"Everyone's together (an audit two analysts reviewed counts once in reviewed, twice in the median)"`
+	Analysts []AnalystWork
+	Total    Productivity
 }
 
-// AnalystWork is one analyst's work.
+// AnalystWork is one analyst's work: their user id, display name (else
+// username) and productivity.
 type AnalystWork struct {
-	AnalystID string `json:"analyst_id" doc:"The analyst's user id"`
-	Name      string `json:"name" doc:"Their display name, else their username"`
+	AnalystID string
+	Name      string
 	Productivity
 }
 
-// Productivity counts audits reviewed, edits and validations, and how long
+// Productivity counts audits reviewed (distinct tasks with an analyst
+// revision), edits (analyst revisions) and validations, and how long
 // audits waited for their review.
 //
 // An analyst's review of an audit starts when the task was first audited
@@ -40,24 +50,28 @@ type AnalystWork struct {
 // first revision of it or their validation of it, whichever came first.
 // It counts in the period where that first action lies.
 type Productivity struct {
-	Reviewed    int64 `json:"reviewed" doc:"Audits (distinct tasks) with an analyst revision in the period"`
-	Edits       int64 `json:"edits" doc:"Analyst revisions in the period"`
-	Validations int64 `json:"validations" doc:"Validations in the period"`
+	Reviewed    int64
+	Edits       int64
+	Validations int64
 	// MedianReviewSeconds is the median of the reviews whose first action
 	// lies in the period (the mean of the two middle ones for an even
-	// count).
-	MedianReviewSeconds *float64 `json:"median_review_seconds" doc:"The median time from a task's first audit to the analyst's first revision or validation of it, over the reviews whose first action lies in the period (null when none does)"`
-	Timed               int64    `json:"timed" doc:"How many reviews the median is taken over"`
+	// count); nil when none does. Timed is how many reviews it is taken
+	// over.
+	MedianReviewSeconds *float64
+	Timed               int64
 }
 
 // StatsAnalysts counts what each analyst did in f's period, from the log
 // of their revisions and validations (analyst_actions, migration 00025).
 func StatsAnalysts(ctx context.Context, q DBTX, f AnalystsFilter) (Analysts, error) {
 	args := []any{f.From, f.To}
-	campaign := ""
+	where := ""
 	if f.CampaignID != "" {
 		args = append(args, f.CampaignID)
-		campaign = " AND a.campaign_id = $3::uuid"
+		where = " AND a.campaign_id = $3::uuid"
+	}
+	if f.Viewer.HidesAny() {
+		where += " AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.uuid = a.task_uuid AND " + f.Viewer.AuditHiddenSQL("t") + ")"
 	}
 	// Of an analyst's actions on a task, only the first has a review time.
 	rows, err := q.Query(ctx, `
@@ -66,7 +80,7 @@ func StatsAnalysts(ctx context.Context, q DBTX, f AnalystsFilter) (Analysts, err
 			count(DISTINCT a.task_uuid) FILTER (WHERE a.edit), count(*) FILTER (WHERE a.edit), count(*) FILTER (WHERE NOT a.edit),
 			percentile_cont(0.5) WITHIN GROUP (ORDER BY a.review_seconds), count(a.review_seconds)
 		FROM analyst_actions a
-		WHERE a.at >= $1 AND a.at < $2`+campaign+`
+		WHERE a.at >= $1 AND a.at < $2`+where+`
 		GROUP BY GROUPING SETS ((a.analyst_id), ())`, args...)
 	if err != nil {
 		return Analysts{}, err

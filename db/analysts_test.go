@@ -9,6 +9,8 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/role"
+	"github.com/auditd/auditd/visibility"
 )
 
 func TestStatsAnalysts(t *testing.T) {
@@ -94,6 +96,11 @@ func TestStatsAnalysts(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []db.AnalystWork{{AnalystID: "maria", Name: "María López", Productivity: db.Productivity{
 		Reviewed: 1, Edits: 1, MedianReviewSeconds: sec(86400), Timed: 1}}}, r.Analysts)
+	// An analyst calibrating C blind is not told that its audit was edited.
+	blind := visibility.Viewer{User: "pedro", Role: role.Quality, Blind: []string{c}}
+	r, err = db.StatsAnalysts(ctx, pool, db.AnalystsFilter{From: at(1, 0, 0), To: at(5, 0, 0), Viewer: blind})
+	require.NoError(t, err)
+	require.Empty(t, r.Analysts)
 
 	// Actions logged out of order: the review ends at the earliest.
 	h := task(campaign.ID, at(20, 9, 0))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -93,7 +94,7 @@ func AuditAppendAndMove(ctx context.Context, tx pgx.Tx, a AuditRevision, path []
 }
 
 func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, path []TaskChange) (AuditRevision, Task, error) {
-	var status string
+	var status pipeline.Status
 	var current *int
 	var previous []string
 	if err := tx.QueryRow(ctx, `SELECT status, audit_revision, judged_criteria FROM tasks WHERE uuid = $1 FOR UPDATE`,
@@ -108,8 +109,8 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 		return AuditRevision{}, Task{}, fmt.Errorf("%w: revision %d is current, not %d", ErrAuditRevision, cur, basedOn)
 	}
 	// The moves: statuses left and reached, the status at the end, the attempt.
-	var left, reached []string
-	var to *string
+	var left, reached []pipeline.Status
+	var to *pipeline.Status
 	attempt := 0
 	if path != nil {
 		i := slices.IndexFunc(path, func(c TaskChange) bool { return slices.Contains(c.From, status) })

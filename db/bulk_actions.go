@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 )
 
@@ -306,7 +307,7 @@ type BulkReason struct {
 // codes that take it.
 type BulkReasonParams struct {
 	// Status is the task's status, when it is the reason.
-	Status string `json:"status,omitempty" doc:"The task's status"`
+	Status pipeline.Status `json:"status,omitempty" doc:"The task's status"`
 	// Requester and Role name the requester and the role they lack.
 	Requester string `json:"requester,omitempty" doc:"The requester's user id"`
 	Role      string `json:"role,omitempty" doc:"The role the action needs"`

@@ -64,7 +64,7 @@ func ExportCriteria(ctx context.Context, q DBTX, f TaskFilter) ([]string, error)
 // revision or verdicts), and verdicts v is not shown (VerdictsHidden)
 // without them. It stops at fn's first error and returns it.
 func TaskExport(ctx context.Context, q DBTX, v visibility.Viewer, f TaskFilter, items bool, fn func(ExportRow) error) error {
-	f.Viewer = &v
+	f.Viewer = v
 	// The items are read from the audit's revision only when asked for.
 	itemsColumn, itemsJoin := "NULL::jsonb", ""
 	if items {

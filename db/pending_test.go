@@ -11,6 +11,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/visibility"
@@ -52,7 +53,7 @@ func TestPendingAuditCountsAsPendingReview(t *testing.T) {
 		var task db.Task
 		require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) (err error) {
 			task, err = db.AuditAppendAndMove(ctx, tx, db.AuditRevision{TaskUUID: uuid, Result: r, Source: db.AuditByEngine},
-				[]db.TaskChange{{From: []string{db.TaskQueued, db.TaskAudited}, To: db.TaskAudited}})
+				[]db.TaskChange{{From: []pipeline.Status{pipeline.Queued, pipeline.Audited}, To: pipeline.Audited}})
 			return err
 		}))
 		return task
@@ -121,8 +122,8 @@ func TestPendingAuditCountsAsPendingReview(t *testing.T) {
 	_, err := b.pool.Exec(ctx, `UPDATE campaigns SET operator_sees_automatic = true WHERE id = $1`, b.campaign.ID)
 	require.NoError(t, err)
 	bob := visibility.Viewer{User: "op-1", Role: role.Operator}
-	agent := db.TaskFilter{Viewer: &bob, OperatorID: "op-1"}
-	require.Empty(t, names(db.TaskFilter{Viewer: &bob, OperatorID: "op-1", NeedsReview: &yes}))
+	agent := db.TaskFilter{Viewer: bob, OperatorID: "op-1"}
+	require.Empty(t, names(db.TaskFilter{Viewer: bob, OperatorID: "op-1", NeedsReview: &yes}))
 	agent.MinScore = &zero
 	require.Equal(t, []string{"decided.wav"}, names(agent))
 	task, err = db.TaskGetByUUID(ctx, b.pool, pending.UUID)
@@ -152,7 +153,7 @@ func TestMigrationLeavesStoredPendingAuditsUnscored(t *testing.T) {
 	// What the old scoring stored: the pending critical verdict zeroed it.
 	legacy := scored(t, false, true)
 	legacy.Score, legacy.Passed, legacy.FailedCritical, legacy.Pending, legacy.ScoreMin, legacy.ScoreMax = 0, false, []string{"respect"}, nil, nil, nil
-	insert := func(name, status string, r scoring.Result) string {
+	insert := func(name string, status pipeline.Status, r scoring.Result) string {
 		t.Helper()
 		raw, err := json.Marshal(r)
 		require.NoError(t, err)
@@ -169,7 +170,7 @@ func TestMigrationLeavesStoredPendingAuditsUnscored(t *testing.T) {
 			SELECT uuid, 1, 1, 0, false, $3, 'engine' FROM t RETURNING task_uuid`, name, status, raw).Scan(&uuid))
 		return uuid
 	}
-	audited, validated := insert("audited", db.TaskAudited, legacy), insert("validated", db.TaskValidated, legacy)
+	audited, validated := insert("audited", pipeline.Audited, legacy), insert("validated", pipeline.Validated, legacy)
 	_, err = db.TaskStatsFold(ctx, pool)
 	require.NoError(t, err)
 

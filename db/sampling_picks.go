@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/auditd/auditd/pipeline"
 )
 
 // SamplingCandidate is a task a sampling rule has not decided on yet.
@@ -27,7 +29,7 @@ type SamplingCandidate struct {
 // period r was created in, in its language and of its kind, and for
 // failed_critical and needs_review the tasks it takes.
 func SamplingCandidates(ctx context.Context, q DBTX, r SamplingRule, limit int) ([]SamplingCandidate, error) {
-	f := TaskFilter{Status: TaskAudited, Kind: r.TaskKind, Language: r.Language, ReviewState: ReviewAutomatic}
+	f := TaskFilter{Status: pipeline.Audited, Kind: r.TaskKind, Language: r.Language, ReviewState: ReviewAutomatic}
 	if r.Kind == SampleNeedsReview {
 		yes := true
 		f.NeedsReview = &yes

@@ -13,13 +13,13 @@ import (
 // SavedView is a user's saved view of the task list: its filters and sort
 // under a name.
 type SavedView struct {
-	ID     string `json:"id" format:"uuid"`
-	UserID string `json:"-"`
-	Name   string `json:"name" doc:"The view's name, unique among the user's views ignoring case"`
+	ID     string
+	UserID string
+	Name   string
 	// Query is the list's query string in canonical form.
-	Query     string    `json:"query" doc:"The task list's query string, canonical: its parameters in the list's order, defaults left out" example:"status=audited&operator=ana&sort=score&order=asc"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Query     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 const savedViewColumns = `id, user_id, name, query, created_at, updated_at`

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/visibility"
 )
@@ -38,14 +39,11 @@ var searchConfigs = []string{"auditd_es", "auditd_en", "auditd_simple"} // Spani
 // maxSearchTerms bounds the words and phrases of a search.
 const maxSearchTerms = 16
 
-// SearchError is SearchQuery's error for a search it cannot run: what is
-// wrong with it, in words a user can act on, to follow "the search".
-type SearchError struct{ Reason string }
-
-func (e *SearchError) Error() string { return e.Reason }
-
+// searchErrorf is the Invalid error of a search the service cannot run:
+// what is wrong with it, in words a user can act on, to follow "the
+// search".
 func searchErrorf(format string, args ...any) error {
-	return &SearchError{Reason: fmt.Sprintf(format, args...)}
+	return errcode.New(errcode.Invalid, format, args...)
 }
 
 // searchTerm is a word, a prefix (refund*) or a quoted phrase of a search,
@@ -123,9 +121,9 @@ func isSearchable(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(
 
 // SearchQuery turns a search (parseSearch) into the text of a tsquery that
 // finds it in tasks of any language; an error for a search it cannot
-// run (a *SearchError), such as one made only of words too common to be
-// indexed ("el", "the"). The search is read as transcripts are stored
-// (redact.Normalize): "４１１１" is "4111".
+// run (an Invalid error, searchErrorf's), such as one made only of words
+// too common to be indexed ("el", "the"). The search is read as
+// transcripts are stored (redact.Normalize): "４１１１" is "4111".
 func SearchQuery(ctx context.Context, q DBTX, search string) (string, error) {
 	terms, err := parseSearch(redact.Normalize(search))
 	if err != nil {

@@ -2,7 +2,6 @@ package db_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
@@ -184,9 +185,8 @@ func TestSearchErrors(t *testing.T) {
 		strings.Repeat("palabra ", 17): "has more than 16 words or phrases; search for at most 16 at once",
 	} {
 		_, err := db.SearchQuery(context.Background(), b.pool, search)
-		var serr *db.SearchError
-		require.True(t, errors.As(err, &serr), "%q: %v", search, err)
-		require.Equal(t, want, serr.Reason, search)
+		require.True(t, errcode.Is(err, errcode.Invalid), "%q: %v", search, err)
+		require.Equal(t, want, errcode.Message(err), search)
 	}
 }
 
@@ -294,13 +294,13 @@ func TestSearchSpans(t *testing.T) {
 		{"oldest first", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 4}},
 		{"within dates", db.TaskFilter{Text: text, From: from, To: to}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 3}},
 		{"from a page number", db.TaskFilter{Text: text, From: from}, db.TaskPage{Sort: db.TaskSortCreatedAt, Skip: 9, Limit: 6}},
-		{"with a status", db.TaskFilter{Text: text, Status: db.TaskValidated}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
+		{"with a status", db.TaskFilter{Text: text, Status: pipeline.Validated}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
 		{"with an agent", db.TaskFilter{Text: text, OperatorID: agent}, db.TaskPage{Sort: db.TaskSortCreatedAt, Limit: 1}},
 		{"with another filter", db.TaskFilter{Text: text, Passed: &passed}, db.TaskPage{Sort: db.TaskSortCreatedAt, Desc: true, Limit: 2}},
 		{"by score", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 7}},
 		{"lowest score first", db.TaskFilter{Text: text}, db.TaskPage{Sort: db.TaskSortScore, Limit: 6}},
 		{"by score within a range", db.TaskFilter{Text: text, MinScore: &low, MaxScore: &high}, db.TaskPage{Sort: db.TaskSortScore, Skip: 2, Limit: 5}},
-		{"by score in an agent's list", db.TaskFilter{Text: text, MinScore: &low, Viewer: &agentView}, db.TaskPage{Sort: db.TaskSortScore, Limit: 2}},
+		{"by score in an agent's list", db.TaskFilter{Text: text, MinScore: &low, Viewer: agentView}, db.TaskPage{Sort: db.TaskSortScore, Limit: 2}},
 	} {
 		want := pages(tc.f, tc.p)
 		require.Greater(t, len(want), 3, tc.name)

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/visibility"
 )
 
@@ -333,7 +334,7 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 		d.Tasks += n
 		d.Audited += scored
 		d.Passed += passed
-		if status == TaskValidated {
+		if pipeline.Status(status) == pipeline.Validated {
 			d.Validated += n
 		}
 		scoreSum += score

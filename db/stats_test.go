@@ -14,6 +14,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/pipeline"
 )
 
 // rollupDrift returns the rows where the kept dashboard figures differ from
@@ -186,7 +187,7 @@ func TestTaskStatsCompact(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT pg_relation_size('task_stats_pending')`).Scan(&size))
 	require.Zero(t, size)
 	require.Empty(t, rollupDrift(t, pool))
-	n, estimated, err := db.TaskCount(ctx, pool, db.TaskFilter{Status: db.TaskFailed})
+	n, estimated, err := db.TaskCount(ctx, pool, db.TaskFilter{Status: pipeline.Failed})
 	require.NoError(t, err)
 	require.False(t, estimated)
 	require.EqualValues(t, 1, n)
@@ -277,15 +278,15 @@ func TestTaskCount(t *testing.T) {
 	from, to := start.Add(26*time.Hour+7*time.Minute), start.Add(9*24*time.Hour+3*time.Hour)
 	for _, f := range []db.TaskFilter{
 		{},
-		{Status: db.TaskAudited},
+		{Status: pipeline.Audited},
 		{Kind: db.TaskChat, Passed: &yes},
-		{Status: db.TaskValidated, Kind: db.TaskCall, Passed: &no, Campaign: db.DefaultCampaign},
+		{Status: pipeline.Validated, Kind: db.TaskCall, Passed: &no, Campaign: db.DefaultCampaign},
 		{From: from, To: to},
-		{From: from, Status: db.TaskFailed},
+		{From: from, Status: pipeline.Failed},
 		{To: to, Kind: db.TaskCall},
 		{From: from, To: from.Add(5 * time.Minute)},
 		{Campaign: "nope"},
-		{OperatorID: "agent-1", Status: db.TaskQueued},
+		{OperatorID: "agent-1", Status: pipeline.Queued},
 		{NeedsReview: &yes, From: from, To: from.Add(24 * time.Hour)},
 		{MinScore: &high, MaxScore: &top, From: from, To: to},
 		{MaxScore: &low, Kind: db.TaskCall},
@@ -299,7 +300,7 @@ func TestTaskCount(t *testing.T) {
 	}
 
 	// A page that ends the list is its own total; one past the end counts.
-	f := db.TaskFilter{OperatorID: "agent-1", Status: db.TaskQueued}
+	f := db.TaskFilter{OperatorID: "agent-1", Status: pipeline.Queued}
 	for _, p := range []db.TaskPage{{Limit: 5000}, {Skip: 990, Limit: 20}, {Skip: 5000, Limit: 20}, {Limit: 20}} {
 		p.Sort = db.TaskSortCreatedAt
 		tasks, total, estimated, err := db.TaskListTotal(ctx, pool, f, p)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/visibility"
 )
@@ -23,19 +25,6 @@ import (
 const (
 	TaskCall = "call"
 	TaskChat = "chat"
-)
-
-// Task statuses, in pipeline order. Any status before TaskAudited may end
-// in TaskFailed; chats start at TaskTranscribed. Which status may follow
-// which is lifecycle's table, not this list.
-const (
-	TaskQueued       = "queued"
-	TaskTranscribing = "transcribing"
-	TaskTranscribed  = "transcribed"
-	TaskAuditing     = "auditing"
-	TaskAudited      = "audited"
-	TaskValidated    = "validated"
-	TaskFailed       = "failed"
 )
 
 // Event types of task changes; their data is a TaskSummary.
@@ -98,7 +87,7 @@ type Task struct {
 
 // Row is what the visibility rules read of t.
 func (t Task) Row() visibility.Row {
-	return visibility.Row{UUID: t.UUID, CampaignID: t.CampaignID, Validated: t.Status == TaskValidated,
+	return visibility.Row{UUID: t.UUID, CampaignID: t.CampaignID, Validated: t.Status == pipeline.Validated,
 		Current: t.AuditRevision != nil, Reviewed: t.ReviewedAt != nil, AuditDeleted: t.AuditDeleted, Pending: t.Pending()}
 }
 
@@ -114,7 +103,7 @@ const (
 // the engine judged it, "" before any audit.
 func (t Task) ReviewState() string {
 	switch {
-	case t.Status == TaskValidated:
+	case t.Status == pipeline.Validated:
 		return ReviewValidated
 	case t.AuditRevision == nil:
 		return ""
@@ -129,7 +118,7 @@ func (t Task) ReviewState() string {
 // validated audit was decided by its validator. visibility.PendingWhere is
 // the same in SQL.
 func (t Task) Pending() bool {
-	return t.Status != TaskValidated && len(t.PendingCriteria) > 0
+	return t.Status != pipeline.Validated && len(t.PendingCriteria) > 0
 }
 
 // AuditHiddenFromOperator reports whether t's agent (an operator) is not
@@ -142,26 +131,26 @@ func (t Task) AuditHiddenFromOperator() bool {
 
 // TaskSummary is what lists and events show of a task.
 type TaskSummary struct {
-	UUID        string     `json:"uuid" format:"uuid"`
-	Kind        string     `json:"kind" enum:"call,chat"`
-	Status      string     `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
-	FileName    string     `json:"file_name"`
-	Campaign    string     `json:"campaign" doc:"The campaign's name"`
-	OperatorID  string     `json:"operator_id,omitempty" doc:"The audited agent's user id"`
-	Language    string     `json:"language" doc:"The interaction's language (BCP 47)"`
-	Error       string     `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
-	Score       *float64   `json:"score,omitempty" doc:"The current audit's score (0..100), once audited; absent while verdicts are pending (see score_min, score_max)"`
-	Passed      *bool      `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score; absent while verdicts are pending"`
-	ScoreMin    *float64   `json:"score_min,omitempty" doc:"While verdicts are pending (pending): the lowest score the audit can still take; score and passed are absent then (the task is pending review, neither passed nor failed)"`
-	ScoreMax    *float64   `json:"score_max,omitempty" doc:"While verdicts are pending: the highest score the audit can still take"`
-	Pending     []string   `json:"pending,omitempty" doc:"The criteria (ids) whose verdicts await an analyst's confirmation; absent when none does. Never shown to agents"`
-	ReviewItems *int       `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (automatic verdicts below AUDIT_REVIEW_CONFIDENCE), once audited"`
-	AssigneeID  string     `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
-	ReviewState string     `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
-	AssignedAt  *time.Time `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
-	DueAt       *time.Time `json:"due_at,omitempty" doc:"By when the assignee should review it"`
+	UUID        string          `json:"uuid" format:"uuid"`
+	Kind        string          `json:"kind" enum:"call,chat"`
+	Status      pipeline.Status `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
+	FileName    string          `json:"file_name"`
+	Campaign    string          `json:"campaign" doc:"The campaign's name"`
+	OperatorID  string          `json:"operator_id,omitempty" doc:"The audited agent's user id"`
+	Language    string          `json:"language" doc:"The interaction's language (BCP 47)"`
+	Error       string          `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
+	Score       *float64        `json:"score,omitempty" doc:"The current audit's score (0..100), once audited; absent while verdicts are pending (see score_min, score_max)"`
+	Passed      *bool           `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score; absent while verdicts are pending"`
+	ScoreMin    *float64        `json:"score_min,omitempty" doc:"While verdicts are pending (pending): the lowest score the audit can still take; score and passed are absent then (the task is pending review, neither passed nor failed)"`
+	ScoreMax    *float64        `json:"score_max,omitempty" doc:"While verdicts are pending: the highest score the audit can still take"`
+	Pending     []string        `json:"pending,omitempty" doc:"The criteria (ids) whose verdicts await an analyst's confirmation; absent when none does. Never shown to agents"`
+	ReviewItems *int            `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (automatic verdicts below AUDIT_REVIEW_CONFIDENCE), once audited"`
+	AssigneeID  string          `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
+	CreatedAt   time.Time       `json:"created_at"`
+	UpdatedAt   time.Time       `json:"updated_at"`
+	ReviewState string          `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
+	AssignedAt  *time.Time      `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
+	DueAt       *time.Time      `json:"due_at,omitempty" doc:"By when the assignee should review it"`
 	// TranscriptUnreliable is Task.TranscriptUnreliable.
 	TranscriptUnreliable string `json:"transcript_unreliable,omitempty" enum:"low_quality,too_fast" doc:"Why the call's transcript is unreliable, when it is: low_quality (the speech engine was unsure of its words: transcript.quality.score under the floor) or too_fast (more words a second than anyone says); every automatic verdict of its audit then needs review"`
 	// Snippet is where a search's words were found, in a list searched by
@@ -191,7 +180,7 @@ func (s TaskSummary) WithoutAudit() TaskSummary {
 type NewTask struct {
 	UUID        string
 	Kind        string
-	Status      string
+	Status      pipeline.Status
 	FileName    string
 	ContentType string
 	SizeBytes   int64
@@ -328,9 +317,9 @@ func TaskGetBySHA256(ctx context.Context, q DBTX, sum string) (Task, error) {
 // TaskChange is a change of a task's status.
 type TaskChange struct {
 	// From lists the statuses the change may start from; empty allows any.
-	From []string
+	From []pipeline.Status
 	// To is the new status.
-	To string
+	To pipeline.Status
 	// Error is kept on the task and in its history; a change with none
 	// clears the task's error.
 	Error string
@@ -344,7 +333,7 @@ type TaskChange struct {
 // transaction). It returns the changed task, a NotFound error, or an error wrapping
 // ErrTaskStatus when the task is not in one of c.From.
 func TaskTransition(ctx context.Context, q DBTX, uuid string, c TaskChange) (Task, error) {
-	var from string
+	var from pipeline.Status
 	if err := q.QueryRow(ctx, `SELECT status FROM tasks WHERE uuid = $1 FOR UPDATE`, uuid).Scan(&from); err != nil {
 		return Task{}, one(err, "no task %s", uuid)
 	}
@@ -409,11 +398,11 @@ func (t Task) audience() Audience {
 
 // TaskStateChange is one entry of a task's history.
 type TaskStateChange struct {
-	From    string    `json:"from,omitempty" doc:"The previous status; absent for the creation"`
-	To      string    `json:"to"`
-	Error   string    `json:"error,omitempty"`
-	Attempt int       `json:"attempt,omitempty"`
-	At      time.Time `json:"at"`
+	From    pipeline.Status `json:"from,omitempty" doc:"The previous status; absent for the creation"`
+	To      pipeline.Status `json:"to"`
+	Error   string          `json:"error,omitempty"`
+	Attempt int             `json:"attempt,omitempty"`
+	At      time.Time       `json:"at"`
 }
 
 // TaskHistory returns the status changes of task uuid, oldest first.
@@ -434,9 +423,9 @@ func TaskHistory(ctx context.Context, q DBTX, uuid string) ([]TaskStateChange, e
 // TaskFilter selects tasks; zero fields select everything. Its JSON form
 // is how a bulk action keeps the filter it was given, resolved.
 type TaskFilter struct {
-	Status   string `json:"status,omitempty"`
-	Kind     string `json:"kind,omitempty"`
-	Campaign string `json:"campaign,omitempty"` // the campaign's name
+	Status   pipeline.Status `json:"status,omitempty"`
+	Kind     string          `json:"kind,omitempty"`
+	Campaign string          `json:"campaign,omitempty"` // the campaign's name
 	// OperatorID is the audited agent's user id.
 	OperatorID string `json:"operator_id,omitempty"`
 	// AssigneeID is the user id of the analyst the tasks are assigned to.
@@ -473,10 +462,10 @@ type TaskFilter struct {
 	// Viewer is whose view the filter selects in: the filters on the
 	// audit's result (passed, needs review, score, failed criterion) keep
 	// only the audits the viewer is shown, and words match a task whose
-	// audit is hidden from them only in its file name or transcript; nil
-	// for the service's own reads (jobs). A bulk action keeps its
-	// requester's, as it was when they asked.
-	Viewer *visibility.Viewer `json:"viewer,omitempty"`
+	// audit is hidden from them only in its file name or transcript. The
+	// zero Viewer, the service's own (a job's), hides nothing. A bulk
+	// action keeps its requester's, as it was when they asked.
+	Viewer visibility.Viewer `json:"viewer,omitzero"`
 	// ExcludeHidden leaves out the tasks whose audit is hidden from Viewer
 	// (an order by score would tell their verdicts).
 	ExcludeHidden bool `json:"exclude_hidden,omitempty"`
@@ -655,7 +644,7 @@ func (f TaskFilter) where(args *[]any) string {
 	if f.ReviewState != "" {
 		conds = append(conds, reviewStateConds[f.ReviewState])
 	}
-	if v := f.Viewer; v != nil && v.HidesAny() {
+	if v := f.Viewer; v.HidesAny() {
 		if f.ExcludeHidden || f.Passed != nil || f.NeedsReview != nil || f.MinScore != nil || f.MaxScore != nil {
 			conds = append(conds, "NOT "+v.AuditHiddenSQL("t"))
 		}
@@ -706,15 +695,15 @@ func (f TaskFilter) searchWhere(args *[]any) string {
 // searchCovers reports whether searchWhere holds every filter of f: then the
 // tasks a search by words finds are the tasks f selects.
 func (f TaskFilter) searchCovers() bool {
-	g := f
-	g.Text, g.OperatorID, g.Status, g.From, g.To, g.scores = "", "", "", time.Time{}, time.Time{}, scoreSpan{}
-	if f.Viewer != nil && f.Viewer.HidesAny() {
+	if f.Viewer.HidesAny() {
 		// A viewer who is not shown every audit: the tasks table knows
 		// which they are shown.
 		return false
 	}
-	g.MinScore, g.MaxScore, g.Viewer = nil, nil, nil
-	return g == TaskFilter{}
+	g := f
+	g.Text, g.OperatorID, g.Status, g.From, g.To, g.scores = "", "", "", time.Time{}, time.Time{}, scoreSpan{}
+	g.MinScore, g.MaxScore, g.Viewer = nil, nil, visibility.Viewer{}
+	return reflect.ValueOf(g).IsZero()
 }
 
 // searchSorts are the orderings the search's documents can be read in, as
@@ -1162,7 +1151,7 @@ const countExactly = 1_000
 func TaskCount(ctx context.Context, q DBTX, f TaskFilter) (n int64, estimated bool, err error) {
 	if f.OperatorID == "" && f.AssigneeID == "" && f.FileName == "" && f.NeedsReview == nil && f.TranscriptUnreliable == nil && f.MinScore == nil &&
 		f.MaxScore == nil && f.FailedCriterion == "" && f.Text == "" && f.ValidatedBy == "" && f.Language == "" &&
-		f.ReviewState == "" && (f.Viewer == nil || !f.Viewer.HidesAny()) {
+		f.ReviewState == "" && !f.Viewer.HidesAny() {
 		n, err = taskCountKept(ctx, q, f)
 		return n, false, err
 	}
@@ -1248,7 +1237,7 @@ func taskCountKept(ctx context.Context, q DBTX, f TaskFilter) (int64, error) {
 	if f.Passed != nil {
 		passed = strconv.FormatBool(*f.Passed)
 	}
-	args = append(args, "^"+pattern(f.Status)+" "+pattern(f.Kind)+" "+pattern(passed)+"$")
+	args = append(args, "^"+pattern(string(f.Status))+" "+pattern(f.Kind)+" "+pattern(passed)+"$")
 	var n int64
 	err := q.QueryRow(ctx, `SELECT COALESCE(sum(c.n), 0) FROM `+rows+` WHERE c.dim = 'tasks' AND c.key ~ $`+
 		strconv.Itoa(len(args)), args...).Scan(&n)

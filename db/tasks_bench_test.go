@@ -9,6 +9,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/visibility"
 )
 
@@ -79,7 +80,7 @@ func BenchmarkTaskListFilters1M(b *testing.B) {
 		f    db.TaskFilter
 		page db.TaskPage
 	}{
-		{"status", db.TaskFilter{Status: db.TaskValidated}, newest},
+		{"status", db.TaskFilter{Status: pipeline.Validated}, newest},
 		{"kind", db.TaskFilter{Kind: db.TaskChat}, newest},
 		{"campaign", db.TaskFilter{Campaign: "default"}, newest},
 		{"operator", db.TaskFilter{OperatorID: "agent-7"}, newest},
@@ -91,7 +92,7 @@ func BenchmarkTaskListFilters1M(b *testing.B) {
 		{"max_score", db.TaskFilter{MaxScore: &low}, newest},
 		{"file_name", db.TaskFilter{FileName: "seed-4242"}, newest},
 		{"file_name_rare", db.TaskFilter{FileName: "seed-987654."}, newest},
-		{"operator_status", db.TaskFilter{OperatorID: "agent-7", Status: db.TaskAudited}, newest},
+		{"operator_status", db.TaskFilter{OperatorID: "agent-7", Status: pipeline.Audited}, newest},
 		{"failed_criterion", db.TaskFilter{FailedCriterion: "empathy"}, newest},
 		{"failed_criterion_rare", db.TaskFilter{FailedCriterion: "farewell"}, newest},
 		{"sort_file_name", db.TaskFilter{}, db.TaskPage{Sort: db.TaskSortFileName, Limit: 101}},
@@ -142,7 +143,7 @@ func BenchmarkTaskSearch1M(b *testing.B) {
 		{"or", "reembolso OR bloqueada", db.TaskFilter{}, newest},
 		{"not_found", "hipoteca", db.TaskFilter{}, newest},
 		{"word_and_operator", "reembolso", db.TaskFilter{OperatorID: "agent-7"}, newest},
-		{"word_and_status", "reembolso", db.TaskFilter{Status: db.TaskValidated}, newest},
+		{"word_and_status", "reembolso", db.TaskFilter{Status: pipeline.Validated}, newest},
 		{"word_by_score", "reembolso", db.TaskFilter{}, db.TaskPage{Sort: db.TaskSortScore, Desc: true, Limit: 101}},
 		{"word_by_lowest_score", "reembolso", db.TaskFilter{}, db.TaskPage{Sort: db.TaskSortScore, Limit: 101}},
 		{"word_last_month", "reembolso", db.TaskFilter{From: time.Now().AddDate(0, -1, 0)}, newest},

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
@@ -39,7 +39,7 @@ func (b *taskBundle) newTask(content string) db.NewTask {
 	sum := sha256.Sum256([]byte(content))
 	id := uuid.NewString()
 	return db.NewTask{
-		UUID: id, Kind: db.TaskCall, Status: db.TaskQueued, FileName: content + ".wav", ContentType: "audio/wav",
+		UUID: id, Kind: db.TaskCall, Status: pipeline.Queued, FileName: content + ".wav", ContentType: "audio/wav",
 		SizeBytes: int64(len(content)), SHA256: hex.EncodeToString(sum[:]), BlobKey: "uploads/test/" + id,
 		CampaignID: b.campaign.ID, OperatorID: "op-1", Language: "es", UploadedBy: "qa",
 	}
@@ -89,7 +89,7 @@ func TestTaskInsertOncePerContent(t *testing.T) {
 	history, err := db.TaskHistory(ctx, b.pool, n.UUID)
 	require.NoError(t, err)
 	require.Len(t, history, 1)
-	require.Equal(t, db.TaskStateChange{To: db.TaskQueued, At: history[0].At}, history[0])
+	require.Equal(t, db.TaskStateChange{To: pipeline.Queued, At: history[0].At}, history[0])
 
 	got, err := db.TaskGetBySHA256(ctx, b.pool, n.SHA256)
 	require.NoError(t, err)
@@ -106,30 +106,30 @@ func TestTaskTransition(t *testing.T) {
 
 	tx, err := b.pool.Begin(ctx)
 	require.NoError(t, err)
-	task, err := db.TaskTransition(ctx, tx, n.UUID, db.TaskChange{From: []string{db.TaskQueued}, To: db.TaskTranscribing, Attempt: 1})
+	task, err := db.TaskTransition(ctx, tx, n.UUID, db.TaskChange{From: []pipeline.Status{pipeline.Queued}, To: pipeline.Transcribing, Attempt: 1})
 	require.NoError(t, err)
-	require.Equal(t, db.TaskTranscribing, task.Status)
+	require.Equal(t, pipeline.Transcribing, task.Status)
 	require.Equal(t, 1, task.Attempts)
 	require.NoError(t, tx.Rollback(ctx))
 	// Rolled back: neither the change, its history nor its event remain.
 	task, err = db.TaskGetByUUID(ctx, b.pool, n.UUID)
 	require.NoError(t, err)
-	require.Equal(t, db.TaskQueued, task.Status)
+	require.Equal(t, pipeline.Queued, task.Status)
 	events, err := db.EventsAfter(ctx, b.pool, 0, 10)
 	require.NoError(t, err)
 	require.Empty(t, events)
 
-	_, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{From: []string{db.TaskTranscribing}, To: db.TaskTranscribed})
+	_, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{From: []pipeline.Status{pipeline.Transcribing}, To: pipeline.Transcribed})
 	require.ErrorIs(t, err, db.ErrTaskStatus)
 	require.ErrorContains(t, err, "is queued")
-	_, err = db.TaskTransition(ctx, b.pool, uuid.NewString(), db.TaskChange{To: db.TaskFailed})
+	_, err = db.TaskTransition(ctx, b.pool, uuid.NewString(), db.TaskChange{To: pipeline.Failed})
 	require.Equal(t, errcode.NotFound, errcode.Of(err))
 
-	task, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{To: db.TaskFailed, Error: "no engine", Attempt: 3})
+	task, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{To: pipeline.Failed, Error: "no engine", Attempt: 3})
 	require.NoError(t, err)
 	require.Equal(t, "no engine", task.Error)
 	require.Equal(t, 3, task.Attempts)
-	task, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{From: []string{db.TaskFailed}, To: db.TaskQueued})
+	task, err = db.TaskTransition(ctx, b.pool, n.UUID, db.TaskChange{From: []pipeline.Status{pipeline.Failed}, To: pipeline.Queued})
 	require.NoError(t, err)
 	require.Empty(t, task.Error, "leaving failed clears the error")
 	require.Equal(t, 3, task.Attempts)
@@ -137,8 +137,8 @@ func TestTaskTransition(t *testing.T) {
 	history, err := db.TaskHistory(ctx, b.pool, n.UUID)
 	require.NoError(t, err)
 	require.Len(t, history, 3)
-	require.Equal(t, db.TaskStateChange{From: db.TaskQueued, To: db.TaskFailed, Error: "no engine", Attempt: 3, At: history[1].At}, history[1])
-	require.Equal(t, db.TaskFailed, history[2].From)
+	require.Equal(t, db.TaskStateChange{From: pipeline.Queued, To: pipeline.Failed, Error: "no engine", Attempt: 3, At: history[1].At}, history[1])
+	require.Equal(t, pipeline.Failed, history[2].From)
 
 	// Each change is an event for the agent and quality and above.
 	events, err = db.EventsAfter(ctx, b.pool, 0, 10)
@@ -153,7 +153,7 @@ func TestTaskTransition(t *testing.T) {
 	var summary db.TaskSummary
 	require.NoError(t, json.Unmarshal(events[0].Data, &summary))
 	require.Equal(t, n.UUID, summary.UUID)
-	require.Equal(t, db.TaskFailed, summary.Status)
+	require.Equal(t, pipeline.Failed, summary.Status)
 	require.Equal(t, "no engine", summary.Error)
 	require.Equal(t, "default", summary.Campaign)
 }
@@ -200,9 +200,8 @@ func TestUserResolve(t *testing.T) {
 		require.Equal(t, want, got, ref)
 	}
 	_, err = db.UserResolve(ctx, b.pool, "aNa")
-	amb, ok := errors.AsType[*db.AmbiguousUserError](err)
-	require.True(t, ok, "%v", err)
-	require.Equal(t, []string{"sub-1", "sub-2"}, amb.IDs)
+	require.True(t, errcode.Is(err, errcode.Invalid), "%v", err)
+	require.Contains(t, errcode.Message(err), "one of sub-1, sub-2")
 }
 
 func TestTaskBlobKeysAndSweepLock(t *testing.T) {

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -305,22 +304,12 @@ func UserList(ctx context.Context, q DBTX, f UserFilter) (items []User, total in
 	return items, total, err
 }
 
-// AmbiguousUserError is UserResolve's answer when a reference matches the
-// usernames of several users only when case is ignored ("ana" and "ANA").
-type AmbiguousUserError struct {
-	Ref string
-	IDs []string // the candidates' ids, sorted
-}
-
-func (e *AmbiguousUserError) Error() string {
-	return fmt.Sprintf("%q names several users when case is ignored: %s", e.Ref, strings.Join(e.IDs, ", "))
-}
-
 // UserResolve returns the id of the user that ref names: the user whose id
 // is ref, else the user whose username is exactly ref, else the one user
 // whose username is ref ignoring case, else ref itself, for agents who
-// have no user yet. Several users matching the same way are an
-// *AmbiguousUserError listing them.
+// have no user yet. Several users matching the same way (usernames that
+// differ only in case, "ana" and "ANA") are an Invalid error listing
+// their ids.
 func UserResolve(ctx context.Context, q DBTX, ref string) (string, error) {
 	rows, err := q.Query(ctx, `
 		SELECT id, username FROM users WHERE id = $1 OR lower(username) = lower($1)
@@ -352,7 +341,8 @@ func UserResolve(ctx context.Context, q DBTX, ref string) (string, error) {
 		case 1:
 			return ids[0], nil
 		default:
-			return "", &AmbiguousUserError{Ref: ref, IDs: ids}
+			return "", errcode.New(errcode.Invalid, "%q is the username of several users when case is ignored; give the user's id: one of %s",
+				ref, strings.Join(ids, ", "))
 		}
 	}
 	return ref, nil

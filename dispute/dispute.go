@@ -33,6 +33,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/webhook"
 )
@@ -68,35 +69,21 @@ type Decision struct {
 	Reason      string
 }
 
-// Problem is one thing wrong with a request's items, located as the API
+// problems gathers the problems of a request's items, located as the API
 // locates body fields ("body.items[2].criterion_id").
-type Problem struct {
-	Location string
-	Message  string
-	Value    any
-}
-
-// InvalidError lists every problem of a dispute's claims or a
-// resolution's decisions; nothing was stored.
-type InvalidError struct {
-	Message  string
-	Problems []Problem
-}
-
-func (e *InvalidError) Error() string { return e.Message }
-
-// problems gathers the problems of a request's items.
-type problems []Problem
+type problems []errcode.Problem
 
 func (p *problems) add(i int, field, msg string, value any) {
-	*p = append(*p, Problem{Location: fmt.Sprintf("body.items[%d].%s", i, field), Message: msg, Value: value})
+	*p = append(*p, errcode.Problem{Location: fmt.Sprintf("body.items[%d].%s", i, field), Message: msg, Value: value})
 }
 
+// err is the Invalid error listing every problem of the request's items,
+// or nil when they have none.
 func (p problems) err(what string) error {
 	if len(p) == 0 {
 		return nil
 	}
-	return &InvalidError{Message: fmt.Sprintf("the %s has %d problem(s); nothing was changed", what, len(p)), Problems: p}
+	return errcode.New(errcode.Invalid, "the %s has %d problem(s); nothing was changed", what, len(p)).WithProblems(p...)
 }
 
 // Window says until when an audit of campaign c validated at validatedAt
@@ -121,7 +108,7 @@ func agentTask(ctx context.Context, tx pgx.Tx, uuid, agentID string) (db.Task, e
 	if err != nil {
 		return db.Task{}, err
 	}
-	if task.Status != db.TaskValidated {
+	if task.Status != pipeline.Validated {
 		return db.Task{}, errcode.New(errcode.Conflict, "task %s is %s: its evaluation can be acknowledged or disputed once it is validated",
 			uuid, task.Status)
 	}
@@ -272,9 +259,10 @@ func Acknowledge(ctx context.Context, d Deps, uuid string, agent db.User) (db.Ac
 // users of the supervisor role or above among its supervisor e-mails). It
 // is a NotFound error unless agent is the task's agent; a Conflict error
 // when the task is not validated, the window closed, the evaluation is
-// acknowledged or a dispute is open; an *InvalidError when a claim names
-// a criterion the current revision does not judge, names one twice, or
-// one decided by an earlier dispute, or has a blank comment.
+// acknowledged or a dispute is open; an Invalid error, with a problem per
+// claim at fault, when a claim names a criterion the current revision does
+// not judge, names one twice, or one decided by an earlier dispute, or has
+// a blank comment.
 func Open(ctx context.Context, d Deps, uuid string, agent db.User, claims []Claim) (db.Dispute, error) {
 	var opened db.Dispute
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
@@ -363,8 +351,9 @@ type Resolution struct {
 // recompute_audit job queued in the same transaction. It is a NotFound
 // error for an unknown dispute; a Conflict error when it was resolved
 // already (two resolutions at once: the second waits for the first, then
-// gets this); an *InvalidError unless decisions decide every disputed
-// criterion once, each with a reason.
+// gets this); an Invalid error, with a problem per decision at fault,
+// unless decisions decide every disputed criterion once, each with a
+// reason.
 func Resolve(ctx context.Context, d Deps, id string, resolver db.User, resolverName string, decisions []Decision) (Resolution, error) {
 	var out Resolution
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
@@ -457,7 +446,7 @@ func decided(items []db.DisputeItem, decisions []Decision) ([]db.DisputeItem, []
 	var accepted []db.DisputeItem
 	for k, it := range out {
 		if _, ok := seen[it.CriterionID]; !ok {
-			p = append(p, Problem{Location: "body.items", Message: fmt.Sprintf("decide the disputed criterion %q too", it.CriterionID),
+			p = append(p, errcode.Problem{Location: "body.items", Message: fmt.Sprintf("decide the disputed criterion %q too", it.CriterionID),
 				Value: it.CriterionID})
 			continue
 		}

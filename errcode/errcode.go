@@ -36,14 +36,24 @@ const (
 	Internal Code = "internal"
 )
 
-// Error is an error with a code and a message for a person. Details say
-// more for a program (the file at fault, the limit); Err, the cause, is for
-// the log.
+// Error is an error with a code and a message for a person. Problems
+// locate the input at fault, one per field; Details say more for a program
+// (the file at fault, the limit); Err, the cause, is for the log.
 type Error struct {
-	Code    Code
-	Message string
-	Details map[string]any
-	Err     error
+	Code     Code
+	Message  string
+	Problems []Problem
+	Details  map[string]any
+	Err      error
+}
+
+// Problem is one thing wrong with a request's input: where, located as the
+// API locates a request's fields ("body.items[2].criterion_id",
+// "query.operator"), what is wrong there, and the value sent (nil for none).
+type Problem struct {
+	Location string
+	Message  string
+	Value    any
 }
 
 // New returns an Error with code and a message formatted as fmt.Sprintf does.
@@ -54,6 +64,12 @@ func New(code Code, format string, args ...any) *Error {
 // With returns e with details added.
 func (e *Error) With(details map[string]any) *Error {
 	e.Details = details
+	return e
+}
+
+// WithProblems returns e with problems added.
+func (e *Error) WithProblems(problems ...Problem) *Error {
+	e.Problems = append(e.Problems, problems...)
 	return e
 }
 
@@ -83,6 +99,18 @@ func Of(err error) Code {
 		return e.Code
 	}
 	return Internal
+}
+
+// Message returns the message of the outermost Error in err's chain, and
+// err's text when there is none ("" for nil).
+func Message(err error) string {
+	if err == nil {
+		return ""
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Message
+	}
+	return err.Error()
 }
 
 // Is reports whether err's code is code.

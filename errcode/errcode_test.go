@@ -26,3 +26,15 @@ func TestOf(t *testing.T) {
 	require.ErrorIs(t, broken, notFound)
 	require.Equal(t, "the default campaign is missing: no task t1", broken.Error())
 }
+
+func TestProblems(t *testing.T) {
+	t.Parallel()
+	err := fmt.Errorf("open: %w", errcode.New(errcode.Invalid, "the dispute has %d problem(s)", 1).
+		WithProblems(errcode.Problem{Location: "body.items[0].comment", Message: "is empty"}))
+	require.Equal(t, errcode.Invalid, errcode.Of(err))
+	require.Equal(t, "the dispute has 1 problem(s)", errcode.Message(err), "the message, without what wraps it")
+	e, ok := errors.AsType[*errcode.Error](err)
+	require.True(t, ok)
+	require.Equal(t, []errcode.Problem{{Location: "body.items[0].comment", Message: "is empty"}}, e.Problems)
+	require.Equal(t, "pq: boom", errcode.Message(errors.New("pq: boom")))
+}

@@ -30,6 +30,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
@@ -325,9 +326,9 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 	for _, f := range u.files {
 		task := f.existing
 		if task == nil {
-			status := db.TaskQueued
+			status := pipeline.Queued
 			if f.kind == db.TaskChat {
-				status = db.TaskTranscribed
+				status = pipeline.Transcribed
 			}
 			inserted, isNew, err := db.TaskInsert(ctx, tx, db.NewTask{
 				UUID: uuid.NewString(), Kind: f.kind, Status: status, FileName: f.name, ContentType: f.contentType,

@@ -26,6 +26,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/pipeline"
 )
 
 // Step is one change of status the business allows: from any of its
@@ -33,32 +34,32 @@ import (
 // made elsewhere is the zero Step, which Move refuses.
 type Step struct {
 	name string
-	from []string
-	to   string
+	from []pipeline.Status
+	to   pipeline.Status
 }
 
 // The steps of a task's life.
 var (
 	// Wait leaves a call queued, with why: no speech engine can take it.
-	Wait = Step{"wait for a speech engine", []string{db.TaskQueued, db.TaskTranscribing}, db.TaskQueued}
+	Wait = Step{"wait for a speech engine", []pipeline.Status{pipeline.Queued, pipeline.Transcribing}, pipeline.Queued}
 	// Transcribe starts transcribing a queued call.
-	Transcribe = Step{"start transcribing", []string{db.TaskQueued}, db.TaskTranscribing}
+	Transcribe = Step{"start transcribing", []pipeline.Status{pipeline.Queued}, pipeline.Transcribing}
 	// Transcribed stores a call's transcript; the audit comes next.
-	Transcribed = Step{"finish transcribing", []string{db.TaskTranscribing}, db.TaskTranscribed}
+	Transcribed = Step{"finish transcribing", []pipeline.Status{pipeline.Transcribing}, pipeline.Transcribed}
 	// Audit starts auditing a transcribed task.
-	Audit = Step{"start auditing", []string{db.TaskTranscribed}, db.TaskAuditing}
+	Audit = Step{"start auditing", []pipeline.Status{pipeline.Transcribed}, pipeline.Auditing}
 	// Audited stores the automatic audit.
-	Audited = Step{"finish auditing", []string{db.TaskAuditing}, db.TaskAudited}
+	Audited = Step{"finish auditing", []pipeline.Status{pipeline.Auditing}, pipeline.Audited}
 	// Validate is an analyst's validation of an audited task.
-	Validate = Step{"validate", []string{db.TaskAudited}, db.TaskValidated}
+	Validate = Step{"validate", []pipeline.Status{pipeline.Audited}, pipeline.Validated}
 	// FailTranscription fails a call that could not be transcribed.
-	FailTranscription = Step{"fail the transcription", []string{db.TaskQueued, db.TaskTranscribing}, db.TaskFailed}
+	FailTranscription = Step{"fail the transcription", []pipeline.Status{pipeline.Queued, pipeline.Transcribing}, pipeline.Failed}
 	// FailAudit fails a task that could not be audited.
-	FailAudit = Step{"fail the audit", []string{db.TaskTranscribed, db.TaskAuditing}, db.TaskFailed}
+	FailAudit = Step{"fail the audit", []pipeline.Status{pipeline.Transcribed, pipeline.Auditing}, pipeline.Failed}
 	// RetryTranscription queues a failed call to be transcribed again.
-	RetryTranscription = Step{"retry the transcription", []string{db.TaskFailed}, db.TaskQueued}
+	RetryTranscription = Step{"retry the transcription", []pipeline.Status{pipeline.Failed}, pipeline.Queued}
 	// RetryAudit takes a failed task back to transcribed, to be audited again.
-	RetryAudit = Step{"retry the audit", []string{db.TaskFailed}, db.TaskTranscribed}
+	RetryAudit = Step{"retry the audit", []pipeline.Status{pipeline.Failed}, pipeline.Transcribed}
 )
 
 // Steps is the table: every change of status there is, in the order of a
@@ -72,17 +73,17 @@ func Steps() []Step {
 func (s Step) Name() string { return s.name }
 
 // From lists the statuses the step starts from.
-func (s Step) From() []string { return slices.Clone(s.from) }
+func (s Step) From() []pipeline.Status { return slices.Clone(s.from) }
 
 // To is the status the step ends in.
-func (s Step) To() string { return s.to }
+func (s Step) To() pipeline.Status { return s.to }
 
 // Retry returns the step that retries a failed task of kind, which failed
 // at the step that left status failedFrom ("" when its history does not
 // say): a call that failed before its transcript existed is transcribed
 // again, anything else audited again.
-func Retry(kind, failedFrom string) Step {
-	if kind == db.TaskCall && (failedFrom == "" || failedFrom == db.TaskQueued || failedFrom == db.TaskTranscribing) {
+func Retry(kind string, failedFrom pipeline.Status) Step {
+	if kind == db.TaskCall && (failedFrom == "" || failedFrom == pipeline.Queued || failedFrom == pipeline.Transcribing) {
 		return RetryTranscription
 	}
 	return RetryAudit
@@ -95,9 +96,9 @@ func RetryOf(ctx context.Context, q db.DBTX, task db.Task) (Step, error) {
 	if err != nil {
 		return Step{}, err
 	}
-	failedFrom := ""
+	var failedFrom pipeline.Status
 	for _, c := range history {
-		if c.To == db.TaskFailed {
+		if c.To == pipeline.Failed {
 			failedFrom = c.From
 		}
 	}
@@ -111,7 +112,7 @@ func RetryOf(ctx context.Context, q db.DBTX, task db.Task) (Step, error) {
 // has not failed, or changed meanwhile, is a Conflict error. It returns
 // the task as it then is.
 func RetryTask(ctx context.Context, tx pgx.Tx, rc *river.Client[pgx.Tx], task db.Task) (db.Task, error) {
-	if task.Status != db.TaskFailed {
+	if task.Status != pipeline.Failed {
 		return db.Task{}, errcode.New(errcode.Conflict, "task %s is %s; only a failed task can be retried", task.UUID, task.Status)
 	}
 	retry, err := RetryOf(ctx, tx, task)
@@ -119,7 +120,7 @@ func RetryTask(ctx context.Context, tx pgx.Tx, rc *river.Client[pgx.Tx], task db
 		return db.Task{}, err
 	}
 	next := river.JobArgs(jobs.AuditArgs{TaskUUID: task.UUID})
-	if retry.To() == db.TaskQueued {
+	if retry.To() == pipeline.Queued {
 		next = jobs.TranscribeArgs{TaskUUID: task.UUID}
 	}
 	if _, err := rc.InsertTx(ctx, tx, next, nil); err != nil {
@@ -174,31 +175,24 @@ func Notice(user string, task db.Task, variant string, text l10n.Text) db.Notifi
 	return db.NotificationNew{UserID: user, Text: text, Variant: variant, Link: Link(task.UUID), TaskUUID: &task.UUID}
 }
 
-// EditError says why an analyst's edit cannot apply to a task's audit.
-type EditError struct {
-	Message string
-	// Current is the current revision, when the edit was based on another.
-	Current int
-}
-
-func (e *EditError) Error() string { return e.Message }
-
 // CheckEdit says whether an edit based on revision base (zero: whichever
 // is current) may apply to task's audit, whose current revision is current
 // (zero: none yet): only an audited task's, and only its current revision.
+// It is a Conflict error saying why not, whose details name the current
+// revision when the edit was based on another.
 // The API asks when the edit is sent, the recompute job again when it
 // applies it.
-func CheckEdit(task db.Task, current, base int) *EditError {
+func CheckEdit(task db.Task, current, base int) error {
 	switch {
-	case task.Status == db.TaskValidated:
-		return &EditError{Message: fmt.Sprintf("task %s is validated: its audit can no longer be edited", task.UUID)}
+	case task.Status == pipeline.Validated:
+		return errcode.New(errcode.Conflict, "task %s is validated: its audit can no longer be edited", task.UUID)
 	case current == 0:
-		return &EditError{Message: fmt.Sprintf("task %s has no audit yet (it is %s); edit it once it is audited", task.UUID, task.Status)}
-	case task.Status != db.TaskAudited:
-		return &EditError{Message: fmt.Sprintf("task %s is %s; only an audited task can be edited", task.UUID, task.Status)}
+		return errcode.New(errcode.Conflict, "task %s has no audit yet (it is %s); edit it once it is audited", task.UUID, task.Status)
+	case task.Status != pipeline.Audited:
+		return errcode.New(errcode.Conflict, "task %s is %s; only an audited task can be edited", task.UUID, task.Status)
 	case base != 0 && base != current:
-		return &EditError{Current: current, Message: fmt.Sprintf("the edit is based on revision %d of the audit, but revision %d is current: "+
-			"review the current one and edit again", base, current)}
+		return stale(errcode.New(errcode.Conflict, "the edit is based on revision %d of the audit, but revision %d is current: "+
+			"review the current one and edit again", base, current), current)
 	}
 	return nil
 }
@@ -207,14 +201,20 @@ func CheckEdit(task db.Task, current, base int) *EditError {
 // revision base, may apply to task's audit, whose current revision is
 // current. A dispute is of a validated audit, which stays validated: the
 // edit applies to such an audit, on the revision current when the dispute
-// was resolved.
-func CheckResolution(task db.Task, current, base int) *EditError {
+// was resolved. It is a Conflict error as CheckEdit's.
+func CheckResolution(task db.Task, current, base int) error {
 	switch {
-	case task.Status != db.TaskValidated:
-		return &EditError{Message: fmt.Sprintf("task %s is %s; a dispute's resolution changes a validated audit", task.UUID, task.Status)}
+	case task.Status != pipeline.Validated:
+		return errcode.New(errcode.Conflict, "task %s is %s; a dispute's resolution changes a validated audit", task.UUID, task.Status)
 	case base != current:
-		return &EditError{Current: current, Message: fmt.Sprintf("the resolution is based on revision %d of the audit, but revision %d is current",
-			base, current)}
+		return stale(errcode.New(errcode.Conflict, "the resolution is based on revision %d of the audit, but revision %d is current",
+			base, current), current)
 	}
 	return nil
+}
+
+// stale is e, the refusal of an edit based on a revision that is no longer
+// current, naming the current one for a program.
+func stale(e *errcode.Error, current int) *errcode.Error {
+	return e.With(map[string]any{"current_revision": current})
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -28,10 +29,10 @@ import (
 // those two can fail.
 func TestTable(t *testing.T) {
 	t.Parallel()
-	statuses := []string{db.TaskQueued, db.TaskTranscribing, db.TaskTranscribed, db.TaskAuditing,
-		db.TaskAudited, db.TaskValidated, db.TaskFailed}
-	reached := map[string]bool{db.TaskQueued: true, db.TaskTranscribed: true} // where calls and chats start
-	failable := map[string]bool{}
+	statuses := []pipeline.Status{pipeline.Queued, pipeline.Transcribing, pipeline.Transcribed, pipeline.Auditing,
+		pipeline.Audited, pipeline.Validated, pipeline.Failed}
+	reached := map[pipeline.Status]bool{pipeline.Queued: true, pipeline.Transcribed: true} // where calls and chats start
+	failable := map[pipeline.Status]bool{}
 	for _, s := range lifecycle.Steps() {
 		require.NotEmpty(t, s.Name())
 		require.Contains(t, statuses, s.To(), s.Name())
@@ -39,11 +40,11 @@ func TestTable(t *testing.T) {
 		reached[s.To()] = true
 		for _, from := range s.From() {
 			require.Contains(t, statuses, from, s.Name())
-			require.NotEqual(t, db.TaskValidated, from, "%s: validated is final", s.Name())
-			if from == db.TaskFailed {
+			require.NotEqual(t, pipeline.Validated, from, "%s: validated is final", s.Name())
+			if from == pipeline.Failed {
 				require.True(t, strings.HasPrefix(s.Name(), "retry"), "%s: a failed task is only retried", s.Name())
 			}
-			if s.To() == db.TaskFailed {
+			if s.To() == pipeline.Failed {
 				failable[from] = true
 			}
 		}
@@ -51,7 +52,7 @@ func TestTable(t *testing.T) {
 	for _, st := range statuses {
 		require.True(t, reached[st], "%s is reached", st)
 	}
-	for _, st := range []string{db.TaskQueued, db.TaskTranscribing, db.TaskTranscribed, db.TaskAuditing} {
+	for _, st := range []pipeline.Status{pipeline.Queued, pipeline.Transcribing, pipeline.Transcribed, pipeline.Auditing} {
 		require.True(t, failable[st], "a task %s can fail", st)
 	}
 }
@@ -59,15 +60,16 @@ func TestTable(t *testing.T) {
 func TestRetry(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		kind, failedFrom, to string
+		kind           string
+		failedFrom, to pipeline.Status
 	}{
-		{db.TaskCall, db.TaskQueued, db.TaskQueued},
-		{db.TaskCall, db.TaskTranscribing, db.TaskQueued},
-		{db.TaskCall, "", db.TaskQueued},
-		{db.TaskCall, db.TaskAuditing, db.TaskTranscribed},
-		{db.TaskCall, db.TaskTranscribed, db.TaskTranscribed},
-		{db.TaskChat, db.TaskAuditing, db.TaskTranscribed},
-		{db.TaskChat, "", db.TaskTranscribed},
+		{db.TaskCall, pipeline.Queued, pipeline.Queued},
+		{db.TaskCall, pipeline.Transcribing, pipeline.Queued},
+		{db.TaskCall, "", pipeline.Queued},
+		{db.TaskCall, pipeline.Auditing, pipeline.Transcribed},
+		{db.TaskCall, pipeline.Transcribed, pipeline.Transcribed},
+		{db.TaskChat, pipeline.Auditing, pipeline.Transcribed},
+		{db.TaskChat, "", pipeline.Transcribed},
 	} {
 		require.Equal(t, tt.to, lifecycle.Retry(tt.kind, tt.failedFrom).To(), "%s failed from %q", tt.kind, tt.failedFrom)
 	}
@@ -81,7 +83,7 @@ func TestMove(t *testing.T) {
 	pool, c := dbtest.ForTasks(t)
 	sum := sha256.Sum256([]byte(t.Name()))
 	id := uuid.NewString()
-	_, _, err := db.TaskInsert(ctx, pool, db.NewTask{UUID: id, Kind: db.TaskChat, Status: db.TaskTranscribed,
+	_, _, err := db.TaskInsert(ctx, pool, db.NewTask{UUID: id, Kind: db.TaskChat, Status: pipeline.Transcribed,
 		FileName: "chat.txt", ContentType: "text/plain", SizeBytes: 1, SHA256: hex.EncodeToString(sum[:]),
 		BlobKey: "uploads/test/" + id, CampaignID: c.ID, OperatorID: "op-1", Language: "es", UploadedBy: "qa"})
 	require.NoError(t, err)
@@ -95,28 +97,28 @@ func TestMove(t *testing.T) {
 
 	task, err := lifecycle.Move(ctx, pool, id, lifecycle.Audit, lifecycle.With{Attempt: 1})
 	require.NoError(t, err)
-	require.Equal(t, db.TaskAuditing, task.Status)
+	require.Equal(t, pipeline.Auditing, task.Status)
 	task, err = lifecycle.Move(ctx, pool, id, lifecycle.FailAudit, lifecycle.With{Error: "engine down", Attempt: 1})
 	require.NoError(t, err)
 	require.Equal(t, "engine down", task.Error)
-	task, err = lifecycle.Move(ctx, pool, id, lifecycle.Retry(task.Kind, db.TaskAuditing), lifecycle.With{})
+	task, err = lifecycle.Move(ctx, pool, id, lifecycle.Retry(task.Kind, pipeline.Auditing), lifecycle.With{})
 	require.NoError(t, err)
-	require.Equal(t, db.TaskTranscribed, task.Status)
+	require.Equal(t, pipeline.Transcribed, task.Status)
 	require.Empty(t, task.Error)
 	for _, s := range []lifecycle.Step{lifecycle.Audit, lifecycle.Audited, lifecycle.Validate} {
 		task, err = lifecycle.Move(ctx, pool, id, s, lifecycle.With{})
 		require.NoError(t, err, s.Name())
 	}
-	require.Equal(t, db.TaskValidated, task.Status)
+	require.Equal(t, pipeline.Validated, task.Status)
 
 	history, err := db.TaskHistory(ctx, pool, id)
 	require.NoError(t, err)
-	var path []string
+	var path []pipeline.Status
 	for _, h := range history {
 		path = append(path, h.To)
 	}
-	require.Equal(t, []string{db.TaskTranscribed, db.TaskAuditing, db.TaskFailed, db.TaskTranscribed,
-		db.TaskAuditing, db.TaskAudited, db.TaskValidated}, path)
+	require.Equal(t, []pipeline.Status{pipeline.Transcribed, pipeline.Auditing, pipeline.Failed, pipeline.Transcribed,
+		pipeline.Auditing, pipeline.Audited, pipeline.Validated}, path)
 	updates := countEvents(t, pool, db.EventTaskUpdated)
 	require.Equal(t, 6, updates, "one task.updated event per step")
 }
@@ -128,7 +130,7 @@ func TestFinish(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	pool, c := dbtest.ForTasks(t)
-	insert := func(status string) string {
+	insert := func(status pipeline.Status) string {
 		id := uuid.NewString()
 		sum := sha256.Sum256([]byte(id))
 		_, _, err := db.TaskInsert(ctx, pool, db.NewTask{UUID: id, Kind: db.TaskChat, Status: status,
@@ -153,25 +155,25 @@ func TestFinish(t *testing.T) {
 		require.NoError(t, err)
 		var to []string
 		for _, h := range history {
-			to = append(to, h.From+">"+h.To)
+			to = append(to, string(h.From+">"+h.To))
 		}
 		return to
 	}
 
-	quick := insert(db.TaskTranscribed)
+	quick := insert(pipeline.Transcribed)
 	task, err := finish(quick)
 	require.NoError(t, err)
-	require.Equal(t, db.TaskAudited, task.Status)
+	require.Equal(t, pipeline.Audited, task.Status)
 	require.Equal(t, 2, task.Attempts)
 	require.Equal(t, 1, *task.AuditRevision)
 	require.Equal(t, []string{">transcribed", "transcribed>auditing", "auditing>audited"}, path(quick))
 
-	slow := insert(db.TaskTranscribed)
+	slow := insert(pipeline.Transcribed)
 	_, err = lifecycle.Move(ctx, pool, slow, lifecycle.Audit, lifecycle.With{Attempt: 1})
 	require.NoError(t, err)
 	task, err = finish(slow)
 	require.NoError(t, err)
-	require.Equal(t, db.TaskAudited, task.Status)
+	require.Equal(t, pipeline.Audited, task.Status)
 	require.Equal(t, []string{">transcribed", "transcribed>auditing", "auditing>audited"}, path(slow))
 
 	_, err = finish(quick)

@@ -25,6 +25,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/webhook"
 )
@@ -269,7 +270,7 @@ func listed(list []string) l10n.Text {
 // (requestHash) sent again, which must then get the same answer and send
 // nothing twice. A task neither audited nor validated is a Conflict error.
 func Again(ctx context.Context, d Deps, task db.Task, requestHash string) (db.Validation, bool, error) {
-	if task.Status != db.TaskValidated {
+	if task.Status != pipeline.Validated {
 		return db.Validation{}, false, errcode.New(errcode.Conflict, "task %s is %s: only an audited task can be validated", task.UUID, task.Status).
 			With(map[string]any{"task_uuid": task.UUID, "status": task.Status})
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -197,14 +198,14 @@ func Audited(task db.Task, r scoring.Result) []Event {
 // revision is r.
 func ValidatedEvent(task db.Task, r scoring.Result, v db.Validation) Event {
 	t := taskOf(task, r)
-	t.Status, t.ValidatedBy, t.ValidatedAt = db.TaskValidated, v.ValidatorID, &v.ValidatedAt
+	t.Status, t.ValidatedBy, t.ValidatedAt = string(pipeline.Validated), v.ValidatorID, &v.ValidatedAt
 	return Event{Type: Validated, CampaignIDs: []string{task.CampaignID}, Data: Data{Task: t}}
 }
 
 // taskOf is what an event says of task and its audit r.
 func taskOf(task db.Task, r scoring.Result) *Task {
 	t := &Task{UUID: task.UUID, Kind: task.Kind, Campaign: task.CampaignName, OperatorID: task.OperatorID,
-		Language: task.Language, Status: task.Status, Score: task.Score, Passed: task.Passed,
+		Language: task.Language, Status: string(task.Status), Score: task.Score, Passed: task.Passed,
 		FailedCriteria: []Criterion{}, PendingCriteria: []Criterion{}}
 	for _, it := range r.Items {
 		c := Criterion{ID: it.CriterionID, Question: it.Question, Critical: it.Critical}

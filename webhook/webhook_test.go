@@ -16,6 +16,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -71,7 +72,7 @@ func audited(t *testing.T) Payload {
 	t.Helper()
 	score, passed := 0.0, false
 	task := db.Task{NewTask: db.NewTask{UUID: "7e123b5b-bb91-41d6-afa5-6ffa224e0653", Kind: db.TaskCall, CampaignID: "c1",
-		OperatorID: "ana", Language: "es", Status: db.TaskAudited, FileName: "ana-612345678.wav"},
+		OperatorID: "ana", Language: "es", Status: pipeline.Audited, FileName: "ana-612345678.wav"},
 		CampaignName: "Ventas", Score: &score, Passed: &passed}
 	r := scoring.Result{FailedCritical: []string{"respect"}, Items: []scoring.Item{
 		{CriterionID: "greeting", Question: "¿Saludó?", Complies: true, Explanation: "Dijo «buenos días»", Evidence: "buenos días"},

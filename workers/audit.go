@@ -18,6 +18,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/webhook"
@@ -121,7 +122,7 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 	if err != nil {
 		return err
 	}
-	if task.Status == db.TaskFailed {
+	if task.Status == pipeline.Failed {
 		// The job that failed the task, retried by hand (River UI, the
 		// jobs API): the task is retried too when it failed here.
 		if task, err = retried(ctx, w.pool, task, lifecycle.RetryAudit); err != nil {
@@ -129,9 +130,9 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 		}
 	}
 	switch task.Status {
-	case db.TaskAudited, db.TaskValidated:
+	case pipeline.Audited, pipeline.Validated:
 		return nil
-	case db.TaskTranscribed:
+	case pipeline.Transcribed:
 		// A slow engine's audit shows as auditing while it runs; a quick
 		// one's goes to audited in the write that stores it (one commit
 		// and two writes of the task fewer on the path every task takes).
@@ -143,9 +144,9 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 			if err != nil {
 				return err
 			}
-			task.Status = db.TaskAuditing
+			task.Status = pipeline.Auditing
 		}
-	case db.TaskAuditing:
+	case pipeline.Auditing:
 	default:
 		return river.JobCancel(fmt.Errorf("task %s is %s: nothing to audit", task.UUID, task.Status))
 	}

@@ -295,7 +295,7 @@ func rejection(task db.Task, card db.Scorecard, current db.AuditRevision, e db.A
 		refused = lifecycle.CheckResolution(task, current.Revision, e.BasedOn)
 	}
 	if refused != nil {
-		return refused.Message
+		return errcode.Message(refused)
 	}
 	applies := map[string]bool{}
 	for _, c := range card.Applicable(task.Kind) {

@@ -9,6 +9,7 @@ import (
 	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/pipeline"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -207,7 +208,7 @@ func (w *RecomputeAuditsWorker) batchOf(ctx context.Context, client *river.Clien
 			if err != nil {
 				return err
 			}
-			if task.Status != db.TaskAudited || current.Result.ScorecardVersion >= card.Version {
+			if task.Status != pipeline.Audited || current.Result.ScorecardVersion >= card.Version {
 				next.Skipped++
 				continue
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
@@ -79,7 +80,7 @@ func (b *privacyBundle) seed(t *testing.T, campaignID, kind string, age time.Dur
 	require.NoError(t, err)
 	require.NoError(t, w.Close())
 	sum := sha256.Sum256([]byte(key))
-	task, _, err := db.TaskInsert(ctx, b.pool, db.NewTask{UUID: uuid.NewString(), Kind: kind, Status: db.TaskQueued,
+	task, _, err := db.TaskInsert(ctx, b.pool, db.NewTask{UUID: uuid.NewString(), Kind: kind, Status: pipeline.Queued,
 		FileName: "f", ContentType: "audio/wav", SHA256: hex.EncodeToString(sum[:]), BlobKey: key, CampaignID: campaignID,
 		Language: "es", UploadedBy: "qa", OperatorID: operator, ExternalID: external})
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/pipeline"
 )
 
 // A task whose job ended cancelled or discarded, with nothing else to move
@@ -31,7 +32,7 @@ func TestSettleTasksFailsWhatJobsAbandoned(t *testing.T) {
 
 	// newTask inserts a task in status with its job (args of its id), as
 	// the upload does.
-	newTask := func(name, status string, args func(id string) river.JobArgs) (db.Task, int64) {
+	newTask := func(name string, status pipeline.Status, args func(id string) river.JobArgs) (db.Task, int64) {
 		id := uuid.NewString()
 		sum := sha256.Sum256([]byte(id))
 		var task db.Task
@@ -54,17 +55,17 @@ func TestSettleTasksFailsWhatJobsAbandoned(t *testing.T) {
 		return task, jobID
 	}
 	audit := func(id string) river.JobArgs { return jobs.AuditArgs{TaskUUID: id} }
-	cancelled, cancelledJob := newTask("cancelled.txt", db.TaskTranscribed, audit)
+	cancelled, cancelledJob := newTask("cancelled.txt", pipeline.Transcribed, audit)
 	_, err = client.JobCancel(ctx, cancelledJob) // as River UI's cancel does
 	require.NoError(t, err)
-	discarded, discardedJob := newTask("discarded.wav", db.TaskTranscribing,
+	discarded, discardedJob := newTask("discarded.wav", pipeline.Transcribing,
 		func(id string) river.JobArgs { return jobs.TranscribeArgs{TaskUUID: id} })
 	// As River leaves a job whose last attempt failed.
 	_, err = pool.Exec(ctx, `UPDATE river_job SET state = 'discarded', attempt = 5, finalized_at = now() WHERE id = $1`, discardedJob)
 	require.NoError(t, err)
-	waiting, _ := newTask("waiting.txt", db.TaskTranscribed, audit)
+	waiting, _ := newTask("waiting.txt", pipeline.Transcribed, audit)
 	// A retry after a cancellation: the old job ended, the new one waits.
-	retried, retriedJob := newTask("retried.txt", db.TaskTranscribed, audit)
+	retried, retriedJob := newTask("retried.txt", pipeline.Transcribed, audit)
 	_, err = client.JobCancel(ctx, retriedJob)
 	require.NoError(t, err)
 	_, err = client.Insert(ctx, jobs.AuditArgs{TaskUUID: retried.UUID}, nil)
@@ -85,14 +86,14 @@ func TestSettleTasksFailsWhatJobsAbandoned(t *testing.T) {
 		require.NoError(t, err)
 		return task
 	}
-	require.Equal(t, db.TaskFailed, get(cancelled.UUID).Status)
+	require.Equal(t, pipeline.Failed, get(cancelled.UUID).Status)
 	require.Contains(t, get(cancelled.UUID).Error, "audit: its job (")
 	require.Contains(t, get(cancelled.UUID).Error, "was cancelled")
-	require.Equal(t, db.TaskFailed, get(discarded.UUID).Status)
+	require.Equal(t, pipeline.Failed, get(discarded.UUID).Status)
 	require.Contains(t, get(discarded.UUID).Error, "transcription: its job (")
 	require.Contains(t, get(discarded.UUID).Error, "after 5 attempts")
-	require.Equal(t, db.TaskTranscribed, get(waiting.UUID).Status)
-	require.Equal(t, db.TaskTranscribed, get(retried.UUID).Status)
+	require.Equal(t, pipeline.Transcribed, get(waiting.UUID).Status)
+	require.Equal(t, pipeline.Transcribed, get(retried.UUID).Status)
 
 	notes, _, _, err := db.NotificationList(ctx, pool, db.NotificationFilter{UserID: "qa", Limit: 10})
 	require.NoError(t, err)

@@ -21,6 +21,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
 )
@@ -58,7 +59,7 @@ func TestSweepBlobsDeletesOnlyOldOrphans(t *testing.T) {
 	require.NoError(t, err)
 	sum := sha256.Sum256([]byte(referenced))
 	_, _, err = db.TaskInsert(ctx, pool, db.NewTask{
-		UUID: uuid.NewString(), Kind: db.TaskCall, Status: db.TaskQueued, FileName: "a.wav", ContentType: "audio/wav",
+		UUID: uuid.NewString(), Kind: db.TaskCall, Status: pipeline.Queued, FileName: "a.wav", ContentType: "audio/wav",
 		SHA256: hex.EncodeToString(sum[:]), BlobKey: referenced, CampaignID: campaign.ID, Language: "es", UploadedBy: "qa",
 	})
 	require.NoError(t, err)
@@ -67,7 +68,7 @@ func TestSweepBlobsDeletesOnlyOldOrphans(t *testing.T) {
 	attached := put(storage.NewKey(now), old)
 	sum = sha256.Sum256([]byte("chat"))
 	chat, _, err := db.TaskInsert(ctx, pool, db.NewTask{
-		UUID: uuid.NewString(), Kind: db.TaskChat, Status: db.TaskAudited, FileName: "a.txt", ContentType: "text/plain",
+		UUID: uuid.NewString(), Kind: db.TaskChat, Status: pipeline.Audited, FileName: "a.txt", ContentType: "text/plain",
 		SHA256: hex.EncodeToString(sum[:]), BlobKey: "elsewhere", CampaignID: campaign.ID, Language: "es", UploadedBy: "qa",
 	})
 	require.NoError(t, err)

@@ -20,6 +20,7 @@ import (
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/media"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
@@ -139,14 +140,14 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 	if err != nil {
 		return err
 	}
-	if task.Status == db.TaskFailed {
+	if task.Status == pipeline.Failed {
 		// The job that failed the task, retried by hand (River UI, the
 		// jobs API): the task is retried too when it failed here.
 		if task, err = retried(ctx, w.pool, task, lifecycle.RetryTranscription); err != nil {
 			return err
 		}
 	}
-	if task.Status != db.TaskQueued && task.Status != db.TaskTranscribing {
+	if task.Status != pipeline.Queued && task.Status != pipeline.Transcribing {
 		// Transcribed by an earlier run, or failed at its audit: nothing
 		// left to do here.
 		return nil
@@ -192,7 +193,7 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 // says. Errors of the recording, the tools and the engine are wrapped as
 // reportable.
 func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task) (transcribed, error) {
-	if task.Status == db.TaskQueued {
+	if task.Status == pipeline.Queued {
 		err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 			_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Transcribe, lifecycle.With{Attempt: job.Attempt})
 			return err
@@ -321,7 +322,7 @@ func (w *TranscribeWorker) fail(ctx context.Context, job *river.Job[jobs.Transcr
 // waitForEngine leaves the call queued, with a notice on the task and, the
 // first time, a notification to its uploader; the job looks again later.
 func (w *TranscribeWorker) waitForEngine(ctx context.Context, task db.Task) error {
-	if task.Status == db.TaskQueued && task.Error == noEngine {
+	if task.Status == pipeline.Queued && task.Error == noEngine {
 		return river.JobSnooze(noEngineSnooze)
 	}
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {

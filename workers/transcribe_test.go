@@ -28,6 +28,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/media/mediatest"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers/asr"
@@ -76,7 +77,7 @@ type call struct {
 	// language is the task's; empty leaves the campaign's to the worker.
 	language string
 	// status is the task's status at upload; queued unless set.
-	status string
+	status pipeline.Status
 	// salt, when set, changes the content hash, so one recording can be
 	// uploaded more than once.
 	salt string
@@ -97,7 +98,7 @@ func (b *transcribeBundle) upload(t testing.TB, client *river.Client[pgx.Tx], c 
 	require.NoError(t, w.Close())
 	sum := sha256.Sum256(append(content, c.salt...))
 	if c.status == "" {
-		c.status = db.TaskQueued
+		c.status = pipeline.Queued
 	}
 	if c.campaign.ID == "" {
 		c.campaign = b.campaign
@@ -182,7 +183,7 @@ func (b *transcribeBundle) history(t testing.TB, id string) []string {
 	require.NoError(t, err)
 	var out []string
 	for _, c := range changes {
-		s := c.From + ">" + c.To
+		s := string(c.From + ">" + c.To)
 		if c.Error != "" {
 			s += ": " + c.Error
 		}
@@ -225,7 +226,7 @@ func (b *transcribeBundle) transcribeJob(t testing.TB) *rivertype.JobRow {
 // transcript, one change into transcribed, one audit job.
 func (b *transcribeBundle) requireTranscribedOnce(t testing.TB, id string) {
 	t.Helper()
-	require.Equal(t, db.TaskTranscribed, b.task(t, id).Status)
+	require.Equal(t, pipeline.Transcribed, b.task(t, id).Status)
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM transcripts WHERE task_uuid = $1`, id))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM task_transitions WHERE task_uuid = $1 AND to_status = 'transcribed'`, id))
 	require.Equal(t, 1, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'audit' AND args->>'task_uuid' = $1`, id))
@@ -254,7 +255,7 @@ func TestTranscribeLibriVox(t *testing.T) {
 	require.Equal(t, river.EventKindJobCompleted, e.Kind)
 
 	task = b.task(t, task.UUID)
-	require.Equal(t, db.TaskTranscribed, task.Status)
+	require.Equal(t, pipeline.Transcribed, task.Status)
 	require.Empty(t, task.Error)
 	require.Equal(t, 1, task.Attempts)
 	require.NotNil(t, task.DurationSeconds)
@@ -295,7 +296,7 @@ func TestTranscribeLibriVox(t *testing.T) {
 	for _, ev := range events {
 		var s db.TaskSummary
 		require.NoError(t, json.Unmarshal(ev.Data, &s))
-		statuses = append(statuses, ev.Type+" "+s.Status)
+		statuses = append(statuses, ev.Type+" "+string(s.Status))
 	}
 	require.Equal(t, []string{"task.created queued", "task.updated transcribing", "task.updated transcribed"}, statuses)
 
@@ -385,7 +386,7 @@ func TestTranscribeSilence(t *testing.T) {
 	require.Equal(t, river.EventKindJobCancelled, e.Kind, "never retried: the same audio gives the same answer")
 
 	task = b.task(t, task.UUID)
-	require.Equal(t, db.TaskFailed, task.Status)
+	require.Equal(t, pipeline.Failed, task.Status)
 	require.Equal(t, "no speech found", task.Error)
 	require.Equal(t, 1, task.Attempts)
 	require.InDelta(t, 3.0, *task.DurationSeconds, 0.01)
@@ -421,7 +422,7 @@ func TestTranscribeOpenAIRetryAfter(t *testing.T) {
 	task := b.upload(t, client.Client, call{path: rec.Path, language: "en-US"})
 	e := client.next(t)
 	require.Equal(t, river.EventKindJobSnoozed, e.Kind)
-	require.Equal(t, db.TaskTranscribing, b.task(t, task.UUID).Status, "waiting is not failing")
+	require.Equal(t, pipeline.Transcribing, b.task(t, task.UUID).Status, "waiting is not failing")
 	e = client.next(t)
 	require.Equal(t, river.EventKindJobCompleted, e.Kind)
 	require.Equal(t, 1, e.Job.Attempt, "a snooze uses up no attempt")
@@ -458,7 +459,7 @@ func TestTranscribeOpenAIRejected(t *testing.T) {
 
 	const reason = "openai transcription: 400 Bad Request: Invalid file format. Supported formats: ['flac', 'mp3', 'wav']"
 	task = b.task(t, task.UUID)
-	require.Equal(t, db.TaskFailed, task.Status)
+	require.Equal(t, pipeline.Failed, task.Status)
 	require.Equal(t, reason, task.Error)
 	require.Equal(t, 1, task.Attempts)
 	require.Equal(t, []string{">queued", "queued>transcribing", "transcribing>failed: " + reason}, b.history(t, task.UUID))
@@ -504,14 +505,14 @@ func TestTranscribeFailures(t *testing.T) {
 		require.ErrorContains(t, err, "503 Service Unavailable: The server is overloaded")
 		require.Equal(t, river.EventKindJobFailed, res.EventKind)
 		require.NotEqual(t, rivertype.JobStateDiscarded, res.Job.State, "to be retried")
-		require.Equal(t, db.TaskTranscribing, b.task(t, task.UUID).Status, "more attempts to come")
+		require.Equal(t, pipeline.Transcribing, b.task(t, task.UUID).Status, "more attempts to come")
 		require.Empty(t, b.notifications(t))
 
 		res, err = b.work(t, worker, task.UUID, &river.InsertOpts{MaxAttempts: 1})
 		require.Error(t, err)
 		require.Equal(t, rivertype.JobStateDiscarded, res.Job.State)
 		task = b.task(t, task.UUID)
-		require.Equal(t, db.TaskFailed, task.Status)
+		require.Equal(t, pipeline.Failed, task.Status)
 		require.Equal(t, "openai transcription: 503 Service Unavailable: The server is overloaded", task.Error)
 		told := b.notifications(t)
 		require.Len(t, told, 1)
@@ -523,7 +524,7 @@ func TestTranscribeFailures(t *testing.T) {
 		good := &TranscribeWorker{pool: b.pool, store: b.store, cfg: openAI(t, asrtest.NewServer(t))}
 		_, err = b.work(t, good, task.UUID, nil)
 		require.NoError(t, err)
-		require.Equal(t, db.TaskTranscribed, b.task(t, task.UUID).Status)
+		require.Equal(t, pipeline.Transcribed, b.task(t, task.UUID).Status)
 	})
 
 	t.Run("a server that is always busy", func(t *testing.T) {
@@ -539,7 +540,7 @@ func TestTranscribeFailures(t *testing.T) {
 		res, err := b.work(t, worker, task.UUID, &river.InsertOpts{MaxAttempts: 1, Metadata: []byte(`{"snoozes": 20}`)})
 		require.ErrorContains(t, err, "You exceeded your current quota")
 		require.Equal(t, rivertype.JobStateDiscarded, res.Job.State)
-		require.Equal(t, db.TaskFailed, b.task(t, task.UUID).Status)
+		require.Equal(t, pipeline.Failed, b.task(t, task.UUID).Status)
 	})
 
 	t.Run("timed out", func(t *testing.T) {
@@ -555,7 +556,7 @@ func TestTranscribeFailures(t *testing.T) {
 		require.Error(t, err)
 		require.Equal(t, rivertype.JobStateDiscarded, res.Job.State)
 		task = b.task(t, task.UUID)
-		require.Equal(t, db.TaskFailed, task.Status)
+		require.Equal(t, pipeline.Failed, task.Status)
 		require.Equal(t, "transcription timed out after 1s", task.Error)
 		require.Len(t, b.notifications(t), 1)
 	})
@@ -572,7 +573,7 @@ func TestTranscribeFailures(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, river.EventKindJobCancelled, res.EventKind)
 		task = b.task(t, task.UUID)
-		require.Equal(t, db.TaskFailed, task.Status)
+		require.Equal(t, pipeline.Failed, task.Status)
 		require.True(t, strings.HasPrefix(task.Error, "not an audio file: "), task.Error)
 	})
 
@@ -587,7 +588,7 @@ func TestTranscribeFailures(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, river.EventKindJobCancelled, res.EventKind)
 		task = b.task(t, task.UUID)
-		require.Equal(t, db.TaskFailed, task.Status)
+		require.Equal(t, pipeline.Failed, task.Status)
 		require.Contains(t, task.Error, "blob not found")
 	})
 
@@ -604,7 +605,7 @@ func TestTranscribeFailures(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, river.EventKindJobCancelled, res.EventKind)
 		task = b.task(t, task.UUID)
-		require.Equal(t, db.TaskFailed, task.Status)
+		require.Equal(t, pipeline.Failed, task.Status)
 		require.Contains(t, task.Error, "the recording was deleted (retention or an erasure) before it was transcribed")
 	})
 
@@ -619,7 +620,7 @@ func TestTranscribeFailures(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, river.EventKindJobCancelled, res.EventKind)
 		task = b.task(t, task.UUID)
-		require.Equal(t, db.TaskFailed, task.Status)
+		require.Equal(t, pipeline.Failed, task.Status)
 		require.Contains(t, task.Error, "language not supported by the speech engine")
 	})
 
@@ -660,7 +661,7 @@ func TestTranscribeCancelled(t *testing.T) {
 
 		require.Equal(t, river.EventKindJobCancelled, client.next(t).Kind)
 		task = b.task(t, task.UUID)
-		require.Equal(t, db.TaskFailed, task.Status, "an admin can retry it")
+		require.Equal(t, pipeline.Failed, task.Status, "an admin can retry it")
 		require.Equal(t, "transcription cancelled by an administrator", task.Error)
 		require.Len(t, b.notifications(t), 1)
 	})
@@ -681,7 +682,7 @@ func TestTranscribeCancelled(t *testing.T) {
 		job := b.transcribeJob(t)
 		require.Equal(t, rivertype.JobStateAvailable, job.State)
 		require.Zero(t, job.Attempt)
-		require.Equal(t, db.TaskTranscribing, b.task(t, task.UUID).Status)
+		require.Equal(t, pipeline.Transcribing, b.task(t, task.UUID).Status)
 		second := b.start(t, openAI(t, server), 1)
 		require.Equal(t, river.EventKindJobCompleted, second.next(t).Kind)
 		b.requireTranscribedOnce(t, task.UUID)
@@ -713,7 +714,7 @@ func TestTranscribeIdempotent(t *testing.T) {
 
 	// A run that finds a transcript of an earlier one (left transcribing)
 	// replaces it.
-	task = b.upload(t, client.Client, call{path: recs[0].Path, language: "en", status: db.TaskTranscribing})
+	task = b.upload(t, client.Client, call{path: recs[0].Path, language: "en", status: pipeline.Transcribing})
 	require.NoError(t, db.TranscriptSave(ctx, b.pool, task.UUID, transcript.Transcript{Text: "stale", Engine: "earlier"}))
 	require.Equal(t, river.EventKindJobCompleted, client.next(t).Kind)
 	b.requireTranscribedOnce(t, task.UUID)
@@ -738,7 +739,7 @@ func TestTranscribeNoEngine(t *testing.T) {
 		require.WithinDuration(t, time.Now().Add(noEngineSnooze), res.Job.ScheduledAt, time.Minute)
 	}
 	task = b.task(t, task.UUID)
-	require.Equal(t, db.TaskQueued, task.Status)
+	require.Equal(t, pipeline.Queued, task.Status)
 	require.Equal(t, noEngine, task.Error)
 	require.Equal(t, []string{">queued", "queued>queued: " + noEngine}, b.history(t, task.UUID))
 	told := b.notifications(t)
@@ -751,7 +752,7 @@ func TestTranscribeNoEngine(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, river.EventKindJobCompleted, res.EventKind)
 	task = b.task(t, task.UUID)
-	require.Equal(t, db.TaskTranscribed, task.Status)
+	require.Equal(t, pipeline.Transcribed, task.Status)
 	require.Empty(t, task.Error)
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/media/mediatest"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers/asr"
@@ -93,7 +94,7 @@ func TestTranscriptQuality(t *testing.T) {
 			require.NoError(t, err)
 
 			task = b.task(t, task.UUID)
-			require.Equal(t, db.TaskTranscribed, task.Status)
+			require.Equal(t, pipeline.Transcribed, task.Status)
 			require.Equal(t, c.unreliable, task.TranscriptUnreliable)
 			tr, err := db.TranscriptGet(ctx, b.pool, task.UUID)
 			require.NoError(t, err)
@@ -137,7 +138,7 @@ func TestTranscriptQuality(t *testing.T) {
 			// review verdicts their confidence would not have.
 			require.Equal(t, c.unreliable != "" || c.doubtful, marked > 0, "%d marked", marked)
 			task = b.task(t, task.UUID)
-			require.Equal(t, db.TaskAudited, task.Status)
+			require.Equal(t, pipeline.Audited, task.Status)
 			require.Equal(t, reviewed, *task.ReviewItems)
 			told := b.notifications(t)
 			require.Len(t, told, 1)

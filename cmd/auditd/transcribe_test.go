@@ -25,6 +25,7 @@ import (
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/media/mediatest"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/workers/asr/asrtest"
 )
@@ -60,7 +61,7 @@ func TestWorkerKilledMidTranscription(t *testing.T) {
 	require.NoError(t, err)
 	var task db.Task
 	require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if task, _, err = db.TaskInsert(ctx, tx, db.NewTask{UUID: uuid.NewString(), Kind: db.TaskCall, Status: db.TaskQueued,
+		if task, _, err = db.TaskInsert(ctx, tx, db.NewTask{UUID: uuid.NewString(), Kind: db.TaskCall, Status: pipeline.Queued,
 			FileName: "call.wav", ContentType: "audio/wav", SizeBytes: int64(len(content)), SHA256: hex.EncodeToString(sum[:]),
 			BlobKey: key, CampaignID: campaign.ID, Language: "en", UploadedBy: "qa"}); err != nil {
 			return err
@@ -78,7 +79,7 @@ func TestWorkerKilledMidTranscription(t *testing.T) {
 	first.WaitLog(t, `"msg":"workers started"`)
 	server.Arrived(t)
 	first.Kill(t)
-	require.Equal(t, db.TaskTranscribing, taskStatus(t, pool, task.UUID))
+	require.Equal(t, pipeline.Transcribing, taskStatus(t, pool, task.UUID))
 
 	// The second worker takes the running job for dead after 10 s (once
 	// the dead worker's leadership has lapsed), and runs it again.
@@ -87,7 +88,7 @@ func TestWorkerKilledMidTranscription(t *testing.T) {
 	// (Once transcribed, the same worker audits it.)
 	require.Eventually(t, func() bool {
 		s := taskStatus(t, pool, task.UUID)
-		return s == db.TaskTranscribed || s == db.TaskAuditing || s == db.TaskAudited
+		return s == pipeline.Transcribed || s == pipeline.Auditing || s == pipeline.Audited
 	}, 2*time.Minute, 100*time.Millisecond)
 	second.Stop(t)
 
@@ -112,7 +113,7 @@ func TestWorkerKilledMidTranscription(t *testing.T) {
 	require.Equal(t, "Stuck job rescued by JobRescuer", job.Errors[0].Error)
 }
 
-func taskStatus(t *testing.T, pool db.DBTX, id string) string {
+func taskStatus(t *testing.T, pool db.DBTX, id string) pipeline.Status {
 	t.Helper()
 	task, err := db.TaskGetByUUID(context.Background(), pool, id)
 	require.NoError(t, err)
@@ -188,7 +189,7 @@ func TestDefaultInstallTranscribesAnEnglishCall(t *testing.T) {
 	}
 	require.Eventually(t, func() bool {
 		require.NoError(t, c.call(t.Context(), http.MethodGet, "/tasks/"+id, &task))
-		require.NotEqual(t, "failed", task.Status, task.Error)
+		require.NotEqual(t, pipeline.Failed, task.Status, task.Error)
 		return task.Status == "audited"
 	}, 3*time.Minute, 250*time.Millisecond)
 	require.Equal(t, "en", task.Language)
