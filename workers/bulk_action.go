@@ -84,7 +84,7 @@ func (w *BulkActionWorker) Work(ctx context.Context, job *river.Job[jobs.BulkAct
 		return err
 	}
 	fail := func(err error) error {
-		return w.backoff.settle(job.JobRow, err, func() error { return w.fail(ctx, a, describe(err, job.ID)) })
+		return w.backoff.settle(ctx, w.pool, job.JobRow, err, func() error { return w.fail(ctx, a, describe(err, job.ID)) })
 	}
 	if a.Status == db.BulkQueued {
 		if a, err = w.start(ctx, a); err != nil {

@@ -174,7 +174,7 @@ func (w *RecomputeAuditWorker) Work(ctx context.Context, job *river.Job[jobs.Rec
 		return nil
 	}
 	if err := w.apply(ctx, edit); err != nil {
-		return w.backoff.settle(job.JobRow, err, func() error { return w.fail(ctx, edit, err) })
+		return w.backoff.settle(ctx, w.pool, job.JobRow, err, func() error { return w.fail(ctx, edit, err) })
 	}
 	return nil
 }

@@ -153,7 +153,7 @@ func (w *RecomputeAuditsWorker) Work(ctx context.Context, job *river.Job[jobs.Re
 			})
 		}
 		if err := w.batchOf(ctx, client, job, campaign, card, uuids, &p); err != nil {
-			return w.backoff.retryLater(job.JobRow, err)
+			return w.backoff.retryLater(ctx, w.pool, job.JobRow, err)
 		}
 		if time.Now().After(deadline) {
 			return river.JobSnooze(0)
