@@ -19,6 +19,7 @@ import (
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 )
@@ -27,7 +28,7 @@ import (
 // score the same interactions blind and reads how much they agree.
 type calibrationResource struct {
 	pool *pgxpool.Pool
-	// audits applies calibrated answers as an analyst's edit does.
+	// audits answers an applied session as an analyst's edit is answered.
 	audits *auditsResource
 	now    func() time.Time
 }
@@ -716,7 +717,7 @@ func (c *calibrationResource) apply(ctx context.Context, in *applyCalibrationInp
 		if task, err = db.TaskGetByUUID(ctx, tx, tasks[i].TaskUUID); err != nil {
 			return err
 		}
-		if edit, jobID, err = c.audits.record(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, Verdicts: verdicts,
+		if edit, jobID, err = revision.Record(ctx, tx, c.audits.river, db.AuditEdit{TaskUUID: task.UUID, Verdicts: verdicts,
 			AuthorID: p.User.ID, AuthorName: p.User.Username, CalibrationSessionID: s.ID}); err != nil {
 			return err
 		}

@@ -30,9 +30,9 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
-	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -461,9 +461,10 @@ func decided(items []db.DisputeItem, decisions []Decision) ([]db.DisputeItem, []
 	return out, accepted, p.err("resolution")
 }
 
-// edit records the edit of the accepted criteria of dispute id on task's
-// current revision (each verdict reversed, the reason its explanation)
-// and queues its recompute_audit job. It returns the edit and the job.
+// edit records (revision.Record) the edit of the accepted criteria of
+// dispute id on task's current revision (each verdict reversed, the reason
+// its explanation) with its recompute_audit job. It returns the edit and
+// the job.
 func edit(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, id, authorID, authorName string, accepted []db.DisputeItem) (int64, int64, error) {
 	current, err := db.AuditCurrent(ctx, tx, task.UUID)
 	if err != nil {
@@ -475,16 +476,12 @@ func edit(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, id, authorID, au
 		changes = append(changes, scoring.Verdict{CriterionID: it.CriterionID, Complies: !verdicts[it.CriterionID].Complies,
 			Explanation: it.Reason})
 	}
-	e, err := db.AuditEditInsert(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, BasedOn: current.Revision, Verdicts: changes,
+	e, jobID, err := revision.Record(ctx, tx, d.River, db.AuditEdit{TaskUUID: task.UUID, BasedOn: current.Revision, Verdicts: changes,
 		AuthorID: authorID, AuthorName: authorName, DisputeID: id})
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := d.River.InsertTx(ctx, tx, jobs.RecomputeAuditArgs{EditID: e.ID, TaskUUID: task.UUID}, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	return e.ID, res.Job.ID, nil
+	return e.ID, jobID, nil
 }
 
 // notify tells users (but not "") text about task.

@@ -186,8 +186,8 @@ func (e *EditError) Error() string { return e.Message }
 // CheckEdit says whether an edit based on revision base (zero: whichever
 // is current) may apply to task's audit, whose current revision is current
 // (zero: none yet): only an audited task's, and only its current revision.
-// The API asks when the edit is sent, the recompute job again when it
-// applies it.
+// revision.Record asks when the edit is recorded, revision.Apply again
+// when it applies it.
 func CheckEdit(task db.Task, current, base int) *EditError {
 	switch {
 	case task.Status == db.TaskValidated:

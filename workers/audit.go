@@ -18,6 +18,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
@@ -230,7 +231,7 @@ func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Resul
 	case !r.Passed:
 		variant = "warning"
 	}
-	text := l10n.T("%s was audited: %s.", task.FileName, verdict(r))
+	text := l10n.T("%s was audited: %s.", task.FileName, revision.Describe(r))
 	if task.TranscriptUnreliable != "" {
 		variant = "warning"
 		text = text.And(" Its transcript is unreliable (%s): every automatic verdict needs an analyst's review.",
