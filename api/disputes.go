@@ -90,20 +90,6 @@ func noItems(what string) *Error {
 	return Errorf(CodeValidation, "items is empty: "+what).WithDetail("body.items", "expected at least one item", nil)
 }
 
-// translateDispute turns a dispute's *InvalidError into VALIDATION_ERROR
-// with a detail per problem; other errors pass through.
-func translateDispute(err error) error {
-	ie, ok := errors.AsType[*dispute.InvalidError](err)
-	if !ok {
-		return err
-	}
-	details := make([]*huma.ErrorDetail, len(ie.Problems))
-	for i, p := range ie.Problems {
-		details[i] = &huma.ErrorDetail{Location: p.Location, Message: p.Message, Value: p.Value}
-	}
-	return Errorf(CodeValidation, ie.Message).WithDetails(details)
-}
-
 func (r *disputesResource) acknowledge(ctx context.Context, in *taskInput) (*Output[db.Acknowledgement], error) {
 	ack, err := dispute.Acknowledge(ctx, r.deps(), in.UUID, principal(ctx).User)
 	if err != nil {
@@ -139,7 +125,7 @@ func (r *disputesResource) open(ctx context.Context, in *openDisputeInput) (*Out
 		return nil, translate(ctx, err).WithDetail("body.task_uuid", "you are the agent of no such task", in.Body.TaskUUID)
 	}
 	if err != nil {
-		return nil, translateDispute(err)
+		return nil, err
 	}
 	return ok(d), nil
 }
@@ -234,7 +220,7 @@ func (r *disputesResource) resolve(ctx context.Context, in *resolveDisputeInput)
 	u := principal(ctx).User
 	res, err := dispute.Resolve(ctx, r.deps(), in.ID, u, validation.ValidatorName(u), decisions)
 	if err != nil {
-		return nil, translateDispute(err)
+		return nil, err
 	}
 	if res.JobID == 0 {
 		return ok(res.Dispute), nil

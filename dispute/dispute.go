@@ -67,36 +67,9 @@ type Decision struct {
 	Reason      string
 }
 
-// Problem is one thing wrong with a request's items, located as the API
-// locates body fields ("body.items[2].criterion_id").
-type Problem struct {
-	Location string
-	Message  string
-	Value    any
-}
-
-// InvalidError lists every problem of a dispute's claims or a
-// resolution's decisions; nothing was stored.
-type InvalidError struct {
-	Message  string
-	Problems []Problem
-}
-
-func (e *InvalidError) Error() string { return e.Message }
-
-// problems gathers the problems of a request's items.
-type problems []Problem
-
-func (p *problems) add(i int, field, msg string, value any) {
-	*p = append(*p, Problem{Location: fmt.Sprintf("body.items[%d].%s", i, field), Message: msg, Value: value})
-}
-
-func (p problems) err(what string) error {
-	if len(p) == 0 {
-		return nil
-	}
-	return &InvalidError{Message: fmt.Sprintf("the %s has %d problem(s); nothing was changed", what, len(p)), Problems: p}
-}
+// item locates field of a request's i-th item, as the API locates body
+// fields.
+func item(i int, field string) string { return fmt.Sprintf("body.items[%d].%s", i, field) }
 
 // Window says until when an audit of campaign c validated at validatedAt
 // may be disputed; false when the campaign turns disputes off.
@@ -271,9 +244,10 @@ func Acknowledge(ctx context.Context, d Deps, uuid string, agent db.User) (db.Ac
 // users of the supervisor role or above among its supervisor e-mails). It
 // is a NotFound error unless agent is the task's agent; a Conflict error
 // when the task is not validated, the window closed, the evaluation is
-// acknowledged or a dispute is open; an *InvalidError when a claim names
-// a criterion the current revision does not judge, names one twice, or
-// one decided by an earlier dispute, or has a blank comment.
+// acknowledged or a dispute is open; an Invalid error listing its
+// problems when a claim names a criterion the current revision does not
+// judge, names one twice, or one decided by an earlier dispute, or has a
+// blank comment.
 func Open(ctx context.Context, d Deps, uuid string, agent db.User, claims []Claim) (db.Dispute, error) {
 	var opened db.Dispute
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
@@ -319,7 +293,7 @@ func claimed(result scoring.Result, decided map[string]bool, claims []Claim) ([]
 	for _, it := range result.Items {
 		byID[it.CriterionID] = it
 	}
-	var p problems
+	var p errcode.Problems
 	seen := map[string]int{}
 	items := make([]db.DisputeItem, 0, len(claims))
 	for i, c := range claims {
@@ -327,21 +301,21 @@ func claimed(result scoring.Result, decided map[string]bool, claims []Claim) ([]
 		j, dup := seen[c.CriterionID]
 		switch {
 		case !found:
-			p.add(i, "criterion_id", "is not a criterion of the evaluation (its items' criterion_id)", c.CriterionID)
+			p.Add(item(i, "criterion_id"), "is not a criterion of the evaluation (its items' criterion_id)", c.CriterionID)
 		case dup:
-			p.add(i, "criterion_id", fmt.Sprintf("repeats the criterion of items[%d]", j), c.CriterionID)
+			p.Add(item(i, "criterion_id"), fmt.Sprintf("repeats the criterion of items[%d]", j), c.CriterionID)
 		case decided[c.CriterionID]:
-			p.add(i, "criterion_id", "was decided by an earlier dispute; a criterion is disputed once", c.CriterionID)
+			p.Add(item(i, "criterion_id"), "was decided by an earlier dispute; a criterion is disputed once", c.CriterionID)
 		}
 		seen[c.CriterionID] = i
 		comment := strings.TrimSpace(c.Comment)
 		if comment == "" {
-			p.add(i, "comment", "is blank: say why the verdict is wrong", nil)
+			p.Add(item(i, "comment"), "is blank: say why the verdict is wrong", nil)
 		}
 		items = append(items, db.DisputeItem{CriterionID: it.CriterionID, Category: it.Category, Question: it.Question,
 			Complies: it.Complies, Comment: comment})
 	}
-	return items, p.err("dispute")
+	return items, p.Err("the dispute")
 }
 
 // Resolution is a resolved dispute and, when criteria were accepted, the
@@ -359,8 +333,8 @@ type Resolution struct {
 // recompute_audit job queued in the same transaction. It is a NotFound
 // error for an unknown dispute; a Conflict error when it was resolved
 // already (two resolutions at once: the second waits for the first, then
-// gets this); an *InvalidError unless decisions decide every disputed
-// criterion once, each with a reason.
+// gets this); an Invalid error listing its problems unless decisions
+// decide every disputed criterion once, each with a reason.
 func Resolve(ctx context.Context, d Deps, id string, resolver db.User, resolverName string, decisions []Decision) (Resolution, error) {
 	var out Resolution
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
@@ -427,38 +401,37 @@ func decided(items []db.DisputeItem, decisions []Decision) ([]db.DisputeItem, []
 		index[it.CriterionID] = i
 	}
 	out := slices.Clone(items)
-	var p problems
+	var p errcode.Problems
 	seen := map[string]int{}
 	for i, dec := range decisions {
 		k, found := index[dec.CriterionID]
 		j, dup := seen[dec.CriterionID]
 		switch {
 		case !found:
-			p.add(i, "criterion_id", "is not a criterion of the dispute", dec.CriterionID)
+			p.Add(item(i, "criterion_id"), "is not a criterion of the dispute", dec.CriterionID)
 			continue
 		case dup:
-			p.add(i, "criterion_id", fmt.Sprintf("repeats the criterion of items[%d]", j), dec.CriterionID)
+			p.Add(item(i, "criterion_id"), fmt.Sprintf("repeats the criterion of items[%d]", j), dec.CriterionID)
 			continue
 		}
 		seen[dec.CriterionID] = i
 		reason := strings.TrimSpace(dec.Reason)
 		if reason == "" {
-			p.add(i, "reason", "is blank: give the agent the reason", nil)
+			p.Add(item(i, "reason"), "is blank: give the agent the reason", nil)
 		}
 		out[k].Decision, out[k].Reason = dec.Decision, reason
 	}
 	var accepted []db.DisputeItem
 	for k, it := range out {
 		if _, ok := seen[it.CriterionID]; !ok {
-			p = append(p, Problem{Location: "body.items", Message: fmt.Sprintf("decide the disputed criterion %q too", it.CriterionID),
-				Value: it.CriterionID})
+			p.Add("body.items", fmt.Sprintf("decide the disputed criterion %q too", it.CriterionID), it.CriterionID)
 			continue
 		}
 		if it.Decision == db.DecisionAccept {
 			accepted = append(accepted, out[k])
 		}
 	}
-	return out, accepted, p.err("resolution")
+	return out, accepted, p.Err("the resolution")
 }
 
 // edit records (revision.Record) the edit of the accepted criteria of

@@ -37,13 +37,40 @@ const (
 )
 
 // Error is an error with a code and a message for a person. Details say
-// more for a program (the file at fault, the limit); Err, the cause, is for
-// the log.
+// more for a program (the file at fault, the limit); Problems, of an
+// Invalid error, list what is wrong with the input, each where it is; Err,
+// the cause, is for the log.
 type Error struct {
-	Code    Code
-	Message string
-	Details map[string]any
-	Err     error
+	Code     Code
+	Message  string
+	Details  map[string]any
+	Problems []Problem
+	Err      error
+}
+
+// Problem is one thing wrong with an input, located as the API locates
+// request fields ("body.items[2].criterion_id").
+type Problem struct {
+	Location string
+	Message  string
+	Value    any
+}
+
+// Problems gathers the problems of an input.
+type Problems []Problem
+
+// Add adds the problem of the value at location.
+func (p *Problems) Add(location, message string, value any) {
+	*p = append(*p, Problem{Location: location, Message: message, Value: value})
+}
+
+// Err is p as one Invalid error saying what has them and that nothing was
+// changed, or nil when p is empty.
+func (p Problems) Err(what string) error {
+	if len(p) == 0 {
+		return nil
+	}
+	return &Error{Code: Invalid, Message: fmt.Sprintf("%s has %d problem(s); nothing was changed", what, len(p)), Problems: p}
 }
 
 // New returns an Error with code and a message formatted as fmt.Sprintf does.
