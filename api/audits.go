@@ -18,8 +18,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
-	"github.com/auditd/auditd/jobs"
-	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/scoring"
 )
@@ -156,7 +155,7 @@ func (a *auditsResource) decide(ctx context.Context, in *decidePendingInput) (*c
 	}
 	current, err := db.AuditCurrent(ctx, a.pool, task.UUID)
 	if errcode.Is(err, errcode.NotFound) {
-		return nil, editable(task, base) // not audited yet: its CONFLICT
+		return nil, revision.Check(task, base) // not audited yet: its CONFLICT
 	}
 	if err != nil {
 		return nil, err
@@ -164,7 +163,7 @@ func (a *auditsResource) decide(ctx context.Context, in *decidePendingInput) (*c
 	if base == 0 {
 		base = current.Revision
 	}
-	if err := editable(task, base); err != nil {
+	if err := revision.Check(task, base); err != nil {
 		return nil, err
 	}
 	verdicts, err := decidedVerdicts(current.Result, in.Body.Decisions, in.Body.All)
@@ -175,7 +174,7 @@ func (a *auditsResource) decide(ctx context.Context, in *decidePendingInput) (*c
 	var edit db.AuditEdit
 	var jobID int64
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) (err error) {
-		edit, jobID, err = a.record(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, BasedOn: base, Verdicts: verdicts,
+		edit, jobID, err = revision.Record(ctx, tx, a.river, db.AuditEdit{TaskUUID: task.UUID, BasedOn: base, Verdicts: verdicts,
 			AuthorID: p.User.ID, AuthorName: cmp.Or(strings.TrimSpace(in.Username), p.User.Username)})
 		return err
 	})
@@ -276,7 +275,7 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 	if err != nil {
 		return nil, err
 	}
-	if err := editable(task, base); err != nil {
+	if err := revision.Check(task, base); err != nil {
 		return nil, err
 	}
 
@@ -288,39 +287,14 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 	var edit db.AuditEdit
 	var jobID int64
 	err = pgx.BeginFunc(ctx, a.pool, func(tx pgx.Tx) (err error) {
-		edit, jobID, err = a.record(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, BasedOn: base, Verdicts: verdicts,
+		edit, jobID, err = revision.Record(ctx, tx, a.river, db.AuditEdit{TaskUUID: task.UUID, BasedOn: base, Verdicts: verdicts,
 			AuthorID: p.User.ID, AuthorName: author})
 		return err
 	})
 	if err != nil {
-		// An *Error (editable's CONFLICT) passes through; the rest goes
-		// through internal(), as every handler error does.
 		return nil, err
 	}
 	return a.outcome(ctx, task, edit, jobID)
-}
-
-// record records edit e of a task's audit with its recompute_audit job in
-// tx, after checking on the locked task that its audit may be edited (a
-// CONFLICT error otherwise). It returns the edit and the job's id.
-func (a *auditsResource) record(ctx context.Context, tx pgx.Tx, e db.AuditEdit) (db.AuditEdit, int64, error) {
-	locked, err := db.TaskLock(ctx, tx, e.TaskUUID)
-	if err != nil {
-		return db.AuditEdit{}, 0, err
-	}
-	// Checked again on the locked row: it may have changed since.
-	if err := editable(locked, e.BasedOn); err != nil {
-		return db.AuditEdit{}, 0, err
-	}
-	edit, err := db.AuditEditInsert(ctx, tx, e)
-	if err != nil {
-		return db.AuditEdit{}, 0, err
-	}
-	res, err := a.river.InsertTx(ctx, tx, jobs.RecomputeAuditArgs{EditID: edit.ID, TaskUUID: e.TaskUUID}, nil)
-	if err != nil {
-		return db.AuditEdit{}, 0, err
-	}
-	return edit, res.Job.ID, nil
 }
 
 // outcome waits (up to a.wait) for job jobID to apply edit of task and
@@ -360,16 +334,6 @@ func (a *auditsResource) outcome(ctx context.Context, task db.Task, edit db.Audi
 		TaskUUID: task.UUID, Result: rev.Result, Revision: rev.Revision,
 		UpdatedBy: rev.AuthorID, UpdatedByName: rev.AuthorName, UpdatedAt: rev.CreatedAt,
 	}).Body}, nil
-}
-
-// editable checks that task's audit can be edited, based on revision base
-// (zero: any), as CONFLICT errors.
-func editable(task db.Task, base int) error {
-	current := 0
-	if task.AuditRevision != nil {
-		current = *task.AuditRevision
-	}
-	return lifecycle.CheckEdit(task, current, base)
 }
 
 // editedVerdicts checks an edit against its task and the campaign's

@@ -2,35 +2,36 @@ package api
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"reflect"
-	"slices"
-	"strings"
 	"time"
-	"unicode"
 
 	"github.com/danielgtaylor/huma/v2"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/auditd/auditd/calibration"
 	"github.com/auditd/auditd/db"
-	"github.com/auditd/auditd/errcode"
-	"github.com/auditd/auditd/l10n"
-	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
-	"github.com/auditd/auditd/scoring"
-	"github.com/auditd/auditd/webhook"
 )
 
-// calibrationResource is calibration sessions: a supervisor has analysts
-// score the same interactions blind and reads how much they agree.
+// calibrationResource is calibration sessions (package calibration): a
+// supervisor has analysts score the same interactions blind and reads how
+// much they agree.
 type calibrationResource struct {
 	pool *pgxpool.Pool
-	// audits applies calibrated answers as an analyst's edit does.
+	// audits answers an applied session as an analyst's edit is answered.
 	audits *auditsResource
 	now    func() time.Time
+}
+
+func (c *calibrationResource) deps() calibration.Deps {
+	return calibration.Deps{Pool: c.pool, River: c.audits.river, Now: c.now}
+}
+
+// caller is the calibration workflow's view of the request's principal.
+func caller(ctx context.Context) calibration.Caller {
+	p := principal(ctx)
+	return calibration.Caller{User: p.User, Role: p.Role}
 }
 
 func (c *calibrationResource) register(api huma.API) {
@@ -128,11 +129,8 @@ type CalibrationAnalystList struct {
 	Items []CalibrationAnalystOption `json:"items"`
 }
 
-// analystRoles are the roles of the users who may be analysts.
-var analystRoles = []string{role.Quality.String(), role.Supervisor.String(), role.Admin.String()}
-
 func (c *calibrationResource) analysts(ctx context.Context, _ *struct{}) (*Output[CalibrationAnalystList], error) {
-	users, err := db.UsersWithAnyRole(ctx, c.pool, analystRoles)
+	users, err := calibration.Analysts(ctx, c.pool)
 	if err != nil {
 		return nil, err
 	}
@@ -158,11 +156,8 @@ type listCalibrationInput struct {
 }
 
 func (c *calibrationResource) list(ctx context.Context, in *listCalibrationInput) (*Output[CalibrationSessionPage], error) {
-	f := db.CalibrationSessionFilter{Status: in.Status, Skip: in.Skip, Limit: in.Limit}
-	if p := principal(ctx); !p.Is(role.Supervisor) {
-		f.Analyst = p.User.ID
-	}
-	items, total, err := db.CalibrationSessionList(ctx, c.pool, f)
+	items, total, err := calibration.List(ctx, c.pool, caller(ctx),
+		db.CalibrationSessionFilter{Status: in.Status, Skip: in.Skip, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}
@@ -178,179 +173,14 @@ type createCalibrationInput struct {
 	}
 }
 
-// problems gathers the VALIDATION_ERROR details of a request.
-type problems []*huma.ErrorDetail
-
-func (p *problems) add(loc, msg string, v any) {
-	*p = append(*p, &huma.ErrorDetail{Location: loc, Message: msg, Value: v})
-}
-
-// err is p as one VALIDATION_ERROR saying what, or nil when p is empty.
-func (p problems) err(what string) error {
-	if len(p) == 0 {
-		return nil
-	}
-	return Errorf(CodeValidation, fmt.Sprintf("%s has %d problem(s); nothing was changed", what, len(p))).WithDetails([]*huma.ErrorDetail(p))
-}
-
 func (c *calibrationResource) create(ctx context.Context, in *createCalibrationInput) (*Output[CalibrationDetail], error) {
 	b := in.Body
-	var bad problems
-	name := strings.TrimSpace(b.Name)
-	switch {
-	case name == "":
-		bad.add("body.name", "blank once trimmed", nil)
-	case strings.ContainsFunc(name, unicode.IsControl):
-		bad.add("body.name", "holds a control character (a tab, a line break…)", nil)
-	}
-	if b.DueAt != nil && !b.DueAt.After(c.now()) {
-		bad.add("body.due_at", "is not in the future", b.DueAt.Format(time.RFC3339))
-	}
-	tasks, err := c.sessionTasks(ctx, b.TaskUUIDs, &bad)
+	id, err := calibration.Create(ctx, c.deps(), caller(ctx),
+		calibration.New{Name: b.Name, TaskUUIDs: b.TaskUUIDs, Analysts: b.Analysts, DueAt: b.DueAt})
 	if err != nil {
 		return nil, err
 	}
-	analysts, err := c.sessionAnalysts(ctx, b.Analysts, &bad)
-	if err != nil {
-		return nil, err
-	}
-	if err := bad.err("the session"); err != nil {
-		return nil, err
-	}
-	p := principal(ctx)
-	var id string
-	err = pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		s, err := db.CalibrationSessionCreate(ctx, tx, db.CalibrationSessionNew{Name: name, CreatedBy: p.User.ID, DueAt: b.DueAt,
-			Tasks: tasks, Analysts: analysts})
-		if err != nil {
-			return err
-		}
-		id = s.ID
-		members, err := db.CalibrationAnalysts(ctx, tx, s.ID)
-		if err != nil {
-			return err
-		}
-		text := l10n.T("You are an analyst of calibration session “%s”: score its %d interactions blind and submit your answers.", s.Name, s.Tasks)
-		if s.DueAt != nil {
-			text = l10n.T("You are an analyst of calibration session “%s”: score its %d interactions blind and submit your answers by %s (UTC).",
-				s.Name, s.Tasks, s.DueAt.UTC().Format("2006-01-02 15:04"))
-		}
-		for _, a := range members {
-			if _, err := db.NotificationCreate(ctx, tx, db.CalibrationNotice(a.UserID, s.ID, "info", text)); err != nil {
-				return err
-			}
-		}
-		return db.CalibrationEventInsert(ctx, tx, s, "started", members)
-	})
-	return c.detailAfter(ctx, id, err)
-}
-
-// sessionTasks checks the tasks of a new session and returns them with
-// the criteria and automatic verdicts of their current audit revisions.
-func (c *calibrationResource) sessionTasks(ctx context.Context, uuids []string, bad *problems) ([]db.CalibrationTaskNew, error) {
-	seen := map[string]int{}
-	var out []db.CalibrationTaskNew
-	for i, id := range uuids {
-		loc := fmt.Sprintf("body.task_uuids[%d]", i)
-		key := strings.ToLower(id)
-		if j, dup := seen[key]; dup {
-			bad.add(loc, fmt.Sprintf("repeats task_uuids[%d]", j), id)
-			continue
-		}
-		seen[key] = i
-		task, err := db.TaskGetByUUID(ctx, c.pool, id)
-		if errcode.Is(err, errcode.NotFound) {
-			bad.add(loc, "no such task", id)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if task.Status != pipeline.Audited || task.AuditRevision == nil {
-			bad.add(loc, fmt.Sprintf("the task is %s: only an audited task can be calibrated", task.Status), id)
-			continue
-		}
-		t, err := c.sessionTask(ctx, task)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-// sessionTask is task's part of a new session: the criteria of its current
-// revision and, for each, the automatic verdict: the latest verdict up to
-// that revision that the engine gave (an item with the engine's
-// assessment, or any item of an engine revision).
-func (c *calibrationResource) sessionTask(ctx context.Context, task db.Task) (db.CalibrationTaskNew, error) {
-	current, err := db.AuditCurrent(ctx, c.pool, task.UUID)
-	if err != nil {
-		return db.CalibrationTaskNew{}, err
-	}
-	automatic := map[string]bool{}
-	found := map[string]bool{}
-	for n := current.Revision; n >= 1 && len(found) < len(current.Result.Items); n-- {
-		rev := current
-		if n != current.Revision {
-			if rev, err = db.AuditRevisionGet(ctx, c.pool, task.UUID, n); err != nil {
-				return db.CalibrationTaskNew{}, err
-			}
-		}
-		for _, it := range rev.Result.Items {
-			if !found[it.CriterionID] && (it.Basis != "" || rev.Source == db.AuditByEngine) {
-				found[it.CriterionID], automatic[it.CriterionID] = true, it.Complies
-			}
-		}
-	}
-	t := db.CalibrationTaskNew{TaskUUID: task.UUID, AuditRevision: current.Revision, ScorecardVersion: current.Result.ScorecardVersion}
-	for _, it := range current.Result.Items {
-		item := db.CalibrationItem{CriterionID: it.CriterionID, Category: it.Category, Question: it.Question, Critical: it.Critical}
-		if v, ok := automatic[it.CriterionID]; ok {
-			item.Automatic = &v
-		}
-		t.Items = append(t.Items, item)
-	}
-	return t, nil
-}
-
-// sessionAnalysts checks the analysts of a new session (ids or usernames)
-// and returns their ids.
-func (c *calibrationResource) sessionAnalysts(ctx context.Context, refs []string, bad *problems) ([]string, error) {
-	seen := map[string]int{}
-	var out []string
-	for i, ref := range refs {
-		loc := fmt.Sprintf("body.analysts[%d]", i)
-		id, err := db.UserResolve(ctx, c.pool, ref)
-		if errcode.Is(err, errcode.Invalid) {
-			bad.add(loc, errcode.Message(err), ref)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		user, err := db.UserGet(ctx, c.pool, id)
-		switch {
-		case errcode.Is(err, errcode.NotFound):
-			bad.add(loc, "no such user", ref)
-			continue
-		case err != nil:
-			return nil, err
-		case !user.Active:
-			bad.add(loc, "the user is deactivated", ref)
-			continue
-		case role.Highest(user.Roles) < role.Quality:
-			bad.add(loc, "the user is not an analyst: an analyst has the quality role or above", ref)
-			continue
-		}
-		if j, dup := seen[id]; dup {
-			bad.add(loc, fmt.Sprintf("names the same user as analysts[%d]", j), ref)
-			continue
-		}
-		seen[id] = i
-		out = append(out, id)
-	}
-	return out, nil
+	return detailOf(calibration.Get(ctx, c.pool, caller(ctx), id))
 }
 
 // CalibrationYou is the caller's part in a session.
@@ -372,23 +202,14 @@ type CalibrationDetail struct {
 	You     CalibrationYou         `json:"you"`
 }
 
-// visible returns session id with its analysts when the caller may see it
-// (a supervisor, or one of its analysts), else the NotFound error of a
-// session that does not exist.
-func (c *calibrationResource) visible(ctx context.Context, q db.DBTX, id string) (db.CalibrationSession, []db.CalibrationAnalyst, error) {
-	s, err := db.CalibrationSessionGet(ctx, q, id)
+// detailOf answers a session as the caller sees it, d, after a step that
+// ended with err (returned instead when not nil).
+func detailOf(d calibration.Detail, err error) (*Output[CalibrationDetail], error) {
 	if err != nil {
-		return s, nil, err
+		return nil, err
 	}
-	analysts, err := db.CalibrationAnalysts(ctx, q, id)
-	if err != nil {
-		return s, nil, err
-	}
-	p := principal(ctx)
-	if !p.Is(role.Supervisor) && !slices.ContainsFunc(analysts, func(a db.CalibrationAnalyst) bool { return a.UserID == p.User.ID }) {
-		return s, nil, errcode.New(errcode.NotFound, "no calibration session of yours has this id")
-	}
-	return s, analysts, nil
+	return ok(CalibrationDetail{Session: d.Session, Tasks: d.Tasks, Items: d.Items, Analysts: d.Analysts, Answers: d.Answers,
+		Results: d.Results, You: CalibrationYou{Analyst: d.Analyst, Submitted: d.Submitted}}), nil
 }
 
 type calibrationIDInput struct {
@@ -396,86 +217,7 @@ type calibrationIDInput struct {
 }
 
 func (c *calibrationResource) get(ctx context.Context, in *calibrationIDInput) (*Output[CalibrationDetail], error) {
-	_, _, err := c.visible(ctx, c.pool, in.ID)
-	return c.detailAfter(ctx, in.ID, err)
-}
-
-// detailAfter answers session id as the caller may see it, after a step
-// that ended with err (returned instead when not nil).
-func (c *calibrationResource) detailAfter(ctx context.Context, id string, err error) (*Output[CalibrationDetail], error) {
-	if err != nil {
-		return nil, err
-	}
-	d, err := c.detail(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	return ok(d), nil
-}
-
-// detail is session id as the caller may see it: blind while it is open.
-func (c *calibrationResource) detail(ctx context.Context, id string) (CalibrationDetail, error) {
-	var d CalibrationDetail
-	var err error
-	if d.Session, err = db.CalibrationSessionGet(ctx, c.pool, id); err != nil {
-		return d, err
-	}
-	if d.Tasks, err = db.CalibrationTasks(ctx, c.pool, id); err != nil {
-		return d, err
-	}
-	if d.Items, err = db.CalibrationItems(ctx, c.pool, id); err != nil {
-		return d, err
-	}
-	if d.Analysts, err = db.CalibrationAnalysts(ctx, c.pool, id); err != nil {
-		return d, err
-	}
-	me := principal(ctx).User.ID
-	for _, a := range d.Analysts {
-		if a.UserID == me {
-			d.You = CalibrationYou{Analyst: true, Submitted: a.SubmittedAt != nil}
-		}
-	}
-	if d.Session.Status == db.CalibrationOpen {
-		for i := range d.Items {
-			d.Items[i].Automatic = nil
-		}
-		d.Answers, err = db.CalibrationAnswers(ctx, c.pool, id, me)
-		return d, err
-	}
-	if d.Answers, err = db.CalibrationAnswers(ctx, c.pool, id, ""); err != nil {
-		return d, err
-	}
-	res := results(d.Items, d.Answers, d.Analysts)
-	d.Results = &res
-	return d, nil
-}
-
-// results computes a session's figures from its items and answers.
-func results(items []db.CalibrationItem, answers []db.CalibrationAnswer, analysts []db.CalibrationAnalyst) calibration.Results {
-	type key struct{ task, criterion string }
-	units := make([]calibration.Unit, len(items))
-	index := map[key]int{}
-	var criteria []string
-	for i, it := range items {
-		units[i] = calibration.Unit{TaskUUID: it.TaskUUID, CriterionID: it.CriterionID, Answers: map[string]string{}}
-		if it.Automatic != nil {
-			units[i].Automatic = calibration.Of(*it.Automatic)
-		}
-		index[key{it.TaskUUID, it.CriterionID}] = i
-		if !slices.Contains(criteria, it.CriterionID) {
-			criteria = append(criteria, it.CriterionID)
-		}
-	}
-	for _, a := range answers {
-		if i, ok := index[key{a.TaskUUID, a.CriterionID}]; ok {
-			units[i].Answers[a.AnalystID] = a.Answer
-		}
-	}
-	ids := make([]string, len(analysts))
-	for i, a := range analysts {
-		ids[i] = a.UserID
-	}
-	return calibration.Compute(units, criteria, ids)
+	return detailOf(calibration.Get(ctx, c.pool, caller(ctx), in.ID))
 }
 
 // AnswerInput is an answer to one criterion of one interaction.
@@ -493,182 +235,25 @@ type answersInput struct {
 	}
 }
 
-// checkAnswers checks answers against the session's items: each names an
-// item once; with all, every item must have one. It returns them as the
-// database takes them.
-func checkAnswers(items []db.CalibrationItem, in []AnswerInput, all bool) ([]db.CalibrationAnswer, error) {
-	type key struct{ task, criterion string }
-	known := map[key]bool{}
-	for _, it := range items {
-		known[key{it.TaskUUID, it.CriterionID}] = true
+// answers are in's answers as the calibration workflow takes them.
+func (in *answersInput) answers() []calibration.Answer {
+	out := make([]calibration.Answer, len(in.Body.Answers))
+	for i, a := range in.Body.Answers {
+		out[i] = calibration.Answer{TaskUUID: a.TaskUUID, CriterionID: a.CriterionID, Answer: a.Answer, Comment: a.Comment}
 	}
-	var bad problems
-	seen := map[key]int{}
-	out := make([]db.CalibrationAnswer, 0, len(in))
-	for i, a := range in {
-		loc := fmt.Sprintf("body.answers[%d]", i)
-		k := key{strings.ToLower(a.TaskUUID), a.CriterionID}
-		j, dup := seen[k]
-		switch {
-		case !known[k]:
-			bad.add(loc+".criterion_id", "is not a criterion of that interaction in this session (its scorecard version)", a.CriterionID)
-			continue
-		case dup:
-			bad.add(loc+".criterion_id", fmt.Sprintf("repeats answers[%d]", j), a.CriterionID)
-			continue
-		}
-		if strings.ContainsFunc(a.Comment, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }) {
-			bad.add(loc+".comment", "holds a control character", nil)
-		}
-		seen[k] = i
-		out = append(out, db.CalibrationAnswer{TaskUUID: k.task, CriterionID: a.CriterionID, Answer: a.Answer, Comment: strings.TrimSpace(a.Comment)})
-	}
-	if all {
-		for _, it := range items {
-			if _, ok := seen[key{it.TaskUUID, it.CriterionID}]; !ok {
-				bad.add("body.answers", fmt.Sprintf("no answer for criterion %s of task %s", it.CriterionID, it.TaskUUID), nil)
-			}
-		}
-	}
-	return out, bad.err("the answers")
+	return out
 }
 
 func (c *calibrationResource) submit(ctx context.Context, in *answersInput) (*Output[CalibrationDetail], error) {
-	me := principal(ctx).User.ID
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		if _, err := db.CalibrationSessionLock(ctx, tx, in.ID); err != nil {
-			return err
-		}
-		s, analysts, err := c.visible(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		if !slices.ContainsFunc(analysts, func(a db.CalibrationAnalyst) bool { return a.UserID == me }) {
-			// A supervisor who is not one of its analysts.
-			return errcode.New(errcode.NotFound, "no calibration session of yours has this id")
-		}
-		if s.Status != db.CalibrationOpen {
-			return Errorf(CodeConflict, "the calibration session is closed: answers can no longer be submitted")
-		}
-		items, err := db.CalibrationItems(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		answers, err := checkAnswers(items, in.Body.Answers, true)
-		if err != nil {
-			return err
-		}
-		if err := db.CalibrationAnalystSubmit(ctx, tx, in.ID, me); err != nil {
-			return err
-		}
-		if err := db.CalibrationAnswersInsert(ctx, tx, in.ID, me, answers); err != nil {
-			return err
-		}
-		if s, err = db.CalibrationSessionGet(ctx, tx, in.ID); err != nil {
-			return err
-		}
-		if s.Submitted == s.Analysts {
-			return c.closeSession(ctx, tx, s, "")
-		}
-		return db.CalibrationEventInsert(ctx, tx, s, "submitted", analysts)
-	})
-	return c.detailAfter(ctx, in.ID, err)
-}
-
-// closeSession closes open session s (by, "" when the last submission
-// does), keeping its overall figures, tells its analysts and its creator,
-// and writes its event. Call it in the transaction that locked s.
-func (c *calibrationResource) closeSession(ctx context.Context, tx pgx.Tx, s db.CalibrationSession, by string) error {
-	items, err := db.CalibrationItems(ctx, tx, s.ID)
-	if err != nil {
-		return err
-	}
-	answers, err := db.CalibrationAnswers(ctx, tx, s.ID, "")
-	if err != nil {
-		return err
-	}
-	analysts, err := db.CalibrationAnalysts(ctx, tx, s.ID)
-	if err != nil {
-		return err
-	}
-	overall := results(items, answers, analysts).Overall
-	if s, err = db.CalibrationSessionClose(ctx, tx, s.ID, by, overall.Alpha, overall.PercentAgreement); err != nil {
-		return err
-	}
-	text := l10n.T("Calibration session “%s” is closed (%d of %d analysts submitted): ", s.Name, s.Submitted, s.Analysts)
-	if overall.PercentAgreement != nil {
-		text = text.And("the analysts agree on %.1f%% of their answers", 100**overall.PercentAgreement)
-	} else {
-		text = text.And("too few answers to measure agreement")
-	}
-	if overall.Alpha != nil {
-		text = text.And(", Krippendorff's alpha %.2f.", *overall.Alpha)
-	} else {
-		text = text.And(".")
-	}
-	told := map[string]bool{}
-	for _, a := range analysts {
-		told[a.UserID] = true
-		if _, err := db.NotificationCreate(ctx, tx, db.CalibrationNotice(a.UserID, s.ID, "success", text)); err != nil {
-			return err
-		}
-	}
-	if !told[s.CreatedBy] {
-		if _, err := db.NotificationCreate(ctx, tx, db.CalibrationNotice(s.CreatedBy, s.ID, "success", text)); err != nil {
-			return err
-		}
-	}
-	if err := db.CalibrationEventInsert(ctx, tx, s, "closed", analysts); err != nil {
-		return err
-	}
-	campaigns, err := db.CalibrationCampaigns(ctx, tx, s.ID)
-	if err != nil {
-		return err
-	}
-	return webhook.Queue(ctx, tx, c.audits.river, webhook.CalibrationEvent(s, campaigns))
+	return detailOf(calibration.Submit(ctx, c.deps(), caller(ctx), in.ID, in.answers()))
 }
 
 func (c *calibrationResource) close(ctx context.Context, in *calibrationIDInput) (*Output[CalibrationDetail], error) {
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		s, err := db.CalibrationSessionLock(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		if s.Status != db.CalibrationOpen {
-			return Errorf(CodeConflict, "the calibration session is closed already")
-		}
-		return c.closeSession(ctx, tx, s, principal(ctx).User.ID)
-	})
-	return c.detailAfter(ctx, in.ID, err)
+	return detailOf(calibration.Close(ctx, c.deps(), caller(ctx), in.ID))
 }
 
 func (c *calibrationResource) calibrate(ctx context.Context, in *answersInput) (*Output[CalibrationDetail], error) {
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		s, err := db.CalibrationSessionLock(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		if s.Status == db.CalibrationOpen {
-			return Errorf(CodeConflict, "the calibration session is still open: close it, or wait for every analyst to submit, before calibrating")
-		}
-		items, err := db.CalibrationItems(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		answers, err := checkAnswers(items, in.Body.Answers, false)
-		if err != nil {
-			return err
-		}
-		if err := db.CalibrationItemsCalibrate(ctx, tx, in.ID, principal(ctx).User.ID, answers); err != nil {
-			return err
-		}
-		analysts, err := db.CalibrationAnalysts(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		return db.CalibrationEventInsert(ctx, tx, s, "calibrated", analysts)
-	})
-	return c.detailAfter(ctx, in.ID, err)
+	return detailOf(calibration.Calibrate(ctx, c.deps(), caller(ctx), in.ID, in.answers()))
 }
 
 type applyCalibrationInput struct {
@@ -677,68 +262,9 @@ type applyCalibrationInput struct {
 }
 
 func (c *calibrationResource) apply(ctx context.Context, in *applyCalibrationInput) (*computeAuditOutput, error) {
-	p := principal(ctx)
-	var task db.Task
-	var edit db.AuditEdit
-	var jobID int64
-	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
-		s, err := db.CalibrationSessionLock(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		tasks, err := db.CalibrationTasks(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		i := slices.IndexFunc(tasks, func(t db.CalibrationTask) bool { return strings.EqualFold(t.TaskUUID, in.TaskUUID) })
-		switch {
-		case i < 0:
-			return errcode.New(errcode.NotFound, "the calibration session has no interaction %s", in.TaskUUID)
-		case s.Status == db.CalibrationOpen:
-			return Errorf(CodeConflict, "the calibration session is still open: close it and record the calibrated answers first")
-		case tasks[i].AppliedEditID != nil:
-			if prev, err := db.AuditEditGet(ctx, tx, *tasks[i].AppliedEditID); err != nil {
-				return err
-			} else if prev.Status == db.EditPending || prev.Status == db.EditApplied {
-				return Errorf(CodeConflict, fmt.Sprintf("the calibrated answers of task %s were applied already (edit %d)", in.TaskUUID, prev.ID))
-			}
-		}
-		items, err := db.CalibrationItems(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		var verdicts []scoring.Verdict
-		for _, it := range items {
-			if it.TaskUUID != tasks[i].TaskUUID || it.Calibrated == "" || it.Calibrated == calibration.NotApplicable {
-				continue
-			}
-			why := it.CalibratedComment
-			if why == "" {
-				why = "Calibrated in session “" + s.Name + "”."
-			}
-			verdicts = append(verdicts, scoring.Verdict{CriterionID: it.CriterionID, Complies: it.Calibrated == calibration.Complies, Explanation: why})
-		}
-		if len(verdicts) == 0 {
-			return Errorf(CodeConflict, fmt.Sprintf("task %s has no calibrated answer that complies or does not comply: record them first", in.TaskUUID))
-		}
-		if task, err = db.TaskGetByUUID(ctx, tx, tasks[i].TaskUUID); err != nil {
-			return err
-		}
-		if edit, jobID, err = c.audits.record(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, Verdicts: verdicts,
-			AuthorID: p.User.ID, AuthorName: p.User.Username, CalibrationSessionID: s.ID}); err != nil {
-			return err
-		}
-		if err := db.CalibrationTaskApplied(ctx, tx, s.ID, task.UUID, edit.ID); err != nil {
-			return err
-		}
-		analysts, err := db.CalibrationAnalysts(ctx, tx, in.ID)
-		if err != nil {
-			return err
-		}
-		return db.CalibrationEventInsert(ctx, tx, s, "applied", analysts)
-	})
+	applied, err := calibration.Apply(ctx, c.deps(), caller(ctx), in.ID, in.TaskUUID)
 	if err != nil {
 		return nil, err
 	}
-	return c.audits.outcome(ctx, task, edit, jobID)
+	return c.audits.outcome(ctx, applied.Task, applied.Edit, applied.JobID)
 }

@@ -388,7 +388,7 @@ func TestCalibrationSessionCreateRefusesBadInput(t *testing.T) {
 		}
 	}
 	require.Zero(t, b.count(t, "SELECT count(*) FROM calibration_sessions"), "nothing stored")
-	n, err := db.UsersWithAnyRole(context.Background(), b.pool, analystRoles)
+	n, err := calibration.Analysts(context.Background(), b.pool)
 	require.NoError(t, err)
 	require.Len(t, n, 6)
 }

@@ -196,7 +196,7 @@ func TestLLMAuditorInThePipeline(t *testing.T) {
 		audit := task["audit"].(map[string]any)
 		require.Equal(t, "llm:fake-judge", audit["engine"])
 		require.Equal(t, float64(0), audit["score"])
-		require.Equal(t, 1, b.count(t, `SELECT (metadata->>'snoozes')::int FROM river_job WHERE kind = 'audit'`),
+		require.Equal(t, 1, b.count(t, `SELECT (metadata->>'auditd_snoozes')::int FROM river_job WHERE kind = 'audit'`),
 			"the job waited once as the server asked, without using an attempt")
 		require.Equal(t, 1, b.count(t, `SELECT attempt FROM river_job WHERE kind = 'audit'`))
 	})

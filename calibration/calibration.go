@@ -1,10 +1,23 @@
-// Package calibration measures how consistently analysts judge the same
-// interactions: in a calibration session each analyst answers every
-// criterion of every interaction blind, and this package turns their
-// answers into agreement figures per criterion (percent agreement,
-// Krippendorff's alpha, agreement with the automatic verdict) and finds
-// the analysts who most often differ from the majority. It is pure: no
-// I/O, no clock.
+// Package calibration is calibration sessions: a supervisor has analysts
+// answer every criterion of the same interactions blind, and reads how
+// consistently they judge. This package owns the workflow (session.go):
+// starting a session, the analysts' submissions, closing it, recording the
+// calibrated (agreed) answers and applying them to an audit as an edit
+// (revision.Record), reminders of sessions falling due; each step is one
+// transaction with its record, its event and its notifications. And it
+// owns the arithmetic (this file, pure: no I/O, no clock): agreement
+// figures per criterion (percent agreement, Krippendorff's alpha,
+// agreement with the automatic verdict) and the analysts who most often
+// differ from the majority.
+//
+// Rules: a session holds 1 to 50 audited tasks, each answered against the
+// scorecard version of its current revision, and 2 to 20 active analysts
+// of the quality role or above. While it is open it is blind: an analyst
+// sees only their own answers, no automatic verdict, no figures (the rest
+// of the service hides the task's audit from them too, see visibility);
+// they submit every answer at once, once, and the last submission closes
+// the session. A supervisor reads every session, an analyst only theirs:
+// any other is NotFound, as one that does not exist.
 package calibration
 
 import (

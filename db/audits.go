@@ -11,14 +11,15 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/auditd/auditd/pipeline"
+	"github.com/auditd/auditd/review"
 	"github.com/auditd/auditd/scoring"
 )
 
 // Sources of audit revisions.
 const (
-	AuditByEngine    = "engine"
-	AuditByAnalyst   = "analyst"
-	AuditByRecompute = "recompute"
+	AuditByEngine    = review.ByEngine
+	AuditByAnalyst   = review.ByAnalyst
+	AuditByRecompute = review.ByRecompute
 )
 
 // ErrAuditRevision is returned by AuditAppend when the task's current
@@ -163,13 +164,7 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 				engine_confident = engine_confident + $9, audited_at = COALESCE(audited_at, now()), updated_at = now(),
 				status = COALESCE($10, status), error = CASE WHEN $10::text IS NULL THEN error END,
 				attempts = CASE WHEN $11 > 0 THEN $11 ELSE attempts END,
-				-- An analyst's edit reviews the audit; a new engine
-				-- revision makes it automatic again; a recomputation keeps
-				-- the review (migration 00030).
-				reviewed_at = CASE WHEN $14 = 'analyst' AND $15 <> '' THEN COALESCE(reviewed_at, now())
-					WHEN $14 = 'engine' THEN NULL ELSE reviewed_at END,
-				reviewed_by = CASE WHEN $14 = 'analyst' AND $15 <> '' THEN COALESCE(reviewed_by, $15)
-					WHEN $14 = 'engine' THEN NULL ELSE reviewed_by END
+				`+review.SetSQL("$14", "$15")+`
 			WHERE uuid = $1
 			RETURNING *
 		), history AS (

@@ -30,10 +30,10 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
-	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/pipeline"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/webhook"
 )
@@ -69,22 +69,9 @@ type Decision struct {
 	Reason      string
 }
 
-// problems gathers the problems of a request's items, located as the API
-// locates body fields ("body.items[2].criterion_id").
-type problems []errcode.Problem
-
-func (p *problems) add(i int, field, msg string, value any) {
-	*p = append(*p, errcode.Problem{Location: fmt.Sprintf("body.items[%d].%s", i, field), Message: msg, Value: value})
-}
-
-// err is the Invalid error listing every problem of the request's items,
-// or nil when they have none.
-func (p problems) err(what string) error {
-	if len(p) == 0 {
-		return nil
-	}
-	return errcode.New(errcode.Invalid, "the %s has %d problem(s); nothing was changed", what, len(p)).WithProblems(p...)
-}
+// item locates field of a request's i-th item, as the API locates body
+// fields.
+func item(i int, field string) string { return fmt.Sprintf("body.items[%d].%s", i, field) }
 
 // Window says until when an audit of campaign c validated at validatedAt
 // may be disputed; false when the campaign turns disputes off.
@@ -259,10 +246,10 @@ func Acknowledge(ctx context.Context, d Deps, uuid string, agent db.User) (db.Ac
 // users of the supervisor role or above among its supervisor e-mails). It
 // is a NotFound error unless agent is the task's agent; a Conflict error
 // when the task is not validated, the window closed, the evaluation is
-// acknowledged or a dispute is open; an Invalid error, with a problem per
-// claim at fault, when a claim names a criterion the current revision does
-// not judge, names one twice, or one decided by an earlier dispute, or has
-// a blank comment.
+// acknowledged or a dispute is open; an Invalid error listing its
+// problems when a claim names a criterion the current revision does not
+// judge, names one twice, or one decided by an earlier dispute, or has a
+// blank comment.
 func Open(ctx context.Context, d Deps, uuid string, agent db.User, claims []Claim) (db.Dispute, error) {
 	var opened db.Dispute
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
@@ -311,7 +298,7 @@ func claimed(result scoring.Result, decided map[string]bool, claims []Claim) ([]
 	for _, it := range result.Items {
 		byID[it.CriterionID] = it
 	}
-	var p problems
+	var p errcode.Problems
 	seen := map[string]int{}
 	items := make([]db.DisputeItem, 0, len(claims))
 	for i, c := range claims {
@@ -319,21 +306,21 @@ func claimed(result scoring.Result, decided map[string]bool, claims []Claim) ([]
 		j, dup := seen[c.CriterionID]
 		switch {
 		case !found:
-			p.add(i, "criterion_id", "is not a criterion of the evaluation (its items' criterion_id)", c.CriterionID)
+			p.Add(item(i, "criterion_id"), "is not a criterion of the evaluation (its items' criterion_id)", c.CriterionID)
 		case dup:
-			p.add(i, "criterion_id", fmt.Sprintf("repeats the criterion of items[%d]", j), c.CriterionID)
+			p.Add(item(i, "criterion_id"), fmt.Sprintf("repeats the criterion of items[%d]", j), c.CriterionID)
 		case decided[c.CriterionID]:
-			p.add(i, "criterion_id", "was decided by an earlier dispute; a criterion is disputed once", c.CriterionID)
+			p.Add(item(i, "criterion_id"), "was decided by an earlier dispute; a criterion is disputed once", c.CriterionID)
 		}
 		seen[c.CriterionID] = i
 		comment := strings.TrimSpace(c.Comment)
 		if comment == "" {
-			p.add(i, "comment", "is blank: say why the verdict is wrong", nil)
+			p.Add(item(i, "comment"), "is blank: say why the verdict is wrong", nil)
 		}
 		items = append(items, db.DisputeItem{CriterionID: it.CriterionID, Category: it.Category, Question: it.Question,
 			Complies: it.Complies, Comment: comment})
 	}
-	return items, p.err("dispute")
+	return items, p.Err("the dispute")
 }
 
 // Resolution is a resolved dispute and, when criteria were accepted, the
@@ -351,9 +338,8 @@ type Resolution struct {
 // recompute_audit job queued in the same transaction. It is a NotFound
 // error for an unknown dispute; a Conflict error when it was resolved
 // already (two resolutions at once: the second waits for the first, then
-// gets this); an Invalid error, with a problem per decision at fault,
-// unless decisions decide every disputed criterion once, each with a
-// reason.
+// gets this); an Invalid error listing its problems unless decisions
+// decide every disputed criterion once, each with a reason.
 func Resolve(ctx context.Context, d Deps, id string, resolver db.User, resolverName string, decisions []Decision) (Resolution, error) {
 	var out Resolution
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
@@ -423,43 +409,43 @@ func decided(items []db.DisputeItem, decisions []Decision) ([]db.DisputeItem, []
 		index[it.CriterionID] = i
 	}
 	out := slices.Clone(items)
-	var p problems
+	var p errcode.Problems
 	seen := map[string]int{}
 	for i, dec := range decisions {
 		k, found := index[dec.CriterionID]
 		j, dup := seen[dec.CriterionID]
 		switch {
 		case !found:
-			p.add(i, "criterion_id", "is not a criterion of the dispute", dec.CriterionID)
+			p.Add(item(i, "criterion_id"), "is not a criterion of the dispute", dec.CriterionID)
 			continue
 		case dup:
-			p.add(i, "criterion_id", fmt.Sprintf("repeats the criterion of items[%d]", j), dec.CriterionID)
+			p.Add(item(i, "criterion_id"), fmt.Sprintf("repeats the criterion of items[%d]", j), dec.CriterionID)
 			continue
 		}
 		seen[dec.CriterionID] = i
 		reason := strings.TrimSpace(dec.Reason)
 		if reason == "" {
-			p.add(i, "reason", "is blank: give the agent the reason", nil)
+			p.Add(item(i, "reason"), "is blank: give the agent the reason", nil)
 		}
 		out[k].Decision, out[k].Reason = dec.Decision, reason
 	}
 	var accepted []db.DisputeItem
 	for k, it := range out {
 		if _, ok := seen[it.CriterionID]; !ok {
-			p = append(p, errcode.Problem{Location: "body.items", Message: fmt.Sprintf("decide the disputed criterion %q too", it.CriterionID),
-				Value: it.CriterionID})
+			p.Add("body.items", fmt.Sprintf("decide the disputed criterion %q too", it.CriterionID), it.CriterionID)
 			continue
 		}
 		if it.Decision == db.DecisionAccept {
 			accepted = append(accepted, out[k])
 		}
 	}
-	return out, accepted, p.err("resolution")
+	return out, accepted, p.Err("the resolution")
 }
 
-// edit records the edit of the accepted criteria of dispute id on task's
-// current revision (each verdict reversed, the reason its explanation)
-// and queues its recompute_audit job. It returns the edit and the job.
+// edit records (revision.Record) the edit of the accepted criteria of
+// dispute id on task's current revision (each verdict reversed, the reason
+// its explanation) with its recompute_audit job. It returns the edit and
+// the job.
 func edit(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, id, authorID, authorName string, accepted []db.DisputeItem) (int64, int64, error) {
 	current, err := db.AuditCurrent(ctx, tx, task.UUID)
 	if err != nil {
@@ -471,16 +457,12 @@ func edit(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, id, authorID, au
 		changes = append(changes, scoring.Verdict{CriterionID: it.CriterionID, Complies: !verdicts[it.CriterionID].Complies,
 			Explanation: it.Reason})
 	}
-	e, err := db.AuditEditInsert(ctx, tx, db.AuditEdit{TaskUUID: task.UUID, BasedOn: current.Revision, Verdicts: changes,
+	e, jobID, err := revision.Record(ctx, tx, d.River, db.AuditEdit{TaskUUID: task.UUID, BasedOn: current.Revision, Verdicts: changes,
 		AuthorID: authorID, AuthorName: authorName, DisputeID: id})
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := d.River.InsertTx(ctx, tx, jobs.RecomputeAuditArgs{EditID: e.ID, TaskUUID: task.UUID}, nil)
-	if err != nil {
-		return 0, 0, err
-	}
-	return e.ID, res.Job.ID, nil
+	return e.ID, jobID, nil
 }
 
 // notify tells users (but not "") text about task.

@@ -56,6 +56,23 @@ type Problem struct {
 	Value    any
 }
 
+// Problems gathers the problems of an input.
+type Problems []Problem
+
+// Add adds the problem of the value at location.
+func (p *Problems) Add(location, message string, value any) {
+	*p = append(*p, Problem{Location: location, Message: message, Value: value})
+}
+
+// Err is p as one Invalid error saying what has them and that nothing was
+// changed, or nil when p is empty.
+func (p Problems) Err(what string) error {
+	if len(p) == 0 {
+		return nil
+	}
+	return &Error{Code: Invalid, Message: fmt.Sprintf("%s has %d problem(s); nothing was changed", what, len(p)), Problems: p}
+}
+
 // New returns an Error with code and a message formatted as fmt.Sprintf does.
 func New(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}

@@ -179,9 +179,8 @@ func Notice(user string, task db.Task, variant string, text l10n.Text) db.Notifi
 // is current) may apply to task's audit, whose current revision is current
 // (zero: none yet): only an audited task's, and only its current revision.
 // It is a Conflict error saying why not, whose details name the current
-// revision when the edit was based on another.
-// The API asks when the edit is sent, the recompute job again when it
-// applies it.
+// revision when the edit was based on another. revision.Record asks when
+// the edit is recorded, revision.Apply again when it applies it.
 func CheckEdit(task db.Task, current, base int) error {
 	switch {
 	case task.Status == pipeline.Validated:

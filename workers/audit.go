@@ -19,6 +19,7 @@ import (
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/pipeline"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/webhook"
@@ -54,7 +55,7 @@ const maxEngineSnoozes = 10
 // for the delay the server asked for, or else for the engine backoff; any
 // other error is returned as it is, and River retries it with its own
 // backoff until the job's attempts run out.
-func (b Backoff) retryLater(job *rivertype.JobRow, err error) error {
+func (b Backoff) retryLater(ctx context.Context, pool *pgxpool.Pool, job *rivertype.JobRow, err error) error {
 	var wait interface{ RetryDelay() time.Duration }
 	if !errors.As(err, &wait) {
 		return err
@@ -67,16 +68,16 @@ func (b Backoff) retryLater(job *rivertype.JobRow, err error) error {
 	if d <= 0 {
 		d = b.engine(n)
 	}
-	return river.JobSnooze(min(d, maxRetryAfter))
+	return snooze(ctx, pool, job, min(d, maxRetryAfter))
 }
 
 // settle returns what a job whose engine work failed with err returns to
 // River: when err is permanent or the job is on its last attempt, fail
 // records the failure and the job is cancelled; otherwise it runs again
 // later (retryLater).
-func (b Backoff) settle(job *rivertype.JobRow, err error, fail func() error) error {
+func (b Backoff) settle(ctx context.Context, pool *pgxpool.Pool, job *rivertype.JobRow, err error, fail func() error) error {
 	if !ErrPermanent(err) && job.Attempt < job.MaxAttempts {
-		return b.retryLater(job, err)
+		return b.retryLater(ctx, pool, job, err)
 	}
 	if ferr := fail(); ferr != nil {
 		return ferr
@@ -153,7 +154,7 @@ func (w *AuditWorker) Work(ctx context.Context, job *river.Job[jobs.AuditArgs]) 
 
 	result, err := w.audit(ctx, task)
 	if err != nil {
-		return w.backoff.settle(job.JobRow, err, func() error {
+		return w.backoff.settle(ctx, w.pool, job.JobRow, err, func() error {
 			reason := describe(err, job.ID)
 			return failTask(ctx, w.pool, task, lifecycle.FailAudit, l10n.T("The audit of %s failed: %s.", task.FileName, reason),
 				"audit: "+reason, job.Attempt)
@@ -240,7 +241,7 @@ func notifyAudited(ctx context.Context, tx pgx.Tx, task db.Task, r scoring.Resul
 	case !r.Passed:
 		variant = "warning"
 	}
-	text := l10n.T("%s was audited: %s.", task.FileName, verdict(r))
+	text := l10n.T("%s was audited: %s.", task.FileName, revision.Describe(r))
 	if task.TranscriptUnreliable != "" {
 		variant = "warning"
 		text = text.And(" Its transcript is unreliable (%s): every automatic verdict needs an analyst's review.",

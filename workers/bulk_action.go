@@ -17,6 +17,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/validation"
 )
@@ -84,7 +85,7 @@ func (w *BulkActionWorker) Work(ctx context.Context, job *river.Job[jobs.BulkAct
 		return err
 	}
 	fail := func(err error) error {
-		return w.backoff.settle(job.JobRow, err, func() error { return w.fail(ctx, a, describe(err, job.ID)) })
+		return w.backoff.settle(ctx, w.pool, job.JobRow, err, func() error { return w.fail(ctx, a, describe(err, job.ID)) })
 	}
 	if a.Status == db.BulkQueued {
 		if a, err = w.start(ctx, a); err != nil {
@@ -250,7 +251,7 @@ func (w *BulkActionWorker) run(ctx context.Context, client *river.Client[pgx.Tx]
 			return err
 		}
 		var counts db.BulkCounts
-		var out outbox
+		var out revision.Outbox
 		// Tasks are locked in uuid order, as recompute_audits locks them:
 		// two jobs acting on the same tasks wait for each other instead of
 		// deadlocking.
@@ -267,7 +268,7 @@ func (w *BulkActionWorker) run(ctx context.Context, client *river.Client[pgx.Tx]
 		if a, err = db.BulkActionProgress(ctx, tx, a.ID, counts, end); err != nil {
 			return err
 		}
-		return out.flush(ctx, tx)
+		return out.Flush(ctx, tx)
 	})
 	return a, err
 }
@@ -277,8 +278,8 @@ func (w *BulkActionWorker) run(ctx context.Context, client *river.Client[pgx.Tx]
 // the task's failure, its reason the refusal, and whatever the attempt
 // wrote is undone (a savepoint); anything else fails the page.
 func (w *BulkActionWorker) one(ctx context.Context, tx pgx.Tx, deps validation.Deps, a db.BulkAction, requester db.User,
-	uuid string, j judgement, out *outbox) (string, error) {
-	var mine outbox
+	uuid string, j judgement, out *revision.Outbox) (string, error) {
+	var mine revision.Outbox
 	var outcome string
 	var why db.BulkReason
 	var task db.Task
@@ -291,7 +292,7 @@ func (w *BulkActionWorker) one(ctx context.Context, tx pgx.Tx, deps validation.D
 	})
 	switch code := errcode.Of(err); {
 	case err == nil:
-		out.audits = append(out.audits, mine.audits...)
+		out.Add(mine)
 	case code == errcode.Internal || code == errcode.Unavailable:
 		return "", err
 	case errors.Is(err, validation.ErrNoRecipients):
@@ -309,7 +310,7 @@ func (w *BulkActionWorker) one(ctx context.Context, tx pgx.Tx, deps validation.D
 // act does a's action to task, unless its requester may not or it does
 // not apply; it returns the outcome and the reason to tell about it.
 func (w *BulkActionWorker) act(ctx context.Context, tx pgx.Tx, deps validation.Deps, a db.BulkAction, requester db.User,
-	task db.Task, j judgement, out *outbox) (string, db.BulkReason, error) {
+	task db.Task, j judgement, out *revision.Outbox) (string, db.BulkReason, error) {
 	if why := bulk.Forbidden(requester, a.Action, task); why.Code != "" {
 		return db.BulkItemFailed, why, nil
 	}
@@ -334,7 +335,7 @@ func (w *BulkActionWorker) act(ctx context.Context, tx pgx.Tx, deps validation.D
 		if err != nil {
 			return "", db.BulkReason{}, err
 		}
-		rev, _, err := revise(ctx, tx, task, current, db.AuditRevision{Result: j.result, Source: db.AuditByEngine,
+		rev, _, err := revision.Append(ctx, tx, task, current, db.AuditRevision{Result: j.result, Source: db.AuditByEngine,
 			Engine: w.audit.auditor.Name()}, out)
 		if err != nil {
 			return "", db.BulkReason{}, err

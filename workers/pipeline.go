@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/auditd/auditd/db"
@@ -37,14 +38,28 @@ func failTask(ctx context.Context, pool *pgxpool.Pool, task db.Task, step lifecy
 	return nil
 }
 
-// snoozes is how many times a job was snoozed, which River keeps in its
-// metadata (snoozes use no attempt, so this bounds them).
+// snoozesKey is the key of a job's metadata where snooze counts the
+// snoozes that bound it (a snooze uses no attempt). It is ours: River's own
+// "snoozes" is for debugging and may change its meaning.
+const snoozesKey = "auditd_snoozes"
+
+// snoozes is how many times snooze snoozed job before this run.
 func snoozes(job *rivertype.JobRow) int {
-	var m struct {
-		Snoozes int `json:"snoozes"`
+	var m map[string]json.RawMessage
+	_ = json.Unmarshal(job.Metadata, &m) // River's JSON object
+	var n int
+	_ = json.Unmarshal(m[snoozesKey], &n) // ours; absent is zero
+	return n
+}
+
+// snooze counts one more snooze of job in its metadata (snoozesKey) and
+// returns River's snooze for d: what a worker returns when a server asks
+// it to wait, for as long as snoozes(job) is below the worker's bound.
+func snooze(ctx context.Context, pool *pgxpool.Pool, job *rivertype.JobRow, d time.Duration) error {
+	if _, err := db.JobMetadataCount(ctx, pool, job.ID, snoozesKey); err != nil {
+		return err
 	}
-	_ = json.Unmarshal(job.Metadata, &m) // River's own JSON; absent is zero
-	return m.Snoozes
+	return river.JobSnooze(d)
 }
 
 // reportable is an error whose text may be shown to users: a directory's

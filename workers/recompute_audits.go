@@ -6,17 +6,17 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/auditd/auditd/auditor"
-	"github.com/auditd/auditd/errcode"
-	"github.com/auditd/auditd/l10n"
-	"github.com/auditd/auditd/pipeline"
-
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/auditd/auditd/auditor"
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
+	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/pipeline"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -154,7 +154,7 @@ func (w *RecomputeAuditsWorker) Work(ctx context.Context, job *river.Job[jobs.Re
 			})
 		}
 		if err := w.batchOf(ctx, client, job, campaign, card, uuids, &p); err != nil {
-			return w.backoff.retryLater(job.JobRow, err)
+			return w.backoff.retryLater(ctx, w.pool, job.JobRow, err)
 		}
 		if time.Now().After(deadline) {
 			return river.JobSnooze(0)
@@ -195,7 +195,7 @@ func (w *RecomputeAuditsWorker) batchOf(ctx context.Context, client *river.Clien
 		engine[id] = v
 	}
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
-		var out outbox
+		var out revision.Outbox
 		for _, id := range uuids {
 			if failed[id] {
 				continue
@@ -214,14 +214,14 @@ func (w *RecomputeAuditsWorker) batchOf(ctx context.Context, client *river.Clien
 			}
 			verdicts, missing := scoring.Merge(card.Scorecard, task.Kind, current.Result.Verdicts(), engine[id])
 			if len(missing) > 0 {
-				return errChangedMeanwhile
+				return revision.ErrChangedMeanwhile
 			}
 			result, err := scoring.Score(card.Scorecard.In(taskLanguage(task, campaign)), task.Kind, verdicts, campaign.PassingScore)
 			if err != nil {
 				next.fail(id, err)
 				continue
 			}
-			if _, _, err := revise(ctx, tx, task, current, db.AuditRevision{Result: result, Source: db.AuditByRecompute}, &out); err != nil {
+			if _, _, err := revision.Append(ctx, tx, task, current, db.AuditRevision{Result: result, Source: db.AuditByRecompute}, &out); err != nil {
 				return err
 			}
 			next.Rescored++
@@ -230,7 +230,7 @@ func (w *RecomputeAuditsWorker) batchOf(ctx context.Context, client *river.Clien
 		if _, err := client.JobUpdateTx(ctx, tx, job.ID, &river.JobUpdateParams{Output: next}); err != nil {
 			return err
 		}
-		if err := out.flush(ctx, tx); err != nil {
+		if err := out.Flush(ctx, tx); err != nil {
 			return err
 		}
 		if w.notifyEvery > 0 && next.handled()/w.notifyEvery > p.handled()/w.notifyEvery {

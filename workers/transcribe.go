@@ -180,7 +180,7 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 	case isThrottled && throttled.RetryAfter > 0 && snoozes(job.JobRow) < maxSnoozes:
 		// Not a failure: the server asked us to come back later. A snooze
 		// does not use up an attempt.
-		return river.JobSnooze(min(throttled.RetryAfter, maxRetryAfter))
+		return snooze(ctx, w.pool, job.JobRow, min(throttled.RetryAfter, maxRetryAfter))
 	}
 	if job.Attempt >= job.MaxAttempts {
 		return errors.Join(err, w.fail(ctx, job, task, err))

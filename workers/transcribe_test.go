@@ -426,6 +426,7 @@ func TestTranscribeOpenAIRetryAfter(t *testing.T) {
 	e = client.next(t)
 	require.Equal(t, river.EventKindJobCompleted, e.Kind)
 	require.Equal(t, 1, e.Job.Attempt, "a snooze uses up no attempt")
+	require.Equal(t, 1, snoozes(e.Job), "the snooze is counted in our key, which River keeps")
 	require.GreaterOrEqual(t, e.Job.AttemptedAt.Sub(e.Job.CreatedAt), time.Second, "Retry-After was honoured")
 
 	reqs := server.Requests()
@@ -537,7 +538,7 @@ func TestTranscribeFailures(t *testing.T) {
 
 		// After many snoozes, a Retry-After uses up an attempt like any
 		// failure: a call cannot wait forever.
-		res, err := b.work(t, worker, task.UUID, &river.InsertOpts{MaxAttempts: 1, Metadata: []byte(`{"snoozes": 20}`)})
+		res, err := b.work(t, worker, task.UUID, &river.InsertOpts{MaxAttempts: 1, Metadata: []byte(`{"auditd_snoozes": 20}`)})
 		require.ErrorContains(t, err, "You exceeded your current quota")
 		require.Equal(t, rivertype.JobStateDiscarded, res.Job.State)
 		require.Equal(t, pipeline.Failed, b.task(t, task.UUID).Status)

@@ -17,6 +17,7 @@ import (
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/media/mediatest"
 	"github.com/auditd/auditd/pipeline"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers/asr"
@@ -150,7 +151,7 @@ func TestTranscriptQuality(t *testing.T) {
 			reason := map[string]string{transcript.LowQuality: "the speech engine was unsure of its words",
 				transcript.TooFast: "it has more words a second than anyone says"}[c.unreliable]
 			require.Equal(t, fmt.Sprintf("%s was audited: %s. Its transcript is unreliable (%s): every automatic verdict needs "+
-				"an analyst's review.", task.FileName, verdict(result), reason), told[0].Text)
+				"an analyst's review.", task.FileName, revision.Describe(result), reason), told[0].Text)
 		})
 	}
 }
