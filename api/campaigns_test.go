@@ -95,6 +95,17 @@ func TestCampaignsAndScorecards(t *testing.T) {
 	} {
 		require.Contains(t, r.RawBody, want)
 	}
+	// So do the limits of what a call's channels tell.
+	badRules[0].Rule = json.RawMessage(`{"channels": {"max_agent_talk_ratio": 70, "max_silence_seconds": -30, "max_pause": 3}}`)
+	r = b.json(t, http.MethodPut, "/campaigns/"+defID+"/scorecard", sup, map[string]any{"criteria": badRules})
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	for _, want := range []string{
+		`body.criteria[0].rule.channels.max_agent_talk_ratio`, `must be a share from 0 to 1, such as 0.7 for 70 %`,
+		`body.criteria[0].rule.channels.max_silence_seconds`, `must be a number of seconds above 0 and at most 86400`,
+		`body.criteria[0].rule.channels.max_pause`, `unknown key; channels has max_agent_talk_ratio, max_hold_seconds`,
+	} {
+		require.Contains(t, r.RawBody, want)
+	}
 	// A scorecard whose audits could not be stored is refused at publish.
 	var many []scoring.Criterion
 	for i := range 150 {

@@ -40,7 +40,9 @@ var exportTypes = map[string]string{
 // follows them with a column per criterion, a long one with the item's.
 var (
 	exportTaskColumns = []string{"uuid", "file_name", "kind", "status", "campaign", "operator_id", "language",
-		"created_at", "audited_at", "score", "passed", "review_items", "audit_revision", "review_state"}
+		"created_at", "audited_at", "score", "passed", "review_items", "audit_revision", "review_state",
+		"stereo", "agent_talk_seconds", "customer_talk_seconds", "agent_talk_ratio", "silence_share",
+		"longest_silence_seconds", "dead_air_count", "overtalk_count", "overtalk_seconds", "hold_count"}
 	exportItemColumns = []string{"criterion_id", "category", "critical", "weight", "complies", "basis", "confidence",
 		"needs_review", "explanation", "evidence"}
 )
@@ -194,8 +196,8 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // exportRows returns e's rows in shape: one for a wide export, with the
 // verdict of each of criteria; one per item of its audit for a long one.
 func exportRows(e db.ExportRow, shape string, criteria []string) [][]any {
-	task := []any{e.UUID, e.FileName, e.Kind, e.Status, e.Campaign, e.OperatorID, e.Language, e.CreatedAt, e.AuditedAt,
-		e.Score, e.Passed, intCell(e.ReviewItems), intCell(e.AuditRevision), e.ReviewState}
+	task := append([]any{e.UUID, e.FileName, e.Kind, e.Status, e.Campaign, e.OperatorID, e.Language, e.CreatedAt, e.AuditedAt,
+		e.Score, e.Passed, intCell(e.ReviewItems), intCell(e.AuditRevision), e.ReviewState}, channelCells(e.Channels)...)
 	if shape == exportWide {
 		row := task
 		for _, id := range criteria {
@@ -217,6 +219,16 @@ func exportRows(e db.ExportRow, shape string, criteria []string) [][]any {
 			it.Complies, basis, confidence, it.NeedsReview, it.Explanation, it.Evidence))
 	}
 	return rows
+}
+
+// channelCells are the cells of what a call's channels tell: empty for a
+// chat and a call not analysed, and those of one side for a mono call.
+func channelCells(c *db.ExportChannels) []any {
+	if c == nil {
+		return make([]any, 10)
+	}
+	return []any{c.Stereo, c.AgentTalkSeconds, c.CustomerTalkSeconds, c.AgentTalkRatio, c.SilenceShare,
+		c.LongestSilenceSeconds, c.DeadAir, intCell(c.Overtalk), c.OvertalkSeconds, intCell(c.Holds)}
 }
 
 // intCell is a cell of n: empty when nil (left out).

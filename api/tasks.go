@@ -393,6 +393,8 @@ type TaskDetail struct {
 	TranscriptUnreliable string `json:"transcript_unreliable,omitempty" enum:"low_quality,too_fast" doc:"Why the call's transcript is unreliable, when it is: low_quality (the speech engine was unsure of its words: transcript.quality.score under transcript.quality.floor) or too_fast (more words a second than anyone says); every automatic verdict of its audit then needs review"`
 	// Transcript is null until the call is transcribed; a chat has it from intake.
 	Transcript *transcript.Transcript `json:"transcript"`
+	// Channels is null for a chat and a call not yet analysed.
+	Channels *transcript.Channels `json:"channels" doc:"What the call's channels tell from its audio alone (voice activity per channel, measured when it is transcribed): talk time and ratio, silences, dead air, overtalk, holds, and the stretches for a timeline; words per minute once a transcript exists. Null for a chat and a call not analysed yet"`
 	// Audit is null until the task is audited.
 	Audit     *Audit                 `json:"audit"`
 	Revisions []db.AuditRevisionInfo `json:"revisions" doc:"Every revision of the audit, oldest first"`
@@ -443,6 +445,26 @@ func (t *tasksResource) visible(ctx context.Context, id string) (db.Task, error)
 	return task, nil
 }
 
+// channels returns what task's channels tell, with each side's speaking
+// rate when tr (nil before the transcript) has words; nil when they were
+// not analysed.
+func (t *tasksResource) channels(ctx context.Context, task db.Task, tr *transcript.Transcript) (*transcript.Channels, error) {
+	if tr != nil {
+		if tr.Channels != nil {
+			tr.Channels.SpeakingRates(tr.Segments)
+		}
+		return tr.Channels, nil
+	}
+	if task.Kind != db.TaskCall {
+		return nil, nil
+	}
+	c, err := db.ChannelsGet(ctx, t.pool, task.UUID)
+	if errcode.Is(err, errcode.NotFound) {
+		return nil, nil
+	}
+	return &c, err
+}
+
 func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDetail], error) {
 	task, err := t.visible(ctx, in.UUID)
 	if err != nil {
@@ -469,6 +491,9 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	case err == nil:
 		d.Transcript = &tr
 	case !errcode.Is(err, errcode.NotFound):
+		return nil, err
+	}
+	if d.Channels, err = t.channels(ctx, task, d.Transcript); err != nil {
 		return nil, err
 	}
 	if d.Redactions, err = db.RedactionsList(ctx, t.pool, task.UUID); err != nil {

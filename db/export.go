@@ -28,6 +28,21 @@ type ExportRow struct {
 	Items                      []scoring.Item
 	// ReviewState is the task's (Task.ReviewState).
 	ReviewState string
+	// Channels holds the figures of what a call's channels tell; nil for
+	// a chat and a call not analysed.
+	Channels *ExportChannels
+}
+
+// ExportChannels are the figures of transcript.Channels an export has a
+// column for; the per-side ones, the overtalk and the holds are nil on a
+// mono call.
+type ExportChannels struct {
+	Stereo                                                bool
+	SilenceShare, LongestSilenceSeconds                   float64
+	DeadAir                                               int
+	AgentTalkSeconds, CustomerTalkSeconds, AgentTalkRatio *float64
+	OvertalkSeconds                                       *float64
+	Overtalk, Holds                                       *int
 }
 
 // withoutAudit is e without what its viewer is not shown of a hidden
@@ -86,8 +101,15 @@ func TaskExport(ctx context.Context, q DBTX, v visibility.Viewer, f TaskFilter, 
 				CASE WHEN `+v.VerdictsHiddenSQL("t")+` THEN '{}' ELSE COALESCE(t.failed_criteria, '{}') END,
 				CASE WHEN `+reviewStateConds[ReviewValidated]+` THEN 'validated' WHEN `+reviewStateConds[ReviewReviewed]+
 			` THEN 'reviewed' WHEN `+reviewStateConds[ReviewAutomatic]+` THEN 'automatic' ELSE '' END,
-				`+v.AuditHiddenSQL("t")+`, `+
-			itemsColumn+` FROM tasks t JOIN campaigns c ON c.id = t.campaign_id`+itemsJoin+`
+				`+v.AuditHiddenSQL("t")+`, `+itemsColumn+`, ch.figures IS NOT NULL, COALESCE((ch.figures->>'stereo')::bool, false),
+				COALESCE((ch.figures->>'silence_share')::float8, 0), COALESCE((ch.figures->>'longest_silence_seconds')::float8, 0),
+				COALESCE(jsonb_array_length(ch.figures->'dead_air'), 0), (ch.figures->>'agent_talk_seconds')::float8,
+				(ch.figures->>'customer_talk_seconds')::float8, (ch.figures->>'agent_talk_ratio')::float8,
+				(ch.figures->>'overtalk_seconds')::float8,
+				CASE WHEN (ch.figures->>'stereo')::bool THEN COALESCE(jsonb_array_length(ch.figures->'overtalk'), 0) END,
+				CASE WHEN (ch.figures->>'stereo')::bool THEN COALESCE(jsonb_array_length(ch.figures->'holds'), 0) END
+			FROM tasks t JOIN campaigns c ON c.id = t.campaign_id`+itemsJoin+`
+			LEFT JOIN call_channels ch ON ch.task_uuid = t.uuid
 			WHERE `+where+` ORDER BY `+sort.key+` `+dir+`, t.uuid `+dir+` LIMIT `+strconv.Itoa(exportBatch), args...)
 		if err != nil {
 			return err
@@ -95,9 +117,15 @@ func TaskExport(ctx context.Context, q DBTX, v visibility.Viewer, f TaskFilter, 
 		batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (ExportRow, error) {
 			var e ExportRow
 			var items []byte
-			var hidden bool
+			var hidden, analysed bool
+			var ch ExportChannels
 			err := row.Scan(&e.UUID, &e.Kind, &e.Status, &e.FileName, &e.Campaign, &e.OperatorID, &e.Language,
-				&e.CreatedAt, &e.AuditedAt, &e.Score, &e.Passed, &e.ReviewItems, &e.AuditRevision, &e.Judged, &e.Failed, &e.ReviewState, &hidden, &items)
+				&e.CreatedAt, &e.AuditedAt, &e.Score, &e.Passed, &e.ReviewItems, &e.AuditRevision, &e.Judged, &e.Failed, &e.ReviewState, &hidden, &items,
+				&analysed, &ch.Stereo, &ch.SilenceShare, &ch.LongestSilenceSeconds, &ch.DeadAir, &ch.AgentTalkSeconds,
+				&ch.CustomerTalkSeconds, &ch.AgentTalkRatio, &ch.OvertalkSeconds, &ch.Overtalk, &ch.Holds)
+			if analysed {
+				e.Channels = &ch
+			}
 			if err == nil && items != nil {
 				err = json.Unmarshal(items, &e.Items)
 			}

@@ -37,18 +37,25 @@ func TranscriptSave(ctx context.Context, q DBTX, uuid string, tr transcript.Tran
 	return TaskSearchRefresh(ctx, q, uuid)
 }
 
-// TranscriptGet returns the transcript of task uuid, or a NotFound error
-// when it has none yet.
+// TranscriptGet returns the transcript of task uuid, with what its
+// channels tell when they were analysed (ChannelsSave), or a NotFound
+// error when it has none yet.
 func TranscriptGet(ctx context.Context, q DBTX, uuid string) (transcript.Transcript, error) {
 	var tr transcript.Transcript
-	var segments, quality []byte
-	err := q.QueryRow(ctx, `SELECT text, segments, engine, language, quality FROM transcripts WHERE task_uuid = $1`, uuid).
-		Scan(&tr.Text, &segments, &tr.Engine, &tr.Language, &quality)
+	var segments, quality, channels []byte
+	err := q.QueryRow(ctx, `SELECT t.text, t.segments, t.engine, t.language, t.quality, c.figures FROM transcripts t
+		LEFT JOIN call_channels c ON c.task_uuid = t.task_uuid WHERE t.task_uuid = $1`, uuid).
+		Scan(&tr.Text, &segments, &tr.Engine, &tr.Language, &quality, &channels)
 	if err != nil {
 		return tr, one(err, "task %s has no transcript yet", uuid)
 	}
 	if quality != nil {
 		if err := json.Unmarshal(quality, &tr.Quality); err != nil {
+			return tr, err
+		}
+	}
+	if channels != nil {
+		if err := json.Unmarshal(channels, &tr.Channels); err != nil {
 			return tr, err
 		}
 	}

@@ -242,3 +242,20 @@ func peak(ctx context.Context, path, filter string) (float64, error) {
 	// volumedetect says nothing when no sample went through it.
 	return math.Inf(-1), nil
 }
+
+// Decode writes the first audio stream of in to w as raw signed 16-bit
+// little-endian samples at rate hertz: its first two channels interleaved
+// (left, right) when channels is 2, its first channel when it is 1 (see
+// Probe). The samples stream through w as ffmpeg decodes them: an hour of
+// audio is never held whole. It returns a *ToolError quoting ffmpeg when
+// in cannot be decoded, has fewer channels, or w refuses the samples.
+func Decode(ctx context.Context, in string, rate, channels int, w io.Writer) error {
+	// pan picks channels by index, whatever layout the file declares.
+	layout := "pan=mono|c0=c0"
+	if channels == 2 {
+		layout = "pan=stereo|c0=c0|c1=c1"
+	}
+	_, err := stream(ctx, nil, w, "ffmpeg", "-nostdin", "-hide_banner", "-v", "error", "-i", in, "-map", "0:a:0",
+		"-af", layout, "-ar", strconv.Itoa(rate), "-c:a", "pcm_s16le", "-f", "s16le", "-")
+	return err
+}

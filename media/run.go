@@ -29,21 +29,31 @@ func Run(ctx context.Context, name string, args ...string) (stdout, stderr []byt
 // run is Run with stdin (nil for none).
 func run(ctx context.Context, stdin io.Reader, name string, args ...string) (stdout, stderr []byte, err error) {
 	var out bytes.Buffer
+	stderr, err = stream(ctx, stdin, &out, name, args...)
+	if err != nil && ctx.Err() != nil {
+		return nil, nil, err
+	}
+	return out.Bytes(), stderr, err
+}
+
+// stream is run writing the tool's standard output to stdout as it comes,
+// so that a long recording's samples are never held whole.
+func stream(ctx context.Context, stdin io.Reader, stdout io.Writer, name string, args ...string) (stderr []byte, err error) {
 	errTail := tailWriter{max: stderrKeep}
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Stdin = stdin
-	cmd.Stdout = &out
+	cmd.Stdout = stdout
 	cmd.Stderr = &errTail
 	// A killed tool's children could hold the pipes open; do not wait on them forever.
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	switch {
 	case ctx.Err() != nil:
-		return nil, nil, fmt.Errorf("%s: %w", name, ctx.Err())
+		return nil, fmt.Errorf("%s: %w", name, ctx.Err())
 	case err != nil:
-		return out.Bytes(), errTail.buf, &ToolError{Tool: name, Err: err, Stderr: lastLines(errTail.buf, 5)}
+		return errTail.buf, &ToolError{Tool: name, Err: err, Stderr: lastLines(errTail.buf, 5)}
 	}
-	return out.Bytes(), errTail.buf, nil
+	return errTail.buf, nil
 }
 
 // ToolError is a command-line tool that failed to start or exited non-zero.

@@ -39,6 +39,10 @@ type Transcript struct {
 	// Quality is how far a call's words can be trusted (Assess); nil for
 	// chats and transcripts stored before it was measured.
 	Quality *Quality `json:"quality,omitempty"`
+	// Channels is what a call's audio tells of who spoke when, stored
+	// apart from the words (package db reads it with them) for the
+	// engines' channels rules; nil for chats and calls not analysed.
+	Channels *Channels `json:"-"`
 }
 
 // PrimaryLanguage returns the language subtag of a BCP 47 tag, lower case:

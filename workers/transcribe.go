@@ -23,6 +23,7 @@ import (
 	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/redact"
 	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/talk"
 	"github.com/auditd/auditd/transcript"
 	"github.com/auditd/auditd/workers/asr"
 )
@@ -80,7 +81,7 @@ const noEngine = "waiting for a speech engine: the worker has none configured (A
 
 // TranscribeWorker turns a call's recording into its transcript: it moves
 // the task queued → transcribing, fetches the recording, stores its
-// duration, runs the engine (a stereo call split by channel into agent and
+// duration and what its channels tell (package talk), runs the engine (a stereo call split by channel into agent and
 // customer, as the campaign says; a long one in chunks), and then, in one
 // transaction, stores the transcript, inserts the audit job and moves the
 // task to transcribed. A rerun (retry, rescue after a crash) replaces the
@@ -189,7 +190,7 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 }
 
 // transcribe moves task to transcribing, fetches its recording, stores
-// its duration, transcribes it and redacts the transcript as its campaign
+// its duration and what its channels tell, transcribes it and redacts the transcript as its campaign
 // says. Errors of the recording, the tools and the engine are wrapped as
 // reportable.
 func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task) (transcribed, error) {
@@ -228,6 +229,15 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 		if err := db.TaskSetDuration(ctx, w.pool, task.UUID, info.Duration.Seconds()); err != nil {
 			return transcribed{}, err
 		}
+	}
+	channels, err := talk.Analyse(ctx, path, talk.Options{AgentChannel: campaign.AgentChannel})
+	if err != nil {
+		return transcribed{}, &reportable{err}
+	}
+	// Stored at once: the figures need no words, so they stay when the
+	// speech engine fails the call (a language it lacks, no speech found).
+	if err := db.ChannelsSave(ctx, w.pool, task.UUID, channels); err != nil {
+		return transcribed{}, err
 	}
 	tr, err := asr.Transcribe(ctx, w.cfg.Engine, path, asr.Options{
 		Language:     cmp.Or(task.Language, campaign.Language),

@@ -371,6 +371,19 @@ func TestTranscribeStereo(t *testing.T) {
 			}
 		}
 		require.Equal(t, map[string]bool{transcript.Agent: true, transcript.Customer: true}, seen, "%v", got)
+
+		// What the channels tell came with it, the campaign's agent channel
+		// deciding the sides: the first speaker ends before the second starts.
+		ch := tr.Channels
+		require.NotNil(t, ch)
+		require.True(t, ch.Stereo)
+		sides := map[string][]transcript.Span{transcript.Agent: ch.AgentTalk, transcript.Customer: ch.CustomerTalk}
+		first, second := sides[tc.first], sides[tc.second]
+		require.NotEmpty(t, first)
+		require.NotEmpty(t, second)
+		require.Less(t, first[len(first)-1].End, tc.turn+0.3)
+		require.Greater(t, second[0].Start, tc.turn-0.3)
+		require.Empty(t, ch.Overtalk)
 	}
 }
 
@@ -394,6 +407,12 @@ func TestTranscribeSilence(t *testing.T) {
 	_, err := db.TranscriptGet(context.Background(), b.pool, task.UUID)
 	require.Equal(t, errcode.NotFound, errcode.Of(err), "not an empty transcript")
 	require.Zero(t, b.count(t, `SELECT count(*) FROM river_job WHERE kind = 'audit'`))
+	// The channels need no words: their figures stay.
+	ch, err := db.ChannelsGet(context.Background(), b.pool, task.UUID)
+	require.NoError(t, err)
+	require.False(t, ch.Stereo)
+	require.Empty(t, ch.Talk)
+	require.Equal(t, 1.0, ch.SilenceShare)
 
 	told := b.notifications(t)
 	require.Len(t, told, 1)

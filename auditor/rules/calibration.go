@@ -39,6 +39,8 @@ const (
 	SignalCues = "cues"
 	// SignalTone: the tone model read a turn as (possibly) disrespectful.
 	SignalTone = "tone"
+	// SignalChannels: a figure of what the call's channels tell did.
+	SignalChannels = "channels"
 )
 
 // Cell is where a verdict falls in the calibration table: its criterion,

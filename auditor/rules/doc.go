@@ -36,7 +36,8 @@
 //	  "absence_confidence": 0.8, "not_applicable_confidence": 0.7, "hint_confidence": 0.6
 //	}
 //
-// At least one of any, all and none is required; unknown keys, empty lists,
+// At least one of any, all and none is required (but in a channels rule:
+// see Channels); unknown keys, empty lists,
 // phrases without words, bad phrase syntax, windows that are not positive
 // and confidences outside 0..1 are errors, each reported with its field
 // (rule.any[2]) and what is wrong (CheckRule reports them all, so a
@@ -214,6 +215,37 @@
 // the pairs of words that weighed most ("The agent's turn 5 reads as
 // disrespectful (0.97, mostly "read the", "if you"): "If you had read the
 // instructions…""). Errors name the field (rule.tone.fails_at).
+//
+// # Channels
+//
+// A call's audio tells who spoke when without a word recognised
+// (transcript.Channels, measured by package talk). A rule may instead
+// judge those figures, with "channels" as its only key, an object of
+// limits every one of which must hold:
+//
+//	{"channels": {"max_silence_seconds": 30}}    // no silence longer than 30 s
+//	{"channels": {"max_agent_talk_ratio": 0.7}}  // the agent talks at most 70 % of the talk
+//
+// The limits: max_silence_seconds (the longest stretch in which nobody
+// spoke), max_silence_share (the share of the call in which nobody spoke,
+// 0 to 1), max_agent_talk_ratio and min_agent_talk_ratio (the agent's
+// talk time over both sides', 0 to 1; min not above max),
+// max_overtalk_seconds (the total of the stretches in which both sides
+// spoke) and max_hold_seconds (the longest hold). Seconds are above 0 and
+// at most a day. Errors name the field (rule.channels.max_agent_talk_ratio)
+// and what it takes.
+//
+// The verdict's basis is evidence and its confidence that of a phrase said
+// as written (0.95): a measured figure is as deterministic as words found.
+// A figure within the measurement's margin of its limit (1 s, or 0.02 of
+// a share: a frame at each edge of a stretch, a pause bridged or not) is a
+// conflict of confidence 0.6, for an analyst to confirm. A figure not
+// measured (a chat, a call not analysed, or a per-side figure of a mono
+// call) is met with basis absence and confidence 0.5, never guessed: an
+// analyst judges it. The explanation gives each figure against its limit,
+// and where the longest stretch was ("The longest silence was 34 s
+// (01:02–01:36): not within the at most 30 s allowed."); there is nothing
+// said to quote as evidence.
 //
 // Verdicts below the service's review threshold (AUDIT_REVIEW_CONFIDENCE)
 // are marked for an analyst's review, and the hybrid engine asks a

@@ -265,6 +265,8 @@ type audit struct {
 	w    wording
 	lang string // the transcript's language, for tone models
 	segs []transcript.Segment
+	// channels is what the call's channels tell; nil when unknown.
+	channels *transcript.Channels
 	// speakers[i] is segs[i].Speaker, with anything unexpected as Unknown.
 	speakers []string
 	// own[i] numbers segment i among its speaker's segments, from 0;
@@ -372,7 +374,7 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 		segs = []transcript.Segment{{Speaker: transcript.Unknown, Text: t.Text}}
 	}
 	a := &audit{
-		e: e, w: w, segs: segs,
+		e: e, w: w, segs: segs, channels: t.Channels,
 		speakers:       make([]string, len(segs)),
 		own:            make([]int, len(segs)),
 		owned:          map[string]int{},
@@ -970,6 +972,9 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 		sc.firstTurns, sc.lastTurns = r.withinFirstTurns, r.withinLastTurns
 	}
 	sc.firstOwn, sc.lastOwn = r.withinFirstOwnTurns, r.withinLastOwnTurns
+	if r.channels != nil {
+		return a.judgeChannels(id, r.channels)
+	}
 	v := scoring.Verdict{CriterionID: id}
 	if c.appliesIf != nil && !a.applies(c) {
 		v.Complies = true

@@ -64,6 +64,16 @@ type wording interface {
 	// the score is below the rule's fails_at, so the verdict stands for
 	// an analyst to review.
 	tone(c citation, score float64, telling []string, complies bool) string
+	// measured: a figure of what a call's channels tell (the limit of
+	// key), got, where the longest stretch of it was when at is not nil,
+	// against limit; share: a share, else seconds.
+	measured(key string, got, limit float64, at *transcript.Span, within, share bool) string
+	// unanalysed: the call's channels have no figures.
+	unanalysed() string
+	// mono: the call's channels cannot tell the sides apart.
+	mono() string
+	// review: the figure of key cannot be measured.
+	review(key string) string
 }
 
 // toneQuoted is how much of a turn a tone explanation quotes.

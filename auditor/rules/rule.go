@@ -58,7 +58,7 @@ const (
 var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keyAppliesIfOwn, keySpeaker, keyExact, keyNegation,
 	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
 	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence,
-	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted, keyBefore, keyAgainst, keyUnless, keyTone}
+	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted, keyBefore, keyAgainst, keyUnless, keyTone, keyChannels}
 
 // anySpeaker is the speaker scope that takes every segment.
 const anySpeaker = "any"
@@ -76,6 +76,8 @@ const (
 	defaultAbsence       = 0.7
 	defaultNotApplicable = 0.7
 	defaultHint          = 0.6
+	// confidenceUnmeasured: a channels limit whose figure is unknown.
+	confidenceUnmeasured = 0.5
 	defaultCuesTogether  = 2
 	maxCuesTogether      = 10
 )
@@ -138,6 +140,9 @@ type rule struct {
 	// tone, when set, scores the speaker's turns with a trained model of
 	// package tone when no phrase of none was said.
 	tone *toneRule
+	// channels, when set, are limits on what the call's channels tell,
+	// judged instead of words: the rule has no other key.
+	channels []channelLimit
 }
 
 // toneRule is a rule's "tone": which model scores the speaker's turns, the
@@ -229,6 +234,8 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 			r.hintConfidence = parseConfidence(v, key, add)
 		case keyTone:
 			r.tone = parseTone(v, add)
+		case keyChannels:
+			r.channels = parseChannels(v, add)
 		case keyCuesTogether:
 			if json.Unmarshal(v, &r.cuesTogether) != nil || r.cuesTogether < 2 || r.cuesTogether > maxCuesTogether {
 				add(key, "must be a whole number from 2 to %d: how many different cues in one turn count as a hint", maxCuesTogether)
@@ -236,6 +243,12 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 		default:
 			add(key, "unknown key; a rule has %s", strings.Join(ruleKeys, ", "))
 		}
+	}
+	if _, ok := fields[keyChannels]; ok {
+		if len(fields) > 1 {
+			add(keyChannels, "must be the rule's only key: its limits judge the call's audio, not its words")
+		}
+		return r, problems
 	}
 	_, hasAny := fields[keyAny]
 	_, hasAll := fields[keyAll]

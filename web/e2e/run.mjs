@@ -1208,6 +1208,82 @@ test('a call: its language checked at upload, transcribed, played from an author
   rmSync(wav);
 });
 
+test('a stereo call: what its channels tell, both sides on a timeline with dead air, in English and Spanish', async ({
+  page,
+  base,
+  browser,
+}) => {
+  // The agent on the left, the customer on the right answering before the
+  // agent is done (overtalk), then 12 s in which nobody speaks (dead air).
+  const say = (name, text) => {
+    const out = join(artifacts, name);
+    execFileSync('espeak-ng', ['-w', out, text]);
+    return out;
+  };
+  const length = (path) =>
+    Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]).toString().trim());
+  const agent = say('e2e-agent.wav', 'Good morning, my name is Olga. How can I help you today?');
+  const customer = say('e2e-customer.wav', 'Hello, I would like to check my last invoice, please.');
+  const delay = Math.max(length(agent) - 0.8, 0.5);
+  const total = delay + length(customer) + 12;
+  const wav = join(artifacts, 'e2e-stereo.wav');
+  // amerge joins channels of one format only.
+  const mono = 'aformat=sample_fmts=s16:sample_rates=16000:channel_layouts=mono';
+  execFileSync('ffmpeg', [
+    '-loglevel',
+    'error',
+    '-y',
+    '-i',
+    agent,
+    '-i',
+    customer,
+    '-filter_complex',
+    `[0:a]apad=whole_dur=${total},${mono}[l];[1:a]adelay=${Math.round(delay * 1000)}:all=1,apad=whole_dur=${total},${mono}[r];[l][r]amerge=inputs=2[out]`,
+    '-map',
+    '[out]',
+    '-t',
+    String(total),
+    wav,
+  ]);
+  rmSync(agent);
+  rmSync(customer);
+  await page.goto(base + '/');
+  await signIn(page, { username: 'carla', roles: ['quality'] });
+  await visible(page.getByRole('main').getByText('Live'));
+  await page.getByLabel('Language (optional)').fill('en');
+  await page.getByLabel('Choose files').setInputFiles(wav);
+  const row = page.locator('tbody tr').filter({ hasText: 'e2e-stereo.wav' });
+  await visible(row);
+  await eventually(
+    async () =>
+      check(['audited', 'failed'].includes(await row.getAttribute('data-status')), `status ${await row.getAttribute('data-status')}`),
+    60_000,
+  );
+  await row.getByRole('link', { name: 'e2e-stereo.wav' }).click();
+  const card = page.getByTestId('channels');
+  await visible(card.getByRole('heading', { name: 'What the channels tell' }));
+  await visible(card.getByRole('img', { name: /^Timeline of the call \(/ }));
+  check((await card.locator('rect.tl-agent').count()) >= 1, 'no agent talk on the timeline');
+  check((await card.locator('rect.tl-customer').count()) >= 1, 'no customer talk on the timeline');
+  check((await card.locator('rect.tl-dead-air').count()) === 1, 'the dead air is not marked');
+  check((await card.getByTestId('channels-dead-air').textContent()) === '1', 'one dead air');
+  check(/^\d+(\.\d)? %$/.test(await card.getByTestId('channels-ratio').textContent()), 'the agent share is not a percentage');
+  check(/^\d+(\.\d)? s$/.test(await card.getByTestId('channels-longest-silence').textContent()), 'the longest silence is not in seconds');
+  await visible(card.getByText('Dead air (≥ 10 s)'));
+  await card.scrollIntoViewIfNeeded();
+  await shot(page, 'task-channels');
+  await inSpanish(browser, page.url(), { username: 'carla', roles: ['quality'] }, async (p) => {
+    const tarjeta = p.getByTestId('channels');
+    await visible(tarjeta.getByRole('heading', { name: 'Lo que dicen los canales' }));
+    await visible(tarjeta.getByText('Silencios muertos (≥ 10 s)'));
+    await visible(tarjeta.getByText('Proporción de habla del agente'));
+    check(/^\d+(,\d)? %$/.test(await tarjeta.getByTestId('channels-ratio').textContent()), 'la proporción no lleva coma decimal');
+    await tarjeta.scrollIntoViewIfNeeded();
+    await shot(p, 'task-channels-es');
+  });
+  rmSync(wav);
+});
+
 test('server notifications in the language of the user: Spanish from the dashboard, English once switched', async ({ browser, base }) => {
   await inSpanish(browser, base + '/', { username: 'ines', roles: ['quality'] }, async (p) => {
     // Signed in from a Spanish dashboard: the token says so, the server writes in it.

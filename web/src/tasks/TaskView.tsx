@@ -4,6 +4,7 @@ import { categoryName, engineName, formatDateTime, formatNumber, formatScore, ty
 import { guardLeaving, Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
+import { ChannelsCard } from './ChannelsCard';
 import { PrivacyBlock } from './PrivacyBlock';
 import { ValidationBlock } from './ValidationBlock';
 import { FeedbackCard } from '../disputes/FeedbackCard';
@@ -199,6 +200,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
         </div>
       </dl>
       {task.error && task.status !== 'failed' && <p class="alert alert-warning">{task.error}</p>}
+      {task.channels && <ChannelsCard channels={task.channels} />}
       <div class="task-columns">
         <section class="card" aria-labelledby="transcript-title">
           <h2 id="transcript-title">{t('task.transcript')}</h2>
