@@ -3,6 +3,8 @@ package api
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -147,14 +149,35 @@ func FuzzUpload(f *testing.F) {
 	})
 }
 
+// fuzzIDs seeds, beside fuzzBundle's task, a calibration session, and
+// returns what stands for real ids in FuzzEveryOperation's inputs: TASK a
+// task's uuid, CAMPAIGN a campaign's id, USER a user's id, SESSION a
+// calibration session's id.
+func fuzzIDs(f *testing.F, b *testBundle, task string) *strings.Replacer {
+	ctx := context.Background()
+	var campaign, session string
+	require.NoError(f, b.pool.QueryRow(ctx, "SELECT campaign_id::text FROM tasks WHERE uuid = $1", task).Scan(&campaign))
+	require.NoError(f, b.pool.QueryRow(ctx, `INSERT INTO calibration_sessions (name, created_by) VALUES ('fz', 'fuzzer')
+		RETURNING id::text`).Scan(&session))
+	return strings.NewReplacer("TASK", task, "CAMPAIGN", campaign, "USER", "fuzzer", "SESSION", session)
+}
+
+// fuzzValues are what the seeds of FuzzEveryOperation put in path
+// parameters, queries and bodies: each placeholder of fuzzIDs, numbers at
+// the edges of int32, int64 and float64 and past a stored precision, digits
+// of other scripts, and control and bidirectional characters.
+var fuzzValues = []string{"TASK", "CAMPAIGN", "USER", "SESSION", "2147483648", "2147483647", "9223372036854775808",
+	"-1", "0", "1e308", "99.999999", "NaN", "-Inf", "0x10", "１２３", "٣٤٥", "۱۲", "\u202eevil\u202c", "a\u0000b", "\u200b7\r\n"}
+
 // FuzzEveryOperation sends arbitrary path parameters, query strings and
 // bodies to every operation of the OpenAPI document (op picks one, in a
 // fixed order; a route added later is fuzzed without being listed), as
 // each role (who picks one): whatever arrives, the answer is no 5xx and
-// every error is in the error model. TASK stands for a real task's uuid,
-// so handlers get past their lookups.
+// every error is in the error model. The placeholders of fuzzIDs stand for
+// real ids, so handlers get past their lookups.
 func FuzzEveryOperation(f *testing.F) {
 	b, task, _ := fuzzBundle(f)
+	ids := fuzzIDs(f, b, task)
 	all := routes(f, b.server)
 	sort.Slice(all, func(i, j int) bool { return all[i].String() < all[j].String() })
 	tokens := []string{"", b.issuer.token(f, "fz-op", "operator"), b.issuer.token(f, "fz-qa", "quality"),
@@ -164,21 +187,27 @@ func FuzzEveryOperation(f *testing.F) {
 		f.Add(uint8(i), uint8(4), "default", "limit=5&skip=1", []byte(`{"text":"x","variant":"info","read":true}`))
 		f.Add(uint8(i), uint8(1), "1", "operator=fz-op&status=audited", []byte(`[]`))
 		f.Add(uint8(i), uint8(3), "urn:uuid:TASK", "q=%00&from=2024-13-40", []byte("{\"a\":1e999,\"A\":null}"))
+		v := fuzzValues[i%len(fuzzValues)]
+		n := fuzzValues[(i+4)%len(fuzzValues)]
+		f.Add(uint8(i), uint8(4), v, "limit="+url.QueryEscape(n)+"&campaign_id=CAMPAIGN&user=USER&min_score="+url.QueryEscape(v),
+			[]byte(fmt.Sprintf(`{"task_uuid":"TASK","campaign_id":"CAMPAIGN","user_id":"USER","session_id":"SESSION",`+
+				`"task_uuids":["TASK"],"analysts":["USER"],"share":%[1]s,"passing_score":%[2]s,"name":%[3]s,"text":%[3]s}`,
+				fuzzNumber(v), fuzzNumber(n), fuzzString(v))))
 	}
 	f.Fuzz(func(t *testing.T, op, who uint8, param, query string, body []byte) {
 		rt := all[int(op)%len(all)]
 		if rt.path == "/notifications/events" && len(body) > 0 {
 			return // a stream stays open: fuzzed with no body only, and closed at once
 		}
-		path := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllLiteralString(rt.path, url.PathEscape(strings.ReplaceAll(param, "TASK", task)))
+		path := regexp.MustCompile(`\{[^}]+\}`).ReplaceAllLiteralString(rt.path, url.PathEscape(ids.Replace(param)))
 		u, err := url.Parse(b.http.URL + path)
 		if err != nil {
 			return
 		}
-		u.RawQuery = query
+		u.RawQuery = ids.Replace(query)
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, rt.method, u.String(), bytes.NewReader(bytes.ReplaceAll(body, []byte("TASK"), []byte(task))))
+		req, err := http.NewRequestWithContext(ctx, rt.method, u.String(), strings.NewReader(ids.Replace(string(body))))
 		if err != nil {
 			return
 		}
@@ -200,4 +229,19 @@ func FuzzEveryOperation(f *testing.F) {
 			require.Less(t, r.Status, 400, "%s: an error not in the error model: %s", rt, r.RawBody)
 		}
 	})
+}
+
+// fuzzNumber is s as a JSON number when it is one, else as a string: a
+// body that decodes, so the fuzzer reaches the handler's own checks.
+func fuzzNumber(s string) string {
+	if json.Valid([]byte(s)) {
+		return s
+	}
+	return fuzzString(s)
+}
+
+// fuzzString is s as a JSON string.
+func fuzzString(s string) string {
+	out, _ := json.Marshal(s)
+	return string(out)
 }

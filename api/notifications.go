@@ -139,13 +139,15 @@ func (n *notificationsResource) create(ctx context.Context, in *createNotificati
 		if _, err := actingOn(ctx, b.UserID); err != nil {
 			return nil, err
 		}
-		exists, err := db.UserExists(ctx, n.pool, b.UserID)
-		if err != nil {
-			return nil, err
-		}
-		if !exists {
+		u, err := db.UserGet(ctx, n.pool, b.UserID)
+		switch {
+		case errcode.Is(err, errcode.NotFound):
 			return nil, Errorf(CodeValidation, fmt.Sprintf("no user has id %q", b.UserID)).
 				WithDetail("body.user_id", "no such user", b.UserID)
+		case err != nil:
+			return nil, err
+		case !u.Active:
+			return nil, invalidBody("user_id", fmt.Sprintf("names %s, who is deactivated and is sent nothing", u.ID), b.UserID)
 		}
 	}
 	var created db.Notification

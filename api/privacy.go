@@ -140,7 +140,9 @@ func (p *privacyResource) register(api huma.API) {
 		role.Admin, http.StatusBadRequest, http.StatusNotFound)
 	op.Description += " A right of access request: one JSON document (a download) with the user's profile, their tasks as " +
 		"agent (with transcript and current audit), the audit revisions they wrote, their validations, notifications and " +
-		"saved views, the access records of their reads and of reads of their tasks. Written as it is read. The export " +
+		"saved views, the access records of their reads and of reads of their tasks (and of exports of their data), " +
+		"their disputes and acknowledgements as agent and the disputes they resolved, and their calibration answers. " +
+		"Written as it is read. The export " +
 		"itself is recorded in the access record."
 	huma.Register(api, tagged(op), p.subjectData)
 	binaryResponse(api, "/admin/users/{id}/data", "200", "The JSON document, as an attachment", "application/json")

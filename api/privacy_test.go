@@ -307,12 +307,80 @@ func TestRightOfAccessExport(t *testing.T) {
 	require.Len(t, doc["notifications"], 1)
 	require.Equal(t, "Mis llamadas", doc["saved_views"].([]any)[0].(map[string]any)["name"])
 	about := doc["access_records_about_user"].([]any)
-	require.Len(t, about, 1)
+	require.Len(t, about, 2, "alice's read of bob's task, and this export")
 	require.Equal(t, "alice", about[0].(map[string]any)["user_id"])
+	require.Equal(t, []any{"root", "subject_export"}, []any{about[1].(map[string]any)["user_id"], about[1].(map[string]any)["kind"]})
 	for _, k := range []string{"audit_revisions_authored", "validations", "access_records_by_user"} {
 		require.NotNil(t, doc[k], k)
 	}
 	exports := b.accessRecords(t, root, "kind=subject_export")
 	require.Len(t, exports, 1, "the export is recorded")
 	require.Equal(t, map[string]any{"user_id": "bob"}, exports[0]["detail"])
+}
+
+// TestRightOfAccessExportHasDisputesAndCalibration: an agent's disputes and
+// acknowledgements and an analyst's calibration answers are in their
+// export, and it hides what is hidden from them.
+func TestRightOfAccessExportHasDisputesAndCalibration(t *testing.T) {
+	t.Parallel()
+	b := setupDisputes(t)
+	ana := b.agent(t, "sub-ana", "ana", "ana@example.test")
+	root := b.issuer.token(t, "root", "admin")
+	disputed := b.validatedChat(t, "chat-disputed.txt", "ana")
+	acked := b.auditedChat(t, b.alice, file("chat-acked.txt", []byte(rudeChat)), field("language", "es"), field("operator", "ana"))
+	r := b.validateJSON(t, b.alice, map[string]any{"task_uuid": acked, "notes": "Mal.", "isCall": false})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	r = b.json(t, http.MethodPost, "/disputes", ana, map[string]any{"task_uuid": disputed, "items": []any{claim("empathy", "Lo dije.")}})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	require.Equal(t, http.StatusCreated, b.do(t, http.MethodPost, "/tasks/"+acked+"/acknowledgement", ana, nil).Status)
+
+	hidden := b.auditedChat(t, b.alice, file("chat-hidden.txt", []byte(englishChat)), field("language", "en"), field("operator", "ana"))
+	calibrated := b.auditedChat(t, b.alice, file("chat-calibrated.txt", []byte(cleanChat)), field("language", "es"))
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", b.issuer.token(t, "qb", "quality"), nil).Status)
+	r = b.json(t, http.MethodPost, "/calibration-sessions", b.sue, map[string]any{
+		"name": "Semana 48", "task_uuids": []string{calibrated}, "analysts": []string{"alice", "qb"}})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	session := details(r)["session"].(map[string]any)["id"].(string)
+	answers := answersFor(sessionItems(details(r)), nil)
+	r = b.submitAnswers(t, b.alice, session, answers)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+
+	export := func(id string) map[string]any {
+		r := b.do(t, http.MethodGet, "/admin/users/"+id+"/data", root, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		var doc map[string]any
+		require.NoError(t, json.Unmarshal([]byte(r.RawBody), &doc), r.RawBody)
+		return doc
+	}
+	doc := export("sub-ana")
+	disputes := doc["disputes"].([]any)
+	require.Len(t, disputes, 1)
+	require.Equal(t, disputed, disputes[0].(map[string]any)["task_uuid"])
+	require.Equal(t, "open", disputes[0].(map[string]any)["status"])
+	acks := doc["acknowledgements"].([]any)
+	require.Len(t, acks, 1)
+	require.Equal(t, acked, acks[0].(map[string]any)["task_uuid"])
+	require.Empty(t, doc["calibration_answers"])
+	// Made for ana, it shows her tasks' audits as she sees them.
+	for _, it := range doc["tasks_as_agent"].([]any) {
+		task := it.(map[string]any)
+		if task["uuid"] == hidden {
+			require.Equal(t, []any{true, nil, nil, nil}, []any{task["audit_hidden"], task["score"], task["passed"], task["audit"]})
+		} else {
+			require.Equal(t, false, task["audit_hidden"])
+			require.NotNil(t, task["audit"])
+		}
+	}
+	require.Len(t, doc["tasks_as_agent"], 3)
+
+	doc = export("alice")
+	got := doc["calibration_answers"].([]any)
+	require.Len(t, got, len(answers))
+	first := got[0].(map[string]any)
+	require.Equal(t, "Semana 48", first["session_name"])
+	require.Equal(t, calibrated, first["task_uuid"])
+	require.Equal(t, "complies", first["answer"])
+	require.NotEmpty(t, first["question"])
+	require.Empty(t, doc["disputes"], "alice validated, but neither opened nor resolved one")
+
 }

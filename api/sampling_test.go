@@ -299,3 +299,24 @@ func TestSamplingAssignsToAnalystsQueues(t *testing.T) {
 	d := details(b.do(t, http.MethodGet, "/tasks/"+more[0], tok["sue"], nil))
 	require.Equal(t, "carol", d["assignee_id"])
 }
+
+// TestSamplingSkipsDeactivatedAnalysts: sampling assigns nothing to a
+// deactivated analyst, in round robin or by load, and tells them nothing.
+func TestSamplingSkipsDeactivatedAnalysts(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{jobWait: 30 * time.Second})
+	b.startWorkers(t, workers.Deps{})
+	tok := b.qaTeam(t)
+	root := b.issuer.token(t, "root", "admin")
+	campaign := campaignID(t, b, tok["sue"])
+	b.auditedChats(t, tok["alice"], "d1.txt", "d2.txt", "d3.txt", "d4.txt")
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodPost, "/admin/users/carol/deactivation", root, nil).Status)
+
+	b.rule(t, tok["sue"], campaign, map[string]any{"name": "Two a week", "kind": "per_agent", "per_agent": 2})
+	b.runRules(t, tok["sue"], campaign)
+	b.rule(t, tok["sue"], campaign, map[string]any{"name": "All", "kind": "random_share", "share": 100, "strategy": "load"})
+	b.runRules(t, tok["sue"], campaign)
+	require.Equal(t, 4, b.count(t, `SELECT count(*) FROM tasks WHERE assignee_id = 'alice'`))
+	require.Zero(t, b.count(t, `SELECT count(*) FROM tasks WHERE assignee_id = 'carol'`))
+	require.Zero(t, b.count(t, `SELECT count(*) FROM notifications WHERE user_id = 'carol'`))
+}

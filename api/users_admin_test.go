@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/riverqueue/river"
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/workers"
 	"github.com/auditd/auditd/workers/directory/directorytest"
 )
@@ -237,4 +239,50 @@ func TestAdminDeactivatesAUser(t *testing.T) {
 	require.Equal(t, true, details(r)["active"])
 	require.Nil(t, details(r)["deactivated_by"])
 	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", ana, nil).Status)
+}
+
+// TestDeactivatedUserGetsNothing: a deactivated user is not among a
+// validation's recipients (as agent or as a campaign's supervisor), an
+// admin's notification to them is refused, and whatever else would tell
+// them something (db.NotificationCreate: reminders, disputes, audits)
+// stores nothing.
+func TestDeactivatedUserGetsNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, _, root := b.users(t)
+	b.agent(t, "sub-ana", "ana", "ana@example.test")
+	c := b.issuer.claims("sue")
+	c["email"], c["roles"] = "Sue@Example.test", []string{"supervisor"}
+	sue := b.issuer.sign(t, c)
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", sue, nil).Status)
+	r := b.json(t, http.MethodPatch, "/campaigns/"+campaignID(t, b, alice), sue, map[string]any{"supervisor_emails": []string{"sue@example.test"}})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	id := uploaded(t, b.upload(t, alice, file("c.txt", []byte(goodChat)), field("operator", "ana")))[0]["uuid"].(string)
+	recipients := "/tasks/" + id + "/validation-recipients"
+	require.Equal(t, []any{"ana@example.test", "sue@example.test"}, details(b.do(t, http.MethodGet, recipients, alice, nil))["sent_to"])
+
+	for _, u := range []string{"sub-ana", "sue"} {
+		require.Equal(t, http.StatusOK, b.do(t, http.MethodPost, "/admin/users/"+u+"/deactivation", root, nil).Status)
+	}
+	r = b.do(t, http.MethodGet, recipients, alice, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, map[string]any{"sent_to": []any{"alice@example.test"}, "bcc": []any{}, "to_validator": true}, details(r))
+
+	r = b.json(t, http.MethodPost, "/notifications", root, map[string]any{"text": "Hola", "variant": "info", "user_id": "sub-ana"})
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Contains(t, r.RawBody, "who is deactivated")
+	require.Contains(t, r.RawBody, "body.user_id")
+
+	tx, err := b.pool.Begin(t.Context())
+	require.NoError(t, err)
+	defer tx.Rollback(context.Background())
+	n, err := db.NotificationCreate(t.Context(), tx, db.CalibrationNotice("sue", uuid.NewString(), "warning", l10n.Plain("Recordatorio")))
+	require.NoError(t, err)
+	require.Empty(t, n.ID, "nothing stored for a deactivated user")
+	n, err = db.NotificationCreate(t.Context(), tx, db.CalibrationNotice("alice", uuid.NewString(), "warning", l10n.Plain("Reminder")))
+	require.NoError(t, err)
+	require.NotEmpty(t, n.ID)
+	var stored int
+	require.NoError(t, tx.QueryRow(t.Context(), `SELECT count(*) FROM notifications WHERE user_id IN ('sue', 'alice')`).Scan(&stored))
+	require.Equal(t, 1, stored)
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -99,7 +100,9 @@ func scanNotification(row pgx.Row) (Notification, error) {
 
 // NotificationCreate inserts n and its notification.created event. The
 // whole of it is one transaction: tx. Every part of the service that tells
-// a user something goes through here.
+// a user something goes through here, so this is where a deactivated user
+// is told nothing: for them it stores nothing and returns the zero
+// Notification (no ID).
 func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Notification, error) {
 	var uid *string
 	if n.UserID != "" {
@@ -117,11 +120,15 @@ func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Noti
 	// English for a global notification or a language without a catalog.
 	created, err := scanNotification(tx.QueryRow(ctx, `
 		INSERT INTO notifications AS n (user_id, text, variant, link, task_uuid, created_by)
-		VALUES ($1, COALESCE($2::jsonb ->> (SELECT split_part(u.locale, '-', 1) FROM users u WHERE u.id = $1),
-			$2::jsonb ->> 'en'), $3, $4, $5, $6)
+		SELECT $1, COALESCE($2::jsonb ->> (SELECT split_part(u.locale, '-', 1) FROM users u WHERE u.id = $1),
+			$2::jsonb ->> 'en'), $3, $4, $5, $6
+		WHERE NOT `+userInactive("$1::text")+`
 		RETURNING n.id, COALESCE(n.user_id, ''), n.text, n.variant, COALESCE(n.link, ''), n.task_uuid,
 			COALESCE(n.created_by, ''), n.created_at, NULL::timestamptz`,
 		uid, n.Text.Translations(), n.Variant, link, n.TaskUUID, createdBy))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Notification{}, nil
+	}
 	if err != nil {
 		return Notification{}, err
 	}

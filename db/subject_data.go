@@ -3,7 +3,14 @@ package db
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/auditd/auditd/visibility"
 )
+
+// agentHidden is the agent's view (visibility) of a task t of campaign c:
+// an export of a person's data is made for them, so it shows their tasks'
+// audits as they would see them.
+var agentHidden = visibility.AgentHiddenWhere("t", "NOT c.operator_sees_automatic")
 
 // SubjectSections are the parts of what the service holds about a user
 // (a right of access request), in the order a data export writes them,
@@ -18,9 +25,12 @@ var SubjectSections = []struct {
 	{"tasks_as_agent", `SELECT jsonb_build_object('uuid', t.uuid, 'kind', t.kind, 'status', t.status, 'file_name', t.file_name,
 		'campaign', c.name, 'language', t.language, 'direction', t.direction, 'started_at', t.started_at,
 		'external_id', t.external_id, 'created_at', t.created_at, 'duration_seconds', t.duration_seconds,
-		'score', t.score, 'passed', t.passed, 'recording_kept', t.blob_key IS NOT NULL,
+		'score', CASE WHEN NOT ` + agentHidden + ` THEN t.score END,
+		'passed', CASE WHEN NOT ` + agentHidden + ` THEN t.passed END, 'audit_hidden', ` + agentHidden + `,
+		'recording_kept', t.blob_key IS NOT NULL,
 		'recording_deleted_at', t.recording_deleted_at, 'transcript_deleted_at', t.transcript_deleted_at,
-		'audit_deleted_at', t.audit_deleted_at, 'transcript', tr.text, 'audit', r.result)
+		'audit_deleted_at', t.audit_deleted_at, 'transcript', tr.text,
+		'audit', CASE WHEN NOT ` + agentHidden + ` THEN r.result END)
 		FROM tasks t JOIN campaigns c ON c.id = t.campaign_id
 		LEFT JOIN transcripts tr ON tr.task_uuid = t.uuid
 		LEFT JOIN audit_revisions r ON r.task_uuid = t.uuid AND r.revision = t.audit_revision
@@ -39,8 +49,23 @@ var SubjectSections = []struct {
 	{"access_records_by_user", `SELECT jsonb_build_object('at', at, 'kind', kind, 'task_uuid', task_uuid, 'detail', detail,
 		'client_ip', client_ip, 'user_agent', user_agent) FROM access_records WHERE user_id = $1 ORDER BY id`},
 	{"access_records_about_user", `SELECT jsonb_build_object('at', a.at, 'user_id', a.user_id, 'kind', a.kind,
-		'task_uuid', a.task_uuid) FROM access_records a JOIN tasks t ON t.uuid = a.task_uuid
-		WHERE t.operator_id = $1 ORDER BY a.id`},
+		'task_uuid', a.task_uuid) FROM access_records a LEFT JOIN tasks t ON t.uuid = a.task_uuid
+		WHERE t.operator_id = $1 OR a.kind = 'subject_export' AND a.detail->>'user_id' = $1 ORDER BY a.id`},
+	// Disputes of their tasks as agent (only they may open one), and those
+	// they resolved.
+	{"disputes", `SELECT jsonb_build_object('id', id, 'task_uuid', task_uuid, 'agent_id', agent_id,
+		'validator_id', validator_id, 'audit_revision', audit_revision, 'status', status, 'items', items,
+		'opened_at', opened_at, 'resolved_by', resolved_by, 'resolver_name', resolver_name, 'resolved_at', resolved_at)
+		FROM disputes WHERE agent_id = $1 OR resolved_by = $1 ORDER BY opened_at, id`},
+	{"acknowledgements", `SELECT jsonb_build_object('task_uuid', task_uuid, 'audit_revision', audit_revision,
+		'acknowledged_at', acknowledged_at) FROM acknowledgements WHERE agent_id = $1 ORDER BY acknowledged_at, task_uuid`},
+	{"calibration_answers", `SELECT jsonb_build_object('session_id', a.session_id, 'session_name', s.name,
+		'task_uuid', a.task_uuid, 'criterion_id', a.criterion_id, 'question', i.question, 'answer', a.answer,
+		'comment', a.comment, 'submitted_at', sa.submitted_at)
+		FROM calibration_answers a JOIN calibration_sessions s ON s.id = a.session_id
+		JOIN calibration_items i USING (session_id, task_uuid, criterion_id)
+		JOIN calibration_session_analysts sa ON sa.session_id = a.session_id AND sa.user_id = a.analyst_id
+		WHERE a.analyst_id = $1 ORDER BY s.created_at, a.session_id, a.task_uuid, i.position`},
 }
 
 // SubjectEach calls fn with each JSON object query (one of

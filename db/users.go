@@ -133,11 +133,19 @@ func (u User) matches(p UserProfile) bool {
 		(slices.Equal(u.Roles, p.Roles) || u.RolesAt != nil && p.IssuedAt.Before(*u.RolesAt))
 }
 
-// UserExists reports whether a user with id exists.
-func UserExists(ctx context.Context, q DBTX, id string) (bool, error) {
-	var ok bool
-	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)`, id).Scan(&ok)
-	return ok, err
+// userInactive is the condition that the user whose id is the SQL
+// expression id is deactivated (by an admin, or by the directory): such a
+// user is told nothing, e-mailed nothing and assigned nothing.
+func userInactive(id string) string {
+	return "EXISTS (SELECT 1 FROM users inactive WHERE inactive.id = " + id + " AND NOT inactive.active)"
+}
+
+// UsersInactiveEmails returns those of emails (ignoring case, lowered)
+// that belong only to deactivated users: addresses nothing is sent to.
+func UsersInactiveEmails(ctx context.Context, q DBTX, emails []string) ([]string, error) {
+	return texts(q.Query(ctx, `SELECT lower(email) FROM users
+		WHERE email <> '' AND lower(email) = ANY(SELECT lower(e) FROM unnest($1::text[]) e)
+		GROUP BY lower(email) HAVING bool_and(NOT active) ORDER BY 1`, nonNil(emails)))
 }
 
 // DirectoryUser is a user as a directory lists it.

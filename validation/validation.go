@@ -55,7 +55,8 @@ type Addressees struct {
 
 // Recipients returns who gets the e-mail of task's validation: the agent
 // (when their address is known), the campaign's supervisors and d.To, else
-// the validator (validatorEmail); and the blind copies, d.Bcc. Addresses
+// the validator (validatorEmail); and the blind copies, d.Bcc; never the
+// address of a deactivated user (db.UsersInactiveEmails). Addresses
 // are deduplicated (ignoring case), in that order; one that does not parse
 // is left out, so nothing a token or a directory holds can reach a header.
 // With nobody to write to it is a Conflict error wrapping ErrNoRecipients.
@@ -75,7 +76,15 @@ func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string
 		}
 	}
 	candidates = append(append(candidates, campaign.SupervisorEmails...), d.To...)
+	// A deactivated user's address counts as already taken: it is left out.
+	inactive, err := db.UsersInactiveEmails(ctx, d.Pool, candidates)
+	if err != nil {
+		return Addressees{}, err
+	}
 	seen := map[string]bool{}
+	for _, e := range inactive {
+		seen[e] = true
+	}
 	a := Addressees{To: addresses(ctx, d.Log, seen, candidates)}
 	if len(a.To) == 0 {
 		a.To, a.ToValidator = addresses(ctx, d.Log, seen, []string{validatorEmail}), true
