@@ -34,7 +34,7 @@ func TestEngineFaults(t *testing.T) {
 	}{
 		{name: "speech server failing", engine: "asr", answer: unavailable, wantError: "503", requests: 5},
 		{name: "speech server slow", engine: "asr", answer: reply{delay: time.Minute},
-			settings: []string{"TRANSCRIBE_TIMEOUT_MAX=6s", "JOB_RESCUE_AFTER=10s"}, wantError: "timed out", requests: 5},
+			settings: []string{"TRANSCRIBE_TIMEOUT_MAX=12s", "JOB_RESCUE_AFTER=20s"}, wantError: "timed out", requests: 5},
 		{name: "speech server talking nonsense", engine: "asr", answer: reply{status: http.StatusOK, body: "<html>Welcome to nginx!</html>"},
 			wantError: "not a JSON transcript", requests: 5},
 		{name: "language model failing", engine: "llm", answer: unavailable, wantError: "503", requests: 15},
