@@ -148,6 +148,9 @@ func TestWebhookSignedDeliveries(t *testing.T) {
 	require.NotContains(t, string(d.body), "53210987K")
 	require.NotContains(t, string(d.body), "signed.txt")
 
+	// The attempt is logged once the receiver has answered: a moment
+	// after the delivery arrived.
+	require.Eventually(t, func() bool { return len(b.attempts(t, root, hook["id"].(string))) > 0 }, 30*time.Second, 20*time.Millisecond)
 	log := b.attempts(t, root, hook["id"].(string))
 	require.Len(t, log, 1)
 	require.Equal(t, p.ID, log[0]["delivery_id"])
