@@ -2412,6 +2412,7 @@ test('webhooks: a subscription made, its secret shown once, a test and an audite
 
     await uploadAudited(base, root, 'hook-chat.json', chat('Ana'), { language: 'en' });
     await eventually(async () => {
+      check(got.length === 2, `${got.length} deliveries`);
       await page.reload();
       await page.getByRole('button', { name: 'Delivery log' }).click();
       await visible(page.getByRole('cell', { name: 'Task audited' }), 2_000);
