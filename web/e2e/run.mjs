@@ -2410,7 +2410,7 @@ test('webhooks: a subscription made, its secret shown once, a test and an audite
     check(v1 === mac, `signature ${got[0].headers['x-auditd-signature']}`);
     check(got[0].headers['x-auditd-event'] === 'webhook.test', got[0].headers['x-auditd-event']);
 
-    await uploadAudited(base, root, 'hook-chat.json', chat('Ana'), { language: 'en' });
+    await uploadAudited(base, root, 'hook-chat.json', chat('Wendy Hook'), { language: 'en' }); // content of its own: another test's would be a duplicate, audited already
     await eventually(async () => {
       check(got.length === 2, `${got.length} deliveries`);
       await page.reload();
