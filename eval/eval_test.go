@@ -25,15 +25,16 @@ var floors = map[string]struct {
 	// interactions with a verdict to review in any language or kind.
 	ece, review float64
 }{
-	// Measured at the default review threshold (0.79), confidences
-	// cross-validated: 97.3 % (lowest group English chats, 96.9),
-	// confident 97.9 % (lowest language or kind 97.8), 2 of 566 critical
-	// failures passed, expected calibration error 0.006, interactions to
-	// review 20.1 % (at most 21.7 %, Spanish chats). The confident floor is
+	// Measured at the default review threshold (0.81), confidences
+	// cross-validated by writer batch (each batch's from a table fitted on
+	// the others): 97.5 % (lowest group English chats, 97.0), confident
+	// 97.8 % (lowest language or kind 97.7, chats), 3 of 619 critical
+	// failures passed, expected calibration error 0.009, interactions to
+	// review 21.2 % (at most 23.0 %, English chats). The confident floor is
 	// the target the threshold is chosen for, the review floor the budget
 	// it is kept within. The rules were tuned and the tone model trained on
 	// dev: see its cross-validated figures in docs/engines.md.
-	eval.Dev: {agreement: 0.96, groupAgreement: 0.955, confident: eval.ConfidentTarget, criticalFalse: 0.02, ece: 0.02, review: eval.ReviewBudget},
+	eval.Dev: {agreement: 0.97, groupAgreement: 0.965, confident: eval.ConfidentTarget, criticalFalse: 0.01, ece: 0.015, review: eval.ReviewBudget},
 	// The floors of the held-out set written for issue 38's second round
 	// (140 cases by two new writers who read only FORMAT.md and
 	// CRITERIA.md), read once at the review threshold 0.79: 93.5 % (lowest
@@ -47,7 +48,7 @@ var floors = map[string]struct {
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
-const minCases = 1060
+const minCases = 1340
 
 // TestAuditorAgreesWithTheAnalysts audits the development set as the
 // audit job does and holds it, and each language and kind in it, to its

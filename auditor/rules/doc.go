@@ -29,7 +29,7 @@
 //	  "cues_together": 2,                              // 2 to 10 (default 2)
 //	  "replies": ["how rude"],                         // the other party's reply to a turn: a hint about it
 //	  "reply_cues": ["unbelievable"],                  // … a cue of the turn it answers
-//	  "unprompted": ["jaja*", "lol", "😂"],             // a hint when the other party's turn before had none
+//	  "unprompted": ["jaja*", "lol", "😂"],             // a hint when the other party had said none before
 //	  "tone": {"model": "respect", "fails_at": 0.8, "review_at": 0.6}, // a trained model scores the turns, see Tone
 //	  "negation": true,                                // a negated phrase does not count (default)
 //	  "exact": false,                                  // true: no tolerance for misspellings
@@ -164,9 +164,10 @@
 //     most one per turn: "Well, that's how it works." answered
 //     "Unbelievable." is two cues). Some signs tell only when they answer
 //     nothing like themselves: an unprompted phrase is a hint when the
-//     other party's turn before it said none of the unprompted phrases
-//     (an agent who laughs, "jaja", "lol", "😂", at a customer who had
-//     not laughed laughs at them, not with them); no negation undoes
+//     other party had said none of the unprompted phrases before it (an
+//     agent who laughs, "jaja", "lol", "😂", at a customer who had not
+//     laughed laughs at them, not with them; once the customer has
+//     laughed, laughter is shared, and no cue either); no negation undoes
 //     one ("no son suyas jeje"). Rules with replies or
 //     unprompted phrases name their speaker.
 //

@@ -820,16 +820,21 @@ func (a *audit) said(g group, r *rule, negation bool) []hit {
 // r.cuesTogether different cues count against the speaker: cues of g said
 // in the turn (against), and at most one reply cue of replies said back to it; nil when
 // no turn has that many.
-func (a *audit) together(g, replies group, r *rule) []hit {
+func (a *audit) together(g, replies, laughter group, r *rule) []hit {
 	if len(g) == 0 && len(replies) == 0 {
 		return nil
 	}
 	// Each cue counts once in a turn, and the turn's hits stay in order
-	// (a reply cue comes after them, in the next turn).
+	// (a reply cue comes after them, in the next turn). Laughter shared
+	// (see firstUnprompted) is no cue.
 	bySeg := map[int32][]hit{}
 	seen := map[[2]int32]bool{}
+	shared := a.sharedFrom(laughter, r)
 	for _, h := range a.against(g, r) {
 		seg := a.words[h.span.first].seg
+		if seg >= shared && a.overlaps(laughter, h.span) {
+			continue
+		}
 		if k := [2]int32{seg, h.id}; !seen[k] {
 			seen[k] = true
 			bySeg[seg] = append(bySeg[seg], h)
@@ -852,6 +857,18 @@ func (a *audit) together(g, replies group, r *rule) []hit {
 		}
 	}
 	return best
+}
+
+// overlaps reports whether one of g's phrases is said on a word of sp.
+func (a *audit) overlaps(g group, sp span) bool {
+	for _, ref := range g {
+		for _, o := range a.occurrences(ref.id) {
+			if o.first <= sp.last && sp.first <= o.last {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // answers returns the turn that the occurrence sp of phrase p replies to:
@@ -885,35 +902,40 @@ func (a *audit) firstReply(g group, r *rule) (hit, bool) {
 }
 
 // firstUnprompted returns the earliest phrase of g that counts against the
-// speaker in a turn whose other party, in their turn before it, said none
-// of g's phrases: laughter answered with laughter is shared, laughter
-// that answers none is at the customer. Unlike hints, they are never
-// negated.
+// speaker in a turn said before the other party said any of g's phrases:
+// laughter answered with laughter is shared, and once the customer has
+// laughed the conversation has a light tone that the agent's later
+// laughter keeps (a joke of the agent's own, "por si te agarran ganas
+// jaja"); laughter before any of theirs is at the customer. Unlike hints,
+// they are never negated.
 func (a *audit) firstUnprompted(g group, r *rule) (hit, bool) {
 	if len(g) == 0 {
 		return hit{}, false
 	}
-	prompted := map[int32]bool{}
-	for _, ref := range g {
-		for _, sp := range a.occurrences(ref.id) {
-			if seg := a.words[sp.first].seg; a.others(r, seg) {
-				prompted[seg] = true
-			}
-		}
-	}
+	shared := a.sharedFrom(g, r)
 	// A sign of tone is not a claim, so no negation undoes it ("no son
 	// suyas jeje").
 	for _, h := range a.said(g, r, false) {
-		seg := a.words[h.span.first].seg
-		prev := seg - 1
-		for prev >= 0 && !a.others(r, prev) {
-			prev--
-		}
-		if prev < 0 || !prompted[prev] {
+		if a.words[h.span.first].seg < shared {
 			return h, true
 		}
 	}
 	return hit{}, false
+}
+
+// sharedFrom returns the first turn after the other party's first saying
+// one of g's phrases (their laughter): from there on, the speaker's
+// laughter is shared. With none, it is past every turn.
+func (a *audit) sharedFrom(g group, r *rule) int32 {
+	first := int32(len(a.segs))
+	for _, ref := range g {
+		for _, sp := range a.occurrences(ref.id) {
+			if seg := a.words[sp.first].seg; a.others(r, seg) && seg < first {
+				first = seg
+			}
+		}
+	}
+	return first + 1
 }
 
 // others reports whether segment seg is the other party's, for a rule
@@ -1089,7 +1111,7 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 		} else if h, ok := a.firstUnprompted(c.unprompted, r); ok {
 			signs, unprompted, sign = []hit{h}, true, SignalUnprompted
 		} else {
-			signs, sign = a.together(c.cues, c.replyCues, r), SignalCues
+			signs, sign = a.together(c.cues, c.replyCues, c.unprompted, r), SignalCues
 		}
 		if signs != nil {
 			v.Complies = !v.Complies

@@ -55,7 +55,7 @@ type wording interface {
 	// together suggest the verdict complies.
 	cues(cs []citation, complies bool) string
 	// unprompted: nothing decisive was said, but c was said when the
-	// other party had said nothing like it just before, which suggests
+	// other party had said nothing like it before, which suggests
 	// the verdict complies.
 	unprompted(c citation, complies bool) string
 	// tone: no phrase of none was said, but a tone model scores c, a
@@ -338,7 +338,7 @@ func (w english) unprompted(c citation, complies bool) string {
 	if c.speaker == transcript.Agent {
 		other = "the customer"
 	}
-	return w.suggests(w.clause(c)+", though "+other+" had said nothing like it just before", complies)
+	return w.suggests(w.clause(c)+", though "+other+" had said nothing like it before", complies)
 }
 
 // joinClauses says every citation of cs with clause, joined by and.
@@ -524,7 +524,7 @@ func (w spanish) unprompted(c citation, complies bool) string {
 	if c.speaker == transcript.Agent {
 		other = "el cliente"
 	}
-	return w.suggests(w.clause(c)+" sin que "+other+" hubiera dicho nada parecido justo antes", complies)
+	return w.suggests(w.clause(c)+" sin que "+other+" hubiera dicho nada parecido antes", complies)
 }
 
 // shown1 is how an explanation shows a phrase: alternatives by their first

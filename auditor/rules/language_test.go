@@ -250,6 +250,14 @@ func TestCues(t *testing.T) {
 	chat, _, err = transcript.ParseChat([]byte("Agente: Well, people usually read the email first.\nCustomer: ok"))
 	require.NoError(t, err)
 	require.False(t, judge(t, `{"none": ["=idiot"], "speaker": "agent", "cues": ["well", "people", "email"], "cues_together": 3}`, scoring.Chat, chat, "en").Complies)
+	// Shared laughter is no cue: the customer laughed first.
+	rule = `{"none": ["=idiot"], "speaker": "agent", "cues": ["=jajaja", "=bueno"], "unprompted": ["jaja*"]}`
+	chat, _, err = transcript.ParseChat([]byte("Cliente: me llegó el mando pero no la tele jajaja\nAgente: Jajaja bueno, vamos a solucionarlo."))
+	require.NoError(t, err)
+	require.True(t, judge(t, rule, scoring.Chat, chat, "es").Complies)
+	chat, _, err = transcript.ParseChat([]byte("Cliente: me llegó el mando pero no la tele\nAgente: Jajaja bueno, vamos a solucionarlo."))
+	require.NoError(t, err)
+	require.False(t, judge(t, rule, scoring.Chat, chat, "es").Complies)
 	require.True(t, judge(t, `{"none": ["=idiot"], "speaker": "agent", "cues": ["well", "people", "refund"], "cues_together": 3}`, scoring.Chat, chat, "en").Complies)
 }
 
@@ -296,9 +304,10 @@ func TestReplies(t *testing.T) {
 		judge(t, rule, scoring.Chat, chat, "es").Explanation)
 }
 
-// Laughter that answers laughter is shared; laughter that answers none is
-// at the customer. A pictograph is a word a rule can name, and no negation
-// undoes a sign of tone.
+// Laughter that answers laughter is shared, and so is laughter once the
+// customer has laughed; laughter before any of theirs is at the customer.
+// A pictograph is a word a rule can name, and no negation undoes a sign of
+// tone.
 func TestUnprompted(t *testing.T) {
 	t.Parallel()
 	rule := `{"none": ["=idiot", "=idiota"], "speaker": "agent", "unprompted": ["jaja*", "haha*", "=lol", "😂", "🙄"]}`
@@ -317,6 +326,8 @@ func TestUnprompted(t *testing.T) {
 		{"Agent: Hello! 😊\nCustomer: hi\nAgent: All sorted.", "en", true},
 		{"Agent: haha hi, how can I help?", "en", false},
 		{"Customer: it's broken\nAgent: Sorry about that, let me check.\nCustomer: lol ok", "en", true},
+		{"Customer: I went twice this month haha\nAgent: Happens!\nCustomer: so can I cancel?\nAgent: Yes, done. Enjoy the couch jaja", "en", true},
+		{"Customer: so can I cancel?\nAgent: lol yes\nCustomer: haha great", "en", false},
 	} {
 		chat, _, err := transcript.ParseChat([]byte(tt.text))
 		require.NoError(t, err)
@@ -328,11 +339,11 @@ func TestUnprompted(t *testing.T) {
 	}
 	chat, _, err := transcript.ParseChat([]byte("Customer: the parcel was stolen\nAgent: lol, happens"))
 	require.NoError(t, err)
-	require.Equal(t, `Possibly not met: the agent said "lol" in turn 2, though the customer had said nothing like it just before; an analyst should confirm. The agent said no forbidden phrase.`,
+	require.Equal(t, `Possibly not met: the agent said "lol" in turn 2, though the customer had said nothing like it before; an analyst should confirm. The agent said no forbidden phrase.`,
 		judge(t, rule, scoring.Chat, chat, "en").Explanation)
 	chat, _, err = transcript.ParseChat([]byte("Cliente: me robaron el paquete\nAgente: 🙄 vale"))
 	require.NoError(t, err)
-	require.Equal(t, `Posible incumplimiento: el agente dijo «🙄» en el turno 2 sin que el cliente hubiera dicho nada parecido justo antes; conviene que lo confirme un analista. El agente no dijo ninguna frase prohibida.`,
+	require.Equal(t, `Posible incumplimiento: el agente dijo «🙄» en el turno 2 sin que el cliente hubiera dicho nada parecido antes; conviene que lo confirme un analista. El agente no dijo ninguna frase prohibida.`,
 		judge(t, rule, scoring.Chat, chat, "es").Explanation)
 }
 

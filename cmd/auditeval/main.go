@@ -96,7 +96,7 @@ func run(dir, show string, review float64) error {
 	}
 	outcomes := append(devOut, holdOut...)
 	fmt.Printf("# Auditor evaluation: %d cases, engine rules, review below %.2f\n\n", len(dev)+len(holdout), review)
-	fmt.Printf("Dev's confidences are cross-validated: each case's come from a table fitted on the other %d folds' cases.\n", eval.Folds-1)
+	fmt.Printf("Dev's confidences are cross-validated: each case's come from a table fitted without its writer batch's cases.\n")
 	eval.Summarise(outcomes).Print(os.Stdout, outcomes, splits...)
 	fmt.Printf("\n## Review threshold (dev, cross-validated)\n\n")
 	eval.PrintThresholds(os.Stdout, eval.Thresholds(devOut))
