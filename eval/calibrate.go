@@ -19,10 +19,11 @@ const (
 	// on that set (140 cases the rules had never been tuned on), 50 was the
 	// only smoothing that made the unseen verdicts' confidences more honest
 	// (ECE 0.052 against 0.054; see docs/engines.md). Cross-validated by
-	// writer batch on 1,342 cases, 20, 100, 200 and 400 moved the confident
-	// agreement of the four newest batches (writers who never saw the
-	// rules) by at most 0.2 points, and the calibration error of the newer
-	// batches down only as much as that of the older ones went up.
+	// writer batch on 1,342 cases at the threshold 0.81, 400 took the four
+	// newest batches' confident agreement from 96.1 to 96.6 % and their
+	// calibration error from 0.026 to 0.011, but the older batches' from
+	// 0.012 to 0.026 (20, 100 and 200 in between): no smoothing makes
+	// unseen writing honest without making the rest less so.
 	Strength = 50
 )
 
@@ -67,7 +68,7 @@ func Batch(c *Case) string {
 	id, _, _ := strings.Cut(rest, "-")
 	switch {
 	case len(id) <= 3:
-		return id[:1]
+		return "0" + id[:1]
 	case id < "3":
 		return id[:2]
 	}
