@@ -35,16 +35,17 @@ var floors = map[string]struct {
 	// it is kept within. The rules were tuned and the tone model trained on
 	// dev: see its cross-validated figures in docs/engines.md.
 	eval.Dev: {agreement: 0.97, groupAgreement: 0.965, confident: eval.ConfidentTarget, criticalFalse: 0.01, ece: 0.015, review: eval.ReviewBudget},
-	// The floors of the held-out set written for issue 38's second round
-	// (140 cases by two new writers who read only FORMAT.md and
-	// CRITERIA.md), read once at the review threshold 0.79: 93.5 % (lowest
-	// group English chats, 91.2), confident 95.2 %, none of 53 critical
-	// failures passed, expected calibration error 0.037 (at most 0.046 in
-	// a language or kind), interactions to review 22.9 % (at most 31.4 %,
-	// Spanish chats). Its floors are what it measured, to keep from falling
-	// below; confident agreement (97 %) and the review budget (25 % in each
-	// language and kind) are not met on writing the rules have not seen.
-	eval.Holdout: {agreement: 0.93, groupAgreement: 0.91, confident: 0.95, criticalFalse: 0, ece: 0.04, review: 0.32},
+	// The floors of the held-out set written for issue 38's third round
+	// (140 cases, ids 7001–7070 and 8001–8070, by two new writers who read
+	// only FORMAT.md and CRITERIA.md), read once at the review threshold
+	// 0.81: 96.0 % (lowest group English chats, 95.1), confident 96.6 %
+	// (Spanish 97.3, English 95.9, chats 96.9, calls 96.3), none of 47
+	// critical failures passed, expected calibration error 0.020 (at most
+	// 0.029 in a language or kind), interactions to review 15.0 % (Spanish
+	// 20.0, English 10.0, chats 8.6, calls 21.4; at most 37.1 %, Spanish
+	// calls). Its floors are what it measured, to keep from falling below;
+	// confident agreement (97 %) is met in Spanish only.
+	eval.Holdout: {agreement: 0.955, groupAgreement: 0.95, confident: 0.96, criticalFalse: 0, ece: 0.025, review: 0.38},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
