@@ -1465,13 +1465,13 @@ test('dashboard: figures and charts of the period, filters in the URL', async ({
     const drawn = await page.getByTestId('chart').evaluateAll((cs) => cs.map((c) => c.width > 0 && !!window.getComputedStyle(c).height));
     check(drawn.length === 5 && drawn.every(Boolean), `charts ${drawn}`);
   });
-  await page.getByRole('region', { name: 'Agents by average score' }).getByText('Figures as a table').click();
-  await visible(page.getByRole('region', { name: 'Agents by average score' }).getByRole('cell', { name: 'pablo' }));
+  await page.getByRole('region', { name: 'Agents by average score, lowest first' }).getByText('Figures as a table').click();
+  await visible(page.getByRole('region', { name: 'Agents by average score, lowest first' }).getByRole('cell', { name: 'pablo' }));
   await shot(page, 'dashboard');
   // A chart leads to the tasks behind it: the agent's bar (here its row in
   // the table, the same link) opens the list filtered to them, over the
   // dashboard's period.
-  await page.getByRole('region', { name: 'Agents by average score' }).getByRole('link', { name: 'pablo' }).click();
+  await page.getByRole('region', { name: 'Agents by average score, lowest first' }).getByRole('link', { name: 'pablo' }).click();
   await visible(page.getByRole('heading', { name: 'Tasks' }));
   const behind = new URL(page.url()).searchParams;
   check(behind.get('operator') === 'pablo' && !!behind.get('from') && !!behind.get('to'), page.url());
