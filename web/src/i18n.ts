@@ -373,6 +373,9 @@ const en = {
   'validate.recipientsBcc': 'Blind copy to {bcc}.',
   'validate.toValidator':
     'Nobody else has an e-mail address (the agent’s is unknown and the campaign has no supervisors), so it goes to you alone.',
+  'validate.agentNoEmail':
+    'The agent will not be told by e-mail: no usable address is known for them (or their account was deactivated). Tell them another way.',
+  'validate.noAgent': 'This task names no agent, so no agent will be told.',
   'nav.dashboard': 'Dashboard',
   'dash.title': 'Dashboard',
   'dash.filters': 'Dashboard filters',
@@ -1239,6 +1242,9 @@ const es: Record<MessageKey, string> = {
   'validate.recipientsBcc': 'Copia oculta a {bcc}.',
   'validate.toValidator':
     'Nadie más tiene dirección de correo (no se conoce la del agente y la campaña no tiene supervisores), así que solo le llega a usted.',
+  'validate.agentNoEmail':
+    'El agente no recibirá el correo: no se conoce una dirección válida suya (o su cuenta está desactivada). Avísele por otro medio.',
+  'validate.noAgent': 'Esta tarea no indica agente, así que no se avisará a ningún agente.',
   'nav.dashboard': 'Panel',
   'dash.title': 'Panel de resultados',
   'dash.filters': 'Filtros del panel',
