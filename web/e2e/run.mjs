@@ -430,13 +430,21 @@ test('River UI: opened from Background jobs, a failed job retried there complete
   await visible(page.getByText(/completed/i).first());
   await shot(page, 'riverui-completed', { ours: false });
 
-  // Signed out, the session is over: River UI sends the browser to sign in.
+  // Signed out, the session is over: River UI sends the browser to sign
+  // in, and then back to the page it asked for.
   await page.goto(base + '/app/profile');
   await page.getByRole('button', { name: /, account menu$/ }).click();
   await page.getByRole('button', { name: 'Sign out' }).click();
   await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
-  await page.goto(base + '/riverui/');
-  await eventually(() => check(new URL(page.url()).pathname === '/', page.url()));
+  await page.goto(base + `/riverui/jobs/${id}`);
+  await visible(page.getByRole('heading', { name: 'Sign in to auditd' }));
+  await signIn(page, { username: 'root', roles: ['admin'] });
+  await eventually(() => check(new URL(page.url()).pathname === `/riverui/jobs/${id}`, page.url()));
+  await visible(page.getByText(/completed/i).first());
+  // Only a River UI page is returned to.
+  await page.goto(base + '/app/admin/jobs?riverui=//evil.example/riverui/');
+  await visible(page.getByRole('heading', { name: 'Background jobs' }));
+  check(new URL(page.url()).host === new URL(base).host, page.url());
 });
 
 test('API errors are shown by their code, translated, with the words of the API', async ({ page, base, browser }) => {
