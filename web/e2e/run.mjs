@@ -2174,7 +2174,7 @@ test('QA workflow: a supervisor sets a sampling rule, the analysts’ queues fil
   await visible(rules.getByText('N per agent · 2 a week'));
   await rules.getByRole('button', { name: 'Run the rules now' }).click();
   await visible(rules.getByText(/^The rules ran: \d+ tasks picked and assigned\.$/), 20_000);
-  await visible(rules.getByText(/: 2 picked$/));
+  await visible(rules.getByText(/: 2 picked \(2 in all\)$/));
   await shot(page, 'sampling-rules');
 
   // Each analyst got one, due in three days; the supervisor sees their progress.
@@ -2228,7 +2228,7 @@ test('QA workflow: a supervisor sets a sampling rule, the analysts’ queues fil
     await es.getByRole('button', { name: 'Editar e2e-qa' }).click();
     const reglas = es.getByRole('region', { name: 'Reglas de muestreo' });
     await visible(reglas.getByText('N por agente · 2 por semana'));
-    await visible(reglas.getByText(/: \d+ elegidas?$/)); // the count was read in English; a periodic run may have come since
+    await visible(reglas.getByText(/: \d+ elegidas? \(\d+ en total\)$/)); // the count was read in English; a periodic run may have come since
     await shot(es, 'sampling-rules-es');
     await es.getByRole('link', { name: 'Mis revisiones' }).click();
     await es.getByLabel('Campaña').selectOption({ label: 'e2e-qa' });
