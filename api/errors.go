@@ -293,7 +293,11 @@ func translate(ctx context.Context, err error) *Error {
 		logger(ctx).WarnContext(ctx, "database unavailable", "error", err)
 		return Errorf(CodeServiceUnavailable, "the database is unavailable; try again shortly")
 	}
-	logger(ctx).ErrorContext(ctx, "internal error", "error", err)
+	if errors.Is(err, context.Canceled) && errors.Is(ctx.Err(), context.Canceled) {
+		logger(ctx).InfoContext(ctx, "request canceled by the client", "error", err)
+	} else {
+		logger(ctx).ErrorContext(ctx, "internal error", "error", err)
+	}
 	return Errorf(CodeInternal, internalMessage)
 }
 

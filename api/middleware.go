@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -94,6 +95,12 @@ func withRequest(base *slog.Logger, m *metrics.Metrics) func(http.Handler) http.
 				if status == 0 {
 					status = http.StatusOK
 				}
+				if status >= 500 && errors.Is(ctx.Err(), context.Canceled) {
+					// The client went away (a page left, a search typed
+					// on) and what failed was its request's context: no
+					// server error, logged and counted as nginx's 499.
+					status = statusClientClosed
+				}
 				route := chi.RouteContext(ctx).RoutePattern()
 				elapsed := time.Since(start)
 				m.ObserveHTTP(route, r.Method, status, elapsed)
@@ -141,6 +148,10 @@ func strictURL(next http.Handler) http.Handler {
 func badText(s string) bool {
 	return !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl)
 }
+
+// statusClientClosed is the status logged and counted for a request its
+// client canceled before the answer (nginx's 499); nobody receives it.
+const statusClientClosed = 499
 
 func levelFor(status int) slog.Level {
 	if status >= 500 {

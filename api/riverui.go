@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -61,8 +62,9 @@ func (u *riverUI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if e != nil {
 		if e.GetStatus() == http.StatusUnauthorized && page(r) {
-			// A browser with no session: to the dashboard, which signs in.
-			http.Redirect(w, r, "/", http.StatusSeeOther)
+			// A browser with no session: to the dashboard's Background
+			// jobs, which signs in, opens a session and comes back here.
+			http.Redirect(w, r, "/app/admin/jobs?"+url.Values{"riverui": {r.URL.RequestURI()}}.Encode(), http.StatusSeeOther)
 			return
 		}
 		writeError(w, r, e)

@@ -41,9 +41,9 @@ func TestRiverUI(t *testing.T) {
 
 	// No credentials: JSON for the API, the sign-in page for a browser.
 	requireError(t, get("/riverui/api/jobs", nil), http.StatusUnauthorized, CodeMissingAuthHeader)
-	r = get("/riverui/", http.Header{"Accept": {"text/html"}})
+	r = get("/riverui/jobs/7?x=1", http.Header{"Accept": {"text/html"}})
 	require.Equal(t, http.StatusSeeOther, r.Status, r.RawBody)
-	require.Equal(t, "/", r.Header.Get("Location"))
+	require.Equal(t, "/app/admin/jobs?riverui=%2Friverui%2Fjobs%2F7%3Fx%3D1", r.Header.Get("Location"), "back to this page once signed in")
 	// Below admin: refused.
 	requireError(t, get("/riverui/api/jobs", bearer(alice)), http.StatusForbidden, CodeForbidden)
 	requireError(t, b.do(t, http.MethodPost, "/admin/riverui/session", alice, nil), http.StatusForbidden, CodeForbidden)

@@ -249,6 +249,7 @@ func TestSamplingAssignsToAnalystsQueues(t *testing.T) {
 	// Running again picks nothing twice, and nothing more this week.
 	rules = b.runRules(t, tok["sue"], campaign)
 	require.Equal(t, float64(0), rules["Two a week"]["last_picked"])
+	require.Equal(t, float64(2), rules["Two a week"]["total_picked"], "what it picked before still counts")
 	var assigned int
 	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM tasks WHERE assignee_id IS NOT NULL`).Scan(&assigned))
 	require.Equal(t, 2, assigned)

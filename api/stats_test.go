@@ -46,7 +46,9 @@ func TestDashboardStats(t *testing.T) {
 	// validated chat at 80 created 23:30 UTC (the next day in Madrid).
 	b.seedTask(t, "bob", day(1, 10), "audited", f64(100), all, nil, "call", 120)
 	b.seedTask(t, "bob", day(1, 11), "audited", f64(0), all, []string{"no_forbidden_phrases", "greeting"}, "call", 60)
-	b.seedTask(t, "olga", day(2, 9), "audited", f64(90), all, []string{"verification"}, "chat", 0)
+	// Empathy, judged once and failed, is failed most by share (1 of 1)
+	// though greeting is by count (2 of 4).
+	b.seedTask(t, "olga", day(2, 9), "audited", f64(90), append(all, "empathy"), []string{"verification", "empathy"}, "chat", 0)
 	b.seedTask(t, "olga", day(2, 10), "queued", nil, nil, nil, "call", 30)
 	b.seedTask(t, "olga", day(2, 23), "validated", f64(80), all, []string{"greeting"}, "chat", 0)
 	b.seedTask(t, "bob", day(20, 10), "audited", f64(50), all, []string{"greeting"}, "call", 60) // outside the range
@@ -78,12 +80,14 @@ func TestDashboardStats(t *testing.T) {
 		map[string]any{"day": "2026-10-02", "tasks": float64(3), "audited": float64(2), "passed": float64(1)},
 	}, perDay)
 	failed := d["criteria_failed"].([]any)
-	require.Equal(t, "greeting", failed[0].(map[string]any)["criterion_id"])
-	require.Equal(t, float64(2), failed[0].(map[string]any)["failed"])
-	require.Equal(t, float64(4), failed[0].(map[string]any)["judged"])
-	require.Equal(t, 0.5, failed[0].(map[string]any)["rate"])
-	require.NotEmpty(t, failed[0].(map[string]any)["question"], "named from the scorecard")
-	require.Len(t, failed, 3)
+	require.Len(t, failed, 4)
+	require.Equal(t, "empathy", failed[0].(map[string]any)["criterion_id"], "by the share plotted, not by the count")
+	require.Equal(t, 1.0, failed[0].(map[string]any)["rate"])
+	require.Equal(t, "greeting", failed[1].(map[string]any)["criterion_id"])
+	require.Equal(t, float64(2), failed[1].(map[string]any)["failed"])
+	require.Equal(t, float64(4), failed[1].(map[string]any)["judged"])
+	require.Equal(t, 0.5, failed[1].(map[string]any)["rate"])
+	require.NotEmpty(t, failed[1].(map[string]any)["question"], "named from the scorecard")
 	top := d["operators"].(map[string]any)["top"].([]any)
 	require.Equal(t, "olga", top[0].(map[string]any)["operator_id"])
 	require.Equal(t, float64(85), top[0].(map[string]any)["average_score"])

@@ -266,7 +266,8 @@ func TestDeactivatedUserGetsNothing(t *testing.T) {
 	}
 	r = b.do(t, http.MethodGet, recipients, alice, nil)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
-	require.Equal(t, map[string]any{"sent_to": []any{"alice@example.test"}, "bcc": []any{}, "to_validator": true}, details(r))
+	require.Equal(t, map[string]any{"sent_to": []any{"alice@example.test"}, "bcc": []any{}, "to_validator": true, "to_agent": false}, details(r),
+		"the deactivated agent is not told")
 
 	r = b.json(t, http.MethodPost, "/notifications", root, map[string]any{"text": "Hola", "variant": "info", "user_id": "sub-ana"})
 	requireError(t, r, http.StatusBadRequest, CodeValidation)

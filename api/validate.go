@@ -127,6 +127,7 @@ type ValidationRecipients struct {
 	SentTo      []string `json:"sent_to" doc:"The e-mail's recipients, as sent_to of POST /validate-audit would list them"`
 	Bcc         []string `json:"bcc" doc:"The blind copies"`
 	ToValidator bool     `json:"to_validator" doc:"true when nobody else has an address, so the e-mail would go to the caller alone"`
+	ToAgent     bool     `json:"to_agent" doc:"true when the task's agent is among the recipients; false when the task names no agent or the agent has no usable address or was deactivated, so nobody tells them by e-mail"`
 }
 
 func (v *validationsResource) recipients(ctx context.Context, in *taskInput) (*Output[ValidationRecipients], error) {
@@ -138,7 +139,7 @@ func (v *validationsResource) recipients(ctx context.Context, in *taskInput) (*O
 	if err != nil {
 		return nil, err
 	}
-	return ok(ValidationRecipients{SentTo: a.To, Bcc: a.Bcc, ToValidator: a.ToValidator}), nil
+	return ok(ValidationRecipients{SentTo: a.To, Bcc: a.Bcc, ToValidator: a.ToValidator, ToAgent: a.ToAgent}), nil
 }
 
 func validationResult(v db.Validation) ValidationResult {

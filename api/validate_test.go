@@ -232,7 +232,7 @@ func TestValidateAudit(t *testing.T) {
 	r = b.do(t, http.MethodGet, "/tasks/"+call+"/validation-recipients", alice, nil)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
 	require.Equal(t, map[string]any{"sent_to": []any{"ana@example.test", "qa-lead@example.test", "SUP@example.test"},
-		"bcc": []any{"archive@example.test"}, "to_validator": false}, details(r), "who the validation below writes to")
+		"bcc": []any{"archive@example.test"}, "to_validator": false, "to_agent": true}, details(r), "who the validation below writes to")
 	notes := "Buen trato.\nRevisar el cierre <b>pronto</b> & avisar."
 	r = b.validateJSON(t, alice, map[string]any{"task_uuid": call, "notes": notes, "isCall": true})
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
@@ -353,7 +353,7 @@ func TestValidationRecipients(t *testing.T) {
 	// No agent, no supervisors, no fixed recipients: the validator alone.
 	r := b.do(t, http.MethodGet, path, alice, nil)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
-	require.Equal(t, map[string]any{"sent_to": []any{"alice@example.test"}, "bcc": []any{}, "to_validator": true}, details(r))
+	require.Equal(t, map[string]any{"sent_to": []any{"alice@example.test"}, "bcc": []any{}, "to_validator": true, "to_agent": false}, details(r))
 
 	// … and nobody at all when the validator's token has no e-mail.
 	claims := b.issuer.claims("nomail")

@@ -47,6 +47,7 @@ type SamplingRule struct {
 	LastAnalyst string     `json:"-"`
 	LastRunAt   *time.Time `json:"last_run_at,omitempty" doc:"When the rule last ran"`
 	LastPicked  int        `json:"last_picked" doc:"How many tasks its last run picked"`
+	TotalPicked int        `json:"total_picked" doc:"How many tasks it has picked in all"`
 	CreatedBy   string     `json:"created_by"`
 	CreatedAt   time.Time  `json:"created_at"`
 	UpdatedAt   time.Time  `json:"updated_at"`
@@ -54,12 +55,13 @@ type SamplingRule struct {
 
 const samplingRuleColumns = `id, campaign_id, name, kind, per_agent, share::float8, period, COALESCE(language, ''),
 	COALESCE(task_kind, ''), strategy, due_days, enabled, COALESCE(last_analyst, ''), last_run_at, last_picked,
+	(SELECT count(*) FROM sampling_picks p WHERE p.rule_id = sampling_rules.id AND p.picked)::int,
 	created_by, created_at, updated_at`
 
 func scanSamplingRule(row pgx.Row) (SamplingRule, error) {
 	var r SamplingRule
 	err := row.Scan(&r.ID, &r.CampaignID, &r.Name, &r.Kind, &r.PerAgent, &r.Share, &r.Period, &r.Language,
-		&r.TaskKind, &r.Strategy, &r.DueDays, &r.Enabled, &r.LastAnalyst, &r.LastRunAt, &r.LastPicked,
+		&r.TaskKind, &r.Strategy, &r.DueDays, &r.Enabled, &r.LastAnalyst, &r.LastRunAt, &r.LastPicked, &r.TotalPicked,
 		&r.CreatedBy, &r.CreatedAt, &r.UpdatedAt)
 	return r, err
 }

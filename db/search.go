@@ -34,7 +34,12 @@ func TaskSearchRefresh(ctx context.Context, q DBTX, uuid string) error {
 // each task's document is in its language's, and a query matches a task
 // when it matches as read in that language. Reading it in all of them and
 // joining the readings with OR is the same, without knowing the tasks.
-var searchConfigs = []string{"auditd_es", "auditd_en", "auditd_simple"} // Spanish and English first
+var searchConfigs = []string{"auditd_es", "auditd_en", exactConfig} // Spanish and English first
+
+// exactConfig reads words as written (lower case, accents ignored, no
+// stemming, no stop words): a quoted phrase's reading, and the second part
+// of every document (task_search_vector).
+const exactConfig = "auditd_simple"
 
 // maxSearchTerms bounds the words and phrases of a search.
 const maxSearchTerms = 16
@@ -161,14 +166,17 @@ func SearchQuery(ctx context.Context, q DBTX, search string) (string, error) {
 				if positive && t.negate {
 					continue
 				}
-				fn := "plainto_tsquery"
+				fn, in := "plainto_tsquery", config
 				switch {
 				case t.phrase:
-					fn = "phraseto_tsquery"
+					// A quoted phrase is read as written, in every reading:
+					// the words its language would stem or leave out are the
+					// phrase's own (task_search_vector).
+					fn, in = "phraseto_tsquery", exactConfig
 				case t.prefix:
 					fn = "to_tsquery"
 				}
-				term := fmt.Sprintf("%s('%s', task_search_plain($%d))", fn, config, n)
+				term := fmt.Sprintf("%s('%s', task_search_plain($%d))", fn, in, n)
 				if t.negate {
 					term = "!!" + term
 				}
@@ -224,20 +232,29 @@ const (
 // does not have them (a match of its file name). A snippet quotes the
 // transcript: the caller records the read before serving it.
 func TaskSnippets(ctx context.Context, q DBTX, v visibility.Viewer, tsquery string, uuids []string) (map[string][]SnippetPart, error) {
+	// The passages as the task's language reads them and as written (a
+	// quoted phrase's words, which the language may stem or leave out);
+	// the one that marks more of what was searched is quoted.
+	const options = `'StartSel="` + snippetStart + `", StopSel="` + snippetStop +
+		`", MaxWords=24, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "'`
 	rows, err := q.Query(ctx, `
-		SELECT t.uuid::text, ts_headline(task_search_config(t.language),
-			task_search_plain(translate(CASE WHEN `+v.AuditHiddenSQL("t")+`
-				THEN COALESCE((SELECT tr.text FROM transcripts tr WHERE tr.task_uuid = t.uuid), '')
-				ELSE task_search_text(t.uuid) END, '`+snippetStart+snippetStop+`', '')), $1::tsquery,
-			'StartSel="`+snippetStart+`", StopSel="`+snippetStop+`", MaxWords=24, MinWords=10, MaxFragments=2, FragmentDelimiter=" … "')
-		FROM tasks t WHERE t.uuid = ANY($2::uuid[])`, tsquery, uuids)
+		SELECT t.uuid::text, ts_headline(task_search_config(t.language), x.text, $1::tsquery, `+options+`),
+			ts_headline('`+exactConfig+`', x.text, $1::tsquery, `+options+`)
+		FROM tasks t, task_search_plain(translate(CASE WHEN `+v.AuditHiddenSQL("t")+`
+			THEN COALESCE((SELECT tr.text FROM transcripts tr WHERE tr.task_uuid = t.uuid), '')
+			ELSE task_search_text(t.uuid) END, '`+snippetStart+snippetStop+`', '')) AS x (text)
+		WHERE t.uuid = ANY($2::uuid[])`, tsquery, uuids)
 	if err != nil {
 		return nil, err
 	}
 	snippets := map[string][]SnippetPart{}
-	var uuid, headline string
-	_, err = pgx.ForEachRow(rows, []any{&uuid, &headline}, func() error {
-		if parts := snippetParts(headline); parts != nil {
+	var uuid, read, written string
+	_, err = pgx.ForEachRow(rows, []any{&uuid, &read, &written}, func() error {
+		parts := snippetParts(read)
+		if exact := snippetParts(written); marks(exact) > marks(parts) {
+			parts = exact
+		}
+		if parts != nil {
 			snippets[uuid] = parts
 		}
 		return nil
@@ -265,4 +282,15 @@ func snippetParts(headline string) []SnippetPart {
 		return nil
 	}
 	return parts
+}
+
+// marks counts the marked parts of a snippet.
+func marks(parts []SnippetPart) int {
+	n := 0
+	for _, p := range parts {
+		if p.Match {
+			n++
+		}
+	}
+	return n
 }

@@ -41,6 +41,9 @@ func TestSearch(t *testing.T) {
 	card := say("chat-0453", "es", "Agente: Su tarjeta está bloqueada por seguridad.\nCliente: vale")
 	english := say("call-7", "en", "Agent: I've issued a full refund, reference RF-2201.\nCustomer: Thanks, the card was blocked.")
 	quiet := say("silence", "es", "Agente: Buenos días.\nCliente: Adiós.")
+	brushOff := say("brush-off", "es", "Agente: No es mi problema, llame a su banco.")
+	say("no-problem", "en", "Agent: No problem at all, happy to help.")
+	say("any-problem", "es", "Agente: Dígame si hay algún problema.")
 
 	// The audit's explanations and the validation's notes are searched too.
 	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
@@ -101,6 +104,16 @@ func TestSearch(t *testing.T) {
 		"desbloqueada":                  {"llamada_reembolso"}, // said «Desbloqueada», quoted
 		"¿reembolso?":                   {"llamada_reembolso"},
 		`reembolso "tarjeta bloqueada"`: {"llamada_reembolso"},
+		// A quoted phrase is that phrase, as written but for case and
+		// accents: no stemming, no words left out, in any language.
+		`"no es mi problema"`:                  {"brush-off"},
+		`"NO ES MÍ PROBLEMA"`:                  {"brush-off"},
+		`"problema"`:                           {"any-problem", "brush-off"},
+		`"problemas"`:                          {},
+		"problemas":                            {"any-problem", "brush-off", "no-problem"}, // unquoted: its forms, in either language
+		`"no problem"`:                         {"no-problem"},
+		`problema -"no es mi problema"`:        {"any-problem", "no-problem"},
+		`"mi problema" OR "tarjeta bloqueada"`: {"brush-off", "llamada_reembolso"},
 	} {
 		require.Equal(t, want, find(search), search)
 	}
@@ -120,6 +133,16 @@ func TestSearch(t *testing.T) {
 	snippets, err = db.TaskSnippets(ctx, b.pool, visibility.Viewer{}, text, []string{card.UUID})
 	require.NoError(t, err)
 	require.Empty(t, snippets)
+
+	// A quoted phrase's snippet marks the phrase's words as written, the
+	// ones its language would leave out too.
+	text, err = db.SearchQuery(ctx, b.pool, `"no es mi problema"`)
+	require.NoError(t, err)
+	snippets, err = db.TaskSnippets(ctx, b.pool, visibility.Viewer{}, text, []string{brushOff.UUID})
+	require.NoError(t, err)
+	require.Equal(t, []db.SnippetPart{{Text: "Agente: "}, {Text: "No", Match: true}, {Text: " "}, {Text: "es", Match: true},
+		{Text: " "}, {Text: "mi", Match: true}, {Text: " "}, {Text: "problema", Match: true}, {Text: ", llame a su banco"}},
+		snippets[brushOff.UUID])
 
 	// A mark in the text cannot forge a highlight.
 	forged := say("forged", "es", "Agente: \uE000falso\uE001 reembolso")

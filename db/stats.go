@@ -72,7 +72,7 @@ type Dashboard struct {
 	AverageScore      *float64           `json:"average_score"`
 	ScoreDistribution []Bucket           `json:"score_distribution" doc:"Audited tasks in ten score ranges: [0,10), …, [90,100]"`
 	PerDay            []Day              `json:"per_day" doc:"Tasks by day of creation, in the requested time zone"`
-	CriteriaFailed    []CriterionFailure `json:"criteria_failed" doc:"The ten criteria failed most"`
+	CriteriaFailed    []CriterionFailure `json:"criteria_failed" doc:"The ten criteria failed most: by the share of the audits that judged them failed (rate), then by how many"`
 	Automatic         Automatic          `json:"automatic" doc:"The engine's verdicts and how many it was confident of"`
 	Operators         OperatorRanking    `json:"operators"`
 	ProcessingSeconds Percentiles        `json:"processing_seconds" doc:"Upload to audited, estimated within 4.5 %"`
@@ -418,8 +418,9 @@ func StatsDashboard(ctx context.Context, q *pgxpool.Pool, f StatsFilter) (Dashbo
 		c.Judged = max(judged[c.CriterionID], c.Failed)
 		c.Rate = float64(c.Failed) / float64(c.Judged)
 	}
+	// By the share failed, which the dashboard plots, then by how many.
 	slices.SortFunc(d.CriteriaFailed, func(a, b CriterionFailure) int {
-		return cmp.Or(cmp.Compare(b.Failed, a.Failed), strings.Compare(a.CriterionID, b.CriterionID))
+		return cmp.Or(cmp.Compare(b.Rate, a.Rate), cmp.Compare(b.Failed, a.Failed), strings.Compare(a.CriterionID, b.CriterionID))
 	})
 	d.CriteriaFailed = d.CriteriaFailed[:min(len(d.CriteriaFailed), 10)]
 	ids := make([]string, len(d.CriteriaFailed))

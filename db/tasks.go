@@ -655,9 +655,8 @@ func (f TaskFilter) where(args *[]any) string {
 			// Its audit's explanations and validation's notes are part
 			// of a task's document: one whose audit is hidden matches in
 			// its file name and transcript only.
-			add(`(NOT `+v.AuditHiddenSQL("t")+` OR (setweight(to_tsvector(task_search_config(t.language),
-				task_search_plain(translate(t.file_name, '_.-', '   '))), 'A') || to_tsvector(task_search_config(t.language),
-				task_search_plain(COALESCE((SELECT tr.text FROM transcripts tr WHERE tr.task_uuid = t.uuid), '')))) @@ $?::tsquery)`, words)
+			add(`(NOT `+v.AuditHiddenSQL("t")+` OR task_search_vector(task_search_config(t.language), t.file_name,
+				COALESCE((SELECT tr.text FROM transcripts tr WHERE tr.task_uuid = t.uuid), '')) @@ $?::tsquery)`, words)
 		}
 	}
 	return strings.Join(conds, " AND ")

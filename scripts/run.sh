@@ -31,7 +31,8 @@ MSG
 if [ "$AUTH_DEV" = true ]; then
   token=$(bin/auditd token --user dev --roles admin)
   cat <<MSG
-  Dev token (admin, 12h; more with: bin/auditd token --user NAME --roles quality):
+  Dev token (admin, 12h; more, from another shell, with:
+    DATABASE_URL='$DATABASE_URL' AUTH_DEV=true bin/auditd token --user NAME --roles quality):
 
     export TOKEN=$token
     curl -H "Authorization: Bearer \$TOKEN" $base/users/me

@@ -51,6 +51,10 @@ type Addressees struct {
 	// ToValidator: nobody else has an address, so the e-mail goes to the
 	// validator alone.
 	ToValidator bool
+	// ToAgent: the task's agent is among To; false when the task names no
+	// agent, or the agent is no user of ours, has no usable address or
+	// was deactivated: nobody tells them by e-mail.
+	ToAgent bool
 }
 
 // Recipients returns who gets the e-mail of task's validation: the agent
@@ -66,10 +70,12 @@ func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string
 		return Addressees{}, err
 	}
 	var candidates []string
+	var agentEmail string
 	if task.OperatorID != "" {
 		agent, err := db.UserGet(ctx, d.Pool, task.OperatorID)
 		switch {
 		case err == nil:
+			agentEmail = agent.Email
 			candidates = append(candidates, agent.Email)
 		case !errcode.Is(err, errcode.NotFound):
 			return Addressees{}, err
@@ -86,6 +92,11 @@ func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string
 		seen[e] = true
 	}
 	a := Addressees{To: addresses(ctx, d.Log, seen, candidates)}
+	// The agent's address, when it is one, is the first candidate: the
+	// first recipient unless it was left out.
+	if addr, err := mail.ParseAddress(agentEmail); err == nil && len(a.To) > 0 {
+		a.ToAgent = strings.EqualFold(a.To[0], addr.Address)
+	}
 	if len(a.To) == 0 {
 		a.To, a.ToValidator = addresses(ctx, d.Log, seen, []string{validatorEmail}), true
 	}

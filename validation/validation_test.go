@@ -32,7 +32,24 @@ func TestRecipients(t *testing.T) {
 	a, err := validation.Recipients(ctx, d, task, "validator@example.com")
 	require.NoError(t, err)
 	require.Equal(t, validation.Addressees{To: []string{"Ana@Example.com", "jefa@example.com", "qa-lead@example.com"},
-		Bcc: []string{"archive@example.com"}}, a, "a blind copy of a recipient is left out")
+		Bcc: []string{"archive@example.com"}, ToAgent: true}, a, "a blind copy of a recipient is left out")
+
+	// An agent without an address, or deactivated, is not told; the
+	// others still are.
+	for _, agent := range []db.UserProfile{{ID: "eva", Username: "eva"}, {ID: "luis", Username: "luis", Email: "luis@example.com"}} {
+		_, err = db.UserSeen(ctx, pool, agent, time.Now())
+		require.NoError(t, err)
+	}
+	_, err = db.UserDeactivate(ctx, pool, "luis", "admin", time.Now())
+	require.NoError(t, err)
+	for _, agent := range []string{"eva", "luis"} {
+		task.OperatorID = agent
+		a, err = validation.Recipients(ctx, d, task, "validator@example.com")
+		require.NoError(t, err)
+		require.False(t, a.ToAgent, agent)
+		require.Equal(t, []string{"jefa@example.com", "qa-lead@example.com", "ana@example.com"}, a.To, agent)
+	}
+	task.OperatorID = "ana"
 
 	// An agent without a known user, no supervisors, no fixed recipients:
 	// the validator.

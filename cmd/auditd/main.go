@@ -54,7 +54,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	cmd, args := args[0], args[1:]
+	err := dispatch(ctx, args[0], args[1:], getenv, stdout, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // -h asked for a command's flags, which its flag set printed
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "serve", "work", "all":
 		fs := flag.NewFlagSet(cmd, flag.ContinueOnError)

@@ -252,3 +252,18 @@ func TestJobsCommand(t *testing.T) {
 	_, err = command(t, cli[:1], "jobs", "list")
 	require.ErrorContains(t, err, "access token")
 }
+
+// TestCommandHelp: -h of any command prints its flags and is no error
+// ("auditd: flag: help requested" after the flags was).
+func TestCommandHelp(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{"token", "upload", "tasks", "export", "serve"} {
+		var stdout, stderr bytes.Buffer
+		require.NoError(t, run(t.Context(), []string{cmd, "-h"}, func(string) string { return "" }, &stdout, &stderr), cmd)
+		require.NotEmpty(t, stderr.String(), cmd) // its usage
+		require.NotContains(t, stderr.String(), "help requested", cmd)
+	}
+	var stdout, stderr bytes.Buffer
+	require.ErrorContains(t, run(t.Context(), []string{"token", "--bogus"}, func(string) string { return "" }, &stdout, &stderr),
+		"flag provided but not defined")
+}

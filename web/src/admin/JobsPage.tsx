@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Query } from '../api';
 import { formatDateTime, formatNumber, jobStateName, t } from '../i18n';
 import { location } from '../router';
@@ -66,12 +66,18 @@ export function JobsPage() {
     );
 
   // River UI's pages cannot send the token: it is exchanged for a session
-  // cookie scoped to /riverui/, then River UI opens in this tab.
+  // cookie scoped to /riverui/, then River UI opens in this tab, at the
+  // page River UI sent a browser without a session from (?riverui=).
+  const back = riverUIPage(query.get('riverui'));
   const openRiverUI = () =>
     run(async () => {
       const s = await app.api.post<RiverUISession>('/admin/riverui/session');
-      window.location.assign(s.url);
+      window.location.assign(back ?? s.url);
     });
+  useEffect(() => {
+    if (back && app.auth.config?.river_ui) void openRiverUI();
+    // Once, for the page River UI sent the browser from.
+  }, [back]);
 
   return (
     <section aria-labelledby="page-title">
@@ -287,4 +293,9 @@ function Canary({ onDone }: { onDone: () => void }) {
       {error !== null && <ErrorMessage error={error} />}
     </div>
   );
+}
+
+/** riverUIPage is a River UI page to return to, or null for anything else (no redirect elsewhere). */
+export function riverUIPage(path: string | null): string | null {
+  return path && path.startsWith('/riverui/') && !path.includes('//') && !path.includes('\\') ? path : null;
 }

@@ -7,6 +7,7 @@ import type { Dashboard } from '../types';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 import { ChartCard } from './ChartCard';
 import { PeriodForm } from './PeriodForm';
+import { ranked } from './ranking';
 
 const basePath = '/app/dashboard';
 const fields = ['from', 'to', 'campaign', 'operator'] as const;
@@ -180,18 +181,16 @@ export function DashboardPage() {
               config={{
                 type: 'bar',
                 data: {
-                  labels: data.operators.top.map((o) => o.operator_id),
-                  datasets: [
-                    { label: t('dash.average'), data: data.operators.top.map((o) => o.average_score), backgroundColor: '#5b21b6' },
-                  ],
+                  labels: data.agents.map((o) => o.operator_id),
+                  datasets: [{ label: t('dash.average'), data: data.agents.map((o) => o.average_score), backgroundColor: '#5b21b6' }],
                 },
                 options: { scales: { y: { min: 0, max: 100 } } },
               }}
               table={[
                 [t('tasks.operator'), t('dash.average'), t('dash.audited')],
-                ...data.operators.top.map((o) => [o.operator_id, formatScore(o.average_score), o.audited]),
+                ...data.agents.map((o) => [o.operator_id, formatScore(o.average_score), o.audited]),
               ]}
-              links={data.operators.top.map((o) => tasksLink(applied, { operator: o.operator_id }))}
+              links={data.agents.map((o) => tasksLink(applied, { operator: o.operator_id }))}
             />
             <DashboardCalibration />
           </div>
@@ -208,6 +207,6 @@ function withLists(d: Dashboard) {
     per_day: d.per_day ?? [],
     score_distribution: d.score_distribution ?? [],
     criteria_failed: d.criteria_failed ?? [],
-    operators: { top: d.operators.top ?? [], bottom: d.operators.bottom ?? [] },
+    agents: ranked({ top: d.operators.top ?? [], bottom: d.operators.bottom ?? [] }),
   };
 }

@@ -5,6 +5,7 @@ import { useApp } from '../state';
 import { atLeast, type Dispute, type DisputeList } from '../types';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 import { ResolveDialog } from './ResolveDialog';
+import { statusKey } from './status';
 
 const statuses = ['open', 'accepted', 'rejected', 'all'] as const;
 type Status = (typeof statuses)[number];
@@ -68,7 +69,7 @@ export function DisputesPage() {
                   </td>
                   <td>{d.agent_id}</td>
                   <td>{(d.items ?? []).map((i) => i.question).join(' · ')}</td>
-                  <td>{t(`dispute.status.${d.status}`)}</td>
+                  <td>{t(statusKey(d))}</td>
                   <td>{formatRelative(d.opened_at)}</td>
                   {canResolve && (
                     <td>

@@ -6,6 +6,7 @@ import { atLeast, type Dispute, type TaskDetail } from '../types';
 import { useAction } from '../ui';
 import { DisputeDialog } from './DisputeDialog';
 import { ResolveDialog } from './ResolveDialog';
+import { statusKey } from './status';
 
 /**
  * FeedbackCard is a validated task's acknowledgement and disputes: to its
@@ -116,9 +117,9 @@ export function DisputeOutcome({ dispute: d, children }: { dispute: Dispute; chi
     <article
       class="dispute"
       data-testid="dispute"
-      aria-label={t('dispute.heading', { date: formatDateTime(d.opened_at), status: t(`dispute.status.${d.status}`) })}
+      aria-label={t('dispute.heading', { date: formatDateTime(d.opened_at), status: t(statusKey(d)) })}
     >
-      <h3>{t('dispute.heading', { date: formatDateTime(d.opened_at), status: t(`dispute.status.${d.status}`) })}</h3>
+      <h3>{t('dispute.heading', { date: formatDateTime(d.opened_at), status: t(statusKey(d)) })}</h3>
       <ul class="dispute-items">
         {(d.items ?? []).map((it) => (
           <li key={it.criterion_id} data-criterion={it.criterion_id}>

@@ -3,6 +3,7 @@ import { formatScore, t } from '../i18n';
 import { useApp } from '../state';
 import type { Dispute } from '../types';
 import { DialogButtons, DialogDone, ErrorMessage, useModal, useSubmit } from '../ui';
+import { statusKey } from './status';
 
 type Choice = { decision: 'accept' | 'reject' | ''; reason: string };
 
@@ -37,7 +38,7 @@ export function ResolveDialog({ dispute, onClose }: { dispute: Dispute; onClose:
       {resolved ? (
         <DialogDone onClose={() => ref.current?.close()}>
           <p class="alert alert-success">
-            {t('resolve.done', { status: t(`dispute.status.${resolved.status}`) })}
+            {t('resolve.done', { status: t(statusKey(resolved)) })}
             {resolved.revision !== undefined && resolved.score_after !== undefined && (
               <>
                 {' '}

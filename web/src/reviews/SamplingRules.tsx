@@ -153,7 +153,11 @@ export function SamplingRules({ campaign }: { campaign: Campaign }) {
                   <td>{what(r)}</td>
                   <td>{t(`sampling.strategy.${r.strategy}` as MessageKey)}</td>
                   <td>{r.due_days}</td>
-                  <td>{r.last_run_at ? t('sampling.lastRunWas', { at: formatDateTime(r.last_run_at), picked: r.last_picked }) : '—'}</td>
+                  <td>
+                    {r.last_run_at
+                      ? t('sampling.lastRunWas', { at: formatDateTime(r.last_run_at), picked: r.last_picked, total: r.total_picked })
+                      : '—'}
+                  </td>
                   <td>
                     <button type="button" class="button button-small" onClick={() => void toggle(r)}>
                       {t(r.enabled ? 'sampling.disable' : 'sampling.enable')}

@@ -5,6 +5,7 @@ import { guardLeaving, Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
 import { ChannelsCard } from './ChannelsCard';
+import { clock } from './state';
 import { PrivacyBlock } from './PrivacyBlock';
 import { ValidationBlock } from './ValidationBlock';
 import { FeedbackCard } from '../disputes/FeedbackCard';
@@ -15,13 +16,6 @@ import { ValidateDialog } from './ValidateDialog';
 
 /** Draft is an analyst's pending change to one criterion. */
 type Drafts = Record<string, { complies: boolean; explanation: string }>;
-
-/** clock shows seconds as m:ss. */
-function clock(s: number | undefined): string {
-  if (s === undefined) return '';
-  const m = Math.floor(s / 60);
-  return `${m}:${String(Math.floor(s % 60)).padStart(2, '0')}`;
-}
 
 /** speakerLabel is who says a segment: the name the source gave, or the role in the reader's language when the source named only the role ("agent"). */
 export function speakerLabel(s: Segment): string {

@@ -71,6 +71,11 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
                   <p>{t('validate.recipientsBcc', { bcc: listOf(recipients.data.bcc) })}</p>
                 )}
                 {recipients.data.to_validator && <p>{t('validate.toValidator')}</p>}
+                {!recipients.data.to_agent && (
+                  <p class="alert alert-warning" data-testid="agent-not-told">
+                    {t(task.operator_id ? 'validate.agentNoEmail' : 'validate.noAgent')}
+                  </p>
+                )}
               </div>
             ) : recipients.error !== null ? (
               <ErrorMessage error={recipients.error} onRetry={recipients.reload} />

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskSummary } from '../types';
-import { applyTask, arrive, defaultFilters, filtersOf, promote, queryOf } from './state';
+import { applyTask, arrive, clock, defaultFilters, filtersOf, promote, queryOf } from './state';
 
 const task = (uuid: string, over: Partial<TaskSummary> = {}): TaskSummary => ({
   uuid,
@@ -188,5 +188,17 @@ describe('the review state filter', () => {
     const list = [task('a', { status: 'audited', review_state: 'automatic' })];
     const reviewed = task('a', { status: 'audited', review_state: 'reviewed', updated_at: '2026-01-01T00:00:01Z' });
     expect(applyTask(list, f, reviewed)).toEqual([]);
+  });
+});
+
+describe('clock', () => {
+  it('shows minutes and seconds, and hours from an hour on', () => {
+    expect(clock(undefined)).toBe('');
+    expect(clock(0)).toBe('0:00');
+    expect(clock(65.7)).toBe('1:05');
+    expect(clock(3599)).toBe('59:59');
+    expect(clock(3723.5)).toBe('1:02:03');
+    // A chat written with times of day, "[11:15:00] Agente: …", shows them as written (not "675:00").
+    expect(clock(11 * 3600 + 15 * 60)).toBe('11:15:00');
   });
 });

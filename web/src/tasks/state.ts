@@ -235,3 +235,16 @@ export function promote(s: Shown, uuid: string): Shown {
   const t = s.fresh.find((x) => x.uuid === uuid);
   return t ? { tasks: [t, ...s.tasks], fresh: s.fresh.filter((x) => x !== t) } : s;
 }
+
+/**
+ * clock shows seconds as m:ss, or h:mm:ss from an hour on: a chat written
+ * with times of day ("[11:15:00] Agente: …") shows them as written, and a
+ * long call its hours.
+ */
+export function clock(s: number | undefined): string {
+  if (s === undefined) return '';
+  const two = (n: number) => String(Math.floor(n)).padStart(2, '0');
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h > 0 ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
+}

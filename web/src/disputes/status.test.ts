@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { statusKey } from './status';
+
+const item = (decision?: 'accept' | 'reject') => ({
+  criterion_id: 'c',
+  category: 'C',
+  question: 'q',
+  complies: false,
+  comment: 'x',
+  decision,
+});
+
+describe('statusKey', () => {
+  it('says partly accepted when one criterion was accepted and another rejected', () => {
+    expect(statusKey({ status: 'accepted', items: [item('accept'), item('reject')] })).toBe('dispute.status.partly');
+  });
+  it('keeps the status otherwise', () => {
+    expect(statusKey({ status: 'accepted', items: [item('accept'), item('accept')] })).toBe('dispute.status.accepted');
+    expect(statusKey({ status: 'rejected', items: [item('reject')] })).toBe('dispute.status.rejected');
+    expect(statusKey({ status: 'open', items: [item(), item()] })).toBe('dispute.status.open');
+  });
+});
