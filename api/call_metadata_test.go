@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -139,17 +138,7 @@ func TestCallMetadata(t *testing.T) {
 	export := func(token, query string) map[string]map[string]string {
 		r := b.do(t, http.MethodGet, "/tasks/export?"+query, token, nil)
 		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
-		rows, err := csv.NewReader(strings.NewReader(strings.TrimPrefix(r.RawBody, "\ufeff"))).ReadAll()
-		require.NoError(t, err)
-		out := map[string]map[string]string{}
-		for _, row := range rows[1:] {
-			cells := map[string]string{}
-			for i, h := range rows[0] {
-				cells[h] = row[i]
-			}
-			out[cells["uuid"]] = cells
-		}
-		return out
+		return csvByTask(t, r.RawBody)
 	}
 	row := export(alice, "campaign=Ventes")[first]
 	require.Equal(t, map[string]string{"call_id": "CA-1001", "queue": "billing", "direction": "inbound", "started_at": "2024-05-02T10:00:00Z",

@@ -198,21 +198,12 @@ type NewTask struct {
 	Language   string
 	Direction  string
 	StartedAt  *time.Time
-	// CustomerRef is the customer's reference in another system (a CRM's
-	// id): an erasure finds their tasks by it.
-	CustomerRef string
-	// CallID is the platform's id of the call or chat, unique per
-	// campaign; Queue its queue or skill.
-	CallID string
-	Queue  string
-	// Caller and Called are phone numbers (intake.PhoneNumber), or
-	// RedactedPhone where the campaign redacts phone numbers.
-	Caller, Called string
-	// Metadata is what else the platform says of the interaction: string
-	// keys, scalar values (nil for none).
-	Metadata        map[string]any
-	UploadedBy      string
-	DurationSeconds *float64
+	// What the platform said of the interaction, as intake.Settings has
+	// it ("" or nil for nothing); CallID is unique in the campaign.
+	CustomerRef, CallID, Queue, Caller, Called string
+	Metadata                                   map[string]any
+	UploadedBy                                 string
+	DurationSeconds                            *float64
 }
 
 const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.size_bytes, t.sha256, COALESCE(t.blob_key, ''),
