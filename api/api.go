@@ -125,7 +125,7 @@ func New(opts Options) *Server {
 	hapi := humachi.New(mux, cfg)
 	s := &Server{opts: opts, api: hapi, mux: mux}
 	lim := newLimiter(opts.RateLimit, opts.Pool)
-	hapi.UseMiddleware(opts.Auth.middleware(lim), lim.middleware)
+	hapi.UseMiddleware(opts.Auth.middleware(lim), lim.middleware, strictQuery)
 
 	docsRoutes(mux)
 	mux.Get("/metrics", metricsHandler(opts))

@@ -42,7 +42,8 @@ var (
 	exportTaskColumns = []string{"uuid", "file_name", "kind", "status", "campaign", "operator_id", "language",
 		"created_at", "audited_at", "score", "passed", "review_items", "audit_revision", "review_state",
 		"stereo", "agent_talk_seconds", "customer_talk_seconds", "agent_talk_ratio", "silence_share",
-		"longest_silence_seconds", "dead_air_count", "overtalk_count", "overtalk_seconds", "hold_count"}
+		"longest_silence_seconds", "dead_air_count", "overtalk_count", "overtalk_seconds", "hold_count",
+		"call_id", "queue", "direction", "started_at", "caller", "called", "customer_ref", "metadata"}
 	exportItemColumns = []string{"criterion_id", "category", "critical", "weight", "complies", "basis", "confidence",
 		"needs_review", "explanation", "evidence"}
 )
@@ -118,7 +119,8 @@ func (t *tasksResource) export(ctx context.Context, in *exportInput) (*huma.Stre
 		}
 		tasks := 0
 		if err == nil && mine {
-			err = db.TaskExport(r.Context(), t.pool, v, f, in.Shape == exportLong, func(e db.ExportRow) error {
+			parties := principal(ctx).Is(role.Quality)
+			err = db.TaskExport(r.Context(), t.pool, v, f, in.Shape == exportLong, parties, func(e db.ExportRow) error {
 				tasks++
 				for _, row := range exportRows(e, in.Shape, criteria) {
 					if err := out.row(row); err != nil {
@@ -197,7 +199,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // verdict of each of criteria; one per item of its audit for a long one.
 func exportRows(e db.ExportRow, shape string, criteria []string) [][]any {
 	task := append([]any{e.UUID, e.FileName, e.Kind, e.Status, e.Campaign, e.OperatorID, e.Language, e.CreatedAt, e.AuditedAt,
-		e.Score, e.Passed, intCell(e.ReviewItems), intCell(e.AuditRevision), e.ReviewState}, channelCells(e.Channels)...)
+		e.Score, e.Passed, intCell(e.ReviewItems), intCell(e.AuditRevision), e.ReviewState}, slices.Concat(channelCells(e.Channels), callCells(e.Call))...)
 	if shape == exportWide {
 		row := task
 		for _, id := range criteria {
@@ -229,6 +231,21 @@ func channelCells(c *db.ExportChannels) []any {
 	}
 	return []any{c.Stereo, c.AgentTalkSeconds, c.CustomerTalkSeconds, c.AgentTalkRatio, c.SilenceShare,
 		c.LongestSilenceSeconds, c.DeadAir, intCell(c.Overtalk), c.OvertalkSeconds, intCell(c.Holds)}
+}
+
+// callCells are the cells of what the platform said of the interaction:
+// empty where it said nothing (and the personal data where the viewer does
+// not see it); the metadata as its JSON object.
+func callCells(c db.ExportCall) []any {
+	var metadata any
+	if c.Metadata != nil {
+		metadata = string(c.Metadata)
+	}
+	var started any
+	if c.StartedAt != nil {
+		started = *c.StartedAt
+	}
+	return []any{c.CallID, c.Queue, c.Direction, started, c.Caller, c.Called, c.CustomerRef, metadata}
 }
 
 // intCell is a cell of n: empty when nil (left out).

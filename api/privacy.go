@@ -122,7 +122,8 @@ func (p *privacyResource) register(api huma.API) {
 	op = operation(http.MethodPost, "/admin/erasures", "create-erasure", "Erase a person's data", role.Admin,
 		http.StatusBadRequest)
 	op.Description += " Deletes the recordings, transcripts and audits of every task where `operator` is the agent " +
-		"(a user id or username, as uploads name agents) or `external_id` is the customer reference, or both; tasks on " +
+		"(a user id or username, as uploads name agents) or `customer_ref` is the customer reference (`external_id`, its former " +
+		"name, is the same), or both; with their transcripts go the calls' caller and called numbers and metadata. Tasks on " +
 		"legal hold are left untouched and counted. The tasks stay, with their score and history. An `erase_person` job " +
 		"does the work in batches; the answer (202) is the erasure's record, which `GET /admin/erasures/{id}` follows."
 	op.DefaultStatus = http.StatusAccepted
@@ -394,19 +395,27 @@ func (p *privacyResource) deletions(ctx context.Context, in *deletionsInput) (*O
 
 type erasureInput struct {
 	Body struct {
-		Operator   string `json:"operator,omitempty" maxLength:"200" doc:"The agent whose tasks are erased: a user id or username"`
-		ExternalID string `json:"external_id,omitempty" maxLength:"200" doc:"The customer reference (a task's external_id) whose tasks are erased"`
+		Operator    string `json:"operator,omitempty" maxLength:"200" doc:"The agent whose tasks are erased: a user id or username"`
+		CustomerRef string `json:"customer_ref,omitempty" maxLength:"200" doc:"The customer reference (a task's customer_ref) whose tasks are erased"`
+		ExternalID  string `json:"external_id,omitempty" maxLength:"200" deprecated:"true" doc:"customer_ref's former name: the same"`
 	}
 }
 
 func (p *privacyResource) erase(ctx context.Context, in *erasureInput) (*Output[db.Erasure], error) {
-	operator, external := strings.TrimSpace(in.Body.Operator), strings.TrimSpace(in.Body.ExternalID)
-	if operator == "" && external == "" {
-		return nil, Errorf(CodeMissingFields, "say whose data to erase: operator, external_id or both").
-			WithDetails([]*huma.ErrorDetail{{Location: "body.operator", Message: "operator or external_id is required"},
-				{Location: "body.external_id", Message: "operator or external_id is required"}})
+	operator, customer := strings.TrimSpace(in.Body.Operator), strings.TrimSpace(in.Body.CustomerRef)
+	if old := strings.TrimSpace(in.Body.ExternalID); old != "" {
+		if customer != "" && customer != old {
+			return nil, Errorf(CodeValidation, "external_id is customer_ref's former name; give one of them").
+				WithDetail("body.external_id", "differs from customer_ref", nil)
+		}
+		customer = old
 	}
-	for loc, v := range map[string]string{"body.operator": operator, "body.external_id": external} {
+	if operator == "" && customer == "" {
+		return nil, Errorf(CodeMissingFields, "say whose data to erase: operator, customer_ref or both").
+			WithDetails([]*huma.ErrorDetail{{Location: "body.operator", Message: "operator or customer_ref is required"},
+				{Location: "body.customer_ref", Message: "operator or customer_ref is required"}})
+	}
+	for loc, v := range map[string]string{"body.operator": operator, "body.customer_ref": customer} {
 		if strings.ContainsFunc(v, unicode.IsControl) {
 			return nil, Errorf(CodeValidation, "an erasure's criteria are one line of text").WithDetail(loc, "holds a control character", nil)
 		}
@@ -420,7 +429,7 @@ func (p *privacyResource) erase(ctx context.Context, in *erasureInput) (*Output[
 	}
 	var e db.Erasure
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		created, err := db.ErasureCreate(ctx, tx, principal(ctx).User.ID, operator, external)
+		created, err := db.ErasureCreate(ctx, tx, principal(ctx).User.ID, operator, customer)
 		if err != nil {
 			return err
 		}

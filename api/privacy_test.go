@@ -302,7 +302,7 @@ func TestRightOfAccessExport(t *testing.T) {
 	require.Len(t, tasks, 1, "bob's task, not carla's")
 	task := tasks[0].(map[string]any)
 	require.Equal(t, mine, task["uuid"])
-	require.Equal(t, "CUST-1", task["external_id"])
+	require.Equal(t, "CUST-1", task["customer_ref"], "external_id is its former name")
 	require.Contains(t, task["transcript"], "cobrado")
 	require.Len(t, doc["notifications"], 1)
 	require.Equal(t, "Mis llamadas", doc["saved_views"].([]any)[0].(map[string]any)["name"])

@@ -114,6 +114,113 @@ type TaskFilterInput struct {
 	FailedCriterion      string `query:"failed_criterion" maxLength:"64" doc:"Only audited tasks whose current audit found this criterion (its id) not met"`
 	Assignee             string `query:"assignee" maxLength:"200" doc:"Only tasks assigned to this analyst (user id or username)"`
 	ReviewState          string `query:"review_state" enum:"automatic,reviewed,validated" doc:"Only tasks whose audit is in this review state: automatic (judged by the engine alone), reviewed (by an analyst) or validated"`
+	CallFilterInput
+}
+
+// CallFilterInput is the task list's filters on what the platform said of
+// a call or chat and on what a call's channels tell.
+type CallFilterInput struct {
+	CallID            string `query:"call_id" maxLength:"200" doc:"Only the task with this call id (the platform's id of the call or chat)"`
+	Queue             string `query:"queue" maxLength:"200" doc:"Only tasks of this queue or skill"`
+	Direction         string `query:"direction" enum:"inbound,outbound" doc:"Only inbound or only outbound interactions"`
+	Caller            string `query:"caller" maxLength:"40" doc:"Only tasks with this calling phone number, however written (+34 600-11-22-33 is +34600112233). Quality and above; never finds a number a campaign redacts"`
+	Called            string `query:"called" maxLength:"40" doc:"Only tasks with this called phone number, as caller"`
+	StartedFrom       string `query:"started_from" doc:"Only interactions that started at or after this time (started_at; RFC 3339, or a date: its UTC midnight)" example:"2024-05-01"`
+	StartedTo         string `query:"started_to" doc:"Only interactions that started before this time (started_at; RFC 3339, or a date: its UTC midnight)" example:"2024-05-02"`
+	Metadata          string `query:"metadata" maxLength:"600" doc:"Only tasks whose metadata has this key with this value, written key=value: a text value equal to it, or a number or true/false it writes (attempt=2 finds 2 and \"2\"). Quality and above" example:"tier=gold"`
+	MinAgentTalkRatio string `query:"min_agent_talk_ratio" pattern:"^(0(\\.[0-9]{1,3})?|1(\\.0{1,3})?)$" doc:"Only stereo calls where the agent's share of the talk is at least this (0..1)" example:"0.7"`
+	MaxAgentTalkRatio string `query:"max_agent_talk_ratio" pattern:"^(0(\\.[0-9]{1,3})?|1(\\.0{1,3})?)$" doc:"Only stereo calls where the agent's share of the talk is at most this (0..1)" example:"0.3"`
+	MinSilenceShare   string `query:"min_silence_share" pattern:"^(0(\\.[0-9]{1,3})?|1(\\.0{1,3})?)$" doc:"Only calls where nobody spoke for at least this share of the recording (0..1)"`
+	MaxSilenceShare   string `query:"max_silence_share" pattern:"^(0(\\.[0-9]{1,3})?|1(\\.0{1,3})?)$" doc:"Only calls where nobody spoke for at most this share of the recording (0..1)"`
+	MinLongestSilence string `query:"min_longest_silence" pattern:"^[0-9]{1,5}(\\.[0-9]{1,2})?$" doc:"Only calls whose longest silence lasts at least this many seconds" example:"30"`
+	MinDeadAir        string `query:"min_dead_air" pattern:"^[0-9]{1,4}$" doc:"Only calls with at least this many silences of dead air (10 s or more)"`
+	MinOvertalk       string `query:"min_overtalk" pattern:"^[0-9]{1,4}$" doc:"Only stereo calls with at least this many stretches of overtalk"`
+	MinHolds          string `query:"min_holds" pattern:"^[0-9]{1,4}$" doc:"Only stereo calls with at least this many holds"`
+}
+
+// filter reads the call's filters into f.
+func (in *CallFilterInput) filter(ctx context.Context, f *db.TaskFilter) error {
+	f.CallID, f.Queue, f.Direction = in.CallID, in.Queue, in.Direction
+	if !principal(ctx).Is(role.Quality) {
+		for name, v := range map[string]string{"caller": in.Caller, "called": in.Called, "metadata": in.Metadata} {
+			if v != "" {
+				return Errorf(CodeForbidden, fmt.Sprintf("the query parameter %q filters on the customer's data, which the "+
+					"quality role and above see; leave it out", name)).WithDetail("query."+name, "requires the quality role", nil)
+			}
+		}
+	}
+	for _, n := range []struct {
+		name, v string
+		to      *string
+	}{{"caller", in.Caller, &f.Caller}, {"called", in.Called, &f.Called}} {
+		if n.v == "" {
+			continue
+		}
+		number, ok := intake.PhoneNumber(n.v)
+		if !ok {
+			return invalidQuery(n.name, "must be a phone number: digits with an optional leading + (spaces, dots, dashes and parentheses are left out)", n.v)
+		}
+		*n.to = number
+	}
+	if in.Metadata != "" {
+		k, v, found := strings.Cut(in.Metadata, "=")
+		if !found || strings.TrimSpace(k) == "" {
+			return invalidQuery("metadata", "must be key=value, such as tier=gold", in.Metadata)
+		}
+		f.Metadata = &db.MetadataMatch{Key: k, Value: v}
+	}
+	var err error
+	if f.StartedFrom, err = parseTimeIn("started_from", in.StartedFrom, time.UTC); err != nil {
+		return err
+	}
+	if f.StartedTo, err = parseTimeIn("started_to", in.StartedTo, time.UTC); err != nil {
+		return err
+	}
+	return in.channels(&f.Channels)
+}
+
+// channels reads the bounds on what a call's channels tell into b: the
+// parameters' patterns have checked their form.
+func (in *CallFilterInput) channels(b *db.ChannelBounds) error {
+	for _, r := range []struct {
+		name, v string
+		to      **float64
+	}{
+		{"min_agent_talk_ratio", in.MinAgentTalkRatio, &b.MinAgentTalkRatio}, {"max_agent_talk_ratio", in.MaxAgentTalkRatio, &b.MaxAgentTalkRatio},
+		{"min_silence_share", in.MinSilenceShare, &b.MinSilenceShare}, {"max_silence_share", in.MaxSilenceShare, &b.MaxSilenceShare},
+		{"min_longest_silence", in.MinLongestSilence, &b.MinLongestSilence},
+	} {
+		if r.v == "" {
+			continue
+		}
+		x, err := strconv.ParseFloat(r.v, 64)
+		if err != nil {
+			return invalidQuery(r.name, "must be a number", r.v)
+		}
+		*r.to = &x
+	}
+	for _, r := range []struct {
+		name, v string
+		to      **int
+	}{{"min_dead_air", in.MinDeadAir, &b.MinDeadAir}, {"min_overtalk", in.MinOvertalk, &b.MinOvertalk}, {"min_holds", in.MinHolds, &b.MinHolds}} {
+		if r.v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(r.v)
+		if err != nil {
+			return invalidQuery(r.name, "must be a whole number", r.v)
+		}
+		*r.to = &n
+	}
+	for _, p := range []struct {
+		lo, hi *float64
+		name   string
+	}{{b.MinAgentTalkRatio, b.MaxAgentTalkRatio, "agent_talk_ratio"}, {b.MinSilenceShare, b.MaxSilenceShare, "silence_share"}} {
+		if p.lo != nil && p.hi != nil && *p.lo > *p.hi {
+			return invalidQuery("max_"+p.name, fmt.Sprintf("is below min_%s: no call can match", p.name), *p.hi)
+		}
+	}
+	return nil
 }
 
 // binaryResponse documents that the GET of path answers status with a file
@@ -273,6 +380,9 @@ func (in *TaskFilterInput) filter(ctx context.Context, pool *pgxpool.Pool) (f db
 			return f, false, err
 		}
 	}
+	if err := in.CallFilterInput.filter(ctx, &f); err != nil {
+		return f, false, err
+	}
 	if p := principal(ctx); !p.Is(role.Quality) {
 		if f.OperatorID != "" && f.OperatorID != p.User.ID {
 			return f, false, nil
@@ -360,34 +470,41 @@ type taskInput struct {
 
 // TaskDetail is a task with everything known about it.
 type TaskDetail struct {
-	UUID            string          `json:"uuid" format:"uuid"`
-	Kind            string          `json:"kind" enum:"call,chat"`
-	Status          pipeline.Status `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
-	FileName        string          `json:"file_name"`
-	ContentType     string          `json:"content_type"`
-	SizeBytes       int64           `json:"size_bytes"`
-	SHA256          string          `json:"sha256" doc:"Hex SHA-256 of the file"`
-	Campaign        string          `json:"campaign" doc:"The campaign's name"`
-	OperatorID      string          `json:"operator_id,omitempty" doc:"The audited agent's user id"`
-	Language        string          `json:"language"`
-	Direction       string          `json:"direction,omitempty" enum:"inbound,outbound"`
-	StartedAt       *time.Time      `json:"started_at,omitempty"`
-	ExternalID      string          `json:"external_id,omitempty"`
-	UploadedBy      string          `json:"uploaded_by" doc:"The uploader's user id"`
-	DurationSeconds *float64        `json:"duration_seconds,omitempty"`
-	Error           string          `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
-	Attempts        int             `json:"attempts"`
-	ReviewItems     *int            `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
-	AssigneeID      string          `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
-	AssignedAt      *time.Time      `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
-	DueAt           *time.Time      `json:"due_at,omitempty" doc:"By when the assignee should review it"`
-	ReviewState     string          `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
-	ReviewedAt      *time.Time      `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
-	ReviewedBy      string          `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
-	AuditHidden     bool            `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those, or has verdicts pending an analyst's confirmation: audit, revisions and review_items are left out until an analyst reviews it"`
-	CreatedAt       time.Time       `json:"created_at"`
-	UpdatedAt       time.Time       `json:"updated_at"`
-	AudioURL        string          `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
+	UUID        string          `json:"uuid" format:"uuid"`
+	Kind        string          `json:"kind" enum:"call,chat"`
+	Status      pipeline.Status `json:"status" enum:"queued,transcribing,transcribed,auditing,audited,validated,failed"`
+	FileName    string          `json:"file_name"`
+	ContentType string          `json:"content_type"`
+	SizeBytes   int64           `json:"size_bytes"`
+	SHA256      string          `json:"sha256" doc:"Hex SHA-256 of the file"`
+	Campaign    string          `json:"campaign" doc:"The campaign's name"`
+	OperatorID  string          `json:"operator_id,omitempty" doc:"The audited agent's user id"`
+	Language    string          `json:"language"`
+	Direction   string          `json:"direction,omitempty" enum:"inbound,outbound"`
+	StartedAt   *time.Time      `json:"started_at,omitempty"`
+	CallID      string          `json:"call_id,omitempty" doc:"The platform's id of the call or chat, unique in its campaign"`
+	Queue       string          `json:"queue,omitempty" doc:"The platform's queue or skill"`
+	// Caller, Called, CustomerRef and Metadata are personal data: left
+	// out for a viewer below quality.
+	Caller          string         `json:"caller,omitempty" doc:"The calling phone number (digits, leading +), or [PHONE] in a campaign that redacts phone numbers; absent once the transcript is deleted, and to agents"`
+	Called          string         `json:"called,omitempty" doc:"The called phone number, as caller"`
+	CustomerRef     string         `json:"customer_ref,omitempty" doc:"The customer's reference in another system, which an erasure finds the task by; absent to agents"`
+	Metadata        map[string]any `json:"metadata,omitempty" doc:"What else the platform said of the interaction (string keys, scalar values), text values redacted as the transcript; absent once the transcript is deleted, and to agents"`
+	UploadedBy      string         `json:"uploaded_by" doc:"The uploader's user id"`
+	DurationSeconds *float64       `json:"duration_seconds,omitempty"`
+	Error           string         `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
+	Attempts        int            `json:"attempts"`
+	ReviewItems     *int           `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
+	AssigneeID      string         `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
+	AssignedAt      *time.Time     `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
+	DueAt           *time.Time     `json:"due_at,omitempty" doc:"By when the assignee should review it"`
+	ReviewState     string         `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
+	ReviewedAt      *time.Time     `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
+	ReviewedBy      string         `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
+	AuditHidden     bool           `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those, or has verdicts pending an analyst's confirmation: audit, revisions and review_items are left out until an analyst reviews it"`
+	CreatedAt       time.Time      `json:"created_at"`
+	UpdatedAt       time.Time      `json:"updated_at"`
+	AudioURL        string         `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
 	// TranscriptUnreliable is db.Task.TranscriptUnreliable; the figures
 	// behind it are the transcript's quality.
 	TranscriptUnreliable string `json:"transcript_unreliable,omitempty" enum:"low_quality,too_fast" doc:"Why the call's transcript is unreliable, when it is: low_quality (the speech engine was unsure of its words: transcript.quality.score under transcript.quality.floor) or too_fast (more words a second than anyone says); every automatic verdict of its audit then needs review"`
@@ -473,11 +590,14 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	d := TaskDetail{
 		UUID: task.UUID, Kind: task.Kind, Status: task.Status, FileName: task.FileName, ContentType: task.ContentType,
 		SizeBytes: task.SizeBytes, SHA256: task.SHA256, Campaign: task.CampaignName, OperatorID: task.OperatorID,
-		Language: task.Language, Direction: task.Direction, StartedAt: task.StartedAt, ExternalID: task.ExternalID,
+		Language: task.Language, Direction: task.Direction, StartedAt: task.StartedAt, CallID: task.CallID, Queue: task.Queue,
 		UploadedBy: task.UploadedBy, DurationSeconds: task.DurationSeconds, Error: task.Error, Attempts: task.Attempts,
 		ReviewItems: task.ReviewItems, AssigneeID: task.AssigneeID, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
 		AssignedAt: task.AssignedAt, DueAt: task.DueAt, ReviewState: task.ReviewState(), ReviewedAt: task.ReviewedAt,
 		ReviewedBy: task.ReviewedBy, Revisions: []db.AuditRevisionInfo{}, TranscriptUnreliable: task.TranscriptUnreliable,
+	}
+	if principal(ctx).Is(role.Quality) {
+		d.Caller, d.Called, d.CustomerRef, d.Metadata = task.Caller, task.Called, task.CustomerRef, task.Metadata
 	}
 	hidden := auditHidden(ctx, task)
 	if task.Kind == db.TaskCall && task.BlobKey != "" {

@@ -188,7 +188,7 @@ func TestUploadCallsAndChats(t *testing.T) {
 		require.Equal(t, "en", d["language"])
 		require.Equal(t, "inbound", d["direction"])
 		require.Equal(t, "2024-05-02T10:00:00Z", d["started_at"])
-		require.Equal(t, "crm-77", d["external_id"])
+		require.Equal(t, "crm-77", d["customer_ref"], "external_id is customer_ref's former name")
 		require.Equal(t, "qa", d["uploaded_by"])
 		history := d["history"].([]any)
 		require.Len(t, history, 1)

@@ -52,8 +52,18 @@ func (l UploadLimits) withDefaults() UploadLimits {
 // maxFieldBytes caps a text field of the upload form.
 const maxFieldBytes = 1 << 10
 
-// uploadFields are the text fields of the upload form.
-var uploadFields = []string{"campaign", "operator", "language", "direction", "started_at", "external_id"}
+// uploadFields are the text fields of the upload form. external_id is
+// customer_ref's former name.
+var uploadFields = []string{"campaign", "operator", "language", "direction", "started_at", "call_id", "queue",
+	"caller", "called", "customer_ref", "metadata", "external_id"}
+
+// fieldBytes is the limit of the field name, in bytes.
+func fieldBytes(name string) int {
+	if name == "metadata" {
+		return intake.MaxMetadataBytes
+	}
+	return maxFieldBytes
+}
 
 var languageTag = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
 
@@ -121,9 +131,22 @@ refused, no task is created. Uploads have their own per-user rate limit
 				"language": text("BCP 47 language of the interactions, such as \"es\". Defaults to the campaign's. A call in a " +
 					"language the speech engine does not transcribe (GET /client-config lists them), given or the campaign's, is " +
 					"refused (400): a call is never transcribed in a language nobody asked for."),
-				"direction":   {Type: "string", Enum: []any{"inbound", "outbound"}},
-				"started_at":  {Type: "string", Format: "date-time", Description: "When the interactions started (RFC 3339)."},
-				"external_id": text("The interaction's id in another system."),
+				"direction":  {Type: "string", Enum: []any{"inbound", "outbound"}},
+				"started_at": {Type: "string", Format: "date-time", Description: "When the interactions started (RFC 3339)."},
+				"call_id": text(fmt.Sprintf("The platform's id of the call or chat (at most %d characters), unique in its campaign: "+
+					"with one file only. The same file uploaded again is its task, a duplicate; another file with a call_id a task of "+
+					"the campaign has is 409 CONFLICT naming that task.", intake.MaxReferenceLength)),
+				"queue": text("The platform's queue or skill the interaction came through."),
+				"caller": text("The calling phone number: digits with an optional leading + (spaces, dots, dashes, parentheses, " +
+					"tel: are left out). Personal data: shown to quality and above, deleted with the transcript (retention, erasure), " +
+					"stored as [PHONE] in a campaign that redacts phone numbers."),
+				"called":       text("The called phone number, as caller."),
+				"customer_ref": text("The customer's reference in another system, such as a CRM id: POST /admin/erasures erases by it. Shown to quality and above."),
+				"metadata": text(fmt.Sprintf("What else the platform says of the interaction, as a JSON object of at most %d keys "+
+					"(each 1 to %d characters, without =) whose values are strings (at most %d characters), numbers or true/false; "+
+					"%s at most. Text values are redacted as the campaign's transcripts. Shown to quality and above.",
+					intake.MaxMetadataKeys, intake.MaxMetadataKeyLength, intake.MaxMetadataValueLength, size(intake.MaxMetadataBytes))),
+				"external_id": {Type: "string", Deprecated: true, Description: "customer_ref's former name: the same field."},
 			},
 		}}},
 	}
@@ -155,7 +178,15 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 			WithDetail("body.files", "required", nil)
 	}
 	s := intake.Settings{Campaign: u.campaign, Language: u.fields["language"], Direction: u.fields["direction"],
-		ExternalID: u.fields["external_id"], UploadedBy: principal(ctx).User.ID}
+		CustomerRef: u.fields["customer_ref"], CallID: u.fields["call_id"], Queue: u.fields["queue"],
+		Caller: u.fields["caller"], Called: u.fields["called"], Metadata: u.metadata, UploadedBy: principal(ctx).User.ID}
+	if s.CallID != "" && u.upload.Files() > 1 {
+		msg := fmt.Sprintf("names one call or chat, and this upload has %d files: upload each with its own call_id", u.upload.Files())
+		return nil, Errorf(CodeValidation, "the field \"call_id\" "+msg).WithDetail("body.call_id", msg, s.CallID)
+	}
+	if err := s.Check("body."); err != nil {
+		return nil, err
+	}
 	if v := u.fields["started_at"]; v != "" {
 		at, _ := time.Parse(time.RFC3339Nano, v) // checked when the field arrived
 		s.StartedAt = &at
@@ -185,6 +216,8 @@ type uploadRequest struct {
 	form   *formReader
 	// campaign is resolved when its field arrives.
 	campaign *db.Campaign
+	// metadata is read when its field arrives.
+	metadata map[string]any
 	upload   *intake.Upload
 }
 
@@ -221,21 +254,37 @@ func (u *uploadRequest) field(ctx context.Context, part *multipart.Part) error {
 	if !slices.Contains(uploadFields, name) {
 		return Errorf(CodeValidation, fmt.Sprintf("unknown field %q; the fields are %s, and file parts", name, strings.Join(uploadFields, ", ")))
 	}
-	if _, seen := u.fields[name]; seen {
-		return Errorf(CodeValidation, fmt.Sprintf("the field %q is given twice", name))
+	if name == "external_id" {
+		name = "customer_ref" // its former name
 	}
-	b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+	if _, seen := u.fields[name]; seen {
+		return Errorf(CodeValidation, fmt.Sprintf("the field %q is given twice (external_id is customer_ref's former name)", name))
+	}
+	limit := fieldBytes(name)
+	b, err := io.ReadAll(io.LimitReader(part, int64(limit)+1))
 	if err != nil {
 		return u.form.error(err, "")
 	}
 	invalid := func(msg string) error {
-		return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).
-			WithDetail("body."+name, msg, string(b))
+		var sent any = string(b)
+		if len(b) > maxEchoedValue {
+			sent = nil
+		}
+		return Errorf(CodeValidation, fmt.Sprintf("the field %q %s", name, msg)).WithDetail("body."+name, msg, sent)
 	}
-	if len(b) > maxFieldBytes || !utf8.Valid(b) {
-		return invalid(fmt.Sprintf("must be UTF-8 text of at most %d bytes", maxFieldBytes))
+	if len(b) > limit || !utf8.Valid(b) {
+		return invalid(fmt.Sprintf("must be UTF-8 text of at most %d bytes", limit))
 	}
 	v := strings.TrimSpace(string(b))
+	if name == "metadata" && v != "" {
+		u.fields[name] = v
+		m, err := intake.ParseMetadata(b)
+		if err != nil {
+			return invalid(err.Error())
+		}
+		u.metadata = m
+		return nil
+	}
 	if badText(v) {
 		return invalid("must be one line of text, without NUL or other control characters")
 	}
@@ -265,9 +314,13 @@ func (u *uploadRequest) field(ctx context.Context, part *multipart.Part) error {
 		if _, err := time.Parse(time.RFC3339Nano, v); err != nil {
 			return invalid("must be an RFC 3339 time such as 2024-05-02T10:00:00Z")
 		}
-	case "operator", "external_id":
-		if utf8.RuneCountInString(v) > 200 {
-			return invalid("must be at most 200 characters")
+	case "operator", "call_id", "queue", "customer_ref":
+		if utf8.RuneCountInString(v) > intake.MaxReferenceLength {
+			return invalid(fmt.Sprintf("must be at most %d characters", intake.MaxReferenceLength))
+		}
+	case "caller", "called":
+		if _, ok := intake.PhoneNumber(v); !ok {
+			return invalid("must be a phone number: digits with an optional leading + (spaces, dots, dashes, parentheses and tel: are left out); leave it out when withheld")
 		}
 	}
 	return nil

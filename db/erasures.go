@@ -18,7 +18,7 @@ type Erasure struct {
 	ID          string     `json:"id" format:"uuid"`
 	RequestedBy string     `json:"requested_by" doc:"The user id of the admin who asked for it"`
 	OperatorID  string     `json:"operator_id,omitempty" doc:"Tasks where this is the agent"`
-	ExternalID  string     `json:"external_id,omitempty" doc:"Tasks with this customer reference (external_id)"`
+	CustomerRef string     `json:"customer_ref,omitempty" doc:"Tasks with this customer reference (a task's customer_ref)"`
 	Status      string     `json:"status" enum:"queued,done"`
 	Tasks       int64      `json:"tasks" doc:"Tasks something was deleted from"`
 	Held        int64      `json:"held" doc:"Tasks left untouched because they are on legal hold"`
@@ -30,21 +30,21 @@ type Erasure struct {
 	FinishedAt  *time.Time `json:"finished_at,omitempty"`
 }
 
-const erasureColumns = `id, requested_by, COALESCE(operator_id, ''), COALESCE(external_id, ''), status, tasks, held,
+const erasureColumns = `id, requested_by, COALESCE(operator_id, ''), COALESCE(customer_ref, ''), status, tasks, held,
 	recordings, transcripts, audits, COALESCE(job_id, 0), created_at, finished_at`
 
 func scanErasure(row pgx.Row) (Erasure, error) {
 	var e Erasure
-	err := row.Scan(&e.ID, &e.RequestedBy, &e.OperatorID, &e.ExternalID, &e.Status, &e.Tasks, &e.Held,
+	err := row.Scan(&e.ID, &e.RequestedBy, &e.OperatorID, &e.CustomerRef, &e.Status, &e.Tasks, &e.Held,
 		&e.Recordings, &e.Transcripts, &e.Audits, &e.JobID, &e.CreatedAt, &e.FinishedAt)
 	return e, err
 }
 
 // ErasureCreate records an erasure of the tasks of operatorID or
-// externalID ("" for none; one at least), asked for by user by.
-func ErasureCreate(ctx context.Context, q DBTX, by, operatorID, externalID string) (Erasure, error) {
-	return scanErasure(q.QueryRow(ctx, `INSERT INTO erasures (requested_by, operator_id, external_id)
-		VALUES ($1, NULLIF($2, ''), NULLIF($3, '')) RETURNING `+erasureColumns, by, operatorID, externalID))
+// customerRef ("" for none; one at least), asked for by user by.
+func ErasureCreate(ctx context.Context, q DBTX, by, operatorID, customerRef string) (Erasure, error) {
+	return scanErasure(q.QueryRow(ctx, `INSERT INTO erasures (requested_by, operator_id, customer_ref)
+		VALUES ($1, NULLIF($2, ''), NULLIF($3, '')) RETURNING `+erasureColumns, by, operatorID, customerRef))
 }
 
 // ErasureSetJob records the job that carries out erasure id.

@@ -31,6 +31,18 @@ type ExportRow struct {
 	// Channels holds the figures of what a call's channels tell; nil for
 	// a chat and a call not analysed.
 	Channels *ExportChannels
+	// Call is what the platform said of the interaction.
+	Call ExportCall
+}
+
+// ExportCall is what the platform said of an interaction, as an export
+// writes it: the personal data (caller, called, customer reference,
+// metadata) only to a viewer who sees it (TaskExport's parties).
+type ExportCall struct {
+	CallID, Queue, Direction, Caller, Called, CustomerRef string
+	StartedAt                                             *time.Time
+	// Metadata is the JSON object, nil for none.
+	Metadata []byte
 }
 
 // ExportChannels are the figures of transcript.Channels an export has a
@@ -71,14 +83,15 @@ func ExportCriteria(ctx context.Context, q DBTX, f TaskFilter) ([]string, error)
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// TaskExport calls fn with every task f selects in v's view, newest first, with its
+// TaskExport calls fn with every task f selects in v's view (with the
+// parties' personal data when parties is set), newest first, with its
 // current audit's items when items is set, reading exportBatch tasks at a time by their
 // position in that order: memory does not grow with the number of tasks,
 // and tasks added meanwhile do not shift what is read. A task whose audit
 // is hidden from v comes without it (no score, result, review items,
 // revision or verdicts), and verdicts v is not shown (VerdictsHidden)
 // without them. It stops at fn's first error and returns it.
-func TaskExport(ctx context.Context, q DBTX, v visibility.Viewer, f TaskFilter, items bool, fn func(ExportRow) error) error {
+func TaskExport(ctx context.Context, q DBTX, v visibility.Viewer, f TaskFilter, items, parties bool, fn func(ExportRow) error) error {
 	f.Viewer = v
 	// The items are read from the audit's revision only when asked for.
 	itemsColumn, itemsJoin := "NULL::jsonb", ""
@@ -107,10 +120,15 @@ func TaskExport(ctx context.Context, q DBTX, v visibility.Viewer, f TaskFilter, 
 				(ch.figures->>'customer_talk_seconds')::float8, (ch.figures->>'agent_talk_ratio')::float8,
 				(ch.figures->>'overtalk_seconds')::float8,
 				CASE WHEN (ch.figures->>'stereo')::bool THEN COALESCE(jsonb_array_length(ch.figures->'overtalk'), 0) END,
-				CASE WHEN (ch.figures->>'stereo')::bool THEN COALESCE(jsonb_array_length(ch.figures->'holds'), 0) END
+				CASE WHEN (ch.figures->>'stereo')::bool THEN COALESCE(jsonb_array_length(ch.figures->'holds'), 0) END,
+				COALESCE(t.call_id, ''), COALESCE(t.queue, ''), COALESCE(t.direction, ''), t.started_at,
+				CASE WHEN $`+strconv.Itoa(len(args)+1)+` THEN COALESCE(t.caller, '') ELSE '' END,
+				CASE WHEN $`+strconv.Itoa(len(args)+1)+` THEN COALESCE(t.called, '') ELSE '' END,
+				CASE WHEN $`+strconv.Itoa(len(args)+1)+` THEN COALESCE(t.customer_ref, '') ELSE '' END,
+				CASE WHEN $`+strconv.Itoa(len(args)+1)+` THEN t.metadata END
 			FROM tasks t JOIN campaigns c ON c.id = t.campaign_id`+itemsJoin+`
 			LEFT JOIN call_channels ch ON ch.task_uuid = t.uuid
-			WHERE `+where+` ORDER BY `+sort.key+` `+dir+`, t.uuid `+dir+` LIMIT `+strconv.Itoa(exportBatch), args...)
+			WHERE `+where+` ORDER BY `+sort.key+` `+dir+`, t.uuid `+dir+` LIMIT `+strconv.Itoa(exportBatch), append(args, parties)...)
 		if err != nil {
 			return err
 		}
@@ -122,7 +140,9 @@ func TaskExport(ctx context.Context, q DBTX, v visibility.Viewer, f TaskFilter, 
 			err := row.Scan(&e.UUID, &e.Kind, &e.Status, &e.FileName, &e.Campaign, &e.OperatorID, &e.Language,
 				&e.CreatedAt, &e.AuditedAt, &e.Score, &e.Passed, &e.ReviewItems, &e.AuditRevision, &e.Judged, &e.Failed, &e.ReviewState, &hidden, &items,
 				&analysed, &ch.Stereo, &ch.SilenceShare, &ch.LongestSilenceSeconds, &ch.DeadAir, &ch.AgentTalkSeconds,
-				&ch.CustomerTalkSeconds, &ch.AgentTalkRatio, &ch.OvertalkSeconds, &ch.Overtalk, &ch.Holds)
+				&ch.CustomerTalkSeconds, &ch.AgentTalkRatio, &ch.OvertalkSeconds, &ch.Overtalk, &ch.Holds,
+				&e.Call.CallID, &e.Call.Queue, &e.Call.Direction, &e.Call.StartedAt, &e.Call.Caller, &e.Call.Called,
+				&e.Call.CustomerRef, &e.Call.Metadata)
 			if analysed {
 				e.Channels = &ch
 			}

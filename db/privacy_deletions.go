@@ -77,23 +77,23 @@ func TasksExpired(ctx context.Context, q DBTX, campaign, kind string, days, limi
 }
 
 // TasksOfPerson returns up to limit tasks where operatorID is the agent or
-// externalID the customer reference ("" matches nothing) that still hold
+// customerRef the customer reference ("" matches nothing) that still hold
 // something, not on legal hold, locked for the rest of tx.
-func TasksOfPerson(ctx context.Context, q DBTX, operatorID, externalID string, limit int) ([]string, error) {
+func TasksOfPerson(ctx context.Context, q DBTX, operatorID, customerRef string, limit int) ([]string, error) {
 	return texts(q.Query(ctx, `
 		SELECT t.uuid::text FROM tasks t
-		WHERE (t.operator_id = $1 OR t.external_id = $2)
+		WHERE (t.operator_id = $1 OR t.customer_ref = $2)
 			AND (t.blob_key IS NOT NULL OR t.transcript_deleted_at IS NULL OR t.audit_deleted_at IS NULL)
 			AND NOT EXISTS (SELECT 1 FROM legal_holds h WHERE h.task_uuid = t.uuid)
-		ORDER BY t.uuid LIMIT $3 FOR UPDATE OF t`, nullIfEmpty(operatorID), nullIfEmpty(externalID), limit))
+		ORDER BY t.uuid LIMIT $3 FOR UPDATE OF t`, nullIfEmpty(operatorID), nullIfEmpty(customerRef), limit))
 }
 
 // TasksOfPersonHeld counts the tasks of a person (as TasksOfPerson) on
 // legal hold.
-func TasksOfPersonHeld(ctx context.Context, q DBTX, operatorID, externalID string) (int64, error) {
+func TasksOfPersonHeld(ctx context.Context, q DBTX, operatorID, customerRef string) (int64, error) {
 	var n int64
 	err := q.QueryRow(ctx, `SELECT count(*) FROM tasks t JOIN legal_holds h ON h.task_uuid = t.uuid
-		WHERE t.operator_id = $1 OR t.external_id = $2`, nullIfEmpty(operatorID), nullIfEmpty(externalID)).Scan(&n)
+		WHERE t.operator_id = $1 OR t.customer_ref = $2`, nullIfEmpty(operatorID), nullIfEmpty(customerRef)).Scan(&n)
 	return n, err
 }
 
@@ -101,8 +101,9 @@ func TasksOfPersonHeld(ctx context.Context, q DBTX, operatorID, externalID strin
 // transaction) and returns what it deleted:
 //   - recording: the uploaded file's reference (blob_key becomes NULL, the
 //     key is returned to delete after commit);
-//   - transcript: the transcript and the task's search document, and a
-//     chat's uploaded file, which holds the same words;
+//   - transcript: the transcript and the task's search document, a
+//     chat's uploaded file, which holds the same words, and what the
+//     platform said of the call's parties (caller, called, metadata);
 //   - audit: every revision and pending edit of the audit (the task keeps
 //     its score and pass, which the statistics count), the search document
 //     made again without its explanations.
@@ -117,8 +118,8 @@ func TasksForget(ctx context.Context, q DBTX, kind string, uuids []string, f *Fo
 		if err := forgetCounted(ctx, q, ForgetTranscript, f, `
 			WITH gone AS (DELETE FROM transcripts WHERE task_uuid = ANY($1::uuid[]) RETURNING task_uuid),
 			search AS (DELETE FROM task_search WHERE task_uuid = ANY($1::uuid[])),
-			t AS (UPDATE tasks SET transcript_deleted_at = now() WHERE uuid = ANY($1::uuid[]) AND transcript_deleted_at IS NULL
-				RETURNING uuid, campaign_id)
+			t AS (UPDATE tasks SET transcript_deleted_at = now(), caller = NULL, called = NULL, metadata = NULL
+				WHERE uuid = ANY($1::uuid[]) AND transcript_deleted_at IS NULL RETURNING uuid, campaign_id)
 			SELECT t.campaign_id, count(gone.task_uuid) FROM t LEFT JOIN gone ON gone.task_uuid = t.uuid GROUP BY 1`, uuids); err != nil {
 			return err
 		}

@@ -24,7 +24,7 @@ var SubjectSections = []struct {
 		FROM users WHERE id = $1`},
 	{"tasks_as_agent", `SELECT jsonb_build_object('uuid', t.uuid, 'kind', t.kind, 'status', t.status, 'file_name', t.file_name,
 		'campaign', c.name, 'language', t.language, 'direction', t.direction, 'started_at', t.started_at,
-		'external_id', t.external_id, 'created_at', t.created_at, 'duration_seconds', t.duration_seconds,
+		'call_id', t.call_id, 'queue', t.queue, 'customer_ref', t.customer_ref, 'created_at', t.created_at, 'duration_seconds', t.duration_seconds,
 		'score', CASE WHEN NOT ` + agentHidden + ` THEN t.score END,
 		'passed', CASE WHEN NOT ` + agentHidden + ` THEN t.passed END, 'audit_hidden', ` + agentHidden + `,
 		'recording_kept', t.blob_key IS NOT NULL,

@@ -138,6 +138,10 @@ type TaskSummary struct {
 	Campaign    string          `json:"campaign" doc:"The campaign's name"`
 	OperatorID  string          `json:"operator_id,omitempty" doc:"The audited agent's user id"`
 	Language    string          `json:"language" doc:"The interaction's language (BCP 47)"`
+	CallID      string          `json:"call_id,omitempty" doc:"The platform's id of the call or chat"`
+	Queue       string          `json:"queue,omitempty" doc:"The platform's queue or skill"`
+	Direction   string          `json:"direction,omitempty" enum:"inbound,outbound"`
+	StartedAt   *time.Time      `json:"started_at,omitempty" doc:"When the interaction started, as its upload said"`
 	Error       string          `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
 	Score       *float64        `json:"score,omitempty" doc:"The current audit's score (0..100), once audited; absent while verdicts are pending (see score_min, score_max)"`
 	Passed      *bool           `json:"passed,omitempty" doc:"Whether the current audit reaches the campaign's passing score; absent while verdicts are pending"`
@@ -162,7 +166,8 @@ type TaskSummary struct {
 func (t Task) Summary() TaskSummary {
 	return TaskSummary{
 		UUID: t.UUID, Kind: t.Kind, Status: t.Status, FileName: t.FileName, Campaign: t.CampaignName,
-		OperatorID: t.OperatorID, Language: t.Language, Error: t.Error, Score: t.Score, Passed: t.Passed, ReviewItems: t.ReviewItems,
+		OperatorID: t.OperatorID, Language: t.Language, CallID: t.CallID, Queue: t.Queue, Direction: t.Direction,
+		StartedAt: t.StartedAt, Error: t.Error, Score: t.Score, Passed: t.Passed, ReviewItems: t.ReviewItems,
 		ScoreMin: t.ScoreMin, ScoreMax: t.ScoreMax, Pending: t.PendingCriteria,
 		AssigneeID: t.AssigneeID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		ReviewState: t.ReviewState(), AssignedAt: t.AssignedAt, DueAt: t.DueAt, TranscriptUnreliable: t.TranscriptUnreliable,
@@ -189,32 +194,36 @@ type NewTask struct {
 	BlobKey    string
 	CampaignID string
 	// OperatorID is the audited agent's user id ("" when not given).
-	OperatorID      string
-	Language        string
-	Direction       string
-	StartedAt       *time.Time
-	ExternalID      string
-	UploadedBy      string
-	DurationSeconds *float64
+	OperatorID string
+	Language   string
+	Direction  string
+	StartedAt  *time.Time
+	// What the platform said of the interaction, as intake.Settings has
+	// it ("" or nil for nothing); CallID is unique in the campaign.
+	CustomerRef, CallID, Queue, Caller, Called string
+	Metadata                                   map[string]any
+	UploadedBy                                 string
+	DurationSeconds                            *float64
 }
 
 const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.size_bytes, t.sha256, COALESCE(t.blob_key, ''),
 	t.campaign_id, c.name, COALESCE(t.operator_id, ''), t.language, COALESCE(t.direction, ''), t.started_at,
-	COALESCE(t.external_id, ''), t.uploaded_by, t.duration_seconds, COALESCE(t.error, ''), t.attempts,
+	COALESCE(t.customer_ref, ''), t.uploaded_by, t.duration_seconds, COALESCE(t.error, ''), t.attempts,
 	t.score::float8, t.passed, t.review_items, t.audit_revision, COALESCE(t.assignee_id, ''), t.created_at, t.updated_at,
 	t.reviewed_at, COALESCE(t.reviewed_by, ''), t.assigned_at, t.assignment_due_at, c.operator_sees_automatic,
 	t.audit_deleted_at IS NOT NULL,
 	COALESCE(t.transcript_unreliable, ''),
-	t.score_min::float8, t.score_max::float8, COALESCE(t.pending_criteria, '{}')`
+	t.score_min::float8, t.score_max::float8, COALESCE(t.pending_criteria, '{}'),
+	COALESCE(t.call_id, ''), COALESCE(t.queue, ''), COALESCE(t.caller, ''), COALESCE(t.called, ''), t.metadata`
 
 func scanTask(row pgx.Row) (Task, error) {
 	var t Task
 	err := row.Scan(&t.UUID, &t.Kind, &t.Status, &t.FileName, &t.ContentType, &t.SizeBytes, &t.SHA256, &t.BlobKey,
 		&t.CampaignID, &t.CampaignName, &t.OperatorID, &t.Language, &t.Direction, &t.StartedAt,
-		&t.ExternalID, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
+		&t.CustomerRef, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
 		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.AssigneeID, &t.CreatedAt, &t.UpdatedAt,
 		&t.ReviewedAt, &t.ReviewedBy, &t.AssignedAt, &t.DueAt, &t.OperatorSeesAutomatic, &t.AuditDeleted, &t.TranscriptUnreliable,
-		&t.ScoreMin, &t.ScoreMax, &t.PendingCriteria)
+		&t.ScoreMin, &t.ScoreMax, &t.PendingCriteria, &t.CallID, &t.Queue, &t.Caller, &t.Called, &t.Metadata)
 	return t, err
 }
 
@@ -227,8 +236,10 @@ func TaskInsert(ctx context.Context, q DBTX, n NewTask) (Task, bool, error) {
 	t, err := scanTask(q.QueryRow(ctx, `
 		WITH t AS (
 			INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key,
-				campaign_id, operator_id, language, direction, started_at, external_id, uploaded_by, duration_seconds)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, NULLIF($12, ''), $13, NULLIF($14, ''), $15, $16)
+				campaign_id, operator_id, language, direction, started_at, customer_ref, uploaded_by, duration_seconds,
+				call_id, queue, caller, called, metadata)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, NULLIF($10, ''), $11, NULLIF($12, ''), $13, NULLIF($14, ''), $15, $16,
+				NULLIF($17, ''), NULLIF($18, ''), NULLIF($19, ''), NULLIF($20, ''), $21)
 			ON CONFLICT (sha256) DO NOTHING
 			RETURNING *
 		), history AS (
@@ -236,12 +247,29 @@ func TaskInsert(ctx context.Context, q DBTX, n NewTask) (Task, bool, error) {
 		)
 		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`,
 		n.UUID, n.Kind, n.Status, n.FileName, n.ContentType, n.SizeBytes, n.SHA256, n.BlobKey,
-		n.CampaignID, n.OperatorID, n.Language, n.Direction, n.StartedAt, n.ExternalID, n.UploadedBy, n.DurationSeconds))
+		n.CampaignID, n.OperatorID, n.Language, n.Direction, n.StartedAt, n.CustomerRef, n.UploadedBy, n.DurationSeconds,
+		n.CallID, n.Queue, n.Caller, n.Called, metadataArg(n.Metadata)))
 	if errors.Is(err, pgx.ErrNoRows) {
 		t, err = TaskGetBySHA256(ctx, q, n.SHA256)
 		return t, false, err
 	}
-	return t, err == nil, err
+	// Only a call id can be taken otherwise: by a concurrent upload.
+	return t, err == nil, unique(err, fmt.Sprintf("another upload took the call id %q in this campaign meanwhile", n.CallID))
+}
+
+// metadataArg is m as TaskInsert stores it: NULL for none.
+func metadataArg(m map[string]any) any {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// TaskGetByCallID returns the task of campaign whose call id is callID, or
+// a NotFound error.
+func TaskGetByCallID(ctx context.Context, q DBTX, campaignID, callID string) (Task, error) {
+	t, err := scanTask(q.QueryRow(ctx, `SELECT `+taskColumns+taskFrom+` WHERE t.campaign_id = $1 AND t.call_id = $2`, campaignID, callID))
+	return t, one(err, "no task with call id %s", callID)
 }
 
 // taskFrom is what taskColumns read from.
@@ -459,6 +487,23 @@ type TaskFilter struct {
 	Language string `json:"language,omitempty"`
 	// ReviewState keeps the tasks in this review state (Task.ReviewState).
 	ReviewState string `json:"review_state,omitempty"`
+	// CallID, Queue, Direction, Caller and Called keep the tasks with that
+	// value (phone numbers as intake stores them).
+	CallID    string `json:"call_id,omitempty"`
+	Queue     string `json:"queue,omitempty"`
+	Direction string `json:"direction,omitempty"`
+	Caller    string `json:"caller,omitempty"`
+	Called    string `json:"called,omitempty"`
+	// StartedFrom and StartedTo bound started_at: StartedFrom <= started_at
+	// < StartedTo (tasks without it are left out when either is set).
+	StartedFrom time.Time `json:"started_from,omitzero"`
+	StartedTo   time.Time `json:"started_to,omitzero"`
+	// Metadata keeps the tasks whose metadata has this key with this value
+	// (a string, or a number or boolean written as text).
+	Metadata *MetadataMatch `json:"metadata,omitempty"`
+	// Channels bounds what a call's channels tell; a bound keeps only the
+	// calls analysed that have the figure.
+	Channels ChannelBounds `json:"channels,omitzero"`
 	// Viewer is whose view the filter selects in: the filters on the
 	// audit's result (passed, needs review, score, failed criterion) keep
 	// only the audits the viewer is shown, and words match a task whose
@@ -644,6 +689,7 @@ func (f TaskFilter) where(args *[]any) string {
 	if f.ReviewState != "" {
 		conds = append(conds, reviewStateConds[f.ReviewState])
 	}
+	conds = append(conds, f.callConds(args)...)
 	if v := f.Viewer; v.HidesAny() {
 		if f.ExcludeHidden || f.Passed != nil || f.NeedsReview != nil || f.MinScore != nil || f.MaxScore != nil {
 			conds = append(conds, "NOT "+v.AuditHiddenSQL("t"))

@@ -269,10 +269,26 @@ type Settings struct {
 	OperatorID string
 	// Language is BCP 47; "" for the campaign's (which a call's speech
 	// engine must speak: see Speech.callLanguage).
-	Language   string
-	Direction  string
-	StartedAt  *time.Time
-	ExternalID string
+	Language  string
+	Direction string
+	StartedAt *time.Time
+	// CustomerRef is the customer's reference in another system (a CRM's
+	// id): an erasure finds their tasks by it. Personal data: quality and
+	// above see it.
+	CustomerRef string
+	// CallID is the platform's id of the call or chat, unique per campaign:
+	// an upload of one file at most. Commit refuses one another task of
+	// the campaign has (Conflict) unless the file is that task's.
+	CallID string
+	// Queue is the platform's queue or skill.
+	Queue string
+	// Caller and Called are phone numbers (PhoneNumber), personal data:
+	// deleted with the transcript, RedactedPhone where the campaign
+	// redacts phone numbers.
+	Caller, Called string
+	// Metadata is what else the platform says (CheckMetadata): its text
+	// values are redacted as the campaign's transcripts are.
+	Metadata map[string]any
 	// UploadedBy is the caller's user id.
 	UploadedBy string
 }
@@ -309,7 +325,15 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 			}
 		}
 	}
-	if err := u.redact(ctx, campaign); err != nil {
+	if err := s.Check(""); err != nil {
+		return nil, err
+	}
+	redactor, err := u.redact(ctx, campaign)
+	if err != nil {
+		return nil, err
+	}
+	s = s.redacted(redactor, campaign.EffectiveRedaction().Types)
+	if err := u.callTaken(ctx, campaign, s.CallID); err != nil {
 		return nil, err
 	}
 	tx, err := u.deps.Pool.Begin(ctx)
@@ -334,7 +358,8 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 				UUID: uuid.NewString(), Kind: f.kind, Status: status, FileName: f.name, ContentType: f.contentType,
 				SizeBytes: f.blob.Size, SHA256: f.blob.SHA256, BlobKey: f.blob.Key, CampaignID: campaign.ID,
 				OperatorID: s.OperatorID, Language: f.language, Direction: s.Direction, StartedAt: s.StartedAt,
-				ExternalID: s.ExternalID, UploadedBy: s.UploadedBy, DurationSeconds: f.duration,
+				CustomerRef: s.CustomerRef, UploadedBy: s.UploadedBy, DurationSeconds: f.duration,
+				CallID: s.CallID, Queue: s.Queue, Caller: s.Caller, Called: s.Called, Metadata: s.Metadata,
 			})
 			if err != nil {
 				return nil, err
@@ -386,11 +411,11 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 // their files: as uploaded, or, for a chat where something was redacted,
 // as written from the redacted transcript (JSON turns), so that what was
 // redacted is never stored. The file keeps the upload's hash, which finds
-// the same file uploaded again.
-func (u *Upload) redact(ctx context.Context, campaign *db.Campaign) error {
+// the same file uploaded again. It returns the campaign's redactor.
+func (u *Upload) redact(ctx context.Context, campaign *db.Campaign) (*redact.Redactor, error) {
 	redactor, err := redact.New(campaign.EffectiveRedaction())
 	if err != nil {
-		return errcode.Wrap(errcode.Internal, err, "campaign "+campaign.Name+": its stored redaction settings are not valid")
+		return nil, errcode.Wrap(errcode.Internal, err, "campaign "+campaign.Name+": its stored redaction settings are not valid")
 	}
 	for _, f := range u.files {
 		if f.content == nil {
@@ -401,17 +426,45 @@ func (u *Upload) redact(ctx context.Context, campaign *db.Campaign) error {
 		content := f.content
 		if len(recs) > 0 {
 			if content, err = transcript.MarshalChat(tr); err != nil {
-				return err
+				return nil, err
 			}
 			f.contentType = "application/json"
 		}
 		stored, err := u.blobs.Put(ctx, bytes.NewReader(content), int64(len(content)))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		f.blob.Key, f.blob.Size, f.content = stored.Key, stored.Size, nil
 	}
-	return nil
+	return redactor, nil
+}
+
+// callTaken returns an error when the upload may not have the call id
+// callID ("" for none) in campaign: an Invalid one for an upload of more
+// than one file (an id names one interaction), a Conflict naming the task
+// of the campaign that has it, unless the file is that task's (then it is
+// a duplicate, as any content uploaded again).
+func (u *Upload) callTaken(ctx context.Context, campaign *db.Campaign, callID string) error {
+	if callID == "" {
+		return nil
+	}
+	if len(u.files) > 1 {
+		return errcode.New(errcode.Invalid, "call_id names one call or chat, and this upload has %d files: upload each with its own call_id", len(u.files)).
+			WithProblems(errcode.Problem{Location: "call_id", Message: "names one interaction; send one file", Value: callID})
+	}
+	if f := u.files[0]; f.existing != nil {
+		return nil
+	}
+	task, err := db.TaskGetByCallID(ctx, u.deps.Pool, campaign.ID, callID)
+	if errcode.Is(err, errcode.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return errcode.New(errcode.Conflict, "the call id %q is task %s's in campaign %s, uploaded from %q with other content: "+
+		"a call is uploaded once; to replace it, ask an admin", callID, task.UUID, campaign.Name, task.FileName).
+		With(map[string]any{"call_id": callID, "task_uuid": task.UUID, "campaign": campaign.Name, "file": u.files[0].name})
 }
 
 // Close deletes the blobs no task took: all of them when the upload was

@@ -150,7 +150,7 @@ func (w *ErasePersonWorker) Work(ctx context.Context, job *river.Job[jobs.EraseP
 	}
 	for more := true; more; {
 		more, err = w.forget(ctx, db.ForgetKinds, func(tx pgx.Tx) ([]string, error) {
-			return db.TasksOfPerson(ctx, tx, e.OperatorID, e.ExternalID, w.batch)
+			return db.TasksOfPerson(ctx, tx, e.OperatorID, e.CustomerRef, w.batch)
 		}, func(tx pgx.Tx, uuids []string, gone db.Forgotten) error {
 			if err := db.ErasureProgress(ctx, tx, e.ID, len(uuids), gone); err != nil {
 				return err
@@ -161,7 +161,7 @@ func (w *ErasePersonWorker) Work(ctx context.Context, job *river.Job[jobs.EraseP
 			return err
 		}
 	}
-	held, err := db.TasksOfPersonHeld(ctx, w.pool, e.OperatorID, e.ExternalID)
+	held, err := db.TasksOfPersonHeld(ctx, w.pool, e.OperatorID, e.CustomerRef)
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func (w *ErasePersonWorker) Work(ctx context.Context, job *river.Job[jobs.EraseP
 		}
 		_, err = db.NotificationCreate(ctx, tx, db.NotificationNew{UserID: done.RequestedBy, Variant: "success",
 			Text: l10n.T("The erasure of %s is done: %d tasks lost their content (%d recordings, %d transcripts, %d audits); %d tasks on legal hold were left untouched.",
-				strings.Join(slices.DeleteFunc([]string{done.OperatorID, done.ExternalID}, func(s string) bool { return s == "" }), ", "),
+				strings.Join(slices.DeleteFunc([]string{done.OperatorID, done.CustomerRef}, func(s string) bool { return s == "" }), ", "),
 				done.Tasks, done.Recordings, done.Transcripts, done.Audits, done.Held)})
 		return err
 	})

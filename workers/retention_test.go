@@ -82,7 +82,8 @@ func (b *privacyBundle) seed(t *testing.T, campaignID, kind string, age time.Dur
 	sum := sha256.Sum256([]byte(key))
 	task, _, err := db.TaskInsert(ctx, b.pool, db.NewTask{UUID: uuid.NewString(), Kind: kind, Status: pipeline.Queued,
 		FileName: "f", ContentType: "audio/wav", SHA256: hex.EncodeToString(sum[:]), BlobKey: key, CampaignID: campaignID,
-		Language: "es", UploadedBy: "qa", OperatorID: operator, ExternalID: external})
+		Language: "es", UploadedBy: "qa", OperatorID: operator, CustomerRef: external,
+		Caller: "+34600112233", Called: "900100200", Metadata: map[string]any{"tier": "gold"}})
 	require.NoError(t, err)
 	require.NoError(t, db.TranscriptSave(ctx, b.pool, task.UUID, transcript.Transcript{Text: "hola",
 		Segments: []transcript.Segment{{Speaker: "agent", Text: "hola"}}}))
@@ -208,6 +209,11 @@ func TestRetentionDeletesWhatExpiredExceptHeld(t *testing.T) {
 	require.NotNil(t, p.RecordingDeletedAt)
 	require.NotNil(t, p.TranscriptDeletedAt)
 	require.NotNil(t, p.AuditDeletedAt)
+	// The parties' data go with the transcript; a kept transcript keeps them.
+	require.Equal(t, [3]any{"", "", map[string]any(nil)}, [3]any{task.Caller, task.Called, task.Metadata})
+	kept, err := db.TaskGetByUUID(ctx, b.pool, mid.UUID)
+	require.NoError(t, err)
+	require.Equal(t, [3]any{"+34600112233", "900100200", map[string]any{"tier": "gold"}}, [3]any{kept.Caller, kept.Called, kept.Metadata})
 
 	// Again: nothing more is deleted or recorded.
 	var rows int
@@ -252,6 +258,11 @@ func TestErasureDeletesOnlyThePersonsUnheldTasks(t *testing.T) {
 	}
 	require.Equal(t, [4]bool{true, true, true, true}, b.state(t, anaHeld), "held")
 	require.Equal(t, [4]bool{true, true, true, true}, b.state(t, other), "someone else's")
+	for _, s := range []seeded{customer, anaHeld, other} {
+		task, err := db.TaskGetByUUID(ctx, b.pool, s.UUID)
+		require.NoError(t, err)
+		require.Equal(t, s.UUID != customer.UUID, task.Caller != "", "the erased customer's number goes with the transcript")
+	}
 	e, err = db.ErasureGet(ctx, b.pool, e.ID)
 	require.NoError(t, err)
 	require.Equal(t, db.ErasureDone, e.Status)

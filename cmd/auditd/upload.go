@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -144,6 +145,26 @@ func collectFiles(args []string) ([]localFile, error) {
 	return files, nil
 }
 
+// metadataFlag gathers --meta key=value entries.
+type metadataFlag map[string]string
+
+func (m metadataFlag) String() string { return "" }
+
+func (m *metadataFlag) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("%q is not key=value", v)
+	}
+	if *m == nil {
+		*m = metadataFlag{}
+	}
+	if _, seen := (*m)[k]; seen {
+		return fmt.Errorf("the key %q is given twice", k)
+	}
+	(*m)[k] = val
+	return nil
+}
+
 // uploadCommand uploads files, a few at a time, with progress bars.
 func uploadCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("upload", flag.ContinueOnError)
@@ -154,13 +175,20 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 	}
 	server, token := clientFlags(fs, getenv)
 	fields := map[string]*string{
-		"campaign":    fs.String("campaign", "", "campaign name (default: the server's default campaign)"),
-		"operator":    fs.String("operator", "", "the audited agent's user id or username"),
-		"language":    fs.String("language", "", "language of the interactions, such as es (default: the campaign's; a call in a language the speech\nengine does not transcribe is refused, the command prints which it transcribes)"),
-		"direction":   fs.String("direction", "", "inbound or outbound"),
-		"started_at":  fs.String("started-at", "", "when the interactions started (RFC 3339)"),
-		"external_id": fs.String("external-id", "", "the interactions' id in another system"),
+		"campaign":     fs.String("campaign", "", "campaign name (default: the server's default campaign)"),
+		"operator":     fs.String("operator", "", "the audited agent's user id or username"),
+		"language":     fs.String("language", "", "language of the interactions, such as es (default: the campaign's; a call in a language the speech\nengine does not transcribe is refused, the command prints which it transcribes)"),
+		"direction":    fs.String("direction", "", "inbound or outbound"),
+		"started_at":   fs.String("started-at", "", "when the interactions started (RFC 3339)"),
+		"call_id":      fs.String("call-id", "", "the platform's id of the call or chat, unique in its campaign (one file only)"),
+		"queue":        fs.String("queue", "", "the platform's queue or skill"),
+		"caller":       fs.String("caller", "", "the calling phone number"),
+		"called":       fs.String("called", "", "the called phone number"),
+		"customer_ref": fs.String("customer-ref", "", "the customer's reference in another system (erasures find tasks by it)"),
 	}
+	externalID := fs.String("external-id", "", "former name of --customer-ref")
+	var meta metadataFlag
+	fs.Var(&meta, "meta", "a metadata entry key=value (repeat for more; values are text)")
 	parallel := fs.Int("parallel", 3, "files uploaded at once")
 	progress := fs.String("progress", "auto", "progress bars: auto (when stderr is a terminal), always, never")
 	if err := fs.Parse(args); err != nil {
@@ -194,6 +222,22 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 	values := map[string]string{}
 	for k, v := range fields {
 		values[k] = strings.TrimSpace(*v)
+	}
+	if old := strings.TrimSpace(*externalID); old != "" {
+		if values["customer_ref"] != "" && values["customer_ref"] != old {
+			return errors.New("--external-id is the former name of --customer-ref: give one of them")
+		}
+		values["customer_ref"] = old
+	}
+	if values["call_id"] != "" && len(files) > 1 {
+		return fmt.Errorf("--call-id names one call or chat, and there are %d files: upload each with its own", len(files))
+	}
+	if len(meta) > 0 {
+		b, err := json.Marshal(map[string]string(meta))
+		if err != nil {
+			return err
+		}
+		values["metadata"] = string(b)
 	}
 
 	var show bool

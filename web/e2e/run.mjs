@@ -1292,6 +1292,73 @@ test('a stereo call: what its channels tell, both sides on a timeline with dead 
   rmSync(wav);
 });
 
+/** callChats makes a French campaign (its phone numbers kept) and uploads three chats to it with what a platform says of them, as marta. */
+async function callChats(base, campaign) {
+  const sup = await devToken(base, 'sofia', ['supervisor']);
+  await api(base, sup, 'POST', '/campaigns', { name: campaign, language: 'fr' });
+  const analyst = await devToken(base, 'marta', ['quality']);
+  // Not waiting for the audits: the filters and facts are there from the upload.
+  const upload = async (name, n, fields) => {
+    const form = new FormData();
+    for (const [k, v] of Object.entries({ campaign, language: 'fr', ...fields })) form.set(k, v);
+    const turns = [
+      { speaker: 'Agent', text: `Bonjour, Olga à votre service, dossier ${campaign} ${n}.` },
+      { speaker: 'Client', text: 'Bonjour, je voudrais vérifier ma facture.' },
+    ];
+    form.append('files', new Blob([JSON.stringify(turns)], { type: 'application/json' }), name);
+    const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${analyst}` }, body: form });
+    check(res.status === 202, `upload of ${name}: ${res.status}`);
+  };
+  await upload(`${campaign}-inbound.json`, 1, {
+    call_id: `${campaign}-7781`,
+    queue: 'billing',
+    direction: 'inbound',
+    caller: '+33 6 12 34 56 78',
+    metadata: JSON.stringify({ tier: 'gold', attempt: 2 }),
+  });
+  await upload(`${campaign}-outbound.json`, 2, { queue: 'billing', direction: 'outbound' });
+  await upload(`${campaign}-sales.json`, 3, { queue: 'sales', direction: 'inbound' });
+}
+
+test("call metadata: the list filtered by direction and queue, the call's facts on its page", async ({ page, base }) => {
+  await callChats(base, 'Ventes');
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(base + '/app/tasks');
+  await signIn(page, { username: 'marta', roles: ['quality'] });
+  await page.getByLabel('Direction').selectOption('inbound');
+  await page.locator('#tasks-queue').fill('billing');
+  await page.locator('#tasks-campaign').fill('Ventes');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(async () => check((await page.locator('tbody tr').count()) === 1, `${await page.locator('tbody tr').count()} rows`));
+  await visible(page.locator('tbody tr').filter({ hasText: 'Ventes-inbound.json' }));
+  check(page.url().includes('direction=inbound') && page.url().includes('queue=billing'), `the filters are not in the URL: ${page.url()}`);
+  await page.getByRole('link', { name: 'Ventes-inbound.json' }).click();
+  await eventually(async () => check((await page.getByTestId('task-call-id').textContent()) === 'Ventes-7781', 'no call id'));
+  check((await page.getByTestId('task-queue').textContent()) === 'billing', 'no queue');
+  check((await page.getByTestId('task-direction').textContent()) === 'Inbound', 'no direction');
+  check((await page.getByTestId('task-caller').textContent()) === '+33612345678', 'the caller is not its digits');
+  check((await page.getByTestId('task-metadata').textContent()).includes('tier: gold'), 'no metadata');
+  await shot(page, 'task-call-metadata');
+});
+
+test("call metadata in Spanish: the filters read from the URL, the call's facts named", async ({ browser, base }) => {
+  await callChats(base, 'Ventas');
+  const url = `${base}/app/tasks?campaign=Ventas&direction=inbound&queue=billing`;
+  await inSpanish(browser, url, { username: 'marta', roles: ['quality'] }, async (p) => {
+    await p.setViewportSize({ width: 1440, height: 900 });
+    await visible(p.locator('tbody tr').filter({ hasText: 'Ventas-inbound.json' }));
+    check((await p.locator('tbody tr').count()) === 1, 'más de una tarea');
+    check((await p.locator('#tasks-direction').inputValue()) === 'inbound', 'el filtro de sentido no se lee de la URL');
+    await p.getByRole('link', { name: 'Ventas-inbound.json' }).click();
+    await eventually(async () =>
+      check((await p.getByTestId('task-direction').textContent()) === 'Entrante', 'el sentido no está en español'),
+    );
+    await visible(p.getByText('Id. de la llamada'));
+    await visible(p.getByText('Llamante'));
+    await shot(p, 'task-call-metadata-es');
+  });
+});
+
 test('server notifications in the language of the user: Spanish from the dashboard, English once switched', async ({ browser, base }) => {
   await inSpanish(browser, base + '/', { username: 'ines', roles: ['quality'] }, async (p) => {
     // Signed in from a Spanish dashboard: the token says so, the server writes in it.

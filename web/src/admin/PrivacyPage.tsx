@@ -178,7 +178,7 @@ function ErasuresCard() {
     try {
       const e = await app.api.post<Erasure>('/admin/erasures', {
         operator: operator.trim() || undefined,
-        external_id: external.trim() || undefined,
+        customer_ref: external.trim() || undefined,
       });
       setOutcome({ ok: t('privacy.eraseStarted', { job: e.job_id ?? '—' }) });
       setOperator('');
@@ -248,7 +248,7 @@ function ErasuresCard() {
                 <tr key={e.id}>
                   <td>{formatDateTime(e.created_at)}</td>
                   <td>{e.requested_by}</td>
-                  <td>{[e.operator_id, e.external_id].filter(Boolean).join(', ')}</td>
+                  <td>{[e.operator_id, e.customer_ref].filter(Boolean).join(', ')}</td>
                   <td>{t(`privacy.status.${e.status}`)}</td>
                   <td>
                     {t('privacy.counts', {

@@ -192,6 +192,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
           <dt>{t('tasks.created')}</dt>
           <dd>{formatDateTime(task.created_at)}</dd>
         </div>
+        <CallFacts task={task} />
       </dl>
       {task.error && task.status !== 'failed' && <p class="alert alert-warning">{task.error}</p>}
       {task.channels && <ChannelsCard channels={task.channels} />}
@@ -720,5 +721,41 @@ function Revisions({ task }: { task: TaskDetail }) {
         </table>
       </div>
     </section>
+  );
+}
+
+/** CallFacts are what the platform said of the call or chat: its references, and the customer's data to analysts. */
+function CallFacts({ task }: { task: TaskDetail }) {
+  const facts: [string, string, string][] = [];
+  const add = (id: string, label: string, value: string | undefined) => value && facts.push([id, label, value]);
+  add('call-id', t('tasks.callId'), task.call_id);
+  add('queue', t('tasks.queue'), task.queue);
+  add('direction', t('tasks.direction'), task.direction && t(`tasks.${task.direction}`));
+  add('started', t('task.startedAt'), task.started_at && formatDateTime(task.started_at));
+  add('caller', t('task.caller'), task.caller);
+  add('called', t('task.called'), task.called);
+  add('customer', t('privacy.externalId'), task.customer_ref);
+  const meta = Object.entries(task.metadata ?? {});
+  return (
+    <>
+      {facts.map(([id, label, value]) => (
+        <div key={id}>
+          <dt>{label}</dt>
+          <dd data-testid={`task-${id}`}>{value}</dd>
+        </div>
+      ))}
+      {meta.length > 0 && (
+        <div>
+          <dt>{t('task.metadata')}</dt>
+          <dd data-testid="task-metadata" class="metadata">
+            {meta.map(([k, v]) => (
+              <span key={k} class="badge">
+                {k}: {String(v)}
+              </span>
+            ))}
+          </dd>
+        </div>
+      )}
+    </>
   );
 }

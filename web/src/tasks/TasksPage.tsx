@@ -8,7 +8,7 @@ import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types
 import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
-import { applyTask, arrive, dayStart, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
+import { applyTask, arrive, dayStart, directions, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
 import { BulkActions, BulkCheckCell, BulkCheckHeader, useBulk } from './BulkActions';
 import { SavedViews } from './SavedViews';
 import { Upload } from './Upload';
@@ -38,6 +38,9 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     assignee: f.assignee.trim(),
     language: f.language.trim(),
     review_state: f.review_state,
+    direction: f.direction,
+    queue: f.queue.trim(),
+    call_id: f.call_id.trim(),
     sort: f.sort,
     order: f.order,
     limit: pageSize,
@@ -416,6 +419,21 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
             size={8}
             onInput={(e) => setF({ ...f, language: e.currentTarget.value })}
           />
+        </div>
+        <AnySelect
+          id="tasks-direction"
+          label={t('tasks.direction')}
+          value={f.direction}
+          options={directions.map((d) => [d, t(`tasks.${d}`)] as const)}
+          onChange={(direction) => setF({ ...f, direction })}
+        />
+        <div class="field">
+          <label for="tasks-queue">{t('tasks.queue')}</label>
+          <input id="tasks-queue" value={f.queue} size={10} onInput={(e) => setF({ ...f, queue: e.currentTarget.value })} />
+        </div>
+        <div class="field">
+          <label for="tasks-call-id">{t('tasks.callId')}</label>
+          <input id="tasks-call-id" value={f.call_id} size={12} onInput={(e) => setF({ ...f, call_id: e.currentTarget.value })} />
         </div>
         <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
       </div>

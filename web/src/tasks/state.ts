@@ -36,6 +36,12 @@ export interface TaskFilters {
   language: string;
   /** review_state: automatic, reviewed or validated audits; '' any task. */
   review_state: '' | 'automatic' | 'reviewed' | 'validated';
+  /** direction: inbound or outbound interactions; '' any. */
+  direction: '' | 'inbound' | 'outbound';
+  /** queue: the platform's queue or skill. */
+  queue: string;
+  /** call_id: the platform's id of the call or chat. */
+  call_id: string;
   sort: 'created_at' | 'file_name' | 'score';
   order: 'asc' | 'desc';
 }
@@ -59,6 +65,9 @@ export const defaultFilters: TaskFilters = {
   assignee: '',
   language: '',
   review_state: '',
+  direction: '',
+  queue: '',
+  call_id: '',
   sort: 'created_at',
   order: 'desc',
 };
@@ -89,6 +98,9 @@ export function filtersOf(q: URLSearchParams): TaskFilters {
     assignee: q.get('assignee') ?? '',
     language: q.get('language') ?? '',
     review_state: reviewStates.find((x) => x === q.get('review_state')) ?? '',
+    direction: directions.find((x) => x === q.get('direction')) ?? '',
+    queue: q.get('queue') ?? '',
+    call_id: q.get('call_id') ?? '',
     sort: sort === 'file_name' || sort === 'score' ? sort : 'created_at',
     order: q.get('order') === 'asc' ? 'asc' : 'desc',
   };
@@ -114,7 +126,13 @@ const filterKeys = [
   'assignee',
   'language',
   'review_state',
+  'direction',
+  'queue',
+  'call_id',
 ] as const;
+
+/** directions are the directions of an interaction the list filters by. */
+export const directions = ['inbound', 'outbound'] as const;
 
 /** reviewStates are the review states the list filters by. */
 export const reviewStates = ['automatic', 'reviewed', 'validated'] as const;
@@ -172,6 +190,9 @@ export function matches(f: TaskFilters, t: TaskSummary): boolean {
   const lang = f.language.trim().toLowerCase();
   if (lang && t.language.toLowerCase() !== lang && !t.language.toLowerCase().startsWith(lang + '-')) return false;
   if (f.review_state && t.review_state !== f.review_state) return false;
+  if (f.direction && t.direction !== f.direction) return false;
+  if (f.queue.trim() && t.queue !== f.queue.trim()) return false;
+  if (f.call_id.trim() && t.call_id !== f.call_id.trim()) return false;
   if (f.passed && (t.passed === undefined || t.passed !== (f.passed === 'true'))) return false;
   const created = Date.parse(t.created_at);
   if (f.from && created < Date.parse(dayStart(f.from))) return false;
