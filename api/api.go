@@ -168,6 +168,7 @@ func New(opts Options) *Server {
 	(&privacyResource{pool: opts.Pool, river: opts.River}).register(hapi)
 	(&webhooksResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout,
 		allowPrivate: opts.WebhookAllowPrivate}).register(hapi)
+	(&ingestResource{pool: opts.Pool, river: opts.River}).register(hapi)
 	// Its session operations are in the API either way (the document does
 	// not depend on RIVER_UI); with River UI off they answer NOT_FOUND.
 	u := &riverUI{ui: opts.RiverUI, auth: opts.Auth, pool: opts.Pool, secure: opts.SecureCookies}
