@@ -255,7 +255,7 @@ func (m *Main) openHTTP(ctx context.Context) error {
 			MaxAttachments: c.ValidationMaxAttachments, MaxAttachmentBytes: c.ValidationMaxAttachmentBytes},
 		BodyTimeouts: api.BodyTimeouts{Idle: c.UploadIdleTimeout, Total: c.UploadTimeout},
 		RiverUI:      riverUI, SecureCookies: strings.HasPrefix(c.PublicURL, "https://"),
-		WebhookAllowPrivate: c.WebhookAllowPrivate,
+		WebhookAllowPrivate: c.WebhookAllowPrivate, UploadURLAllowPrivate: c.UploadURLAllowPrivate,
 	})
 	m.http = &http.Server{
 		Handler:           srv,
