@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"golang.org/x/sync/errgroup"
 	"gocloud.dev/blob"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
