@@ -102,4 +102,3 @@ func BenchmarkIngest(b *testing.B) {
 	b.ReportMetric(alone, "intake-objects/s")
 	b.ReportMetric(ingest/alone, "ingest/intake")
 }
-
