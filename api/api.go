@@ -71,6 +71,9 @@ type Options struct {
 	// WebhookAllowPrivate lets webhook subscriptions name loopback and
 	// private addresses (WEBHOOK_ALLOW_PRIVATE).
 	WebhookAllowPrivate bool
+	// UploadURLAllowPrivate lets an upload by URL fetch from loopback and
+	// private addresses (UPLOAD_URL_ALLOW_PRIVATE).
+	UploadURLAllowPrivate bool
 }
 
 // Server is the HTTP API.
@@ -157,7 +160,7 @@ func New(opts Options) *Server {
 	(&adminResource{river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	timeouts := opts.BodyTimeouts.withDefaults()
 	(&tasksResource{pool: opts.Pool, river: opts.River, store: opts.Store, limits: opts.Upload.withDefaults(),
-		speech: opts.Client.Speech, timeouts: timeouts}).register(hapi)
+		speech: opts.Client.Speech, timeouts: timeouts, fetchPrivate: opts.UploadURLAllowPrivate}).register(hapi)
 	(&validationsResource{pool: opts.Pool, river: opts.River, store: opts.Store, wait: opts.JobWaitTimeout,
 		opts: opts.Validation.withDefaults(), timeouts: timeouts}).register(hapi)
 	(&bulkResource{pool: opts.Pool, river: opts.River}).register(hapi)
@@ -168,6 +171,7 @@ func New(opts Options) *Server {
 	(&privacyResource{pool: opts.Pool, river: opts.River}).register(hapi)
 	(&webhooksResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout,
 		allowPrivate: opts.WebhookAllowPrivate}).register(hapi)
+	(&ingestResource{pool: opts.Pool, river: opts.River}).register(hapi)
 	// Its session operations are in the API either way (the document does
 	// not depend on RIVER_UI); with River UI off they answer NOT_FOUND.
 	u := &riverUI{ui: opts.RiverUI, auth: opts.Auth, pool: opts.Pool, secure: opts.SecureCookies}

@@ -143,6 +143,8 @@ type setupOpts struct {
 	bodyTimeouts BodyTimeouts
 	// webhookAllowPrivate lets webhooks name loopback addresses.
 	webhookAllowPrivate bool
+	// uploadURLAllowPrivate lets uploads by URL fetch from loopback.
+	uploadURLAllowPrivate bool
 }
 
 func setup(t testing.TB, opts ...setupOpts) *testBundle {
@@ -175,7 +177,7 @@ func setup(t testing.TB, opts ...setupOpts) *testBundle {
 			SubjectClaim: "sub", UsernameClaim: "preferred_username", RolesClaim: o.rolesClaim}
 		opts := Options{Client: o.client, Web: o.web, Directory: o.directory, Store: store, Upload: o.upload,
 			Validation: o.validation, JobWaitTimeout: o.jobWait, RateLimit: o.rateLimit, BodyTimeouts: o.bodyTimeouts,
-			WebhookAllowPrivate: o.webhookAllowPrivate}
+			WebhookAllowPrivate: o.webhookAllowPrivate, UploadURLAllowPrivate: o.uploadURLAllowPrivate}
 		if o.devIssuer {
 			authCfg.IssuerURL = baseURL + "/dev-oidc"
 			dev, err := NewDevIssuer(context.Background(), pool, authCfg.IssuerURL, testAudience)

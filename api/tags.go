@@ -20,6 +20,7 @@ var tags = []*huma.Tag{
 	{Name: "users", Description: "Who is signed in, the users and their roles."},
 	{Name: "privacy", Description: "Retention, legal holds, the access record and erasures."},
 	{Name: "webhooks", Description: "Other systems told of audits, validations, disputes and calibrations: signed deliveries and their log."},
+	{Name: "ingest", Description: "Recordings taken from buckets and directories as they arrive, with their sidecar metadata, and what became of each."},
 	{Name: "admin", Description: "Jobs and the service's administration."},
 	{Name: "operations", Description: "Health and readiness for load balancers and orchestrators."},
 	{Name: "dashboard", Description: "What the dashboard needs to start."},

@@ -43,6 +43,9 @@ type tasksResource struct {
 	speech intake.Speech
 	// timeouts bound the time an upload's body takes to arrive.
 	timeouts BodyTimeouts
+	// fetchPrivate lets an upload by URL fetch from loopback and private
+	// addresses (UPLOAD_URL_ALLOW_PRIVATE).
+	fetchPrivate bool
 }
 
 func (t *tasksResource) register(api huma.API) {

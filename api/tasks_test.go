@@ -273,8 +273,13 @@ func TestUploadRejects(t *testing.T) {
 		})
 	}
 	t.Run("not multipart", func(t *testing.T) {
-		r := b.do(t, http.MethodPost, "/tasks/upload", quality, strings.NewReader(`{"files":[]}`), "Content-Type", "application/json")
+		r := b.do(t, http.MethodPost, "/tasks/upload", quality, strings.NewReader(`files=a.wav`), "Content-Type", "application/x-www-form-urlencoded")
 		requireError(t, r, http.StatusUnsupportedMediaType, CodeUnsupportedMediaType)
+		require.Contains(t, r.Body["message"], `or a recording's link as JSON {"url": …}`)
+		// JSON is an upload by URL, whose fields are not the form's files.
+		r = b.do(t, http.MethodPost, "/tasks/upload", quality, strings.NewReader(`{"files":[]}`), "Content-Type", "application/json")
+		requireError(t, r, http.StatusBadRequest, CodeValidation)
+		require.Equal(t, "body.files", detailsAt(r))
 	})
 	t.Run("operators cannot upload", func(t *testing.T) {
 		body, ct := multipartBody(t, file("a.wav", wav))

@@ -111,7 +111,10 @@ chat task, already transcribed. Files are recognised by their content, never by 
 a chat transcript of at most %s, %d turns and %d characters (413 beyond); a body that sends nothing for %s, or takes longer than %s, is 408 REQUEST_TIMEOUT. A file whose content was
 uploaded before returns that task with "duplicate": true. The request is all or nothing: when any file is
 refused, no task is created. Uploads have their own per-user rate limit
-(RATE_LIMIT_UPLOADS a minute; 429 RATE_LIMITED with Retry-After beyond it).`, size(l.MaxFileBytes), l.MaxFiles, size(l.MaxRequestBytes),
+(RATE_LIMIT_UPLOADS a minute; 429 RATE_LIMITED with Retry-After beyond it).
+Or send application/json {"url": …, and the same fields} for a platform that pushes a signed link: the service
+fetches the file (http or https, at most 5 redirects, the same limits) and takes it as an uploaded file; a link
+that cannot be fetched, or answers other than 2xx, is 400 VALIDATION_ERROR at body.url.`, size(l.MaxFileBytes), l.MaxFiles, size(l.MaxRequestBytes),
 		size(transcript.MaxChatBytes), transcript.MaxChatTurns, transcript.MaxChatChars, span(t.timeouts.Idle), span(t.timeouts.Total))
 	huma.Register(api, op, t.upload)
 
@@ -150,6 +153,7 @@ refused, no task is created. Uploads have their own per-user rate limit
 			},
 		}}},
 	}
+	t.documentURLUpload(api)
 }
 
 // size is a limit in bytes as people read it ("4.0 MiB").
@@ -158,16 +162,17 @@ func size(n int64) string { return humanize.IBytes(uint64(n)) }
 func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[UploadResult], error) {
 	r := in.req
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err == nil && mt == "application/json" {
+		return t.uploadURL(ctx, in)
+	}
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return nil, Errorf(CodeUnsupportedMediaType, "send the files as multipart/form-data")
+		return nil, Errorf(CodeUnsupportedMediaType, `send the files as multipart/form-data, or a recording's link as JSON {"url": …}`)
 	}
 	if r.ContentLength > t.limits.MaxRequestBytes {
 		return nil, Errorf(CodePayloadTooLarge, fmt.Sprintf("the request is larger than the limit of %s per upload request",
 			size(t.limits.MaxRequestBytes))).WithDetails(map[string]any{"limit_bytes": t.limits.MaxRequestBytes})
 	}
-	u := &uploadRequest{t: t, fields: map[string]string{},
-		upload: intake.New(intake.Deps{Pool: t.pool, River: t.river, Store: t.store, Speech: t.speech, Log: logger(ctx)},
-			intake.Limits{MaxFileBytes: t.limits.MaxFileBytes, MaxFiles: t.limits.MaxFiles})}
+	u := t.newUpload(ctx, t.limits.MaxFiles)
 	defer u.upload.Close(ctx)
 	u.form = in.form(params["boundary"], t.limits.MaxRequestBytes, "upload request", t.timeouts)
 	if err := u.form.each(func(part *multipart.Part) error { return u.part(ctx, part) }); err != nil {
@@ -177,6 +182,11 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 		return nil, Errorf(CodeMissingFields, `no file: send one or more file parts (field "files")`).
 			WithDetail("body.files", "required", nil)
 	}
+	return u.commit(ctx)
+}
+
+// commit commits the request's files as tasks with its fields.
+func (u *uploadRequest) commit(ctx context.Context) (*Output[UploadResult], error) {
 	s := intake.Settings{Campaign: u.campaign, Language: u.fields["language"], Direction: u.fields["direction"],
 		CustomerRef: u.fields["customer_ref"], CallID: u.fields["call_id"], Queue: u.fields["queue"],
 		Caller: u.fields["caller"], Called: u.fields["called"], Metadata: u.metadata, UploadedBy: principal(ctx).User.ID}
@@ -192,7 +202,8 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 		s.StartedAt = &at
 	}
 	if ref := u.fields["operator"]; ref != "" {
-		if s.OperatorID, err = resolveOperator(ctx, t.pool, ref, "body.operator"); err != nil {
+		var err error
+		if s.OperatorID, err = resolveOperator(ctx, u.t.pool, ref, "body.operator"); err != nil {
 			return nil, err
 		}
 	}
@@ -206,6 +217,13 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 			Duplicate: o.Duplicate, Error: o.Task.Error}
 	}
 	return accepted(res), nil
+}
+
+// newUpload starts an upload request of at most files files.
+func (t *tasksResource) newUpload(ctx context.Context, files int) *uploadRequest {
+	return &uploadRequest{t: t, fields: map[string]string{},
+		upload: intake.New(intake.Deps{Pool: t.pool, River: t.river, Store: t.store, Speech: t.speech, Log: logger(ctx)},
+			intake.Limits{MaxFileBytes: t.limits.MaxFileBytes, MaxFiles: files})}
 }
 
 // uploadRequest is the state of one upload request: its text fields,
@@ -265,6 +283,12 @@ func (u *uploadRequest) field(ctx context.Context, part *multipart.Part) error {
 	if err != nil {
 		return u.form.error(err, "")
 	}
+	return u.set(ctx, name, b)
+}
+
+// set checks the text field name's value b and keeps it; the campaign's
+// is resolved at once.
+func (u *uploadRequest) set(ctx context.Context, name string, b []byte) error {
 	invalid := func(msg string) error {
 		var sent any = string(b)
 		if len(b) > maxEchoedValue {

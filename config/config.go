@@ -87,6 +87,10 @@ type Config struct {
 	// private and link-local addresses (WEBHOOK_ALLOW_PRIVATE), for a
 	// receiver on the same machine or network. Defaults to false.
 	WebhookAllowPrivate bool
+	// UploadURLAllowPrivate lets POST /tasks/upload fetch a recording by
+	// URL from loopback, private and link-local addresses
+	// (UPLOAD_URL_ALLOW_PRIVATE). Defaults to false.
+	UploadURLAllowPrivate bool
 	// JobWaitTimeout bounds how long a request waits for a job it inserted
 	// (JOB_WAIT_TIMEOUT). Defaults to 10s.
 	JobWaitTimeout time.Duration
@@ -296,6 +300,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		MetricsToken:          e.str("METRICS_TOKEN", ""),
 		RiverUI:               e.boolean("RIVER_UI", true),
 		WebhookAllowPrivate:   e.boolean("WEBHOOK_ALLOW_PRIVATE", false),
+		UploadURLAllowPrivate: e.boolean("UPLOAD_URL_ALLOW_PRIVATE", false),
 
 		DirectoryProvider:         e.str("DIRECTORY_PROVIDER", "none"),
 		DirectoryURL:              strings.TrimRight(e.str("DIRECTORY_URL", ""), "/"),

@@ -305,8 +305,10 @@ type Outcome struct {
 // every new task, its transcript (chats, redacted as the campaign says,
 // with the records of what was redacted), its history, its first job (a call's
 // transcription, a chat's audit) and its event in one transaction, and returns one outcome per file in the order they were
-// added.
-func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
+// added. Each of also runs in that transaction, last, with the outcomes:
+// what another part records of the same upload (an ingest source's
+// record of the object) commits with its tasks or not at all.
+func (u *Upload) Commit(ctx context.Context, s Settings, also ...func(context.Context, pgx.Tx, []Outcome) error) ([]Outcome, error) {
 	campaign := s.Campaign
 	if campaign == nil {
 		c, err := db.CampaignGetByName(ctx, u.deps.Pool, db.DefaultCampaign)
@@ -400,6 +402,11 @@ func (u *Upload) Commit(ctx context.Context, s Settings) ([]Outcome, error) {
 	}
 	if err := db.EventsInsert(ctx, tx, events...); err != nil {
 		return nil, err
+	}
+	for _, f := range also {
+		if err := f(ctx, tx, out); err != nil {
+			return nil, err
+		}
 	}
 	if err := u.blobs.Commit(ctx, tx); err != nil {
 		return nil, err

@@ -10,15 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
+	"github.com/auditd/auditd/egress"
 	"github.com/auditd/auditd/errcode"
 )
 
@@ -51,67 +48,30 @@ func Sign(secret string, t time.Time, body []byte) string {
 	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
 }
 
+// policy is what deliveries may reach.
+func policy(allowPrivate bool) egress.Policy {
+	return egress.Policy{AllowPrivate: allowPrivate, Setting: "WEBHOOK_ALLOW_PRIVATE"}
+}
+
 // CheckURL checks a subscription's URL: absolute, http or https, no user
 // information, and, unless allowPrivate, not a loopback, private,
 // link-local or unspecified address (a host name is checked again each
 // time it is resolved, when delivering). It returns an Invalid error.
 func CheckURL(raw string, allowPrivate bool) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return errcode.New(errcode.Invalid, "the URL cannot be read: %v", err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return errcode.New(errcode.Invalid, "the URL must be http or https, not %q", u.Scheme)
-	case u.Host == "" || u.Hostname() == "":
-		return errcode.New(errcode.Invalid, "the URL has no host")
-	case u.User != nil:
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
 		return errcode.New(errcode.Invalid, "the URL may not hold a user name or password; the signature authenticates the sender")
-	case u.Fragment != "":
-		return errcode.New(errcode.Invalid, "the URL may not hold a fragment (#…)")
 	}
-	if allowPrivate {
-		return nil
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return errcode.New(errcode.Invalid, "the URL's host %s is this machine; set WEBHOOK_ALLOW_PRIVATE=true to allow it", host)
-	}
-	if ip, err := netip.ParseAddr(host); err == nil && !public(ip) {
-		return errcode.New(errcode.Invalid, "the URL's address %s is loopback, private or link-local; set WEBHOOK_ALLOW_PRIVATE=true to allow it", ip)
-	}
-	return nil
+	return policy(allowPrivate).CheckURL(raw)
 }
-
-// public reports whether ip is an address of the internet at large.
-func public(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() ||
-		netip.MustParsePrefix("100.64.0.0/10").Contains(ip)) // carrier-grade NAT
-}
-
-// errPrivate is a connection refused because its address is not public.
-var errPrivate = errors.New("the address is loopback, private or link-local (WEBHOOK_ALLOW_PRIVATE is not set)")
 
 // NewClient returns the HTTP client of deliveries: Timeout per attempt, no
 // proxy, no redirect to another host (at most 3 to the same one), and,
 // unless allowPrivate, no connection to an address that is not public,
 // whatever a host name resolves to when it is dialled.
 func NewClient(allowPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: Timeout}
-	if !allowPrivate {
-		dialer.Control = func(_, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !public(ap.Addr()) {
-				return errPrivate
-			}
-			return nil
-		}
-	}
 	return &http.Client{
-		Timeout: Timeout,
-		Transport: &http.Transport{DialContext: dialer.DialContext, TLSHandshakeTimeout: Timeout,
-			ResponseHeaderTimeout: Timeout, MaxIdleConnsPerHost: 4, IdleConnTimeout: time.Minute},
+		Timeout:   Timeout,
+		Transport: policy(allowPrivate).Transport(Timeout),
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if req.URL.Host != via[0].URL.Host {
 				return fmt.Errorf("redirected to another host (%s); not followed", req.URL.Host)

@@ -13,6 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
+	"github.com/auditd/auditd/ingest"
+	"github.com/auditd/auditd/intake"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/webhook"
@@ -74,6 +76,12 @@ type Deps struct {
 	// WebhookAllowPrivate lets webhooks reach loopback and private
 	// addresses (WEBHOOK_ALLOW_PRIVATE).
 	WebhookAllowPrivate bool
+	// Speech is what the speech engine transcribes: an ingested call in
+	// another language is refused, as an uploaded one is.
+	Speech intake.Speech
+	// UploadMaxFileBytes caps each ingested file as it caps an uploaded one
+	// (UPLOAD_MAX_FILE_BYTES). Defaults to 512 MiB.
+	UploadMaxFileBytes int64
 	// Logger receives what the workers note on the way (an address left
 	// out of a validation's recipients). Defaults to slog.Default().
 	Logger *slog.Logger
@@ -112,6 +120,10 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &DeleteBlobsWorker{store: d.Store})
 	river.AddWorker(ws, &DeliverWebhookWorker{pool: d.Pool, client: webhook.NewClient(d.WebhookAllowPrivate),
 		dashboardURL: d.DashboardURL})
+	river.AddWorker(ws, &DispatchIngestWorker{pool: d.Pool})
+	river.AddWorker(ws, &PollIngestSourceWorker{poller: ingest.Poller{
+		Intake: intake.Deps{Pool: d.Pool, Store: d.Store, Speech: d.Speech, Log: cmp.Or(d.Logger, slog.Default())},
+		Limits: intake.Limits{MaxFileBytes: cmp.Or(d.UploadMaxFileBytes, 512<<20), MaxFiles: 1}}})
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run
@@ -143,6 +155,9 @@ func Periodic(d Deps) []*river.PeriodicJob {
 		river.NewPeriodicJob(river.PeriodicInterval(jobs.CalibrationReminderInterval),
 			func() (river.JobArgs, *river.InsertOpts) { return jobs.RemindCalibrationsArgs{}, nil },
 			&river.PeriodicJobOpts{ID: "remind_calibrations", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(jobs.IngestDispatchInterval),
+			func() (river.JobArgs, *river.InsertOpts) { return jobs.DispatchIngestArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "dispatch_ingest", RunOnStart: true}),
 	}
 	periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cmp.Or(d.SamplingInterval, jobs.SamplingInterval)),
 		func() (river.JobArgs, *river.InsertOpts) { return jobs.ApplySamplingArgs{}, nil },

@@ -119,7 +119,8 @@ func (m *Main) Open(ctx context.Context) error {
 			BulkResultsDays: m.Config.BulkResultsDays, DashboardURL: strings.TrimRight(m.Config.PublicURL, "/") + web.AppPrefix,
 			Backoff: workers.Backoff{Max: m.Config.JobRetryMaxDelay}, ReviewConfidence: m.Config.ReviewConfidence,
 			ValidationTo: m.Config.ValidationTo, ValidationBcc: m.Config.ValidationBcc, Logger: m.log,
-			WebhookAllowPrivate: m.Config.WebhookAllowPrivate,
+			WebhookAllowPrivate: m.Config.WebhookAllowPrivate, UploadMaxFileBytes: m.Config.UploadMaxFileBytes,
+			Speech: intake.Speech{Engine: m.Config.ASREngine, Languages: m.Config.ASRLanguages},
 			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax,
 				QualityFloor: m.Config.TranscriptQualityFloor}}
 		if deps.Auditor, err = auditEngine(m.Config); err != nil {
@@ -254,7 +255,7 @@ func (m *Main) openHTTP(ctx context.Context) error {
 			MaxAttachments: c.ValidationMaxAttachments, MaxAttachmentBytes: c.ValidationMaxAttachmentBytes},
 		BodyTimeouts: api.BodyTimeouts{Idle: c.UploadIdleTimeout, Total: c.UploadTimeout},
 		RiverUI:      riverUI, SecureCookies: strings.HasPrefix(c.PublicURL, "https://"),
-		WebhookAllowPrivate: c.WebhookAllowPrivate,
+		WebhookAllowPrivate: c.WebhookAllowPrivate, UploadURLAllowPrivate: c.UploadURLAllowPrivate,
 	})
 	m.http = &http.Server{
 		Handler:           srv,

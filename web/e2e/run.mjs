@@ -11,7 +11,7 @@
 // "N passed, M failed".
 import { execFileSync, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer as createHTTPServer } from 'node:http';
 import { createServer } from 'node:net';
@@ -2504,6 +2504,76 @@ test('webhooks: a subscription made, its secret shown once, a test and an audite
     });
   } finally {
     receiver.close();
+  }
+});
+
+test('ingest: a directory source added on the screen, polled now, its recordings taken with their sidecars and a damaged one failed with its reason; in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  const dir = join(artifacts, `ingest-${Date.now()}`);
+  mkdirSync(dir, { recursive: true });
+  try {
+    for (const [i, freq] of [520, 610].entries()) {
+      execFileSync('ffmpeg', [
+        '-loglevel',
+        'error',
+        '-y',
+        '-f',
+        'lavfi',
+        '-i',
+        `sine=frequency=${freq}:duration=1`,
+        '-ar',
+        '8000',
+        join(dir, `pbx-call${i}.wav`),
+      ]);
+    }
+    writeFileSync(
+      join(dir, 'pbx-call0.json'),
+      JSON.stringify({ agent: '1001', language: 'en', direction: 'inbound', call_id: 'pbx-0', queue: 'billing' }),
+    );
+    writeFileSync(join(dir, 'pbx-call1.json'), JSON.stringify({ started_at: 'yesterday' }));
+    writeFileSync(join(dir, 'damaged.wav'), 'RIFF....WAVEfmt not audio at all');
+    const old = new Date(Date.now() - 3_600_000);
+    for (const f of readdirSync(dir)) utimesSync(join(dir, f), old, old);
+
+    await page.goto(base + '/');
+    await signIn(page, { username: 'ingest-root', name: 'Irene Admin', roles: ['admin'] });
+    await page.getByRole('link', { name: 'Ingest' }).click();
+    await visible(page.getByRole('heading', { name: 'Ingest sources' }));
+    await page.getByRole('button', { name: 'New source' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('PBX folder');
+    await page.getByLabel('Kind').selectOption('directory');
+    await page.getByLabel('Location').fill(dir);
+    await page.getByLabel('Agents').fill('1001 = ingest-root');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await visible(page.getByRole('cell', { name: 'PBX folder' }));
+    await page.getByRole('button', { name: 'Poll now' }).click();
+    await visible(page.getByText('A poll of “PBX folder” is queued.'));
+    await eventually(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await visible(page.getByRole('cell', { name: '1 · 1 · 2' }), 1_000);
+    }, 30_000);
+    await page.getByRole('button', { name: 'Objects' }).click();
+    await visible(page.getByRole('cell', { name: /pbx-call0\.wav/ }));
+    await visible(page.getByRole('link', { name: 'Open the task' }));
+    await visible(page.getByText(/the field "started_at" must be an RFC 3339 time/));
+    await visible(page.getByText(/"damaged\.wav" is neither a supported recording/));
+    await page.getByLabel('Status').selectOption('skipped');
+    await visible(page.getByText('sidecar of pbx-call0.wav'));
+    await page.getByLabel('Status').selectOption('');
+    await shot(page, 'ingest');
+
+    await inSpanish(browser, `${base}/app/admin/ingest`, { username: 'ingest-root', roles: ['admin'] }, async (es) => {
+      await visible(es.getByRole('heading', { name: 'Fuentes de ingesta' }));
+      await es.getByRole('button', { name: 'Objetos' }).click();
+      await visible(es.getByRole('cell', { name: 'Tomado' }));
+      await visible(es.getByRole('cell', { name: 'Fallido' }).first());
+      await shot(es, 'ingest-es');
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -7,6 +7,7 @@ import { CalibrationListPage, CalibrationNewPage, CalibrationSessionPage } from 
 import { JobsPage } from './admin/JobsPage';
 import { PrivacyPage } from './admin/PrivacyPage';
 import { UsersPage } from './admin/UsersPage';
+import { IngestPage } from './admin/IngestPage';
 import { WebhooksPage } from './admin/WebhooksPage';
 import { DashboardPage } from './dashboard/DashboardPage';
 import { DisputesPage } from './disputes/DisputesPage';
@@ -47,6 +48,7 @@ export const routes: Route[] = [
   { pattern: '/app/reviews', title: 'nav.reviews', minRole: 'quality', nav: 'main', render: () => <MyReviewsPage /> },
   { pattern: '/app/admin/privacy', title: 'nav.privacy', minRole: 'admin', nav: 'admin', render: () => <PrivacyPage /> },
   { pattern: '/app/admin/webhooks', title: 'nav.webhooks', minRole: 'admin', nav: 'admin', render: () => <WebhooksPage /> },
+  { pattern: '/app/admin/ingest', title: 'nav.ingest', minRole: 'admin', nav: 'admin', render: () => <IngestPage /> },
   { pattern: '/app/bulk-actions', title: 'nav.bulkActions', minRole: 'quality', render: () => <BulkActionsPage /> },
   { pattern: '/app/bulk-actions/:id', title: 'nav.bulkActions', minRole: 'quality', render: (p) => <BulkActionPage id={p.id} /> },
 ];

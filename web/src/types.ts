@@ -189,5 +189,14 @@ export type WebhookList = Schemas['WebhookList'];
 /** WebhookAttempt is one attempt of a delivery, in a subscription's log. */
 export type WebhookAttempt = Schemas['WebhookAttempt'];
 
+/** IngestSource is a bucket prefix or directory polled for recordings (GET /ingest-sources). */
+export type IngestSource = Schemas['IngestSource'];
+
+/** IngestSourceList is GET /ingest-sources. */
+export type IngestSourceList = Schemas['IngestSourceList'];
+
+/** IngestObjectPage is a page of what became of a source's objects. */
+export type IngestObjectPage = Schemas['IngestObjectPage'];
+
 /** WebhookTest is the outcome of POST /webhooks/{id}/test. */
 export type WebhookTest = Schemas['WebhookTest'];
