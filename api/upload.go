@@ -289,6 +289,7 @@ func (u *uploadRequest) field(ctx context.Context, part *multipart.Part) error {
 // set checks the text field name's value b and keeps it; the campaign's
 // is resolved at once.
 func (u *uploadRequest) set(ctx context.Context, name string, b []byte) error {
+	limit := fieldBytes(name)
 	invalid := func(msg string) error {
 		var sent any = string(b)
 		if len(b) > maxEchoedValue {

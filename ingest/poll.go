@@ -356,7 +356,15 @@ func readAll(ctx context.Context, bucket *blob.Bucket, key string, limit int64) 
 func (p *Poller) settings(ctx context.Context, src db.IngestSource, sc Sidecar) (intake.Settings, error) {
 	pool := p.Intake.Pool
 	s := intake.Settings{Language: cmp.Or(sc.Language, src.Language), Direction: sc.Direction,
-		StartedAt: sc.StartedAt, ExternalID: cmp.Or(sc.ExternalID, sc.CallID), UploadedBy: src.CreatedBy}
+		StartedAt: sc.StartedAt, CustomerRef: sc.CustomerRef, CallID: sc.CallID, Queue: sc.Queue,
+		Caller: sc.Caller, Called: sc.Called, UploadedBy: src.CreatedBy}
+	if len(sc.Custom) > 0 {
+		s.Metadata = sc.Custom
+	}
+	// The checks an upload's fields get, the sidecar's fields named.
+	if err := s.Check("sidecar."); err != nil {
+		return s, err
+	}
 	campaign := src.CampaignName
 	if sc.Campaign != "" {
 		campaign = sc.Campaign

@@ -154,7 +154,11 @@ func TestIngestDirectoryDay(t *testing.T) {
 		require.Equal(t, fmt.Sprintf("call%02d.wav", i), task.FileName)
 		require.Equal(t, "inbound", task.Direction)
 		require.Equal(t, "en", task.Language)
-		require.Equal(t, fmt.Sprintf("pbx-%d", i), task.ExternalID)
+		require.Equal(t, fmt.Sprintf("pbx-%d", i), task.CallID)
+		require.Equal(t, "billing", task.Queue)
+		require.NotEmpty(t, task.Caller)
+		require.Equal(t, map[string]any{"ticket": fmt.Sprintf("T-%d", i), "vip": true, "wrapup": "paid"}, task.Metadata,
+			"the sidecar's custom fields, in metadata or at the top")
 		require.Equal(t, time.Date(2024, 5, 2, 9, i, 0, 0, time.UTC), task.StartedAt.UTC())
 		require.Equal(t, "qa", task.UploadedBy, "the source's creator")
 		switch i {

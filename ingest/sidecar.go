@@ -14,20 +14,11 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/intake"
 )
 
 // MaxSidecarBytes caps a sidecar file.
 const MaxSidecarBytes = 64 << 10
-
-// Bounds of a sidecar's custom fields.
-const (
-	// MaxCustomFields caps how many custom fields a sidecar may give.
-	MaxCustomFields = 50
-	// MaxCustomKey caps a custom field's name, in characters.
-	MaxCustomKey = 64
-	// MaxCustomValue caps a custom field's text, in characters.
-	MaxCustomValue = 1000
-)
 
 // Sidecar is what the JSON file beside a recording (call123.wav and
 // call123.json) says of the call. Every field is optional.
@@ -47,9 +38,10 @@ type Sidecar struct {
 	Caller, Called string
 	// CallID is the platform's id of the call.
 	CallID string
-	// ExternalID is a reference in another system (a customer's, a
-	// ticket's).
-	ExternalID string
+	// CustomerRef is the customer's reference in another system (a CRM's
+	// id), which an erasure finds their tasks by; "external_id", its
+	// former name, is read too.
+	CustomerRef string
 	// StartedAt is when the call started.
 	StartedAt *time.Time
 	// Custom are the other fields: those of "metadata", and any other
@@ -60,7 +52,7 @@ type Sidecar struct {
 // sidecarText are the sidecar's text fields, with their maximum length.
 var sidecarText = map[string]int{
 	"agent": 200, "campaign": 200, "language": 35, "direction": 8, "queue": 200,
-	"caller": 64, "called": 64, "call_id": 200, "external_id": 200,
+	"caller": 64, "called": 64, "call_id": 200, "customer_ref": 200, "external_id": 200,
 }
 
 // ParseSidecar reads the sidecar called name from b. A malformed sidecar is
@@ -92,7 +84,7 @@ func ParseSidecar(name string, b []byte) (Sidecar, error) {
 	}
 	text := map[string]*string{"agent": &s.Agent, "campaign": &s.Campaign, "language": &s.Language,
 		"direction": &s.Direction, "queue": &s.Queue, "caller": &s.Caller, "called": &s.Called,
-		"call_id": &s.CallID, "external_id": &s.ExternalID}
+		"call_id": &s.CallID, "customer_ref": &s.CustomerRef, "external_id": &s.CustomerRef}
 	s.Custom = map[string]any{}
 	for _, key := range slices.Sorted(maps.Keys(fields)) {
 		raw := fields[key]
@@ -141,8 +133,8 @@ func ParseSidecar(name string, b []byte) (Sidecar, error) {
 
 // custom adds the custom field key (at field) of value raw.
 func (s *Sidecar) custom(key, field string, raw json.RawMessage, bad func(string, string, ...any) error) error {
-	if key == "" || utf8.RuneCountInString(key) > MaxCustomKey || !printable(key) {
-		return bad(field, "is not a field name: at most %d characters of one line", MaxCustomKey)
+	if key == "" || utf8.RuneCountInString(key) > intake.MaxMetadataKeyLength || !printable(key) {
+		return bad(field, "is not a field name: at most %d characters of one line", intake.MaxMetadataKeyLength)
 	}
 	var v any
 	d := json.NewDecoder(bytes.NewReader(raw))
@@ -152,8 +144,8 @@ func (s *Sidecar) custom(key, field string, raw json.RawMessage, bad func(string
 	}
 	switch x := v.(type) {
 	case string:
-		if utf8.RuneCountInString(x) > MaxCustomValue {
-			return bad(field, "must be at most %d characters", MaxCustomValue)
+		if utf8.RuneCountInString(x) > intake.MaxMetadataValueLength {
+			return bad(field, "must be at most %d characters", intake.MaxMetadataValueLength)
 		}
 	case json.Number, bool, nil:
 	default:
@@ -163,8 +155,8 @@ func (s *Sidecar) custom(key, field string, raw json.RawMessage, bad func(string
 		return bad(field, "is given twice (at the top and in metadata)")
 	}
 	s.Custom[key] = v
-	if len(s.Custom) > MaxCustomFields {
-		return bad(field, "is one custom field too many: at most %d", MaxCustomFields)
+	if len(s.Custom) > intake.MaxMetadataKeys {
+		return bad(field, "is one custom field too many: at most %d", intake.MaxMetadataKeys)
 	}
 	return nil
 }
