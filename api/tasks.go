@@ -32,6 +32,7 @@ import (
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/visibility"
 )
 
 // tasksResource is intake (upload) and the reading of tasks.
@@ -377,6 +378,8 @@ type TaskDetail struct {
 	DurationSeconds *float64        `json:"duration_seconds,omitempty"`
 	Error           string          `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
 	Attempts        int             `json:"attempts"`
+	// Retry is db.Task.Retry, left out below quality.
+	Retry *db.TaskRetry `json:"retry,omitempty" doc:"While a call's transcription is retried (a speech server answering 5xx or 429, unreachable, or not answering in time): the attempts so far, why the last did not finish, for a person, and when the next is due; a task.updated event carries each change. Shown to quality and above, never to agents"`
 	ReviewItems     *int            `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
 	AssigneeID      string          `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
 	AssignedAt      *time.Time      `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
@@ -480,6 +483,9 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		ReviewedBy: task.ReviewedBy, Revisions: []db.AuditRevisionInfo{}, TranscriptUnreliable: task.TranscriptUnreliable,
 	}
 	hidden := auditHidden(ctx, task)
+	if !(visibility.Viewer{Role: principal(ctx).Role}).RetryHidden() {
+		d.Retry = task.Retry
+	}
 	if task.Kind == db.TaskCall && task.BlobKey != "" {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"
 	}
