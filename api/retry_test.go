@@ -52,9 +52,9 @@ func TestTranscriptionRetryShownLive(t *testing.T) {
 
 	b.startWorkersWith(t, workers.Deps{Transcribe: workers.TranscribeConfig{Engine: engine},
 		Backoff: workers.Backoff{Max: 2 * time.Second}}, func(c *river.Config) {
-			c.RetryPolicy = workers.Backoff{Max: 2 * time.Second}
-			c.Queues[jobs.QueueMedia] = river.QueueConfig{MaxWorkers: 1}
-		})
+		c.RetryPolicy = workers.Backoff{Max: 2 * time.Second}
+		c.Queues[jobs.QueueMedia] = river.QueueConfig{MaxWorkers: 1}
+	})
 	t.Cleanup(let) // before the workers stop, which wait for the request
 	id := uploaded(t, b.upload(t, alice, field("language", "en"), field("operator", "ana"),
 		file("call.wav", tone(t, "c.wav", 440, 2))))[0]["uuid"].(string)
@@ -66,7 +66,7 @@ func TestTranscriptionRetryShownLive(t *testing.T) {
 	view := func(token string) map[string]any { return details(b.do(t, http.MethodGet, "/tasks/"+id, token, nil)) }
 	retry := view(alice)["retry"].(map[string]any)
 	require.Equal(t, map[string]any{"attempt": 1.0, "max_attempts": 5.0, "reason": "server_error",
-		"error": "the speech server answered 503 Service Unavailable: Overloaded: see (an address)",
+		"error":           "the speech server answered 503 Service Unavailable: Overloaded: see (an address)",
 		"next_attempt_at": retry["next_attempt_at"]}, retry)
 	var scheduled time.Time
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT scheduled_at FROM river_job WHERE kind = 'transcribe'`).Scan(&scheduled))
