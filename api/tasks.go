@@ -66,6 +66,15 @@ func (t *tasksResource) register(api huma.API) {
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.get)
 
+	op = operation(http.MethodGet, "/files/{sha256}", "find-task-by-sha256", "Find the task of a file by its content",
+		role.Operator, http.StatusBadRequest, http.StatusNotFound)
+	op.Description += " The task whose uploaded file has this SHA-256 (hex), as the list shows it, or 404 when there is none: " +
+		"a client asks before sending a file, so that an upload run again after an interruption sends nothing twice " +
+		"(`auditd upload` does). An upload of the same content would answer with that task, marked `duplicate`. " +
+		"Operators find only the tasks where they are the audited agent; others are 404 to them, like unknown files."
+	op.Tags = []string{"tasks"}
+	huma.Register(api, op, t.bySHA256)
+
 	op = operation(http.MethodGet, "/tasks/{uuid}/audit/revisions/{n}", "get-audit-revision", "Get one revision of a task's audit",
 		role.Operator, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
 	op.Description += " The revision as it was stored (score breakdown, items, who made it and when) with its `diff` " +
@@ -353,6 +362,26 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		out.Tasks = append(out.Tasks, s)
 	}
 	return ok(out), nil
+}
+
+type taskBySHA256Input struct {
+	SHA256 string `path:"sha256" pattern:"^[0-9a-f]{64}$" doc:"The file's SHA-256, 64 lower-case hex digits"`
+}
+
+func (t *tasksResource) bySHA256(ctx context.Context, in *taskBySHA256Input) (*Output[db.TaskSummary], error) {
+	task, err := db.TaskGetBySHA256(ctx, t.pool, in.SHA256)
+	p := principal(ctx)
+	if errcode.Is(err, errcode.NotFound) || (err == nil && !p.Is(role.Quality) && task.OperatorID != p.User.ID) {
+		return nil, Errorf(CodeNotFound, "no task has a file with this content")
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := viewerOf(ctx, t.pool)
+	if err != nil {
+		return nil, err
+	}
+	return ok(summaryFor(v, task)), nil
 }
 
 type taskInput struct {
