@@ -241,13 +241,7 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 			return transcribed{}, err
 		}
 	}
-	channels, err := talk.Analyse(ctx, path, talk.Options{AgentChannel: campaign.AgentChannel})
-	if err != nil {
-		return transcribed{}, &reportable{err}
-	}
-	// Stored at once: the figures need no words, so they stay when the
-	// speech engine fails the call (a language it lacks, no speech found).
-	if err := db.ChannelsSave(ctx, w.pool, task.UUID, channels); err != nil {
+	if err := w.analyseChannels(ctx, task, campaign, path); err != nil {
 		return transcribed{}, err
 	}
 	// A call uploaded without a language, in a campaign that lets the
@@ -279,6 +273,23 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 		out.detected = out.transcript.Language
 	}
 	return out, nil
+}
+
+// analyseChannels stores what the channels of task's recording, at path,
+// tell (package talk), unless an earlier attempt did: the audio has not
+// changed since, and a retry should not spend its time on it again.
+func (w *TranscribeWorker) analyseChannels(ctx context.Context, task db.Task, campaign db.Campaign, path string) error {
+	_, err := db.ChannelsGet(ctx, w.pool, task.UUID)
+	if !errcode.Is(err, errcode.NotFound) {
+		return err
+	}
+	channels, err := talk.Analyse(ctx, path, talk.Options{AgentChannel: campaign.AgentChannel})
+	if err != nil {
+		return &reportable{err}
+	}
+	// Stored at once: the figures need no words, so they stay when the
+	// speech engine fails the call (a language it lacks, no speech found).
+	return db.ChannelsSave(ctx, w.pool, task.UUID, channels)
 }
 
 // transcribed is a call's transcript, redacted, and its redactions.
