@@ -377,11 +377,20 @@ func (t *tasksResource) bySHA256(ctx context.Context, in *taskBySHA256Input) (*O
 	if err != nil {
 		return nil, err
 	}
-	v, err := viewerOf(ctx, t.pool)
+	s, err := t.summary(ctx, task)
 	if err != nil {
 		return nil, err
 	}
-	return ok(summaryFor(v, task)), nil
+	return ok(s), nil
+}
+
+// summary is task's summary as the caller may see it (summaryFor).
+func (t *tasksResource) summary(ctx context.Context, task db.Task) (db.TaskSummary, error) {
+	v, err := viewerOf(ctx, t.pool)
+	if err != nil {
+		return db.TaskSummary{}, err
+	}
+	return summaryFor(v, task), nil
 }
 
 type taskInput struct {
@@ -780,11 +789,11 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 	if err != nil {
 		return nil, err
 	}
-	v, err := viewerOf(ctx, t.pool)
+	s, err := t.summary(ctx, changed)
 	if err != nil {
 		return nil, err
 	}
-	return accepted(summaryFor(v, changed)), nil
+	return accepted(s), nil
 }
 
 // auditHidden reports whether the caller is not shown task's audit: an
