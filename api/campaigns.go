@@ -36,6 +36,7 @@ type CampaignView struct {
 	SupervisorEmails []string `json:"supervisor_emails" doc:"Receive every validation of the campaign's audits"`
 	Language         string   `json:"language" doc:"Default language of its interactions (BCP 47)"`
 	AgentChannel     string   `json:"agent_channel" enum:"left,right" doc:"The channel of a stereo call recording that holds the agent"`
+	DetectLanguage   bool     `json:"detect_language" doc:"A call uploaded without a language is sent to the speech server without one, which detects it (recorded as the task's language once transcribed), when the engine transcribes any language (ASR_ENGINE=openai, ASR_LANGUAGES unset); otherwise it takes language"`
 	ScorecardVersion int      `json:"scorecard_version" doc:"The current version of its scorecard"`
 	// OperatorSeesAutomatic and ReviewAnalysts are the QA workflow's
 	// settings (README: QA workflow).
@@ -115,7 +116,7 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 	}
 	return CampaignView{ID: camp.ID, Name: camp.Name, PassingScore: camp.PassingScore,
 		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
-		ScorecardVersion: card.Version, Redaction: camp.EffectiveRedaction(), RedactionDefault: camp.Redaction == nil, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
+		DetectLanguage: camp.DetectLanguage, ScorecardVersion: card.Version, Redaction: camp.EffectiveRedaction(), RedactionDefault: camp.Redaction == nil, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
 		OperatorSeesAutomatic: camp.OperatorSeesAutomatic, ReviewAnalysts: nonNilStrings(camp.ReviewAnalysts),
 		DisputeWindowDays: camp.DisputeWindowDays, Retention: privacy.Retention, AgentsSeeAccess: privacy.AgentsSeeAccess}, nil
 }
@@ -173,6 +174,7 @@ type CampaignFields struct {
 	SupervisorEmails []string                  `json:"supervisor_emails,omitempty" maxItems:"50" doc:"E-mail addresses" format:"email"`
 	Language         string                    `json:"language,omitempty" pattern:"^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$" doc:"BCP 47; defaults to es"`
 	AgentChannel     string                    `json:"agent_channel,omitempty" enum:"left,right" doc:"Defaults to left"`
+	DetectLanguage   *bool                     `json:"detect_language,omitempty" doc:"Let the speech server detect the language of a call uploaded without one (when it transcribes any language); defaults to false: such a call takes language"`
 	Redaction        *redact.RedactionSettings `json:"redaction,omitempty" doc:"What its transcripts and recordings lose before anything stores them; defaults to its language's defaults (see redaction_default). Applies to interactions uploaded from then on."`
 	// The QA workflow's settings.
 	OperatorSeesAutomatic *bool    `json:"operator_sees_automatic,omitempty" doc:"Show agents (operators) their audits before an analyst reviewed them; defaults to false: until then an agent's task shows no score, result or verdicts"`
@@ -275,6 +277,9 @@ func applyFields(s *db.CampaignSettings, f CampaignFields) error {
 	}
 	if f.AgentChannel != "" {
 		s.AgentChannel = f.AgentChannel
+	}
+	if f.DetectLanguage != nil {
+		s.DetectLanguage = *f.DetectLanguage
 	}
 	if f.OperatorSeesAutomatic != nil {
 		s.OperatorSeesAutomatic = *f.OperatorSeesAutomatic

@@ -32,6 +32,7 @@ import (
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
+	"github.com/auditd/auditd/visibility"
 )
 
 // tasksResource is intake (upload) and the reading of tasks.
@@ -67,6 +68,15 @@ func (t *tasksResource) register(api huma.API) {
 		"blind: `calibration_blind` names the session, `audit` is null and `revisions` empty until they submit."
 	op.Tags = []string{"tasks"}
 	huma.Register(api, op, t.get)
+
+	op = operation(http.MethodGet, "/files/{sha256}", "find-task-by-sha256", "Find the task of a file by its content",
+		role.Operator, http.StatusBadRequest, http.StatusNotFound)
+	op.Description += " The task whose uploaded file has this SHA-256 (hex), as the list shows it, or 404 when there is none: " +
+		"a client asks before sending a file, so that an upload run again after an interruption sends nothing twice " +
+		"(`auditd upload` does). An upload of the same content would answer with that task, marked `duplicate`. " +
+		"Operators find only the tasks where they are the audited agent; others are 404 to them, like unknown files."
+	op.Tags = []string{"tasks"}
+	huma.Register(api, op, t.bySHA256)
 
 	op = operation(http.MethodGet, "/tasks/{uuid}/audit/revisions/{n}", "get-audit-revision", "Get one revision of a task's audit",
 		role.Operator, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
@@ -467,6 +477,35 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	return ok(out), nil
 }
 
+type taskBySHA256Input struct {
+	SHA256 string `path:"sha256" pattern:"^[0-9a-f]{64}$" doc:"The file's SHA-256, 64 lower-case hex digits"`
+}
+
+func (t *tasksResource) bySHA256(ctx context.Context, in *taskBySHA256Input) (*Output[db.TaskSummary], error) {
+	task, err := db.TaskGetBySHA256(ctx, t.pool, in.SHA256)
+	p := principal(ctx)
+	if errcode.Is(err, errcode.NotFound) || (err == nil && !p.Is(role.Quality) && task.OperatorID != p.User.ID) {
+		return nil, Errorf(CodeNotFound, "no task has a file with this content")
+	}
+	if err != nil {
+		return nil, err
+	}
+	s, err := t.summary(ctx, task)
+	if err != nil {
+		return nil, err
+	}
+	return ok(s), nil
+}
+
+// summary is task's summary as the caller may see it (summaryFor).
+func (t *tasksResource) summary(ctx context.Context, task db.Task) (db.TaskSummary, error) {
+	v, err := viewerOf(ctx, t.pool)
+	if err != nil {
+		return db.TaskSummary{}, err
+	}
+	return summaryFor(v, task), nil
+}
+
 type taskInput struct {
 	UUID string `path:"uuid" format:"uuid" doc:"The task's id"`
 }
@@ -497,6 +536,8 @@ type TaskDetail struct {
 	DurationSeconds *float64       `json:"duration_seconds,omitempty"`
 	Error           string         `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
 	Attempts        int            `json:"attempts"`
+	// Retry is db.Task.Retry, left out below quality.
+	Retry       *db.TaskRetry `json:"retry,omitempty" doc:"While a call's transcription is retried (a speech server answering 5xx or 429, unreachable, or not answering in time): the attempts so far, why the last did not finish, for a person, and when the next is due; a task.updated event carries each change. Shown to quality and above, never to agents"`
 	ReviewItems     *int           `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
 	AssigneeID      string         `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
 	AssignedAt      *time.Time     `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
@@ -603,6 +644,9 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		d.Caller, d.Called, d.CustomerRef, d.Metadata = task.Caller, task.Called, task.CustomerRef, task.Metadata
 	}
 	hidden := auditHidden(ctx, task)
+	if !(visibility.Viewer{Role: principal(ctx).Role}).RetryHidden() {
+		d.Retry = task.Retry
+	}
 	if task.Kind == db.TaskCall && task.BlobKey != "" {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"
 	}
@@ -868,11 +912,11 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 	if err != nil {
 		return nil, err
 	}
-	v, err := viewerOf(ctx, t.pool)
+	s, err := t.summary(ctx, changed)
 	if err != nil {
 		return nil, err
 	}
-	return accepted(summaryFor(v, changed)), nil
+	return accepted(s), nil
 }
 
 // auditHidden reports whether the caller is not shown task's audit: an

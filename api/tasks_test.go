@@ -194,6 +194,9 @@ func TestUploadCallsAndChats(t *testing.T) {
 		require.Len(t, history, 1)
 		require.Equal(t, want, history[0].(map[string]any)["to"])
 		if f.kind == "call" {
+			// Measured at upload, whatever the format (a pipe's probe
+			// tells none for WAV, MP3 and Ogg).
+			require.InDelta(t, 1.0, d["duration_seconds"], 0.05, f.name)
 			require.Equal(t, "/tasks/"+task["uuid"].(string)+"/audio", d["audio_url"])
 			require.Nil(t, d["transcript"])
 		} else {

@@ -15,13 +15,11 @@ func viewerOf(ctx context.Context, q db.DBTX) (visibility.Viewer, error) {
 	return db.ViewerOf(ctx, q, p.User.ID, p.Role)
 }
 
-// summaryFor is task's summary as v may see it: without its audit when it
-// is hidden from them (visibility.Viewer.AuditHidden).
+// summaryFor is task's summary as v may see it (db.Task.SummaryFor):
+// without its audit when it is hidden from them, without its retry state
+// below quality.
 func summaryFor(v visibility.Viewer, task db.Task) db.TaskSummary {
-	if v.AuditHidden(task.Row()) {
-		return task.Summary().WithoutAudit()
-	}
-	return task.Summary()
+	return task.SummaryFor(v)
 }
 
 // notBlind is CONFLICT when the caller calibrates the task blind (an open

@@ -203,9 +203,9 @@ func (w *visibilityWorld) secrets() []*viewerSecrets {
 }
 
 // fillFor replaces the path parameters of rt with the ids v's requests
-// take: each planted task of v's for {uuid}, the object its prefix names
-// for {id}.
-func (w *visibilityWorld) fillFor(v *viewerSecrets, path string) []string {
+// take: each planted task of v's for {uuid} (its file's SHA-256 for
+// {sha256}), the object its prefix names for {id}.
+func (w *visibilityWorld) fillFor(t *testing.T, v *viewerSecrets, path string) []string {
 	id := ""
 	switch {
 	case strings.HasPrefix(path, "/disputes/"):
@@ -224,7 +224,11 @@ func (w *visibilityWorld) fillFor(v *viewerSecrets, path string) []string {
 	}
 	var out []string
 	for _, task := range v.tasks {
-		p := strings.NewReplacer("{uuid}", task, "{id}", id, "{n}", "1", "{version}", "1").Replace(path)
+		var sum string
+		if strings.Contains(path, "{sha256}") {
+			require.NoError(t, w.b.pool.QueryRow(context.Background(), `SELECT sha256 FROM tasks WHERE uuid = $1`, task).Scan(&sum))
+		}
+		p := strings.NewReplacer("{uuid}", task, "{id}", id, "{n}", "1", "{version}", "1", "{sha256}", sum).Replace(path)
 		if !slices.Contains(out, p) {
 			out = append(out, p)
 		}
@@ -373,7 +377,7 @@ func TestNothingHiddenLeaks(t *testing.T) {
 					if rt.method != http.MethodGet || rt.path == "/notifications/events" || !rt.secured() {
 						continue
 					}
-					for _, path := range w.fillFor(v, rt.path) {
+					for _, path := range w.fillFor(t, v, rt.path) {
 						for _, q := range v.queries(rt.op) {
 							before := map[string]int{}
 							for task := range v.transcripts {
@@ -424,7 +428,7 @@ func TestNothingHiddenLeaks(t *testing.T) {
 				if rt.method == http.MethodGet || !rt.secured() {
 					continue
 				}
-				for _, path := range w.fillFor(v, rt.path) {
+				for _, path := range w.fillFor(t, v, rt.path) {
 					r := w.b.send(t, rt.method, path, bearer(v.token))
 					v.check(t, rt.method+" "+path, r.RawBody, nil)
 				}

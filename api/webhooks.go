@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -82,6 +83,15 @@ func (h *webhooksResource) register(api huma.API) {
 		"waits for the attempt (up to JOB_WAIT_TIMEOUT): 200 with it (`ok` says whether the receiver answered " +
 		"2xx), or 202 with the delivery id when the wait ran out (the attempt then shows in the delivery log)."
 	op.Tags = tag
+	reg := api.OpenAPI().Components.Schemas
+	op.Responses = map[string]*huma.Response{
+		"200": {Description: "The test delivery was attempted: the attempt",
+			Content: map[string]*huma.MediaType{"application/json": {
+				Schema: reg.Schema(reflect.TypeFor[Envelope[WebhookTest]](), true, "")}}},
+		"202": {Description: "The test delivery is queued; the wait ran out before its attempt (no attempt in the answer)",
+			Content: map[string]*huma.MediaType{"application/json": {
+				Schema: reg.Schema(reflect.TypeFor[Envelope[WebhookTest]](), true, "")}}},
+	}
 	huma.Register(api, op, h.test)
 }
 

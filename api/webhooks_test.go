@@ -344,3 +344,21 @@ func TestWebhookEventTypesDocumented(t *testing.T) {
 		require.Equal(t, webhook.Types(), enum, name)
 	}
 }
+
+// TestWebhookTestDocumented: the OpenAPI document describes both answers of
+// the "send test" operation, 200 with the attempt and 202 when the wait ran
+// out, each with its envelope, beside its errors.
+func TestWebhookTestDocumented(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := b.do(t, http.MethodGet, "/openapi.json", "", nil)
+	require.Equal(t, http.StatusOK, r.Status)
+	responses := r.Body["paths"].(map[string]any)["/webhooks/{id}/test"].(map[string]any)["post"].(map[string]any)["responses"].(map[string]any)
+	for _, status := range []string{"200", "202", "400", "404"} {
+		require.Contains(t, responses, status)
+	}
+	for _, status := range []string{"200", "202"} {
+		schema := responses[status].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"].(map[string]any)
+		require.Contains(t, schema["$ref"], "WebhookTest", status)
+	}
+}

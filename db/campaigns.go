@@ -36,6 +36,10 @@ type CampaignSettings struct {
 	// AgentChannel is the channel of a stereo call recording that holds the
 	// agent: "left" or "right".
 	AgentChannel string
+	// DetectLanguage lets the speech server detect the language of a call
+	// uploaded without one (when it transcribes any language), instead of
+	// taking Language.
+	DetectLanguage bool
 	// OperatorSeesAutomatic shows agents their audits before an analyst
 	// reviewed them (Task.AuditHiddenFromOperator).
 	OperatorSeesAutomatic bool
@@ -61,12 +65,12 @@ func (s CampaignSettings) EffectiveRedaction() redact.RedactionSettings {
 }
 
 const campaignColumns = `id, name, passing_score::float8, supervisor_emails, language, agent_channel, created_at, updated_at,
-	operator_sees_automatic, review_analysts, dispute_window_days, redaction`
+	operator_sees_automatic, review_analysts, dispute_window_days, redaction, detect_language`
 
 func scanCampaign(row pgx.Row) (Campaign, error) {
 	var c Campaign
 	err := row.Scan(&c.ID, &c.Name, &c.PassingScore, &c.SupervisorEmails, &c.Language, &c.AgentChannel, &c.CreatedAt, &c.UpdatedAt,
-		&c.OperatorSeesAutomatic, &c.ReviewAnalysts, &c.DisputeWindowDays, &c.Redaction)
+		&c.OperatorSeesAutomatic, &c.ReviewAnalysts, &c.DisputeWindowDays, &c.Redaction, &c.DetectLanguage)
 	return c, err
 }
 
@@ -124,9 +128,10 @@ func CampaignCreate(ctx context.Context, tx pgx.Tx, name string, s CampaignSetti
 	}
 	c, err := scanCampaign(tx.QueryRow(ctx, `
 		INSERT INTO campaigns (name, passing_score, supervisor_emails, language, agent_channel, operator_sees_automatic, review_analysts,
-			dispute_window_days, redaction)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+campaignColumns,
-		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.OperatorSeesAutomatic, nonNil(s.ReviewAnalysts), s.DisputeWindowDays, redaction(s.Redaction)))
+			dispute_window_days, redaction, detect_language)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING `+campaignColumns,
+		name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.OperatorSeesAutomatic, nonNil(s.ReviewAnalysts), s.DisputeWindowDays, redaction(s.Redaction),
+		s.DetectLanguage))
 	if err != nil {
 		return Campaign{}, nameTaken(err, name)
 	}
@@ -145,10 +150,10 @@ func CampaignUpdate(ctx context.Context, q DBTX, id, name string, s CampaignSett
 	c, err := scanCampaign(q.QueryRow(ctx, `
 		UPDATE campaigns SET name = $2, passing_score = $3, supervisor_emails = $4, language = $5,
 			agent_channel = $6, operator_sees_automatic = $7, review_analysts = $8,
-			dispute_window_days = $9, redaction = $10, updated_at = now()
+			dispute_window_days = $9, redaction = $10, detect_language = $11, updated_at = now()
 		WHERE id = $1 RETURNING `+campaignColumns,
 		id, name, s.PassingScore, nonNil(s.SupervisorEmails), s.Language, s.AgentChannel, s.OperatorSeesAutomatic,
-		nonNil(s.ReviewAnalysts), s.DisputeWindowDays, redaction(s.Redaction)))
+		nonNil(s.ReviewAnalysts), s.DisputeWindowDays, redaction(s.Redaction), s.DetectLanguage))
 	return c, nameTaken(one(err, "no campaign %s", id), name)
 }
 

@@ -83,6 +83,31 @@ type Task struct {
 	// trusted (transcript.LowQuality, transcript.TooFast); "" when it is,
 	// or before it is transcribed.
 	TranscriptUnreliable string
+	// Retry is the call's transcription between its attempts, while it is
+	// retried; nil otherwise.
+	Retry *TaskRetry
+}
+
+// Why an attempt at a call's transcription failed (TaskRetry.Reason).
+const (
+	RetryBusy        = "busy"
+	RetryServerError = "server_error"
+	RetryUnreachable = "unreachable"
+	RetryTimeout     = "timeout"
+	RetryBadAnswer   = "bad_answer"
+	RetryInternal    = "internal"
+)
+
+// TaskRetry is a call's transcription between its attempts: which one
+// failed, why (for a person: never a library's text, an address or a
+// key), and when the next is due. Shown from quality up
+// (visibility.Viewer.RetryHidden).
+type TaskRetry struct {
+	Attempt     int       `json:"attempt" minimum:"1" doc:"The attempts made so far (1 is the first); a server that asked to wait (busy) used none up"`
+	MaxAttempts int       `json:"max_attempts" minimum:"1" doc:"The attempts the transcription gets before the task fails"`
+	Reason      string    `json:"reason" enum:"busy,server_error,unreachable,timeout,bad_answer,internal" doc:"Why the last attempt did not finish: busy (the speech server asked to wait: 429, Retry-After), server_error (it answered 5xx), unreachable (no connection), timeout (no answer in time), bad_answer (an answer that is not a transcript), internal (ours: see the worker logs)"`
+	Error       string    `json:"error" doc:"What went wrong, in English, for a person"`
+	NextAt      time.Time `json:"next_attempt_at" doc:"When the next attempt is due; past while it runs"`
 }
 
 // Row is what the visibility rules read of t.
@@ -157,6 +182,8 @@ type TaskSummary struct {
 	DueAt       *time.Time      `json:"due_at,omitempty" doc:"By when the assignee should review it"`
 	// TranscriptUnreliable is Task.TranscriptUnreliable.
 	TranscriptUnreliable string `json:"transcript_unreliable,omitempty" enum:"low_quality,too_fast" doc:"Why the call's transcript is unreliable, when it is: low_quality (the speech engine was unsure of its words: transcript.quality.score under the floor) or too_fast (more words a second than anyone says); every automatic verdict of its audit then needs review"`
+	// Retry is Task.Retry, left out below quality.
+	Retry *TaskRetry `json:"retry,omitempty" doc:"While a call's transcription is retried: the attempts so far, why the last did not finish and when the next is due. Shown to quality and above, never to agents"`
 	// Snippet is where a search's words were found, in a list searched by
 	// words (q).
 	Snippet []SnippetPart `json:"snippet,omitempty" doc:"In a list searched by words (q): the passages of the transcript, the audit's explanations or the validation's notes where they were found, the words found marked; absent when only the file name has them"`
@@ -171,7 +198,22 @@ func (t Task) Summary() TaskSummary {
 		ScoreMin: t.ScoreMin, ScoreMax: t.ScoreMax, Pending: t.PendingCriteria,
 		AssigneeID: t.AssigneeID, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt,
 		ReviewState: t.ReviewState(), AssignedAt: t.AssignedAt, DueAt: t.DueAt, TranscriptUnreliable: t.TranscriptUnreliable,
+		Retry: t.Retry,
 	}
+}
+
+// SummaryFor returns the summary of t as v may see it: without its audit
+// when v is not shown it (visibility.Viewer.AuditHidden), without its
+// retry state below quality (visibility.Viewer.RetryHidden).
+func (t Task) SummaryFor(v visibility.Viewer) TaskSummary {
+	s := t.Summary()
+	if v.AuditHidden(t.Row()) {
+		s = s.WithoutAudit()
+	}
+	if v.RetryHidden() {
+		s.Retry = nil
+	}
+	return s
 }
 
 // WithoutAudit is s without what an agent is not shown of an automatic
@@ -214,7 +256,7 @@ const taskColumns = `t.uuid, t.kind, t.status, t.file_name, t.content_type, t.si
 	t.audit_deleted_at IS NOT NULL,
 	COALESCE(t.transcript_unreliable, ''),
 	t.score_min::float8, t.score_max::float8, COALESCE(t.pending_criteria, '{}'),
-	COALESCE(t.call_id, ''), COALESCE(t.queue, ''), COALESCE(t.caller, ''), COALESCE(t.called, ''), t.metadata`
+	COALESCE(t.call_id, ''), COALESCE(t.queue, ''), COALESCE(t.caller, ''), COALESCE(t.called, ''), t.metadata, t.retry`
 
 func scanTask(row pgx.Row) (Task, error) {
 	var t Task
@@ -223,7 +265,7 @@ func scanTask(row pgx.Row) (Task, error) {
 		&t.CustomerRef, &t.UploadedBy, &t.DurationSeconds, &t.Error, &t.Attempts,
 		&t.Score, &t.Passed, &t.ReviewItems, &t.AuditRevision, &t.AssigneeID, &t.CreatedAt, &t.UpdatedAt,
 		&t.ReviewedAt, &t.ReviewedBy, &t.AssignedAt, &t.DueAt, &t.OperatorSeesAutomatic, &t.AuditDeleted, &t.TranscriptUnreliable,
-		&t.ScoreMin, &t.ScoreMax, &t.PendingCriteria, &t.CallID, &t.Queue, &t.Caller, &t.Called, &t.Metadata)
+		&t.ScoreMin, &t.ScoreMax, &t.PendingCriteria, &t.CallID, &t.Queue, &t.Caller, &t.Called, &t.Metadata, &t.Retry)
 	return t, err
 }
 
@@ -370,7 +412,7 @@ func TaskTransition(ctx context.Context, q DBTX, uuid string, c TaskChange) (Tas
 	}
 	t, err := scanTask(q.QueryRow(ctx, `
 		WITH t AS (
-			UPDATE tasks SET status = $2, error = NULLIF($3, ''),
+			UPDATE tasks SET status = $2, error = NULLIF($3, ''), retry = NULL,
 				attempts = CASE WHEN $4 > 0 THEN $4 ELSE attempts END, updated_at = now()
 			WHERE uuid = $1
 			RETURNING *
@@ -398,23 +440,59 @@ func TaskSetDuration(ctx context.Context, q DBTX, uuid string, seconds float64) 
 	return err
 }
 
+// TaskSetLanguage records lang as the language of task uuid, one the speech
+// server detected. It writes no event: the change of status that follows
+// in the caller's transaction carries it. It returns a NotFound error for
+// an unknown task.
+func TaskSetLanguage(ctx context.Context, q DBTX, uuid, lang string) error {
+	tag, err := q.Exec(ctx, `UPDATE tasks SET language = $2 WHERE uuid = $1`, uuid, lang)
+	if err == nil && tag.RowsAffected() == 0 {
+		return errcode.New(errcode.NotFound, "no task %s", uuid)
+	}
+	return err
+}
+
+// TaskSetRetry records r, the state of task uuid's transcription between
+// its attempts, and writes its task.updated event, through q. It returns
+// the task as it then is, or an error wrapping ErrTaskStatus when the task
+// is no longer transcribing (its status changed meanwhile).
+func TaskSetRetry(ctx context.Context, q DBTX, uuid string, r TaskRetry) (Task, error) {
+	t, err := scanTask(q.QueryRow(ctx, `
+		WITH t AS (
+			UPDATE tasks SET retry = $2, updated_at = now() WHERE uuid = $1 AND status = 'transcribing' RETURNING *
+		)
+		SELECT `+taskColumns+` FROM t JOIN campaigns c ON c.id = t.campaign_id`, uuid, r))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Task{}, fmt.Errorf("%w: task %s is not transcribing", ErrTaskStatus, uuid)
+	}
+	if err != nil {
+		return Task{}, err
+	}
+	return t, TaskEventInsert(ctx, q, EventTaskUpdated, t)
+}
+
 // TaskEventInsert writes an event of type typ carrying t's summary, seen by
-// the task's audience. While the agent is not shown the audit
-// (AuditHiddenFromOperator), quality and above get the summary and the
-// agent another without the audit.
+// the task's audience. When the agent is not shown all of it (the audit,
+// Task.AuditHiddenFromOperator; the retry state), quality and above get the
+// summary and the agent theirs (SummaryFor).
 func TaskEventInsert(ctx context.Context, q DBTX, typ string, t Task) error {
-	if t.OperatorID == "" || !t.AuditHiddenFromOperator() {
+	agent := visibility.Agent(t.OperatorID, t.CampaignID, !t.OperatorSeesAutomatic)
+	if t.OperatorID == "" || !t.AuditHiddenFromOperator() && (t.Retry == nil || !agent.RetryHidden()) {
 		return EventsInsert(ctx, q, TaskEvent(typ, t))
 	}
 	quality := role.Quality
 	return EventsInsert(ctx, q, EventNew{Type: typ, Audience: Audience{MinRole: &quality}, Data: t.Summary()},
-		EventNew{Type: typ, Audience: Audience{UserID: t.OperatorID}, Data: t.Summary().WithoutAudit()})
+		EventNew{Type: typ, Audience: Audience{UserID: t.OperatorID}, Data: t.SummaryFor(agent)})
 }
 
 // TaskEvent is an event of type typ carrying t's summary, seen by the
-// task's audience.
+// task's audience; without its retry state when its agent is in it.
 func TaskEvent(typ string, t Task) EventNew {
-	return EventNew{Type: typ, Audience: t.audience(), Data: t.Summary()}
+	s := t.Summary()
+	if t.OperatorID != "" {
+		s.Retry = nil
+	}
+	return EventNew{Type: typ, Audience: t.audience(), Data: s}
 }
 
 // audience is who may see events about t: its operator and every user of

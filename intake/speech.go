@@ -38,7 +38,17 @@ func (s Speech) speaks(lang string) bool {
 // confidence. A language the engine lacks is an Invalid error that names
 // it, says where it came from and how to configure an engine that speaks
 // it.
-func (s Speech) callLanguage(file, asked, campaign, campaignLang string) (string, error) {
+//
+// A call uploaded without a language in a campaign that lets the server
+// detect it (detect) has none ("") when the engine transcribes any
+// language: the speech server is sent none, and the language it hears is
+// recorded once transcribed. Asked for by the campaign, it is no language
+// nobody asked for; an engine restricted to some languages (ASR_LANGUAGES)
+// is not left to detect, since it could hear one it does not transcribe.
+func (s Speech) callLanguage(file, asked, campaign, campaignLang string, detect bool) (string, error) {
+	if asked == "" && detect && s.detects() {
+		return "", nil
+	}
 	lang := cmp.Or(asked, campaignLang)
 	if s.speaks(lang) {
 		return lang, nil
@@ -61,6 +71,10 @@ func (s Speech) callLanguage(file, asked, campaign, campaignLang string) (string
 		"it transcribes %s. Upload it with the language it is spoken in, or %s", file, languageName(asked), s.Engine,
 		s.describe(), remedy).With(details)
 }
+
+// detects reports whether the engine detects a call's language: an
+// OpenAI-compatible server that transcribes any language.
+func (s Speech) detects() bool { return s.Engine == "openai" && len(s.Languages) == 0 }
 
 // String says, in English, what calls are transcribed with and in which
 // languages, for the command line and the log.

@@ -208,13 +208,36 @@ func (u *Upload) recognise(ctx context.Context, f *file) error {
 			return err
 		}
 		f.kind, f.contentType = db.TaskCall, format.ContentType
-		if info.Duration > 0 {
-			seconds := info.Duration.Seconds()
+		d := info.Duration
+		if d == 0 {
+			if d, err = u.measure(pctx, f); err != nil {
+				return err
+			}
+		}
+		if d > 0 {
+			seconds := d.Seconds()
 			f.duration = &seconds
 		}
 		return nil
 	}
 	return unsupported(f, "its content is not a known audio format, nor text")
+}
+
+// measure measures how long the stored recording f lasts, reading it again
+// whole (media.MeasureReader): a pipe's probe does not tell for WAV, MP3
+// and Ogg. A recording it cannot read through is unsupported, as the probe's.
+func (u *Upload) measure(ctx context.Context, f *file) (time.Duration, error) {
+	rd, err := u.deps.Store.Open(ctx, f.blob.Key)
+	if err != nil {
+		return 0, err
+	}
+	defer rd.Close()
+	d, err := media.MeasureReader(ctx, rd)
+	if errors.Is(err, media.ErrNotAudio) {
+		u.deps.Log.InfoContext(ctx, "upload: unreadable audio", "file", f.name, "error", err)
+		return 0, unsupported(f, "its audio cannot be read through: damaged or cut short")
+	}
+	return d, err
 }
 
 // unsupported is the error of f, neither a recording nor a chat transcript.
@@ -322,7 +345,8 @@ func (u *Upload) Commit(ctx context.Context, s Settings, also ...func(context.Co
 		f.language = cmp.Or(s.Language, campaign.Language)
 		if f.existing == nil && f.kind == db.TaskCall {
 			var err error
-			if f.language, err = u.deps.Speech.callLanguage(f.name, s.Language, campaign.Name, campaign.Language); err != nil {
+			if f.language, err = u.deps.Speech.callLanguage(f.name, s.Language, campaign.Name, campaign.Language,
+				campaign.DetectLanguage); err != nil {
 				return nil, err
 			}
 		}

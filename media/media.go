@@ -68,9 +68,38 @@ func Probe(ctx context.Context, path string) (Info, error) {
 // describe themselves in their first bytes, so ffprobe stops early and r
 // need not be seekable (the broken pipe that ends the copy is not an
 // error). Duration may then be zero: some containers state it only at
-// their end.
+// their end (MeasureReader measures it).
 func ProbeReader(ctx context.Context, r io.Reader) (Info, error) {
 	return probe(ctx, "pipe:0", r, "the file")
+}
+
+// MeasureReader measures how long the first audio stream that r holds
+// lasts, reading it whole: for the containers that do not state their
+// length where a pipe can read it (WAV, MP3 and Ogg state it at their end,
+// or leave it to the file's size). The stream is copied to nowhere (ffmpeg
+// -c copy -f null), not decoded: an hour of MP3 takes a fraction of a
+// second. It returns an error wrapping ErrNotAudio when ffmpeg cannot read
+// r, and zero when r holds no audio packet.
+func MeasureReader(ctx context.Context, r io.Reader) (time.Duration, error) {
+	out, _, err := run(ctx, r, "ffmpeg", "-v", "error", "-nostdin", "-nostats", "-i", "pipe:0",
+		"-map", "0:a:0", "-c", "copy", "-f", "null", "-progress", "pipe:1", "-")
+	if te, ok := errors.AsType[*ToolError](err); ok && te.exited() {
+		return 0, fmt.Errorf("%w: %s", ErrNotAudio, firstLine(te.Stderr))
+	}
+	if err != nil {
+		return 0, err
+	}
+	// -progress ends with the totals: the last out_time_us is the end of
+	// the last packet copied.
+	var d time.Duration
+	for line := range strings.Lines(string(out)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "out_time_us="); ok {
+			if us, err := strconv.ParseInt(v, 10, 64); err == nil && us > 0 {
+				d = time.Duration(us) * time.Microsecond
+			}
+		}
+	}
+	return d, nil
 }
 
 func probe(ctx context.Context, input string, stdin io.Reader, name string) (Info, error) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -319,5 +320,33 @@ func TestChunks(t *testing.T) {
 		b := setup(t)
 		_, err := media.Chunks(b.ctx, filepath.Join(mediatest.LibriVoxDir, "sense_and_sensibility_01_austen_64kb-0870.wav"), b.dir, time.Second)
 		require.ErrorContains(t, err, "chunk length 1s is under 2s")
+	})
+}
+
+// TestMeasureReader: every format an upload takes is measured through a
+// pipe, although a pipe's probe cannot tell the length of WAV, MP3 and Ogg;
+// what is not audio is ErrNotAudio.
+func TestMeasureReader(t *testing.T) {
+	t.Parallel()
+	formats := map[string][]string{"wav": nil, "mp3": {"-c:a", "libmp3lame"}, "ogg": {"-c:a", "libopus"}, "flac": nil,
+		"m4a": {"-c:a", "aac"}, "webm": {"-c:a", "libopus"}}
+	for ext, args := range formats {
+		t.Run(ext, func(t *testing.T) {
+			t.Parallel()
+			b := setup(t)
+			path := filepath.Join(b.dir, "call."+ext)
+			mediatest.FFmpeg(t, append([]string{"-f", "lavfi", "-i", "sine=frequency=440:duration=3.5"}, append(args, path)...)...)
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			d, err := media.MeasureReader(b.ctx, f)
+			require.NoError(t, err)
+			require.InDelta(t, 3.5, d.Seconds(), 0.08)
+		})
+	}
+	t.Run("not audio", func(t *testing.T) {
+		t.Parallel()
+		_, err := media.MeasureReader(setup(t).ctx, strings.NewReader("Agent: hello\nCustomer: hi\n"))
+		require.ErrorIs(t, err, media.ErrNotAudio)
 	})
 }

@@ -18,7 +18,12 @@
 //     some of its verdicts are pending an analyst's confirmation (the
 //     score is then provisional);
 //   - nobody is shown the verdicts of an audit whose revisions retention
-//     or an erasure deleted: only its score and result stay.
+//     or an erasure deleted: only its score and result stay;
+//   - an agent is not shown how the pipeline retries their call's
+//     transcription (the attempts, the speech server's errors, when the
+//     next attempt is due: RetryHidden): that is for those who can act
+//     on it, quality and above; the agent sees the status and, if it
+//     fails, why.
 package visibility
 
 import (
@@ -142,6 +147,11 @@ func (v Viewer) VerdictsHidden(r Row) bool { return v.AuditHidden(r) || r.AuditD
 func (v Viewer) VerdictsHiddenSQL(t string) string {
 	return "(" + v.AuditHiddenSQL(t) + " OR " + t + ".audit_deleted_at IS NOT NULL)"
 }
+
+// RetryHidden reports whether v is not shown a task's retry state (a call's
+// transcription between its attempts): below quality. It has no SQL form:
+// no query selects, counts or sorts by it.
+func (v Viewer) RetryHidden() bool { return v.Role < role.Quality }
 
 // uuidText is an id as Postgres writes a uuid: the only text inSet puts in
 // SQL.

@@ -92,6 +92,9 @@ type TranscribeWorker struct {
 	pool  *pgxpool.Pool
 	store *storage.Store
 	cfg   TranscribeConfig
+	// backoff is River's client's policy, whose time the task records
+	// when an attempt fails (retrying).
+	backoff Backoff
 }
 
 // Timeout implements river.Worker: proportional to the recording's length,
@@ -166,6 +169,7 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 
 	throttled, isThrottled := errors.AsType[*asr.RetryableError](err)
 	cause := context.Cause(ctx)
+	timedOut := false
 	switch {
 	case errors.Is(cause, river.ErrJobCancelledRemotely):
 		return river.JobCancel(errors.Join(err, w.fail(ctx, job, task,
@@ -175,16 +179,23 @@ func (w *TranscribeWorker) Work(ctx context.Context, job *river.Job[jobs.Transcr
 		// using up an attempt; the task stays transcribing meanwhile.
 		return river.JobSnooze(0)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		err = &reportable{fmt.Errorf("transcription timed out after %s", limit)}
+		timedOut, err = true, &reportable{fmt.Errorf("transcription timed out after %s", limit)}
 	case asr.Permanent(err) || errors.Is(err, storage.ErrNotFound):
 		return river.JobCancel(errors.Join(err, w.fail(ctx, job, task, err)))
 	case isThrottled && throttled.RetryAfter > 0 && snoozes(job.JobRow) < maxSnoozes:
 		// Not a failure: the server asked us to come back later. A snooze
 		// does not use up an attempt.
-		return snooze(ctx, w.pool, job.JobRow, min(throttled.RetryAfter, maxRetryAfter))
+		wait := min(throttled.RetryAfter, maxRetryAfter)
+		if rerr := w.retrying(ctx, job, task, err, false, limit, time.Now().Add(wait)); rerr != nil {
+			return rerr
+		}
+		return snooze(ctx, w.pool, job.JobRow, wait)
 	}
 	if job.Attempt >= job.MaxAttempts {
 		return errors.Join(err, w.fail(ctx, job, task, err))
+	}
+	if rerr := w.retrying(ctx, job, task, err, timedOut, limit, w.backoff.NextRetry(job.JobRow)); rerr != nil {
+		return errors.Join(err, rerr)
 	}
 	return err
 }
@@ -230,17 +241,17 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 			return transcribed{}, err
 		}
 	}
-	channels, err := talk.Analyse(ctx, path, talk.Options{AgentChannel: campaign.AgentChannel})
-	if err != nil {
-		return transcribed{}, &reportable{err}
-	}
-	// Stored at once: the figures need no words, so they stay when the
-	// speech engine fails the call (a language it lacks, no speech found).
-	if err := db.ChannelsSave(ctx, w.pool, task.UUID, channels); err != nil {
+	if err := w.analyseChannels(ctx, task, campaign, path); err != nil {
 		return transcribed{}, err
 	}
+	// A call uploaded without a language, in a campaign that lets the
+	// server detect it, has none (intake.Speech): the server is sent none.
+	lang, detect := cmp.Or(task.Language, campaign.Language), task.Language == "" && campaign.DetectLanguage
+	if detect {
+		lang = ""
+	}
 	tr, err := asr.Transcribe(ctx, w.cfg.Engine, path, asr.Options{
-		Language:     cmp.Or(task.Language, campaign.Language),
+		Language:     lang,
 		SplitStereo:  true,
 		AgentChannel: asr.Channel(campaign.AgentChannel),
 		MaxChunk:     w.cfg.MaxChunk,
@@ -255,13 +266,39 @@ func (w *TranscribeWorker) transcribe(ctx context.Context, job *river.Job[jobs.T
 		return transcribed{}, err
 	}
 	tr, recs := redactor.Transcript(tr)
-	return transcribed{tr, recs}, nil
+	out := transcribed{transcript: tr, redactions: recs}
+	if detect {
+		// The language the server heard; the campaign's when it did not say.
+		out.transcript.Language = cmp.Or(tr.Language, campaign.Language)
+		out.detected = out.transcript.Language
+	}
+	return out, nil
+}
+
+// analyseChannels stores what the channels of task's recording, at path,
+// tell (package talk), unless an earlier attempt did: the audio has not
+// changed since, and a retry should not spend its time on it again.
+func (w *TranscribeWorker) analyseChannels(ctx context.Context, task db.Task, campaign db.Campaign, path string) error {
+	_, err := db.ChannelsGet(ctx, w.pool, task.UUID)
+	if !errcode.Is(err, errcode.NotFound) {
+		return err
+	}
+	channels, err := talk.Analyse(ctx, path, talk.Options{AgentChannel: campaign.AgentChannel})
+	if err != nil {
+		return &reportable{err}
+	}
+	// Stored at once: the figures need no words, so they stay when the
+	// speech engine fails the call (a language it lacks, no speech found).
+	return db.ChannelsSave(ctx, w.pool, task.UUID, channels)
 }
 
 // transcribed is a call's transcript, redacted, and its redactions.
 type transcribed struct {
 	transcript transcript.Transcript
 	redactions []redact.Record
+	// detected is the language the server detected, to record as the
+	// task's; "" when it was sent one.
+	detected string
 }
 
 // fetchBlob copies the blob key of store into dir and returns the copy's
@@ -295,6 +332,12 @@ func fetchBlob(ctx context.Context, store *storage.Store, key, dir string) (stri
 func (w *TranscribeWorker) finish(ctx context.Context, job *river.Job[jobs.TranscribeArgs], task db.Task, tr transcribed) error {
 	client := river.ClientFromContext[pgx.Tx](ctx)
 	err := pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		if tr.detected != "" {
+			// Before the transcript, whose words are indexed in it.
+			if err := db.TaskSetLanguage(ctx, tx, task.UUID, tr.detected); err != nil {
+				return err
+			}
+		}
 		if err := db.TranscriptSave(ctx, tx, task.UUID, tr.transcript); err != nil {
 			return err
 		}

@@ -527,6 +527,14 @@ func TestTranscribeFailures(t *testing.T) {
 		require.NotEqual(t, rivertype.JobStateDiscarded, res.Job.State, "to be retried")
 		require.Equal(t, pipeline.Transcribing, b.task(t, task.UUID).Status, "more attempts to come")
 		require.Empty(t, b.notifications(t))
+		// The retry state on the task, for analysts.
+		retry := b.task(t, task.UUID).Retry
+		require.NotNil(t, retry)
+		require.Equal(t, db.TaskRetry{Attempt: 1, MaxAttempts: 5, Reason: db.RetryServerError, NextAt: retry.NextAt,
+			Error: "the speech server answered 503 Service Unavailable: The server is overloaded"}, *retry)
+		var analysed time.Time
+		analysedAt := `SELECT analysed_at FROM call_channels WHERE task_uuid = $1`
+		require.NoError(t, b.pool.QueryRow(ctx, analysedAt, task.UUID).Scan(&analysed))
 
 		res, err = b.work(t, worker, task.UUID, &river.InsertOpts{MaxAttempts: 1})
 		require.Error(t, err)
@@ -534,6 +542,10 @@ func TestTranscribeFailures(t *testing.T) {
 		task = b.task(t, task.UUID)
 		require.Equal(t, pipeline.Failed, task.Status)
 		require.Equal(t, "openai transcription: 503 Service Unavailable: The server is overloaded", task.Error)
+		require.Nil(t, task.Retry, "failed: no longer retried")
+		var again time.Time
+		require.NoError(t, b.pool.QueryRow(ctx, analysedAt, task.UUID).Scan(&again))
+		require.Equal(t, analysed, again, "the channels were analysed once, not again on the retry")
 		told := b.notifications(t)
 		require.Len(t, told, 1)
 		require.Equal(t, "error", told[0].Variant)

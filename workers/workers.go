@@ -99,7 +99,7 @@ func Register(ws *river.Workers, d Deps) {
 	cards := newScorecards()
 	audit := &AuditWorker{pool: d.Pool, auditor: d.Auditor, cards: cards, review: d.ReviewConfidence, backoff: d.Backoff}
 	river.AddWorker(ws, audit)
-	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe})
+	river.AddWorker(ws, &TranscribeWorker{pool: d.Pool, store: d.Store, cfg: d.Transcribe, backoff: d.Backoff})
 	river.AddWorker(ws, &RedactRecordingWorker{pool: d.Pool, store: d.Store, workDir: d.Transcribe.WorkDir,
 		log: cmp.Or(d.Logger, slog.Default())})
 	river.AddWorker(ws, &RecomputeAuditWorker{pool: d.Pool, auditor: d.Auditor, cards: cards, review: d.ReviewConfidence, backoff: d.Backoff})

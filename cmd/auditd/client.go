@@ -155,8 +155,16 @@ func apiError(res *http.Response, body []byte) error {
 	if json.Unmarshal(body, &e) != nil || e.Code == "" {
 		e.Code, e.Message = res.Status, strings.TrimSpace(string(body))
 	}
-	return errors.New(e.Code + ": " + e.Message)
+	return &answerError{status: res.StatusCode, text: e.Code + ": " + e.Message}
 }
+
+// answerError is an error answer (apiError), with its status.
+type answerError struct {
+	status int
+	text   string
+}
+
+func (e *answerError) Error() string { return e.text }
 
 // download copies the body of a GET of path to w as it arrives.
 func (c *apiClient) download(ctx context.Context, path string, w io.Writer) error {

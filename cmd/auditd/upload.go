@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -85,6 +87,28 @@ func (c *apiClient) uploadFile(ctx context.Context, path string, size int64, fie
 		return uploadedTask{}, fmt.Errorf("expected one task in the response, got %d", len(res.Tasks))
 	}
 	return res.Tasks[0], nil
+}
+
+// existing returns the task the server has of the file at path, by its
+// content's SHA-256 (GET /files/{sha256}), and whether it has
+// one: an upload run again sends nothing twice.
+func (c *apiClient) existing(ctx context.Context, path string) (uploadedTask, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return uploadedTask{}, false, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return uploadedTask{}, false, err
+	}
+	var task uploadedTask
+	err = c.call(ctx, http.MethodGet, "/files/"+hex.EncodeToString(h.Sum(nil)), &task)
+	if e, ok := errors.AsType[*answerError](err); ok && e.status == http.StatusNotFound {
+		return uploadedTask{}, false, nil
+	}
+	task.Duplicate = true
+	return task, err == nil, err
 }
 
 // onceWriter passes on to w only the bytes past the most an attempt has
@@ -263,6 +287,8 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 		file localFile
 		task uploadedTask
 		err  error
+		// skipped: the server had it already, nothing was sent.
+		skipped bool
 	}
 	work := make(chan localFile)
 	results := make(chan outcome)
@@ -270,10 +296,16 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 	for range min(*parallel, len(files)) {
 		wg.Go(func() {
 			for f := range work {
+				task, found, err := c.existing(ctx, f.path)
+				if found || err != nil {
+					_ = overall.Add64(f.size)
+					results <- outcome{f, task, err, found}
+					continue
+				}
 				bar := d.bar(f.size, filepath.Base(f.path))
-				task, err := c.uploadFile(ctx, f.path, f.size, values, io.MultiWriter(bar, overall))
+				task, err = c.uploadFile(ctx, f.path, f.size, values, io.MultiWriter(bar, overall))
 				d.remove(bar)
-				results <- outcome{f, task, err}
+				results <- outcome{f, task, err, false}
 			}
 		})
 	}
@@ -292,13 +324,16 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 		close(results)
 	}()
 
-	var created, duplicates, failed int
+	var created, duplicates, skipped, failed int
 	for r := range results {
 		var line string
 		switch {
 		case r.err != nil:
 			failed++
 			line = fmt.Sprintf("failed     %s: %v", r.file.path, r.err)
+		case r.skipped:
+			skipped++
+			line = fmt.Sprintf("skipped    %s  %s  (the server has it: %s, %s)", r.task.UUID, r.file.path, r.task.Kind, r.task.Status)
 		case r.task.Duplicate:
 			duplicates++
 			line = fmt.Sprintf("duplicate  %s  %s  (already uploaded: %s, %s)", r.task.UUID, r.file.path, r.task.Kind, r.task.Status)
@@ -312,7 +347,8 @@ func uploadCommand(ctx context.Context, args []string, getenv func(string) strin
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "%d files: %d new, %d duplicates, %d failed\n", len(files), created, duplicates, failed)
+	fmt.Fprintf(stderr, "%d files: %d new, %d duplicates, %d failed, %d skipped (the server had them)\n",
+		len(files), created, duplicates, failed, skipped)
 	if failed > 0 {
 		return fmt.Errorf("%d of %d files failed", failed, len(files))
 	}

@@ -81,7 +81,7 @@ func writeFile(t *testing.T, path string, content []byte) {
 	require.NoError(t, os.WriteFile(path, content, 0o644))
 }
 
-var outcomeLine = regexp.MustCompile(`^(ok|duplicate|failed) +(\S+)`)
+var outcomeLine = regexp.MustCompile(`^(ok|duplicate|skipped|failed) +(\S+)`)
 
 func TestUploadCommandEndToEnd(t *testing.T) {
 	t.Parallel()
@@ -115,11 +115,13 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 		outcomes[m[1]] = append(outcomes[m[1]], line)
 	}
 	require.Len(t, outcomes["ok"], 3, stdout.String())
-	require.Len(t, outcomes["duplicate"], 1, stdout.String())
+	// The copy of a.wav: sent at the same time (a duplicate), or after
+	// a.wav's upload ended (skipped: the server had it).
+	require.Len(t, append(outcomes["duplicate"], outcomes["skipped"]...), 1, stdout.String())
 	require.Len(t, outcomes["failed"], 1, stdout.String())
 	require.Contains(t, outcomes["failed"][0], "bad.wav")
 	require.Contains(t, outcomes["failed"][0], "UNSUPPORTED_MEDIA_TYPE")
-	require.Contains(t, stderr.String(), "5 files: 3 new, 1 duplicates, 1 failed")
+	require.Regexp(t, `5 files: 3 new, (1 duplicates, 1 failed, 0 skipped|0 duplicates, 1 failed, 1 skipped)`, stderr.String())
 	require.Contains(t, stderr.String(), b.url+": calls are transcribed by pocketsphinx in English (en)\n")
 	// Bars were drawn: one per file and the overall one, redrawn in place.
 	require.Contains(t, stderr.String(), "100%")
@@ -134,7 +136,7 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 	var language string
 	require.NoError(t, b.pool.QueryRow(ctx, "SELECT language FROM tasks WHERE kind = 'call'").Scan(&language))
 	require.Equal(t, "en", language, "as asked: the default campaign is Spanish, which the engine does not transcribe")
-	for _, line := range append(outcomes["ok"], outcomes["duplicate"]...) {
+	for _, line := range append(append(outcomes["ok"], outcomes["duplicate"]...), outcomes["skipped"]...) {
 		id := outcomeLine.FindStringSubmatch(line)[2]
 		require.NoError(t, b.pool.QueryRow(ctx, "SELECT count(*) FROM tasks WHERE uuid = $1", id).Scan(&n))
 		require.Equal(t, 1, n, line)
@@ -174,12 +176,13 @@ func TestUploadCommandEndToEnd(t *testing.T) {
 		require.False(t, strings.HasPrefix(e.Name(), ".bad.xlsx"), "no temporary file left: %s", e.Name())
 	}
 
-	// Uploading the good files again: every one a duplicate, and success.
+	// Uploading the good files again: every one skipped, and success.
 	stdout.Reset()
 	stderr.Reset()
 	require.NoError(t, run(ctx, []string{"upload", "--server", b.url, "--token", quality, "--progress", "never",
 		filepath.Join(dir, "calls"), filepath.Join(dir, "chats", "chat.txt")}, env(nil), &stdout, &stderr))
-	require.Equal(t, 3, strings.Count(stdout.String(), "duplicate "), stdout.String())
+	require.Equal(t, 3, strings.Count(stdout.String(), "skipped "), stdout.String())
+	require.Contains(t, stderr.String(), "3 files: 0 new, 0 duplicates, 0 failed, 3 skipped")
 	require.NotContains(t, stderr.String(), "\x1b[", "no bars when asked not to draw them")
 
 	// A new call in a language the engine does not transcribe is refused,
@@ -243,7 +246,9 @@ func TestUploadCommandWaitsItsTurn(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	b := setupAPI(t, api.RateLimits{Uploads: 60}, flaky)
+	// 70 files against 40 a minute: the limit is met however slowly the
+	// machine runs them (each upload also asks whether the server has it).
+	b := setupAPI(t, api.RateLimits{Uploads: 40}, flaky)
 	dir := t.TempDir()
 	const files = 70
 	for i := range files {
@@ -254,11 +259,55 @@ func TestUploadCommandWaitsItsTurn(t *testing.T) {
 		env(map[string]string{"AUDITD_TOKEN": b.token(t, "qa", "quality")}), &stdout, &stderr)
 	require.NoError(t, err, stderr.String())
 	require.Equal(t, files, strings.Count(stdout.String(), "ok         "), stdout.String())
-	require.Contains(t, stderr.String(), fmt.Sprintf("%d files: %d new, 0 duplicates, 0 failed", files, files))
+	require.Contains(t, stderr.String(), fmt.Sprintf("%d files: %d new, 0 duplicates, 0 failed, 0 skipped", files, files))
 	require.Contains(t, stderr.String(), "POST /tasks/upload in 1s: 429 Too Many Requests")
 	require.Contains(t, stderr.String(), "502 Bad Gateway")
 	var n int
 	require.NoError(t, b.pool.QueryRow(ctx, `SELECT count(*) FROM tasks`).Scan(&n))
+	require.Equal(t, files, n)
+}
+
+// TestUploadCommandResumes: an upload interrupted half-way (the context
+// cancelled, as Ctrl-C does) and run again sends nothing twice: each file
+// the server has is skipped after asking for its content's SHA-256 (GET
+// /files/{sha256}), never sent, and the rest are uploaded.
+func TestUploadCommandResumes(t *testing.T) {
+	t.Parallel()
+	ctx, interrupt := context.WithCancel(context.Background())
+	var sent atomic.Int32
+	counting := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/tasks/upload" && sent.Add(1) == 5 {
+				interrupt()
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	b := setupAPI(t, api.RateLimits{}, counting)
+	dir := t.TempDir()
+	const files = 20
+	for i := range files {
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("chat-%02d.txt", i)), fmt.Appendf(nil, "Agent: Hello, this is chat %d\nCustomer: Hi\n", i))
+	}
+	args := []string{"upload", "--server", b.url, "--parallel", "2", "--progress", "never", dir}
+	token := env(map[string]string{"AUDITD_TOKEN": b.token(t, "qa", "quality")})
+	var stdout, stderr bytes.Buffer
+	require.ErrorIs(t, run(ctx, args, token, &stdout, &stderr), context.Canceled)
+	var stored int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM tasks`).Scan(&stored))
+	require.Less(t, stored, files, "interrupted before the end")
+	require.Positive(t, stored)
+
+	sent.Store(100) // no more interruptions
+	stdout.Reset()
+	stderr.Reset()
+	require.NoError(t, run(context.Background(), args, token, &stdout, &stderr), stderr.String())
+	require.Equal(t, stored, strings.Count(stdout.String(), "skipped    "), stdout.String())
+	require.Equal(t, files-stored, strings.Count(stdout.String(), "ok         "), stdout.String())
+	require.Contains(t, stderr.String(), fmt.Sprintf("%d files: %d new, 0 duplicates, 0 failed, %d skipped", files, files-stored, stored))
+	require.Equal(t, int32(100+files-stored), sent.Load(), "only the files the server did not have were sent")
+	var n int
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT count(*) FROM tasks`).Scan(&n))
 	require.Equal(t, files, n)
 }
 

@@ -220,8 +220,9 @@ func (o *OpenAI) parse(body []byte, in Input) (transcript.Transcript, error) {
 			Err: fmt.Errorf("the answer is not a JSON transcript (%v): %s", err, openai.Snippet(body))}
 	}
 	t := transcript.Transcript{Text: strings.TrimSpace(answer.Text), Engine: o.Name(), Language: in.Language}
-	if t.Language == "" && isLanguageCode(answer.Language) {
-		t.Language = answer.Language
+	if t.Language == "" {
+		// Sent none: the language the server detected.
+		t.Language = languageCode(answer.Language)
 	}
 	for _, s := range answer.Segments {
 		start, end := s.Start, s.End

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { formatDateTime, hookEventName, hookFormatName, t } from '../i18n';
 import { useApp } from '../state';
 import type { Campaign, Webhook, WebhookAttempt, WebhookList, WebhookTest } from '../types';
-import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
+import { ConfirmDialog, ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 
 /** WebhooksPage manages the subscriptions of other systems to events: create, edit, delete, send a test and read the delivery log. */
 export function WebhooksPage() {
@@ -12,6 +12,7 @@ export function WebhooksPage() {
   const [open, setOpen] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
   const [secret, setSecret] = useState<string | null>(null);
+  const [deleting, setDeleting] = useState<Webhook | null>(null);
 
   const test = async (h: Webhook) => {
     setOutcome(null);
@@ -32,7 +33,7 @@ export function WebhooksPage() {
   };
 
   const remove = async (h: Webhook) => {
-    if (!confirm(t('hooks.confirmDelete', { name: h.name }))) return;
+    setDeleting(null);
     setOutcome(null);
     try {
       await app.api.delete<Webhook>(`/webhooks/${h.id}`);
@@ -53,6 +54,16 @@ export function WebhooksPage() {
       </PageHeader>
       <p class="muted">{t('hooks.intro')}</p>
       <OutcomeMessage outcome={outcome} />
+      <ConfirmDialog
+        open={deleting !== null}
+        title={t('hooks.delete')}
+        confirm={t('hooks.delete')}
+        danger
+        onConfirm={() => deleting && void remove(deleting)}
+        onClose={() => setDeleting(null)}
+      >
+        <p>{deleting && t('hooks.confirmDelete', { name: deleting.name })}</p>
+      </ConfirmDialog>
       {secret && (
         <div class="card" role="status">
           <p>{t('hooks.secretOnce')}</p>
@@ -112,7 +123,7 @@ export function WebhooksPage() {
                     <button type="button" class="button button-small" onClick={() => setEditing(h)}>
                       {t('camp.edit')}
                     </button>
-                    <button type="button" class="button button-small" onClick={() => void remove(h)}>
+                    <button type="button" class="button button-small" onClick={() => setDeleting(h)}>
                       {t('hooks.delete')}
                     </button>
                   </td>

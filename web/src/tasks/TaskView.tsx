@@ -27,6 +27,21 @@ function playingIndex(segments: Segment[], time: number): number {
   return segments.findIndex((s) => s.start !== undefined && s.end !== undefined && time >= s.start && time < s.end);
 }
 
+/** RetryNotice says, to analysts, that a call's transcription is being retried: the attempts so far, why the last did not finish, and when the next is due. */
+function RetryNotice({ retry }: { retry: NonNullable<TaskDetail['retry']> }) {
+  const due = new Date(retry.next_attempt_at).getTime() > Date.now();
+  return (
+    <div class="alert alert-warning" role="status" data-testid="task-retry">
+      <p>
+        <strong>{t('task.retryAttempt', { attempt: retry.attempt, max: retry.max_attempts })}</strong>{' '}
+        {t(`task.retryReason.${retry.reason}`)}
+      </p>
+      <p class="muted">{retry.error}</p>
+      <p>{due ? t('task.retryNext', { at: formatDateTime(retry.next_attempt_at) }) : t('task.retryNow')}</p>
+    </div>
+  );
+}
+
 /** TaskView shows a task: its recording and transcript, its audit to edit, its revisions, and validation. */
 export function TaskView({ uuid }: { uuid: string }) {
   const app = useApp();
@@ -132,6 +147,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
           {t('task.failedBecause', { error: task.error })}
         </p>
       )}
+      {task.retry && <RetryNotice retry={task.retry} />}
       <dl class="facts">
         <div>
           <dt>{t('tasks.status')}</dt>
