@@ -538,17 +538,17 @@ type TaskDetail struct {
 	Attempts        int            `json:"attempts"`
 	// Retry is db.Task.Retry, left out below quality.
 	Retry       *db.TaskRetry `json:"retry,omitempty" doc:"While a call's transcription is retried (a speech server answering 5xx or 429, unreachable, or not answering in time): the attempts so far, why the last did not finish, for a person, and when the next is due; a task.updated event carries each change. Shown to quality and above, never to agents"`
-	ReviewItems     *int           `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
-	AssigneeID      string         `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
-	AssignedAt      *time.Time     `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
-	DueAt           *time.Time     `json:"due_at,omitempty" doc:"By when the assignee should review it"`
-	ReviewState     string         `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
-	ReviewedAt      *time.Time     `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
-	ReviewedBy      string         `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
-	AuditHidden     bool           `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those, or has verdicts pending an analyst's confirmation: audit, revisions and review_items are left out until an analyst reviews it"`
-	CreatedAt       time.Time      `json:"created_at"`
-	UpdatedAt       time.Time      `json:"updated_at"`
-	AudioURL        string         `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
+	ReviewItems *int          `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
+	AssigneeID  string        `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
+	AssignedAt  *time.Time    `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
+	DueAt       *time.Time    `json:"due_at,omitempty" doc:"By when the assignee should review it"`
+	ReviewState string        `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
+	ReviewedAt  *time.Time    `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
+	ReviewedBy  string        `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
+	AuditHidden bool          `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those, or has verdicts pending an analyst's confirmation: audit, revisions and review_items are left out until an analyst reviews it"`
+	CreatedAt   time.Time     `json:"created_at"`
+	UpdatedAt   time.Time     `json:"updated_at"`
+	AudioURL    string        `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
 	// TranscriptUnreliable is db.Task.TranscriptUnreliable; the figures
 	// behind it are the transcript's quality.
 	TranscriptUnreliable string `json:"transcript_unreliable,omitempty" enum:"low_quality,too_fast" doc:"Why the call's transcript is unreliable, when it is: low_quality (the speech engine was unsure of its words: transcript.quality.score under transcript.quality.floor) or too_fast (more words a second than anyone says); every automatic verdict of its audit then needs review"`
