@@ -27,6 +27,7 @@ import (
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/visibility"
 	"github.com/auditd/auditd/webhook"
 )
 
@@ -117,6 +118,14 @@ func addresses(ctx context.Context, log *slog.Logger, seen map[string]bool, list
 		}
 	}
 	return out
+}
+
+// Reader is whose view the e-mail of task's validation shows, since it
+// goes to its agent among others: the agent's (visibility.Agent), so it
+// quotes no audit and no verdict the agent is not shown (an audit that
+// retention or an erasure deleted keeps only its score and result).
+func Reader(task db.Task) visibility.Viewer {
+	return visibility.Agent(task.OperatorID, task.CampaignID, !task.OperatorSeesAutomatic)
 }
 
 // Record records n as the validation of task, whose attachments are in
