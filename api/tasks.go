@@ -479,7 +479,11 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		AssignedAt: task.AssignedAt, DueAt: task.DueAt, ReviewState: task.ReviewState(), ReviewedAt: task.ReviewedAt,
 		ReviewedBy: task.ReviewedBy, Revisions: []db.AuditRevisionInfo{}, TranscriptUnreliable: task.TranscriptUnreliable,
 	}
-	hidden := auditHidden(ctx, task)
+	viewer, err := viewerOf(ctx, t.pool)
+	if err != nil {
+		return nil, err
+	}
+	hidden := viewer.AgentHidden(task.Row())
 	if task.Kind == db.TaskCall && task.BlobKey != "" {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"
 	}
@@ -505,10 +509,11 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	if hidden {
 		d.AuditHidden, d.ReviewItems = true, nil
 	}
-	if d.CalibrationBlind, err = db.CalibrationBlindFor(ctx, t.pool, task.UUID, principal(ctx).User.ID); err != nil {
-		return nil, err
-	}
-	if d.CalibrationBlind != nil {
+	if viewer.BlindTo(task.Row()) {
+		// The session the caller answers blind, named.
+		if d.CalibrationBlind, err = db.CalibrationBlindFor(ctx, t.pool, task.UUID, principal(ctx).User.ID); err != nil {
+			return nil, err
+		}
 		d.ReviewItems, d.Revisions = nil, []db.AuditRevisionInfo{}
 	} else if task.AuditRevision != nil && !hidden {
 		audit, err := db.AuditCurrent(ctx, t.pool, task.UUID)
@@ -523,7 +528,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 			}
 		}
 	}
-	if !hidden && d.CalibrationBlind == nil {
+	if !viewer.AuditHidden(task.Row()) {
 		if d.Revisions, err = db.AuditRevisionList(ctx, t.pool, task.UUID); err != nil {
 			return nil, err
 		}
@@ -533,7 +538,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	}
 	// A validation's record (its notes judge the audit) is part of what
 	// calibrating blind hides.
-	if task.Status == pipeline.Validated && d.CalibrationBlind == nil {
+	if task.Status == pipeline.Validated && !viewer.BlindTo(task.Row()) {
 		v, err := db.ValidationGet(ctx, t.pool, task.UUID)
 		if err != nil {
 			return nil, err
@@ -576,11 +581,17 @@ func (t *tasksResource) revision(ctx context.Context, in *revisionInput) (*Outpu
 	if err != nil {
 		return nil, err
 	}
-	if auditHidden(ctx, task) {
+	viewer, err := viewerOf(ctx, t.pool)
+	if err != nil {
+		return nil, err
+	}
+	if viewer.AgentHidden(task.Row()) {
 		return nil, errAuditHidden(task)
 	}
-	if err := notBlind(ctx, t.pool, task.UUID); err != nil {
-		return nil, err
+	if viewer.BlindTo(task.Row()) {
+		if err := notBlind(ctx, t.pool, task.UUID); err != nil {
+			return nil, err
+		}
 	}
 	rev, err := db.AuditRevisionGet(ctx, t.pool, task.UUID, in.N)
 	if err != nil {
@@ -750,13 +761,6 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 		return nil, err
 	}
 	return accepted(summaryFor(v, changed)), nil
-}
-
-// auditHidden reports whether the caller is not shown task's audit: an
-// agent (below quality) while it is automatic, unless the campaign shows
-// those (operator_sees_automatic).
-func auditHidden(ctx context.Context, task db.Task) bool {
-	return !principal(ctx).Is(role.Quality) && task.AuditHiddenFromOperator()
 }
 
 // errAuditHidden is the answer to an agent asking for an audit they are
