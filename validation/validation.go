@@ -130,7 +130,7 @@ func Reader(task db.Task) visibility.Viewer {
 
 // Record records n as the validation of task, whose attachments are in
 // blobs (which keep its outcome for their Close), and tells the validator,
-// in one transaction (Apply). It returns an error wrapping
+// in one transaction (Apply). It returns a Conflict error wrapping
 // db.ErrTaskStatus when the task is no longer audited.
 func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs *intake.Blobs) (db.Validation, error) {
 	tx, err := d.Pool.Begin(ctx)
@@ -162,7 +162,7 @@ func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs
 // at once. An audit with pending verdicts (db.Task.Pending) is not
 // validated: a Conflict error wrapping ErrPending names them, unless
 // n.AcceptPending, which records them as the validator's first (a revision
-// of the audit by them). It returns an error wrapping db.ErrTaskStatus when
+// of the audit by them). It returns a Conflict error wrapping db.ErrTaskStatus when
 // the task is no longer audited.
 func Apply(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, n db.NewValidation) (db.Validation, error) {
 	if err := settlePending(ctx, tx, task.UUID, n); err != nil {

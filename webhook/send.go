@@ -54,32 +54,41 @@ func Sign(secret string, t time.Time, body []byte) string {
 // CheckURL checks a subscription's URL: absolute, http or https, no user
 // information, and, unless allowPrivate, not a loopback, private,
 // link-local or unspecified address (a host name is checked again each
-// time it is resolved, when delivering). It returns an Invalid error.
+// time it is resolved, when delivering). It returns an Invalid error whose
+// problem is located at body.url, where a request gives it.
 func CheckURL(raw string, allowPrivate bool) error {
+	if msg := urlProblem(raw, allowPrivate); msg != "" {
+		return errcode.New(errcode.Invalid, "%s", msg).WithProblems(errcode.Problem{Location: "body.url", Message: msg, Value: raw})
+	}
+	return nil
+}
+
+// urlProblem is what is wrong with raw as a subscription's URL, "" if nothing.
+func urlProblem(raw string, allowPrivate bool) string {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
-		return errcode.New(errcode.Invalid, "the URL cannot be read: %v", err)
+		return fmt.Sprintf("the URL cannot be read: %v", err)
 	case u.Scheme != "http" && u.Scheme != "https":
-		return errcode.New(errcode.Invalid, "the URL must be http or https, not %q", u.Scheme)
+		return fmt.Sprintf("the URL must be http or https, not %q", u.Scheme)
 	case u.Host == "" || u.Hostname() == "":
-		return errcode.New(errcode.Invalid, "the URL has no host")
+		return "the URL has no host"
 	case u.User != nil:
-		return errcode.New(errcode.Invalid, "the URL may not hold a user name or password; the signature authenticates the sender")
+		return "the URL may not hold a user name or password; the signature authenticates the sender"
 	case u.Fragment != "":
-		return errcode.New(errcode.Invalid, "the URL may not hold a fragment (#…)")
+		return "the URL may not hold a fragment (#…)"
 	}
 	if allowPrivate {
-		return nil
+		return ""
 	}
 	host := strings.ToLower(u.Hostname())
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return errcode.New(errcode.Invalid, "the URL's host %s is this machine; set WEBHOOK_ALLOW_PRIVATE=true to allow it", host)
+		return fmt.Sprintf("the URL's host %s is this machine; set WEBHOOK_ALLOW_PRIVATE=true to allow it", host)
 	}
 	if ip, err := netip.ParseAddr(host); err == nil && !public(ip) {
-		return errcode.New(errcode.Invalid, "the URL's address %s is loopback, private or link-local; set WEBHOOK_ALLOW_PRIVATE=true to allow it", ip)
+		return fmt.Sprintf("the URL's address %s is loopback, private or link-local; set WEBHOOK_ALLOW_PRIVATE=true to allow it", ip)
 	}
-	return nil
+	return ""
 }
 
 // public reports whether ip is an address of the internet at large.
