@@ -143,7 +143,7 @@ func (t *tasksResource) upload(ctx context.Context, in *streamedInput) (*Output[
 			size(t.limits.MaxRequestBytes))).WithDetails(map[string]any{"limit_bytes": t.limits.MaxRequestBytes})
 	}
 	u := &uploadRequest{t: t, fields: map[string]string{},
-		upload: intake.New(intake.Deps{Pool: t.pool, River: t.river, Store: t.store, Speech: t.speech, Log: logger(ctx)},
+		upload: intake.New(intake.Deps{Deps: db.Deps{Pool: t.pool, River: t.river}, Store: t.store, Speech: t.speech, Log: logger(ctx)},
 			intake.Limits{MaxFileBytes: t.limits.MaxFileBytes, MaxFiles: t.limits.MaxFiles})}
 	defer u.upload.Close(ctx)
 	u.form = in.form(params["boundary"], t.limits.MaxRequestBytes, "upload request", t.timeouts)

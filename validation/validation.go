@@ -16,8 +16,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
@@ -37,8 +35,7 @@ var ErrNoRecipients = errors.New("no recipients")
 
 // Deps are what a validation reads and writes.
 type Deps struct {
-	Pool  *pgxpool.Pool
-	River *river.Client[pgx.Tx]
+	db.Deps
 	// Log receives the addresses left out because they do not parse.
 	Log *slog.Logger
 	// To and Bcc receive every validation's e-mail (VALIDATION_TO,
