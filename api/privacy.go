@@ -160,7 +160,7 @@ func (p *privacyResource) task(ctx context.Context, id string) (db.Task, error) 
 	return db.TaskGetByUUID(ctx, p.pool, id)
 }
 
-func (p *privacyResource) placeHold(ctx context.Context, in *holdInput) (*Output[db.LegalHold], error) {
+func (p *privacyResource) placeHold(ctx context.Context, in *holdInput) (*Output[LegalHold], error) {
 	reason := strings.TrimSpace(in.Body.Reason)
 	if reason == "" || strings.ContainsFunc(reason, unicode.IsControl) {
 		return nil, Errorf(CodeValidation, "a legal hold's reason is one line of text, not blank").
@@ -173,10 +173,10 @@ func (p *privacyResource) placeHold(ctx context.Context, in *holdInput) (*Output
 	if err != nil {
 		return nil, err
 	}
-	return ok(h), nil
+	return ok(legalHoldOf(h)), nil
 }
 
-func (p *privacyResource) liftHold(ctx context.Context, in *taskInput) (*Output[db.LegalHold], error) {
+func (p *privacyResource) liftHold(ctx context.Context, in *taskInput) (*Output[LegalHold], error) {
 	if _, err := p.task(ctx, in.UUID); err != nil {
 		return nil, err
 	}
@@ -184,12 +184,12 @@ func (p *privacyResource) liftHold(ctx context.Context, in *taskInput) (*Output[
 	if err != nil {
 		return nil, err
 	}
-	return ok(h), nil
+	return ok(legalHoldOf(h)), nil
 }
 
 // AccessRecordPage is a page of the access record.
 type AccessRecordPage struct {
-	Items []db.AccessRecord `json:"items" doc:"Newest first"`
+	Items []AccessRecord `json:"items" doc:"Newest first"`
 	// Next continues after this page; absent on the last page.
 	Next string `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
 }
@@ -237,7 +237,7 @@ func (p *privacyResource) accessPage(ctx context.Context, f db.AccessFilter, in 
 		return AccessRecordPage{}, err
 	}
 	page := AccessRecordPage{}
-	page.Items, page.Next = cut(items, in.Limit, func(a db.AccessRecord) string { return strconv.FormatInt(a.ID, 10) })
+	page.Items, page.Next = cut(each(items, accessRecordOf), in.Limit, func(a AccessRecord) string { return strconv.FormatInt(a.ID, 10) })
 	return page, nil
 }
 
@@ -399,7 +399,7 @@ type erasureInput struct {
 	}
 }
 
-func (p *privacyResource) erase(ctx context.Context, in *erasureInput) (*Output[db.Erasure], error) {
+func (p *privacyResource) erase(ctx context.Context, in *erasureInput) (*Output[Erasure], error) {
 	operator, external := strings.TrimSpace(in.Body.Operator), strings.TrimSpace(in.Body.ExternalID)
 	if operator == "" && external == "" {
 		return nil, Errorf(CodeMissingFields, "say whose data to erase: operator, external_id or both").
@@ -434,13 +434,13 @@ func (p *privacyResource) erase(ctx context.Context, in *erasureInput) (*Output[
 	if err != nil {
 		return nil, err
 	}
-	return accepted(e), nil
+	return accepted(erasureOf(e)), nil
 }
 
 // ErasurePage is a page of erasures.
 type ErasurePage struct {
-	Items []db.Erasure `json:"items" doc:"Newest first"`
-	Next  string       `json:"next,omitempty" format:"uuid" doc:"Pass as cursor to get the next page; absent on the last page"`
+	Items []Erasure `json:"items" doc:"Newest first"`
+	Next  string    `json:"next,omitempty" format:"uuid" doc:"Pass as cursor to get the next page; absent on the last page"`
 }
 
 type erasureListInput struct {
@@ -454,7 +454,7 @@ func (p *privacyResource) erasures(ctx context.Context, in *erasureListInput) (*
 		return nil, err
 	}
 	page := ErasurePage{}
-	page.Items, page.Next = cut(items, in.Limit, func(e db.Erasure) string { return e.ID })
+	page.Items, page.Next = cut(each(items, erasureOf), in.Limit, func(e Erasure) string { return e.ID })
 	return ok(page), nil
 }
 
@@ -462,12 +462,12 @@ type erasureIDInput struct {
 	ID string `path:"id" format:"uuid" doc:"The erasure's id"`
 }
 
-func (p *privacyResource) erasure(ctx context.Context, in *erasureIDInput) (*Output[db.Erasure], error) {
+func (p *privacyResource) erasure(ctx context.Context, in *erasureIDInput) (*Output[Erasure], error) {
 	e, err := db.ErasureGet(ctx, p.pool, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	return ok(e), nil
+	return ok(erasureOf(e)), nil
 }
 
 type subjectInput struct {

@@ -408,7 +408,7 @@ type TaskDetail struct {
 	// and review count are left out until they submit.
 	CalibrationBlind *db.CalibrationRef `json:"calibration_blind,omitempty" doc:"The open calibration session you have still to submit your answers to about this task: until you do, its audit, revisions and review count are left out (null, empty)"`
 	// Privacy is the task's legal hold and what retention or erasure deleted.
-	Privacy db.TaskPrivacy `json:"privacy" doc:"The task's legal hold, and when retention or an erasure deleted its recording, transcript or audit"`
+	Privacy TaskPrivacy `json:"privacy" doc:"The task's legal hold, and when retention or an erasure deleted its recording, transcript or audit"`
 	// Redactions are where the transcript's placeholders are, never what
 	// they replaced.
 	Redactions []redact.Record `json:"redactions" doc:"Each placeholder redaction put in the transcript: its type, segment, characters, detector and, in a call, the seconds silenced"`
@@ -487,9 +487,11 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	if task.Kind == db.TaskCall && task.BlobKey != "" {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"
 	}
-	if d.Privacy, err = db.TaskPrivacyGet(ctx, t.pool, task.UUID); err != nil {
+	privacy, err := db.TaskPrivacyGet(ctx, t.pool, task.UUID)
+	if err != nil {
 		return nil, err
 	}
+	d.Privacy = taskPrivacyOf(privacy)
 	tr, err := db.TranscriptGet(ctx, t.pool, task.UUID)
 	switch {
 	case err == nil:
