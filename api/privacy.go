@@ -369,8 +369,8 @@ func (p *privacyResource) exportAccess(ctx context.Context, in *AccessFilterInpu
 
 // DeletionPage is a page of what retention and erasures deleted.
 type DeletionPage struct {
-	Items []db.PrivacyDeletion `json:"items" doc:"Newest first"`
-	Next  string               `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
+	Items []PrivacyDeletion `json:"items" doc:"Newest first"`
+	Next  string            `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
 }
 
 type deletionsInput struct {
@@ -388,7 +388,7 @@ func (p *privacyResource) deletions(ctx context.Context, in *deletionsInput) (*O
 		return nil, err
 	}
 	page := DeletionPage{}
-	page.Items, page.Next = cut(items, in.Limit, func(d db.PrivacyDeletion) string { return strconv.FormatInt(d.ID, 10) })
+	page.Items, page.Next = cut(each(items, privacyDeletionOf), in.Limit, func(d PrivacyDeletion) string { return strconv.FormatInt(d.ID, 10) })
 	return ok(page), nil
 }
 

@@ -7,7 +7,7 @@ import (
 )
 
 // The privacy surfaces' wire types: legal holds, a task's privacy state,
-// erasures and the access record, as the API shows db's rows.
+// erasures, the deletions' log and the access record, as the API shows db's rows.
 
 // legalHoldOf is h as the API shows it.
 func legalHoldOf(h db.LegalHold) LegalHold { return LegalHold(h) }
@@ -24,6 +24,9 @@ func taskPrivacyOf(p db.TaskPrivacy) TaskPrivacy {
 
 // erasureOf is e as the API shows it.
 func erasureOf(e db.Erasure) Erasure { return Erasure(e) }
+
+// privacyDeletionOf is d as the API shows it.
+func privacyDeletionOf(d db.PrivacyDeletion) PrivacyDeletion { return PrivacyDeletion(d) }
 
 // accessRecordOf is r as the API shows it.
 func accessRecordOf(r db.AccessRecord) AccessRecord { return AccessRecord(r) }
@@ -74,4 +77,15 @@ type AccessRecord struct {
 	Detail    map[string]any `json:"detail,omitempty" doc:"An export's query and rows; a data export's user_id"`
 	ClientIP  string         `json:"client_ip,omitempty" doc:"The address the request came from, as the service saw it"`
 	UserAgent string         `json:"user_agent,omitempty" doc:"The request's User-Agent"`
+}
+
+// PrivacyDeletion is one batch's count of one kind in one campaign.
+type PrivacyDeletion struct {
+	ID        int64     `json:"id"`
+	At        time.Time `json:"at"`
+	Cause     string    `json:"cause" enum:"retention,erasure"`
+	ErasureID string    `json:"erasure_id,omitempty" format:"uuid" doc:"The erasure that deleted it"`
+	Campaign  string    `json:"campaign" doc:"The campaign's name"`
+	Kind      string    `json:"kind" enum:"recording,transcript,audit"`
+	Count     int       `json:"count" doc:"How many tasks lost this kind of content"`
 }
