@@ -24,8 +24,8 @@ type calibrationResource struct {
 	now    func() time.Time
 }
 
-func (c *calibrationResource) deps() calibration.Deps {
-	return calibration.Deps{Pool: c.pool, River: c.audits.river, Now: c.now}
+func (c *calibrationResource) deps() db.Deps {
+	return db.Deps{Pool: c.pool, River: c.audits.river, Clock: c.now}
 }
 
 // caller is the calibration workflow's view of the request's principal.

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/mail"
@@ -401,23 +400,10 @@ type publishInput struct {
 	}
 }
 
-// validateCriteria is the publication check, as the error model shows it.
+// validateCriteria is the publication check (scoring.Validate, its
+// problems located in the body's criteria).
 func validateCriteria(criteria []scoring.Criterion) error {
-	err := scoring.Validate(scoring.Scorecard{Criteria: criteria}, rules.CheckRule)
-	var ve *scoring.ValidationError
-	if errors.As(err, &ve) {
-		details := make([]*huma.ErrorDetail, len(ve.Problems))
-		for i, p := range ve.Problems {
-			loc := "body.criteria"
-			if p.Index >= 0 {
-				loc = fmt.Sprintf("body.criteria[%d].%s", p.Index, p.Field)
-			}
-			details[i] = &huma.ErrorDetail{Location: loc, Message: p.String()}
-		}
-		return Errorf(CodeValidation, fmt.Sprintf("the scorecard has %d problem(s); nothing was published", len(ve.Problems))).
-			WithDetails(details)
-	}
-	return err
+	return scoring.Validate(scoring.Scorecard{Criteria: criteria}, rules.CheckRule)
 }
 
 func (c *campaignsResource) publish(ctx context.Context, in *publishInput) (*Output[ScorecardView], error) {

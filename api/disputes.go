@@ -31,7 +31,7 @@ type disputesResource struct {
 	wait time.Duration
 }
 
-func (r *disputesResource) deps() dispute.Deps { return dispute.Deps{Pool: r.pool, River: r.river} }
+func (r *disputesResource) deps() db.Deps { return db.Deps{Pool: r.pool, River: r.river} }
 
 func (r *disputesResource) register(api huma.API) {
 	tag := []string{"disputes"}

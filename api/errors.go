@@ -280,13 +280,6 @@ func translate(ctx context.Context, err error) *Error {
 		case len(d.Details) > 0:
 			e.Details = d.Details
 		}
-		if len(d.Problems) > 0 {
-			details := make([]*huma.ErrorDetail, len(d.Problems))
-			for i, p := range d.Problems {
-				details[i] = &huma.ErrorDetail{Location: p.Location, Message: p.Message, Value: p.Value}
-			}
-			e.Details = details
-		}
 		return e
 	}
 	if db.Unavailable(err) {

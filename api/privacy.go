@@ -161,7 +161,7 @@ func (p *privacyResource) task(ctx context.Context, id string) (db.Task, error) 
 	return db.TaskGetByUUID(ctx, p.pool, id)
 }
 
-func (p *privacyResource) placeHold(ctx context.Context, in *holdInput) (*Output[db.LegalHold], error) {
+func (p *privacyResource) placeHold(ctx context.Context, in *holdInput) (*Output[LegalHold], error) {
 	reason := strings.TrimSpace(in.Body.Reason)
 	if reason == "" || strings.ContainsFunc(reason, unicode.IsControl) {
 		return nil, Errorf(CodeValidation, "a legal hold's reason is one line of text, not blank").
@@ -174,10 +174,10 @@ func (p *privacyResource) placeHold(ctx context.Context, in *holdInput) (*Output
 	if err != nil {
 		return nil, err
 	}
-	return ok(h), nil
+	return ok(legalHoldOf(h)), nil
 }
 
-func (p *privacyResource) liftHold(ctx context.Context, in *taskInput) (*Output[db.LegalHold], error) {
+func (p *privacyResource) liftHold(ctx context.Context, in *taskInput) (*Output[LegalHold], error) {
 	if _, err := p.task(ctx, in.UUID); err != nil {
 		return nil, err
 	}
@@ -185,12 +185,12 @@ func (p *privacyResource) liftHold(ctx context.Context, in *taskInput) (*Output[
 	if err != nil {
 		return nil, err
 	}
-	return ok(h), nil
+	return ok(legalHoldOf(h)), nil
 }
 
 // AccessRecordPage is a page of the access record.
 type AccessRecordPage struct {
-	Items []db.AccessRecord `json:"items" doc:"Newest first"`
+	Items []AccessRecord `json:"items" doc:"Newest first"`
 	// Next continues after this page; absent on the last page.
 	Next string `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
 }
@@ -238,7 +238,7 @@ func (p *privacyResource) accessPage(ctx context.Context, f db.AccessFilter, in 
 		return AccessRecordPage{}, err
 	}
 	page := AccessRecordPage{}
-	page.Items, page.Next = cut(items, in.Limit, func(a db.AccessRecord) string { return strconv.FormatInt(a.ID, 10) })
+	page.Items, page.Next = cut(each(items, accessRecordOf), in.Limit, func(a AccessRecord) string { return strconv.FormatInt(a.ID, 10) })
 	return page, nil
 }
 
@@ -370,8 +370,8 @@ func (p *privacyResource) exportAccess(ctx context.Context, in *AccessFilterInpu
 
 // DeletionPage is a page of what retention and erasures deleted.
 type DeletionPage struct {
-	Items []db.PrivacyDeletion `json:"items" doc:"Newest first"`
-	Next  string               `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
+	Items []PrivacyDeletion `json:"items" doc:"Newest first"`
+	Next  string            `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
 }
 
 type deletionsInput struct {
@@ -389,7 +389,7 @@ func (p *privacyResource) deletions(ctx context.Context, in *deletionsInput) (*O
 		return nil, err
 	}
 	page := DeletionPage{}
-	page.Items, page.Next = cut(items, in.Limit, func(d db.PrivacyDeletion) string { return strconv.FormatInt(d.ID, 10) })
+	page.Items, page.Next = cut(each(items, privacyDeletionOf), in.Limit, func(d PrivacyDeletion) string { return strconv.FormatInt(d.ID, 10) })
 	return ok(page), nil
 }
 
@@ -401,7 +401,7 @@ type erasureInput struct {
 	}
 }
 
-func (p *privacyResource) erase(ctx context.Context, in *erasureInput) (*Output[db.Erasure], error) {
+func (p *privacyResource) erase(ctx context.Context, in *erasureInput) (*Output[Erasure], error) {
 	operator, customer := strings.TrimSpace(in.Body.Operator), strings.TrimSpace(in.Body.CustomerRef)
 	if old := strings.TrimSpace(in.Body.ExternalID); old != "" {
 		if customer != "" && customer != old {
@@ -443,13 +443,13 @@ func (p *privacyResource) erase(ctx context.Context, in *erasureInput) (*Output[
 	if err != nil {
 		return nil, err
 	}
-	return accepted(e), nil
+	return accepted(erasureOf(e)), nil
 }
 
 // ErasurePage is a page of erasures.
 type ErasurePage struct {
-	Items []db.Erasure `json:"items" doc:"Newest first"`
-	Next  string       `json:"next,omitempty" format:"uuid" doc:"Pass as cursor to get the next page; absent on the last page"`
+	Items []Erasure `json:"items" doc:"Newest first"`
+	Next  string    `json:"next,omitempty" format:"uuid" doc:"Pass as cursor to get the next page; absent on the last page"`
 }
 
 type erasureListInput struct {
@@ -463,7 +463,7 @@ func (p *privacyResource) erasures(ctx context.Context, in *erasureListInput) (*
 		return nil, err
 	}
 	page := ErasurePage{}
-	page.Items, page.Next = cut(items, in.Limit, func(e db.Erasure) string { return e.ID })
+	page.Items, page.Next = cut(each(items, erasureOf), in.Limit, func(e Erasure) string { return e.ID })
 	return ok(page), nil
 }
 
@@ -471,12 +471,12 @@ type erasureIDInput struct {
 	ID string `path:"id" format:"uuid" doc:"The erasure's id"`
 }
 
-func (p *privacyResource) erasure(ctx context.Context, in *erasureIDInput) (*Output[db.Erasure], error) {
+func (p *privacyResource) erasure(ctx context.Context, in *erasureIDInput) (*Output[Erasure], error) {
 	e, err := db.ErasureGet(ctx, p.pool, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	return ok(e), nil
+	return ok(erasureOf(e)), nil
 }
 
 type subjectInput struct {

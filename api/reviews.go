@@ -110,9 +110,9 @@ type progressInput struct {
 
 // ReviewProgress is each analyst's progress in a period.
 type ReviewProgress struct {
-	From     time.Time            `json:"from"`
-	To       time.Time            `json:"to"`
-	Analysts []db.AnalystProgress `json:"analysts" doc:"By analyst id"`
+	From     time.Time         `json:"from"`
+	To       time.Time         `json:"to"`
+	Analysts []AnalystProgress `json:"analysts" doc:"By analyst id"`
 }
 
 func (r *reviewsResource) progress(ctx context.Context, in *progressInput) (*Output[ReviewProgress], error) {
@@ -143,8 +143,21 @@ func (r *reviewsResource) progress(ctx context.Context, in *progressInput) (*Out
 	if err != nil {
 		return nil, err
 	}
-	if analysts == nil {
-		analysts = []db.AnalystProgress{}
+	shown := []AnalystProgress{}
+	for _, a := range analysts {
+		shown = append(shown, AnalystProgress(a))
 	}
-	return ok(ReviewProgress{From: from, To: to, Analysts: analysts}), nil
+	return ok(ReviewProgress{From: from, To: to, Analysts: shown}), nil
+}
+
+// AnalystProgress is how far one analyst got with the tasks assigned to
+// them.
+type AnalystProgress struct {
+	AnalystID string `json:"analyst_id"`
+	Name      string `json:"name,omitempty" doc:"The analyst's name or username, when known"`
+	Assigned  int64  `json:"assigned" doc:"Tasks assigned to them in the period"`
+	Reviewed  int64  `json:"reviewed" doc:"Of those, reviewed (validated ones included)"`
+	Validated int64  `json:"validated" doc:"Of those, validated"`
+	Open      int64  `json:"open" doc:"Of those, not reviewed yet"`
+	Overdue   int64  `json:"overdue" doc:"Of the open ones, past their due date"`
 }

@@ -41,7 +41,7 @@ type StatsPeriod struct {
 // DashboardStats is the dashboard with the period it covers.
 type DashboardStats struct {
 	StatsPeriod
-	db.Dashboard
+	Dashboard
 }
 
 // ReportInput is the period and campaign of a report (exported, so that
@@ -65,7 +65,7 @@ type trendsInput struct {
 // TrendsReport is the weekly report with the period it covers.
 type TrendsReport struct {
 	StatsPeriod
-	db.Trends
+	Trends
 }
 
 // AnalystsReport is the analysts' work with the period it covers.
@@ -128,7 +128,7 @@ func (s *statsResource) dashboard(ctx context.Context, in *dashboardInput) (*Out
 	if err != nil {
 		return nil, err
 	}
-	return ok(DashboardStats{StatsPeriod: StatsPeriod{From: from, To: to, TZ: f.TZ}, Dashboard: d}), nil
+	return ok(DashboardStats{StatsPeriod: StatsPeriod{From: from, To: to, TZ: f.TZ}, Dashboard: dashboardOf(d)}), nil
 }
 
 func (s *statsResource) trends(ctx context.Context, in *trendsInput) (*Output[TrendsReport], error) {
@@ -144,7 +144,7 @@ func (s *statsResource) trends(ctx context.Context, in *trendsInput) (*Output[Tr
 	if err != nil {
 		return nil, err
 	}
-	return ok(TrendsReport{StatsPeriod: StatsPeriod{From: from.In(loc), To: to.In(loc), TZ: f.TZ}, Trends: r}), nil
+	return ok(TrendsReport{StatsPeriod: StatsPeriod{From: from.In(loc), To: to.In(loc), TZ: f.TZ}, Trends: trendsOf(r)}), nil
 }
 
 func (s *statsResource) analysts(ctx context.Context, in *ReportInput) (*Output[AnalystsReport], error) {

@@ -32,7 +32,6 @@ import (
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
 	"github.com/auditd/auditd/transcript"
-	"github.com/auditd/auditd/visibility"
 )
 
 // tasksResource is intake (upload) and the reading of tasks.
@@ -569,7 +568,7 @@ type TaskDetail struct {
 	// and review count are left out until they submit.
 	CalibrationBlind *db.CalibrationRef `json:"calibration_blind,omitempty" doc:"The open calibration session you have still to submit your answers to about this task: until you do, its audit, revisions and review count are left out (null, empty)"`
 	// Privacy is the task's legal hold and what retention or erasure deleted.
-	Privacy db.TaskPrivacy `json:"privacy" doc:"The task's legal hold, and when retention or an erasure deleted its recording, transcript or audit"`
+	Privacy TaskPrivacy `json:"privacy" doc:"The task's legal hold, and when retention or an erasure deleted its recording, transcript or audit"`
 	// Redactions are where the transcript's placeholders are, never what
 	// they replaced.
 	Redactions []redact.Record `json:"redactions" doc:"Each placeholder redaction put in the transcript: its type, segment, characters, detector and, in a call, the seconds silenced"`
@@ -640,19 +639,25 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		AssignedAt: task.AssignedAt, DueAt: task.DueAt, ReviewState: task.ReviewState(), ReviewedAt: task.ReviewedAt,
 		ReviewedBy: task.ReviewedBy, Revisions: []db.AuditRevisionInfo{}, TranscriptUnreliable: task.TranscriptUnreliable,
 	}
+	viewer, err := viewerOf(ctx, t.pool)
+	if err != nil {
+		return nil, err
+	}
 	if principal(ctx).Is(role.Quality) {
 		d.Caller, d.Called, d.CustomerRef, d.Metadata = task.Caller, task.Called, task.CustomerRef, task.Metadata
 	}
-	hidden := auditHidden(ctx, task)
-	if !(visibility.Viewer{Role: principal(ctx).Role}).RetryHidden() {
+	hidden := viewer.AgentHidden(task.Row())
+	if !viewer.RetryHidden() {
 		d.Retry = task.Retry
 	}
 	if task.Kind == db.TaskCall && task.BlobKey != "" {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"
 	}
-	if d.Privacy, err = db.TaskPrivacyGet(ctx, t.pool, task.UUID); err != nil {
+	privacy, err := db.TaskPrivacyGet(ctx, t.pool, task.UUID)
+	if err != nil {
 		return nil, err
 	}
+	d.Privacy = taskPrivacyOf(privacy)
 	tr, err := db.TranscriptGet(ctx, t.pool, task.UUID)
 	switch {
 	case err == nil:
@@ -672,10 +677,11 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	if hidden {
 		d.AuditHidden, d.ReviewItems = true, nil
 	}
-	if d.CalibrationBlind, err = db.CalibrationBlindFor(ctx, t.pool, task.UUID, principal(ctx).User.ID); err != nil {
-		return nil, err
-	}
-	if d.CalibrationBlind != nil {
+	if viewer.BlindTo(task.Row()) {
+		// The session the caller answers blind, named.
+		if d.CalibrationBlind, err = db.CalibrationBlindFor(ctx, t.pool, task.UUID, principal(ctx).User.ID); err != nil {
+			return nil, err
+		}
 		d.ReviewItems, d.Revisions = nil, []db.AuditRevisionInfo{}
 	} else if task.AuditRevision != nil && !hidden {
 		audit, err := db.AuditCurrent(ctx, t.pool, task.UUID)
@@ -690,7 +696,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 			}
 		}
 	}
-	if !hidden && d.CalibrationBlind == nil {
+	if !viewer.AuditHidden(task.Row()) {
 		if d.Revisions, err = db.AuditRevisionList(ctx, t.pool, task.UUID); err != nil {
 			return nil, err
 		}
@@ -700,7 +706,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	}
 	// A validation's record (its notes judge the audit) is part of what
 	// calibrating blind hides.
-	if task.Status == pipeline.Validated && d.CalibrationBlind == nil {
+	if task.Status == pipeline.Validated && !viewer.BlindTo(task.Row()) {
 		v, err := db.ValidationGet(ctx, t.pool, task.UUID)
 		if err != nil {
 			return nil, err
@@ -743,11 +749,17 @@ func (t *tasksResource) revision(ctx context.Context, in *revisionInput) (*Outpu
 	if err != nil {
 		return nil, err
 	}
-	if auditHidden(ctx, task) {
+	viewer, err := viewerOf(ctx, t.pool)
+	if err != nil {
+		return nil, err
+	}
+	if viewer.AgentHidden(task.Row()) {
 		return nil, errAuditHidden(task)
 	}
-	if err := notBlind(ctx, t.pool, task.UUID); err != nil {
-		return nil, err
+	if viewer.BlindTo(task.Row()) {
+		if err := notBlind(ctx, t.pool, task.UUID); err != nil {
+			return nil, err
+		}
 	}
 	rev, err := db.AuditRevisionGet(ctx, t.pool, task.UUID, in.N)
 	if err != nil {
@@ -917,13 +929,6 @@ func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.Ta
 		return nil, err
 	}
 	return accepted(s), nil
-}
-
-// auditHidden reports whether the caller is not shown task's audit: an
-// agent (below quality) while it is automatic, unless the campaign shows
-// those (operator_sees_automatic).
-func auditHidden(ctx context.Context, task db.Task) bool {
-	return !principal(ctx).Is(role.Quality) && task.AuditHiddenFromOperator()
 }
 
 // errAuditHidden is the answer to an agent asking for an audit they are

@@ -222,7 +222,7 @@ func (u *uploadRequest) commit(ctx context.Context) (*Output[UploadResult], erro
 // newUpload starts an upload request of at most files files.
 func (t *tasksResource) newUpload(ctx context.Context, files int) *uploadRequest {
 	return &uploadRequest{t: t, fields: map[string]string{},
-		upload: intake.New(intake.Deps{Pool: t.pool, River: t.river, Store: t.store, Speech: t.speech, Log: logger(ctx)},
+		upload: intake.New(intake.Deps{Deps: db.Deps{Pool: t.pool, River: t.river}, Store: t.store, Speech: t.speech, Log: logger(ctx)},
 			intake.Limits{MaxFileBytes: t.limits.MaxFileBytes, MaxFiles: files})}
 }
 

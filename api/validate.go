@@ -261,7 +261,7 @@ func (v *validationsResource) validate(ctx context.Context, in *streamedInput) (
 
 // deps are what the validation domain needs for a request.
 func (v *validationsResource) deps(ctx context.Context) validation.Deps {
-	return validation.Deps{Pool: v.pool, River: v.river, Log: logger(ctx), To: v.opts.To, Bcc: v.opts.Bcc}
+	return validation.Deps{Deps: db.Deps{Pool: v.pool, River: v.river}, Log: logger(ctx), To: v.opts.To, Bcc: v.opts.Bcc}
 }
 
 // again answers a request for a task that is not audited: the recorded

@@ -155,8 +155,7 @@ func (h *webhooksResource) checked(ctx context.Context, n db.WebhookSubscription
 	}
 	n.Name = name
 	if err := webhook.CheckURL(n.URL, h.allowPrivate); err != nil {
-		d, _ := errors.AsType[*errcode.Error](err)
-		return n, Errorf(CodeValidation, d.Message).WithDetail("body.url", d.Message, n.URL)
+		return n, err
 	}
 	if campaign == "" {
 		return n, nil

@@ -22,22 +22,6 @@ import (
 	"github.com/auditd/auditd/webhook"
 )
 
-// Deps are what the steps read and write.
-type Deps struct {
-	Pool *pgxpool.Pool
-	// River queues the edit that applying calibrated answers makes.
-	River *river.Client[pgx.Tx]
-	// Now is the time a step happens, for due dates. Defaults to time.Now.
-	Now func() time.Time
-}
-
-func (d Deps) now() time.Time {
-	if d.Now == nil {
-		return time.Now()
-	}
-	return d.Now()
-}
-
 // Caller is who takes a step: a supervisor (or above) reads and steers
 // every session, an analyst only the sessions they are in.
 type Caller struct {
@@ -91,7 +75,7 @@ type New struct {
 // character, the due date is not in the future, a task is unknown,
 // repeated or not audited, or an analyst is unknown, ambiguous, repeated,
 // deactivated or below quality; nothing is stored then.
-func Create(ctx context.Context, d Deps, c Caller, n New) (string, error) {
+func Create(ctx context.Context, d db.Deps, c Caller, n New) (string, error) {
 	var bad errcode.Problems
 	name := strings.TrimSpace(n.Name)
 	switch {
@@ -100,7 +84,7 @@ func Create(ctx context.Context, d Deps, c Caller, n New) (string, error) {
 	case strings.ContainsFunc(name, unicode.IsControl):
 		bad.Add("body.name", "holds a control character (a tab, a line break…)", nil)
 	}
-	if n.DueAt != nil && !n.DueAt.After(d.now()) {
+	if n.DueAt != nil && !n.DueAt.After(d.Now()) {
 		bad.Add("body.due_at", "is not in the future", n.DueAt.Format(time.RFC3339))
 	}
 	tasks, err := sessionTasks(ctx, d.Pool, n.TaskUUIDs, &bad)
@@ -421,7 +405,7 @@ func checkAnswers(items []db.CalibrationItem, in []Answer, all bool) ([]db.Calib
 // error when the session is closed or c submitted already; an Invalid
 // error listing every problem when an answer is missing, repeated or
 // unknown.
-func Submit(ctx context.Context, d Deps, c Caller, id string, answers []Answer) (Detail, error) {
+func Submit(ctx context.Context, d db.Deps, c Caller, id string, answers []Answer) (Detail, error) {
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
 		if _, err := db.CalibrationSessionLock(ctx, tx, id); err != nil {
 			return err
@@ -532,7 +516,7 @@ func closedText(s db.CalibrationSession, overall Agreement) l10n.Text {
 // its results count the answers submitted so far; its analysts and its
 // creator are told. It returns the session as c then sees it; a NotFound
 // error for an unknown session, a Conflict error for a closed one.
-func Close(ctx context.Context, d Deps, c Caller, id string) (Detail, error) {
+func Close(ctx context.Context, d db.Deps, c Caller, id string) (Detail, error) {
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
 		s, err := db.CalibrationSessionLock(ctx, tx, id)
 		if err != nil {
@@ -551,7 +535,7 @@ func Close(ctx context.Context, d Deps, c Caller, id string) (Detail, error) {
 // returns the session as c then sees it; a NotFound error for an unknown
 // session, a Conflict error for an open one, an Invalid error listing
 // every problem when an answer is unknown or repeated.
-func Calibrate(ctx context.Context, d Deps, c Caller, id string, answers []Answer) (Detail, error) {
+func Calibrate(ctx context.Context, d db.Deps, c Caller, id string, answers []Answer) (Detail, error) {
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
 		s, err := db.CalibrationSessionLock(ctx, tx, id)
 		if err != nil {
@@ -597,7 +581,7 @@ type Applied struct {
 // open, the interaction has no calibrated answer to apply or was applied
 // already (its edit pending or applied), or its audit can no longer be
 // edited.
-func Apply(ctx context.Context, d Deps, c Caller, id, taskUUID string) (Applied, error) {
+func Apply(ctx context.Context, d db.Deps, c Caller, id, taskUUID string) (Applied, error) {
 	var out Applied
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
 		s, err := db.CalibrationSessionLock(ctx, tx, id)

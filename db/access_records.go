@@ -18,16 +18,16 @@ const (
 
 // AccessRecord is one read of personal content by a user.
 type AccessRecord struct {
-	ID       int64     `json:"id"`
-	At       time.Time `json:"at"`
-	UserID   string    `json:"user_id" doc:"Who read it: their user id"`
-	UserName string    `json:"user_name,omitempty" doc:"Their username, when known"`
-	Kind     string    `json:"kind" enum:"recording,transcript,revision,validation,export,subject_export" doc:"What was read: a recording, a task's transcript, an audit revision, a validation's e-mail content, an export of tasks, a person's data export"`
-	TaskUUID string    `json:"task_uuid,omitempty" format:"uuid" doc:"The task read (none for an export)"`
+	ID       int64
+	At       time.Time
+	UserID   string
+	UserName string
+	Kind     string
+	TaskUUID string
 	// Detail holds an export's filter and rows, a data export's subject.
-	Detail    map[string]any `json:"detail,omitempty" doc:"An export's query and rows; a data export's user_id"`
-	ClientIP  string         `json:"client_ip,omitempty" doc:"The address the request came from, as the service saw it"`
-	UserAgent string         `json:"user_agent,omitempty" doc:"The request's User-Agent"`
+	Detail    map[string]any
+	ClientIP  string
+	UserAgent string
 }
 
 // AccessRecordInsert records r (its ID and At are set by the database)

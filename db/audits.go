@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/review"
 	"github.com/auditd/auditd/scoring"
@@ -22,8 +23,9 @@ const (
 	AuditByRecompute = review.ByRecompute
 )
 
-// ErrAuditRevision is returned by AuditAppend when the task's current
-// revision is not the one the caller based its change on.
+// ErrAuditRevision is the cause of the Conflict error (errcode) AuditAppend
+// returns when the task's current revision is not the one the caller based
+// its change on.
 var ErrAuditRevision = errors.New("the audit has changed since")
 
 // AuditRevision is one revision of a task's audit.
@@ -63,7 +65,7 @@ func scanAudit(row pgx.Row) (AuditRevision, error) {
 // AuditAppend stores a as the next revision of its task's audit and makes it
 // the current one (the task's score, passed and review items follow it, and
 // the engine's verdicts it adds are counted). When basedOn is not zero it
-// must be the current revision, else the error wraps ErrAuditRevision: two
+// must be the current revision, else it is a Conflict error wrapping ErrAuditRevision: two
 // edits made from the same revision cannot both land. Call it in a
 // transaction; it locks the task row. It returns the stored revision, or
 // a NotFound error for an unknown task.
@@ -73,7 +75,7 @@ func AuditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int) (
 }
 
 // AuditAppendAfter appends a as the revision that follows prev, the
-// task's current one (else the error wraps ErrAuditRevision), with the diff
+// task's current one (else a Conflict error wrapping ErrAuditRevision), with the diff
 // from prev, as AuditAppend does. Call it in a transaction.
 func AuditAppendAfter(ctx context.Context, tx pgx.Tx, prev, a AuditRevision) (AuditRevision, error) {
 	diff, err := json.Marshal(scoring.Compare(prev.Result, a.Result))
@@ -87,8 +89,9 @@ func AuditAppendAfter(ctx context.Context, tx pgx.Tx, prev, a AuditRevision) (Au
 // AuditAppendAndMove appends a's revision as AuditAppend does and, in the
 // same write of the task, moves it along path: from the first change that
 // starts from the task's status to the last, each recorded in its history,
-// with one task.updated event. It returns the task as it then is; the error
-// wraps ErrTaskStatus when no change of path starts from its status.
+// with one task.updated event. It returns the task as it then is, or a
+// Conflict error wrapping ErrTaskStatus when no change of path starts from
+// its status.
 func AuditAppendAndMove(ctx context.Context, tx pgx.Tx, a AuditRevision, path []TaskChange) (Task, error) {
 	_, t, err := auditAppend(ctx, tx, a, 0, path)
 	return t, err
@@ -107,7 +110,9 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 		cur = *current
 	}
 	if basedOn != 0 && basedOn != cur {
-		return AuditRevision{}, Task{}, fmt.Errorf("%w: revision %d is current, not %d", ErrAuditRevision, cur, basedOn)
+		return AuditRevision{}, Task{}, errcode.Wrap(errcode.Conflict, ErrAuditRevision, fmt.Sprintf(
+			"the audit of task %s changed while this change was made from revision %d: revision %d is current; read it and try again",
+			a.TaskUUID, basedOn, cur))
 	}
 	// The moves: statuses left and reached, the status at the end, the attempt.
 	var left, reached []pipeline.Status
@@ -116,7 +121,7 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 	if path != nil {
 		i := slices.IndexFunc(path, func(c TaskChange) bool { return slices.Contains(c.From, status) })
 		if i < 0 {
-			return AuditRevision{}, Task{}, fmt.Errorf("%w: task %s is %s", ErrTaskStatus, a.TaskUUID, status)
+			return AuditRevision{}, Task{}, taskStatusError(a.TaskUUID, status)
 		}
 		for _, c := range path[i:] {
 			left, reached = append(left, status), append(reached, c.To)

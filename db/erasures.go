@@ -15,19 +15,19 @@ const (
 
 // Erasure is an erasure of a person's data and what it deleted.
 type Erasure struct {
-	ID          string     `json:"id" format:"uuid"`
-	RequestedBy string     `json:"requested_by" doc:"The user id of the admin who asked for it"`
-	OperatorID  string     `json:"operator_id,omitempty" doc:"Tasks where this is the agent"`
-	CustomerRef string     `json:"customer_ref,omitempty" doc:"Tasks with this customer reference (a task's customer_ref)"`
-	Status      string     `json:"status" enum:"queued,done"`
-	Tasks       int64      `json:"tasks" doc:"Tasks something was deleted from"`
-	Held        int64      `json:"held" doc:"Tasks left untouched because they are on legal hold"`
-	Recordings  int64      `json:"recordings"`
-	Transcripts int64      `json:"transcripts"`
-	Audits      int64      `json:"audits"`
-	JobID       int64      `json:"job_id,omitempty" doc:"The erase_person job doing it"`
-	CreatedAt   time.Time  `json:"created_at"`
-	FinishedAt  *time.Time `json:"finished_at,omitempty"`
+	ID          string
+	RequestedBy string
+	OperatorID  string
+	CustomerRef string
+	Status      string
+	Tasks       int64
+	Held        int64
+	Recordings  int64
+	Transcripts int64
+	Audits      int64
+	JobID       int64
+	CreatedAt   time.Time
+	FinishedAt  *time.Time
 }
 
 const erasureColumns = `id, requested_by, COALESCE(operator_id, ''), COALESCE(customer_ref, ''), status, tasks, held,

@@ -9,10 +9,10 @@ import (
 
 // LegalHold keeps a task from retention and erasure until an admin lifts it.
 type LegalHold struct {
-	TaskUUID string    `json:"task_uuid" format:"uuid"`
-	Reason   string    `json:"reason" doc:"Why the task is held (a case, a claim)"`
-	PlacedBy string    `json:"placed_by" doc:"The user id of the admin who placed it"`
-	PlacedAt time.Time `json:"placed_at"`
+	TaskUUID string
+	Reason   string
+	PlacedBy string
+	PlacedAt time.Time
 }
 
 const legalHoldColumns = `task_uuid, reason, placed_by, placed_at`
@@ -49,10 +49,10 @@ func LegalHoldLift(ctx context.Context, q DBTX, uuid string) (LegalHold, error) 
 // TaskPrivacy is what retention, erasure and holds have done to a task.
 type TaskPrivacy struct {
 	// LegalHold is nil when the task is not held.
-	LegalHold           *LegalHold `json:"legal_hold" doc:"The legal hold on the task; null when not held"`
-	RecordingDeletedAt  *time.Time `json:"recording_deleted_at,omitempty" doc:"When the uploaded file (a call's recording, a chat's file) was deleted"`
-	TranscriptDeletedAt *time.Time `json:"transcript_deleted_at,omitempty" doc:"When the transcript was deleted"`
-	AuditDeletedAt      *time.Time `json:"audit_deleted_at,omitempty" doc:"When the audit's revisions were deleted (the score and pass stay)"`
+	LegalHold           *LegalHold
+	RecordingDeletedAt  *time.Time
+	TranscriptDeletedAt *time.Time
+	AuditDeletedAt      *time.Time
 }
 
 // TaskPrivacyGet returns task uuid's privacy state, or a NotFound error.

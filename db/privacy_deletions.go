@@ -196,13 +196,13 @@ func PrivacyDeletionInsert(ctx context.Context, q DBTX, cause, erasureID string,
 
 // PrivacyDeletion is one batch's count of one kind in one campaign.
 type PrivacyDeletion struct {
-	ID        int64     `json:"id"`
-	At        time.Time `json:"at"`
-	Cause     string    `json:"cause" enum:"retention,erasure"`
-	ErasureID string    `json:"erasure_id,omitempty" format:"uuid" doc:"The erasure that deleted it"`
-	Campaign  string    `json:"campaign" doc:"The campaign's name"`
-	Kind      string    `json:"kind" enum:"recording,transcript,audit"`
-	Count     int       `json:"count" doc:"How many tasks lost this kind of content"`
+	ID        int64
+	At        time.Time
+	Cause     string
+	ErasureID string
+	Campaign  string
+	Kind      string
+	Count     int
 }
 
 // PrivacyDeletionList returns up to limit deletions of cause ("" for any)

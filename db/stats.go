@@ -61,23 +61,23 @@ func (f StatsFilter) readsTasks() bool {
 
 // Dashboard is every figure of the dashboard.
 type Dashboard struct {
-	ByStatus          map[string]int64   `json:"by_status" doc:"Tasks by status"`
-	Tasks             int64              `json:"tasks"`
-	Audited           int64              `json:"audited" doc:"Tasks with a decided audit (pending_review not included)"`
-	PendingReview     int64              `json:"pending_review" doc:"Tasks whose audit has verdicts pending an analyst's confirmation: provisional, so counted in no other figure of audits (audited, passed, approval rate, average, distribution, agents, criteria failed)"`
-	Passed            int64              `json:"passed" doc:"Audited tasks whose audit passed"`
-	ApprovalRate      *float64           `json:"approval_rate" doc:"passed / audited (null when nothing is audited)"`
-	Validated         int64              `json:"validated"`
-	AudioMinutes      float64            `json:"audio_minutes" doc:"Minutes of call audio"`
-	AverageScore      *float64           `json:"average_score"`
-	ScoreDistribution []Bucket           `json:"score_distribution" doc:"Audited tasks in ten score ranges: [0,10), …, [90,100]"`
-	PerDay            []Day              `json:"per_day" doc:"Tasks by day of creation, in the requested time zone"`
-	CriteriaFailed    []CriterionFailure `json:"criteria_failed" doc:"The ten criteria failed most: by the share of the audits that judged them failed (rate), then by how many"`
-	Automatic         Automatic          `json:"automatic" doc:"The engine's verdicts and how many it was confident of"`
-	Operators         OperatorRanking    `json:"operators"`
-	ProcessingSeconds Percentiles        `json:"processing_seconds" doc:"Upload to audited, estimated within 4.5 %"`
-	Queue             []QueueDepth       `json:"queue" doc:"Jobs waiting or running, by queue"`
-	FailedJobs        []KindCount        `json:"failed_jobs" doc:"Jobs discarded in the period, and jobs waiting to be retried, by kind"`
+	ByStatus          map[string]int64
+	Tasks             int64
+	Audited           int64
+	PendingReview     int64
+	Passed            int64
+	ApprovalRate      *float64
+	Validated         int64
+	AudioMinutes      float64
+	AverageScore      *float64
+	ScoreDistribution []Bucket
+	PerDay            []Day
+	CriteriaFailed    []CriterionFailure
+	Automatic         Automatic
+	Operators         OperatorRanking
+	ProcessingSeconds Percentiles
+	Queue             []QueueDepth
+	FailedJobs        []KindCount
 }
 
 // Automatic is how much of the audits the engine settled alone: of the
@@ -85,67 +85,67 @@ type Dashboard struct {
 // recomputations or edits asked it about later), those it was confident of,
 // which no analyst needs to review.
 type Automatic struct {
-	Verdicts  int64    `json:"verdicts" doc:"Verdicts made by the audit engine"`
-	Confident int64    `json:"confident" doc:"Of them, those not marked for review (their confidence reached AUDIT_REVIEW_CONFIDENCE): confirmed automatically"`
-	Share     *float64 `json:"share" doc:"confident / verdicts (null when there are no verdicts)"`
+	Verdicts  int64
+	Confident int64
+	Share     *float64
 }
 
 // Bucket is one score range.
 type Bucket struct {
-	From  int   `json:"from"`
-	To    int   `json:"to"`
-	Count int64 `json:"count"`
+	From  int
+	To    int
+	Count int64
 }
 
 // Day is one day's tasks.
 type Day struct {
-	Day     string `json:"day" format:"date"`
-	Tasks   int64  `json:"tasks"`
-	Audited int64  `json:"audited"`
-	Passed  int64  `json:"passed"`
+	Day     string
+	Tasks   int64
+	Audited int64
+	Passed  int64
 }
 
 // CriterionFailure is how often a criterion was not met.
 type CriterionFailure struct {
-	CriterionID string  `json:"criterion_id"`
-	Question    string  `json:"question"`
-	Failed      int64   `json:"failed"`
-	Judged      int64   `json:"judged" doc:"Audits that judged it"`
-	Rate        float64 `json:"rate" doc:"failed / judged"`
+	CriterionID string
+	Question    string
+	Failed      int64
+	Judged      int64
+	Rate        float64
 }
 
 // OperatorRanking lists agents by average score.
 type OperatorRanking struct {
-	Top    []OperatorAverage `json:"top"`
-	Bottom []OperatorAverage `json:"bottom"`
+	Top    []OperatorAverage
+	Bottom []OperatorAverage
 }
 
 // OperatorAverage is one agent's audited tasks.
 type OperatorAverage struct {
-	OperatorID   string  `json:"operator_id"`
-	Audited      int64   `json:"audited"`
-	AverageScore float64 `json:"average_score"`
+	OperatorID   string
+	Audited      int64
+	AverageScore float64
 }
 
 // Percentiles of a duration in seconds (null without data).
 type Percentiles struct {
-	P50 *float64 `json:"p50"`
-	P95 *float64 `json:"p95"`
+	P50 *float64
+	P95 *float64
 }
 
 // QueueDepth counts a queue's unfinished jobs.
 type QueueDepth struct {
-	Queue     string `json:"queue"`
-	Available int64  `json:"available"`
-	Running   int64  `json:"running"`
-	Waiting   int64  `json:"waiting" doc:"Scheduled or retryable"`
+	Queue     string
+	Available int64
+	Running   int64
+	Waiting   int64
 }
 
 // KindCount counts jobs of a kind.
 type KindCount struct {
-	Kind      string `json:"kind"`
-	Discarded int64  `json:"discarded"`
-	Retryable int64  `json:"retryable"`
+	Kind      string
+	Discarded int64
+	Retryable int64
 }
 
 // operatorsListed is how many agents each end of the ranking shows.

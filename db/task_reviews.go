@@ -66,13 +66,13 @@ func TaskReviewQueue(ctx context.Context, q DBTX, v visibility.Viewer, reviewed 
 // AnalystProgress is how far one analyst got with the tasks assigned to
 // them.
 type AnalystProgress struct {
-	AnalystID string `json:"analyst_id"`
-	Name      string `json:"name,omitempty" doc:"The analyst's name or username, when known"`
-	Assigned  int64  `json:"assigned" doc:"Tasks assigned to them in the period"`
-	Reviewed  int64  `json:"reviewed" doc:"Of those, reviewed (validated ones included)"`
-	Validated int64  `json:"validated" doc:"Of those, validated"`
-	Open      int64  `json:"open" doc:"Of those, not reviewed yet"`
-	Overdue   int64  `json:"overdue" doc:"Of the open ones, past their due date"`
+	AnalystID string
+	Name      string
+	Assigned  int64
+	Reviewed  int64
+	Validated int64
+	Open      int64
+	Overdue   int64
 }
 
 // TaskReviewProgress returns each analyst's progress with the tasks of

@@ -27,15 +27,24 @@ const (
 	TaskChat = "chat"
 )
 
-// Event types of task changes; their data is a TaskSummary.
+// Event types of task changes; their data is the task's summary
+// (Task.Summary) as each audience may see it: TaskEventInsert writes the
+// agent's without an audit hidden from them.
 const (
 	EventTaskCreated = "task.created"
 	EventTaskUpdated = "task.updated"
 )
 
-// ErrTaskStatus is returned (wrapped, naming the current status) by
-// TaskTransition when the task is not in a status the change starts from.
+// ErrTaskStatus is the cause of the Conflict error (errcode) that
+// TaskTransition and AuditAppendAndMove return, naming the current status,
+// when the task is not in a status the change starts from.
 var ErrTaskStatus = errors.New("the task's status does not allow this change")
+
+// taskStatusError is the Conflict error wrapping ErrTaskStatus of task
+// uuid, which is status.
+func taskStatusError(uuid string, status pipeline.Status) error {
+	return errcode.Wrap(errcode.Conflict, ErrTaskStatus, fmt.Sprintf("task %s is %s now; its status does not allow this change", uuid, status))
+}
 
 // Task is an uploaded call or chat on its way through the pipeline.
 type Task struct {
@@ -400,15 +409,15 @@ type TaskChange struct {
 
 // TaskTransition changes the status of task uuid, appends the change to its
 // history and writes a task.updated event, all through q (the caller's
-// transaction). It returns the changed task, a NotFound error, or an error wrapping
-// ErrTaskStatus when the task is not in one of c.From.
+// transaction). It returns the changed task, a NotFound error, or a
+// Conflict error wrapping ErrTaskStatus when the task is not in one of c.From.
 func TaskTransition(ctx context.Context, q DBTX, uuid string, c TaskChange) (Task, error) {
 	var from pipeline.Status
 	if err := q.QueryRow(ctx, `SELECT status FROM tasks WHERE uuid = $1 FOR UPDATE`, uuid).Scan(&from); err != nil {
 		return Task{}, one(err, "no task %s", uuid)
 	}
 	if len(c.From) > 0 && !slices.Contains(c.From, from) {
-		return Task{}, fmt.Errorf("%w: task %s is %s", ErrTaskStatus, uuid, from)
+		return Task{}, taskStatusError(uuid, from)
 	}
 	t, err := scanTask(q.QueryRow(ctx, `
 		WITH t AS (

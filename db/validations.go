@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/role"
 )
 
@@ -110,8 +111,8 @@ func scanValidation(row pgx.Row) (Validation, error) {
 // revision, provided the task is audited; it locks the task's row until tx
 // ends, so the audit cannot change before the task is made validated. A
 // concurrent validation of the same task waits for the other transaction.
-// When the task is not audited (or no longer), the error wraps
-// ErrTaskStatus. It writes no event: call ValidationEventInsert once the
+// When the task is not audited (or no longer), it is a Conflict error
+// wrapping ErrTaskStatus. It writes no event: call ValidationEventInsert once the
 // transaction's other writes are done.
 func ValidationInsert(ctx context.Context, tx pgx.Tx, n NewValidation) (Validation, error) {
 	attachments, err := json.Marshal(nonNil(n.Attachments))
@@ -129,7 +130,7 @@ func ValidationInsert(ctx context.Context, tx pgx.Tx, n NewValidation) (Validati
 		n.TaskUUID, n.Notes, n.ValidatorID, n.ValidatorName, n.IsCall, ValidationType(n.IsCall),
 		nonNil(n.SentTo), nonNil(n.Bcc), attachments, n.RequestHash))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Validation{}, fmt.Errorf("%w: task %s is not audited", ErrTaskStatus, n.TaskUUID)
+		return Validation{}, errcode.Wrap(errcode.Conflict, ErrTaskStatus, fmt.Sprintf("task %s is not audited now; only an audited task can be validated", n.TaskUUID))
 	}
 	if err != nil {
 		return Validation{}, err

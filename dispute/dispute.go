@@ -25,8 +25,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
@@ -37,22 +35,6 @@ import (
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/webhook"
 )
-
-// Deps are what the steps read and write.
-type Deps struct {
-	Pool *pgxpool.Pool
-	// River queues the edit of accepted criteria.
-	River *river.Client[pgx.Tx]
-	// Now is the time a step happens, for the window. Defaults to time.Now.
-	Now func() time.Time
-}
-
-func (d Deps) now() time.Time {
-	if d.Now == nil {
-		return time.Now()
-	}
-	return d.Now()
-}
 
 // Claim is a criterion the agent disputes, with their comment.
 type Claim struct {
@@ -222,7 +204,7 @@ func begin(ctx context.Context, tx pgx.Tx, uuid, agentID string, refused func(St
 // NotFound error unless agent is the task's agent, and a Conflict error
 // when the task is not validated, is acknowledged already or has an open
 // dispute.
-func Acknowledge(ctx context.Context, d Deps, uuid string, agent db.User) (db.Acknowledgement, error) {
+func Acknowledge(ctx context.Context, d db.Deps, uuid string, agent db.User) (db.Acknowledgement, error) {
 	var ack db.Acknowledgement
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
 		task, s, err := begin(ctx, tx, uuid, agent.ID, State.CanAcknowledge)
@@ -250,10 +232,10 @@ func Acknowledge(ctx context.Context, d Deps, uuid string, agent db.User) (db.Ac
 // problems when a claim names a criterion the current revision does not
 // judge, names one twice, or one decided by an earlier dispute, or has a
 // blank comment.
-func Open(ctx context.Context, d Deps, uuid string, agent db.User, claims []Claim) (db.Dispute, error) {
+func Open(ctx context.Context, d db.Deps, uuid string, agent db.User, claims []Claim) (db.Dispute, error) {
 	var opened db.Dispute
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
-		task, s, err := begin(ctx, tx, uuid, agent.ID, func(s State) *Reason { return s.CanDispute(d.now()) })
+		task, s, err := begin(ctx, tx, uuid, agent.ID, func(s State) *Reason { return s.CanDispute(d.Now()) })
 		if err != nil {
 			return err
 		}
@@ -340,7 +322,7 @@ type Resolution struct {
 // already (two resolutions at once: the second waits for the first, then
 // gets this); an Invalid error listing its problems unless decisions
 // decide every disputed criterion once, each with a reason.
-func Resolve(ctx context.Context, d Deps, id string, resolver db.User, resolverName string, decisions []Decision) (Resolution, error) {
+func Resolve(ctx context.Context, d db.Deps, id string, resolver db.User, resolverName string, decisions []Decision) (Resolution, error) {
 	var out Resolution
 	err := pgx.BeginFunc(ctx, d.Pool, func(tx pgx.Tx) error {
 		disp, err := db.DisputeLock(ctx, tx, id)
@@ -446,7 +428,7 @@ func decided(items []db.DisputeItem, decisions []Decision) ([]db.DisputeItem, []
 // dispute id on task's current revision (each verdict reversed, the reason
 // its explanation) with its recompute_audit job. It returns the edit and
 // the job.
-func edit(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, id, authorID, authorName string, accepted []db.DisputeItem) (int64, int64, error) {
+func edit(ctx context.Context, tx pgx.Tx, d db.Deps, task db.Task, id, authorID, authorName string, accepted []db.DisputeItem) (int64, int64, error) {
 	current, err := db.AuditCurrent(ctx, tx, task.UUID)
 	if err != nil {
 		return 0, 0, err

@@ -78,7 +78,7 @@ func BenchmarkIngest(b *testing.B) {
 		for n := range files {
 			files[n] = wavBytes(uint64(i*2*benchObjects+benchObjects+n), 8000)
 		}
-		deps := intake.Deps{Pool: tb.pool, River: tb.river, Store: tb.store, Log: p.log()}
+		deps := intake.Deps{Deps: db.Deps{Pool: tb.pool, River: tb.river}, Store: tb.store, Log: p.log()}
 		start = time.Now()
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(DefaultParallel)

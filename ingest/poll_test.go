@@ -49,7 +49,7 @@ func setup(t testing.TB) *testBundle {
 	// Each call is a new process's poller: nothing is remembered but the
 	// database.
 	b.poller = func() *Poller {
-		return &Poller{Intake: intake.Deps{Pool: pool, River: rc, Store: store},
+		return &Poller{Intake: intake.Deps{Deps: db.Deps{Pool: pool, River: rc}, Store: store},
 			Limits: intake.Limits{MaxFileBytes: 10 << 20, MaxFiles: 1}, Now: func() time.Time { return b.now }}
 	}
 	return b

@@ -23,7 +23,6 @@ import (
 	"github.com/dustin/go-humanize"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
@@ -38,8 +37,7 @@ import (
 
 // Deps are what an upload writes to.
 type Deps struct {
-	Pool  *pgxpool.Pool
-	River *river.Client[pgx.Tx]
+	db.Deps
 	Store *storage.Store
 	// Speech is what the speech engine transcribes: calls in other
 	// languages are refused.

@@ -4,8 +4,8 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// QueueMedia is the queue of slow media work (transcription), kept apart so
-// it cannot starve the rest.
+// QueueMedia is the queue of slow media work (transcription, redaction of a
+// recording), kept apart so it cannot starve the rest.
 const QueueMedia = "media"
 
 // TranscribeArgs asks for the transcription of a call task. The upload

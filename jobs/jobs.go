@@ -7,8 +7,8 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// QueueDefault is River's default queue: every job but slow media work
-// (QueueMedia) runs there.
+// QueueDefault is River's default queue: every job but the slow media work
+// (QueueMedia: a call's transcription, a recording's redaction) runs there.
 const (
 	QueueDefault = river.QueueDefault
 )

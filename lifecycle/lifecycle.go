@@ -1,9 +1,12 @@
 // Package lifecycle is a task's life from upload to validation: the one
 // table of the changes of status the business allows, and the notices
-// about a task. Every change of a task's status goes through Move, which
-// records it in the task's history and writes its task.updated event in the
-// caller's transaction; api/ and workers/ name a Step and never a status to
-// move from.
+// about a task. Every change of a task's status goes through Move (or
+// Finish, which stores the audit in the same write), which records it in
+// the task's history and writes its task.updated event in the caller's
+// transaction; api/ and workers/ name a Step and never a status to move
+// from. It also says which audit may still change (CheckEdit,
+// CheckResolution) and retries a failed task with the job that redoes its
+// stage (RetryTask).
 //
 // A call is queued, transcribing, transcribed, auditing, audited, then
 // validated; a chat starts transcribed. A call goes back to queued while
@@ -143,7 +146,7 @@ type With struct {
 }
 
 // Move takes task uuid through step s, in q (the caller's transaction). It
-// returns the changed task, db.ErrNotFound, or an error wrapping
+// returns the changed task, a NotFound error, or a Conflict error wrapping
 // db.ErrTaskStatus when the task is not in a status s starts from.
 func Move(ctx context.Context, q db.DBTX, uuid string, s Step, w With) (db.Task, error) {
 	if s.to == "" {
@@ -155,7 +158,7 @@ func Move(ctx context.Context, q db.DBTX, uuid string, s Step, w With) (db.Task,
 // Finish stores a's revision, the automatic audit, and takes its task
 // through Audited, and through Audit first when it is still transcribed (a
 // quick engine's audit never shows as auditing), in one write of the task
-// in tx. It returns the task as it then is, or an error wrapping
+// in tx. It returns the task as it then is, or a Conflict error wrapping
 // db.ErrTaskStatus when the task is neither transcribed nor auditing.
 func Finish(ctx context.Context, tx pgx.Tx, a db.AuditRevision, w With) (db.Task, error) {
 	return db.AuditAppendAndMove(ctx, tx, a, []db.TaskChange{Audit.change(w), Audited.change(w)})

@@ -24,7 +24,7 @@ var ErrChangedMeanwhile = errors.New("the audit or the scorecard changed while i
 
 // Deps are what Apply reads and runs.
 type Deps struct {
-	Pool *pgxpool.Pool
+	db.Deps
 	// Current returns task's campaign and its current scorecard, read
 	// through q.
 	Current func(ctx context.Context, q db.DBTX, task db.Task) (db.Campaign, db.Scorecard, error)

@@ -62,7 +62,7 @@ func setup(t *testing.T) *testBundle {
 	}))
 	b.task, err = db.TaskGetByUUID(ctx, pool, n.UUID)
 	require.NoError(t, err)
-	b.deps = revision.Deps{Pool: pool,
+	b.deps = revision.Deps{Deps: db.Deps{Pool: pool},
 		Current: func(ctx context.Context, q db.DBTX, task db.Task) (db.Campaign, db.Scorecard, error) {
 			c, err := db.CampaignGet(ctx, q, task.CampaignID)
 			return c, b.card, err

@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
+
+	"github.com/auditd/auditd/errcode"
 )
 
 // Problem is one reason a scorecard cannot be published, located precisely
@@ -59,8 +61,9 @@ func (e *ValidationError) Error() string {
 // rule syntax belongs to that engine, which depends on this package.
 type RuleCheck func(rule json.RawMessage) []Problem
 
-// Validate checks card before it is published and returns a
-// *ValidationError listing every problem, or nil: there must be at least one
+// Validate checks card before it is published and returns an Invalid
+// error (errcode) locating every problem, whose cause is a
+// *ValidationError listing them, or nil: there must be at least one
 // criterion; ids and questions must be non-empty and unique (ignoring case
 // and spacing, in every language: a question names one criterion);
 // translations under known BCP 47 tags, each with a question; categories
@@ -128,9 +131,25 @@ func Validate(card Scorecard, checkRule RuleCheck) error {
 			len(card.Criteria), n, MaxIDBytes)})
 	}
 	if len(problems) > 0 {
-		return &ValidationError{Problems: problems}
+		return invalid(problems)
 	}
 	return nil
+}
+
+// invalid is Validate's Invalid error for problems: each located as a
+// request locates a scorecard's criteria (body.criteria[i].field), its
+// cause the *ValidationError that lists them.
+func invalid(problems []Problem) error {
+	located := make([]errcode.Problem, len(problems))
+	for i, p := range problems {
+		loc := "body.criteria"
+		if p.Index >= 0 {
+			loc = fmt.Sprintf("body.criteria[%d].%s", p.Index, p.Field)
+		}
+		located[i] = errcode.Problem{Location: loc, Message: p.String()}
+	}
+	return errcode.Wrap(errcode.Invalid, &ValidationError{Problems: problems},
+		fmt.Sprintf("the scorecard has %d problem(s); nothing was published", len(problems))).WithProblems(located...)
 }
 
 // uniqueQuestion checks that criterion i's question at field is given and

@@ -2,6 +2,7 @@ package scoring_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/auditor/rules"
+	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/scoring"
 )
 
@@ -267,6 +269,12 @@ func TestValidate(t *testing.T) {
 		}, ve.Problems)
 		require.Contains(t, err.Error(), `scorecard is not valid: criterion 1 (greeting): id: "greeting" is already the id of criterion 0; `)
 		require.Contains(t, err.Error(), `; criterion 2: id: is required; `)
+
+		// The error is Invalid, each problem located in a request's criteria.
+		require.True(t, errcode.Is(err, errcode.Invalid))
+		located, _ := errors.AsType[*errcode.Error](err)
+		require.Equal(t, "the scorecard has 9 problem(s); nothing was published", located.Message)
+		require.Equal(t, errcode.Problem{Location: "body.criteria[2].id", Message: "criterion 2: id: is required"}, located.Problems[6])
 
 		// The problems serialise as an API's details.
 		b, err := json.Marshal(ve.Problems[6])

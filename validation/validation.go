@@ -16,8 +16,6 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/riverqueue/river"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
@@ -27,6 +25,7 @@ import (
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/visibility"
 	"github.com/auditd/auditd/webhook"
 )
 
@@ -36,8 +35,7 @@ var ErrNoRecipients = errors.New("no recipients")
 
 // Deps are what a validation reads and writes.
 type Deps struct {
-	Pool  *pgxpool.Pool
-	River *river.Client[pgx.Tx]
+	db.Deps
 	// Log receives the addresses left out because they do not parse.
 	Log *slog.Logger
 	// To and Bcc receive every validation's e-mail (VALIDATION_TO,
@@ -130,9 +128,17 @@ func addresses(ctx context.Context, log *slog.Logger, seen map[string]bool, list
 	return out
 }
 
+// Reader is whose view the e-mail of task's validation shows, since it
+// goes to its agent among others: the agent's (visibility.Agent), so it
+// quotes no audit and no verdict the agent is not shown (an audit that
+// retention or an erasure deleted keeps only its score and result).
+func Reader(task db.Task) visibility.Viewer {
+	return visibility.Agent(task.OperatorID, task.CampaignID, !task.OperatorSeesAutomatic)
+}
+
 // Record records n as the validation of task, whose attachments are in
 // blobs (which keep its outcome for their Close), and tells the validator,
-// in one transaction (Apply). It returns an error wrapping
+// in one transaction (Apply). It returns a Conflict error wrapping
 // db.ErrTaskStatus when the task is no longer audited.
 func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs *intake.Blobs) (db.Validation, error) {
 	tx, err := d.Pool.Begin(ctx)
@@ -164,7 +170,7 @@ func Record(ctx context.Context, d Deps, task db.Task, n db.NewValidation, blobs
 // at once. An audit with pending verdicts (db.Task.Pending) is not
 // validated: a Conflict error wrapping ErrPending names them, unless
 // n.AcceptPending, which records them as the validator's first (a revision
-// of the audit by them). It returns an error wrapping db.ErrTaskStatus when
+// of the audit by them). It returns a Conflict error wrapping db.ErrTaskStatus when
 // the task is no longer audited.
 func Apply(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, n db.NewValidation) (db.Validation, error) {
 	if err := settlePending(ctx, tx, task.UUID, n); err != nil {

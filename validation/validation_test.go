@@ -22,7 +22,7 @@ func TestRecipients(t *testing.T) {
 	pool, campaign := dbtest.ForTasks(t)
 	_, err := db.UserSeen(ctx, pool, db.UserProfile{ID: "ana", Username: "ana", Email: "Ana@Example.com"}, time.Now())
 	require.NoError(t, err)
-	d := validation.Deps{Pool: pool, Log: slog.New(slog.DiscardHandler),
+	d := validation.Deps{Deps: db.Deps{Pool: pool}, Log: slog.New(slog.DiscardHandler),
 		To: []string{"qa-lead@example.com", "ana@example.com"}, Bcc: []string{"Archive <archive@example.com>", "QA-LEAD@example.com"}}
 	task := db.Task{NewTask: db.NewTask{UUID: "t1", CampaignID: campaign.ID, OperatorID: "ana"}}
 

@@ -56,12 +56,19 @@ func policy(allowPrivate bool) egress.Policy {
 // CheckURL checks a subscription's URL: absolute, http or https, no user
 // information, and, unless allowPrivate, not a loopback, private,
 // link-local or unspecified address (a host name is checked again each
-// time it is resolved, when delivering). It returns an Invalid error.
+// time it is resolved, when delivering). It returns an Invalid error whose
+// problem is located at body.url, where a request gives it.
 func CheckURL(raw string, allowPrivate bool) error {
+	msg := ""
 	if u, err := url.Parse(raw); err == nil && u.User != nil {
-		return errcode.New(errcode.Invalid, "the URL may not hold a user name or password; the signature authenticates the sender")
+		msg = "the URL may not hold a user name or password; the signature authenticates the sender"
+	} else if err := policy(allowPrivate).CheckURL(raw); err != nil {
+		msg = errcode.Message(err)
 	}
-	return policy(allowPrivate).CheckURL(raw)
+	if msg != "" {
+		return errcode.New(errcode.Invalid, "%s", msg).WithProblems(errcode.Problem{Location: "body.url", Message: msg, Value: raw})
+	}
+	return nil
 }
 
 // NewClient returns the HTTP client of deliveries: Timeout per attempt, no

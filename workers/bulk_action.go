@@ -236,7 +236,7 @@ func (w *BulkActionWorker) run(ctx context.Context, client *river.Client[pgx.Tx]
 		}
 	}
 	ids = ids[:len(tasks)] // the page may end early
-	deps := validation.Deps{Pool: w.pool, River: client, Log: w.log, To: w.to, Bcc: w.bcc}
+	deps := validation.Deps{Deps: db.Deps{Pool: w.pool, River: client}, Log: w.log, To: w.to, Bcc: w.bcc}
 	err = pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 		locked, err := db.BulkActionLock(ctx, tx, a.ID)
 		if err != nil {

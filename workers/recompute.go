@@ -85,7 +85,7 @@ func (w *RecomputeAuditWorker) Work(ctx context.Context, job *river.Job[jobs.Rec
 	if edit.Status != db.EditPending {
 		return nil
 	}
-	d := revision.Deps{Pool: w.pool, Current: w.cards.current, Language: taskLanguage,
+	d := revision.Deps{Deps: db.Deps{Pool: w.pool}, Current: w.cards.current, Language: taskLanguage,
 		Judge: func(ctx context.Context, task db.Task, campaign db.Campaign, card db.Scorecard, missing []string) (map[string]scoring.Verdict, error) {
 			return engineVerdicts(ctx, w.pool, w.auditor, w.review, task, campaign, card, missing)
 		}}

@@ -28,6 +28,8 @@ import (
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/storage"
+	"github.com/auditd/auditd/validation"
+	"github.com/auditd/auditd/visibility"
 	"github.com/auditd/auditd/workers/mail"
 )
 
@@ -75,7 +77,7 @@ func (w *SendValidationEmailWorker) Work(ctx context.Context, job *river.Job[job
 	if err != nil {
 		return err
 	}
-	msg, err := w.message(ctx, v, task)
+	msg, err := w.message(ctx, validation.Reader(task), v, task)
 	if err == nil {
 		err = w.mailer.Send(ctx, msg)
 	}
@@ -155,43 +157,24 @@ func (w *SendValidationEmailWorker) messageID(uuid string) string {
 	return "validation-" + uuid + "@" + host
 }
 
-// message builds the e-mail of validation v of task.
-func (w *SendValidationEmailWorker) message(ctx context.Context, v db.Validation, task db.Task) (mail.Message, error) {
+// message builds the e-mail of validation v of task as reader sees the
+// audit (validation.Reader: its agent, who may be among its recipients).
+func (w *SendValidationEmailWorker) message(ctx context.Context, reader visibility.Viewer, v db.Validation, task db.Task) (mail.Message, error) {
 	campaign, err := db.CampaignGet(ctx, w.pool, task.CampaignID)
 	if err != nil {
 		return mail.Message{}, err
 	}
-	audit, err := db.AuditRevisionGet(ctx, w.pool, task.UUID, v.AuditRevision)
+	operator, err := w.operator(ctx, task.OperatorID)
 	if err != nil {
-		return mail.Message{}, fmt.Errorf("task %s audit: %w", task.UUID, err)
-	}
-	operator := task.OperatorID
-	if operator != "" {
-		u, err := db.UserGet(ctx, w.pool, operator)
-		switch {
-		case err == nil:
-			operator = cmp.Or(u.Name, u.Username, u.ID)
-			if a, err := netmail.ParseAddress(u.Email); err == nil {
-				operator += " <" + a.Address + ">"
-			}
-		case !errcode.Is(err, errcode.NotFound):
-			return mail.Message{}, err
-		}
+		return mail.Message{}, err
 	}
 	data := validationEmail{
 		IsCall: v.IsCall, FileName: task.FileName, Campaign: campaign.Name, Operator: operator,
 		Link:  strings.TrimRight(w.dashboardURL, "/") + lifecycle.Link(task.UUID),
-		Score: audit.Result.Score, PassingScore: audit.Result.PassingScore, Passed: audit.Result.Passed,
-		Items: audit.Result.Items, Notes: v.Notes, Validator: v.ValidatorName, ValidatedAt: v.ValidatedAt,
+		Notes: v.Notes, Validator: v.ValidatorName, ValidatedAt: v.ValidatedAt,
 	}
-	for _, id := range audit.Result.FailedCritical {
-		question := id
-		for _, it := range audit.Result.Items {
-			if it.CriterionID == id {
-				question = it.Question
-			}
-		}
-		data.FailedCritical = append(data.FailedCritical, question)
+	if err := w.audit(ctx, reader, v, task, &data); err != nil {
+		return mail.Message{}, err
 	}
 	msg := mail.Message{ID: w.messageID(task.UUID), To: v.SentTo, Bcc: v.Bcc}
 	for _, a := range v.Attachments {
@@ -204,6 +187,60 @@ func (w *SendValidationEmailWorker) message(ctx context.Context, v db.Validation
 	return msg, err
 }
 
+// operator is how the e-mail names the agent id: name <e-mail>, or the id
+// given at upload when they are not a known user.
+func (w *SendValidationEmailWorker) operator(ctx context.Context, id string) (string, error) {
+	if id == "" {
+		return "", nil
+	}
+	u, err := db.UserGet(ctx, w.pool, id)
+	switch {
+	case errcode.Is(err, errcode.NotFound):
+		return id, nil
+	case err != nil:
+		return "", err
+	}
+	name := cmp.Or(u.Name, u.Username, u.ID)
+	if a, err := netmail.ParseAddress(u.Email); err == nil {
+		name += " <" + a.Address + ">"
+	}
+	return name, nil
+}
+
+// audit fills data with what reader is shown of the validated audit of
+// task: nothing when it is hidden from them; its score and result alone
+// when its verdicts are (retention or an erasure deleted them); else the
+// validated revision's score and verdicts.
+func (w *SendValidationEmailWorker) audit(ctx context.Context, reader visibility.Viewer, v db.Validation, task db.Task, data *validationEmail) error {
+	row := task.Row()
+	switch {
+	case reader.AuditHidden(row):
+		data.AuditHidden, data.VerdictsHidden = true, true
+		return nil
+	case reader.VerdictsHidden(row):
+		data.VerdictsHidden = true
+		if task.Score != nil && task.Passed != nil {
+			data.Score, data.Passed = *task.Score, *task.Passed
+		}
+		return nil
+	}
+	audit, err := db.AuditRevisionGet(ctx, w.pool, task.UUID, v.AuditRevision)
+	if err != nil {
+		return fmt.Errorf("task %s audit: %w", task.UUID, err)
+	}
+	data.Score, data.PassingScore, data.Passed, data.Items = audit.Result.Score, audit.Result.PassingScore, audit.Result.Passed, audit.Result.Items
+	for _, id := range audit.Result.FailedCritical {
+		question := id
+		for _, it := range audit.Result.Items {
+			if it.CriterionID == id {
+				question = it.Question
+			}
+		}
+		data.FailedCritical = append(data.FailedCritical, question)
+	}
+	return nil
+}
+
 // validationEmail is what the e-mail templates show.
 type validationEmail struct {
 	IsCall   bool
@@ -214,6 +251,10 @@ type validationEmail struct {
 	Operator            string
 	Score, PassingScore float64
 	Passed              bool
+	// AuditHidden: the reader is not shown the audit (no score, result or
+	// verdict); VerdictsHidden: nor its verdicts (Items and
+	// FailedCritical are empty, and so is PassingScore).
+	AuditHidden, VerdictsHidden bool
 	// FailedCritical are the questions of the critical criteria not met.
 	FailedCritical []string
 	Items          []scoring.Item

@@ -1,13 +1,21 @@
 package workers
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/db/dbtest"
+	"github.com/auditd/auditd/lifecycle"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/scoring"
+	"github.com/auditd/auditd/validation"
 )
 
 func TestValidationEmailTemplates(t *testing.T) {
@@ -78,4 +86,55 @@ func TestValidationMessageID(t *testing.T) {
 		require.Equal(t, want, w.messageID("u1"), publicURL)
 		require.False(t, strings.ContainsAny(w.messageID("u1"), " \r\n<>"))
 	}
+}
+
+// TestValidationEmailAsItsAgentSeesIt: the e-mail of a validation goes to
+// the task's agent, so it quotes what the agent is shown (validation.Reader):
+// once an erasure deleted the audit's verdicts, its score and result alone.
+func TestValidationEmailAsItsAgentSeesIt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.Pool(t)
+	camp, err := db.CampaignGetByName(ctx, pool, db.DefaultCampaign)
+	require.NoError(t, err)
+	_, err = db.UserSeen(ctx, pool, db.UserProfile{ID: "qa", Username: "qa"}, time.Now())
+	require.NoError(t, err)
+	task, _, err := db.TaskInsert(ctx, pool, db.NewTask{UUID: uuid.NewString(), Kind: db.TaskChat, Status: pipeline.Audited,
+		FileName: "chat.json", ContentType: "application/json", SHA256: strings.Repeat("a", 64), CampaignID: camp.ID,
+		Language: "en", UploadedBy: "qa", OperatorID: "ana"})
+	require.NoError(t, err)
+	result := scoring.Result{Score: 42, PassingScore: 85, Items: []scoring.Item{{CriterionID: "greet", Category: "OPENING",
+		Question: "Did they greet?", Explanation: "said zanzibar at 0:02"}}}
+	var v db.Validation
+	require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Source: db.AuditByEngine, Result: result}, 0); err != nil {
+			return err
+		}
+		if v, err = db.ValidationInsert(ctx, tx, db.NewValidation{TaskUUID: task.UUID, ValidatorID: "qa", ValidatorName: "Alicia", Notes: "Well done.",
+			SentTo: []string{"ana@example.test"}, RequestHash: validation.RequestHash(task.UUID, "Well done.", false, nil)}); err != nil {
+			return err
+		}
+		_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{})
+		return err
+	}))
+	w := &SendValidationEmailWorker{pool: pool, dashboardURL: "https://auditd.example.test"}
+	compose := func() string {
+		task, err := db.TaskGetByUUID(ctx, pool, task.UUID)
+		require.NoError(t, err)
+		msg, err := w.message(ctx, validation.Reader(task), v, task)
+		require.NoError(t, err)
+		return msg.Subject + "\n" + msg.Text + "\n" + msg.HTML
+	}
+	before := compose()
+	require.Contains(t, before, "zanzibar", "the validated audit's verdicts are quoted")
+	require.Contains(t, before, "Puntuación: 42,00 / 100, NO APROBADA (para aprobar: 85,00)\n")
+
+	require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		return db.TasksForget(ctx, tx, db.ForgetAudit, []string{task.UUID}, &db.Forgotten{})
+	}))
+	after := compose()
+	require.NotContains(t, after, "zanzibar", "an erased audit's verdicts are not quoted")
+	require.NotContains(t, after, "Did they greet?")
+	require.Contains(t, after, "Puntuación: 42,00 / 100, NO APROBADA\n", "its score and result stay")
+	require.Contains(t, after, "la conservación o un borrado eliminó los veredictos")
 }

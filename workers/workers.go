@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/auditd/auditd/auditor"
+	"github.com/auditd/auditd/db"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -122,7 +123,7 @@ func Register(ws *river.Workers, d Deps) {
 		dashboardURL: d.DashboardURL})
 	river.AddWorker(ws, &DispatchIngestWorker{pool: d.Pool})
 	river.AddWorker(ws, &PollIngestSourceWorker{poller: ingest.Poller{
-		Intake: intake.Deps{Pool: d.Pool, Store: d.Store, Speech: d.Speech, Log: cmp.Or(d.Logger, slog.Default())},
+		Intake: intake.Deps{Deps: db.Deps{Pool: d.Pool}, Store: d.Store, Speech: d.Speech, Log: cmp.Or(d.Logger, slog.Default())},
 		Limits: intake.Limits{MaxFileBytes: cmp.Or(d.UploadMaxFileBytes, 512<<20), MaxFiles: 1}}})
 }
 

@@ -87,8 +87,8 @@ type phraseRef struct {
 }
 
 // New compiles card for auditing, with package tone's embedded models. It
-// returns the *scoring.ValidationError of scoring.Validate(card, CheckRule)
-// when card is not valid.
+// returns the Invalid error of scoring.Validate(card, CheckRule) when card
+// is not valid.
 func New(card scoring.Scorecard) (*Engine, error) {
 	return NewWithModels(card, tone.Builtin)
 }
