@@ -272,14 +272,7 @@ func (u *uploadRequest) field(ctx context.Context, part *multipart.Part) error {
 	if !slices.Contains(uploadFields, name) {
 		return Errorf(CodeValidation, fmt.Sprintf("unknown field %q; the fields are %s, and file parts", name, strings.Join(uploadFields, ", ")))
 	}
-	if name == "external_id" {
-		name = "customer_ref" // its former name
-	}
-	if _, seen := u.fields[name]; seen {
-		return Errorf(CodeValidation, fmt.Sprintf("the field %q is given twice (external_id is customer_ref's former name)", name))
-	}
-	limit := fieldBytes(name)
-	b, err := io.ReadAll(io.LimitReader(part, int64(limit)+1))
+	b, err := io.ReadAll(io.LimitReader(part, int64(fieldBytes(name))+1))
 	if err != nil {
 		return u.form.error(err, "")
 	}
@@ -289,6 +282,12 @@ func (u *uploadRequest) field(ctx context.Context, part *multipart.Part) error {
 // set checks the text field name's value b and keeps it; the campaign's
 // is resolved at once.
 func (u *uploadRequest) set(ctx context.Context, name string, b []byte) error {
+	if name == "external_id" {
+		name = "customer_ref" // its former name
+	}
+	if _, seen := u.fields[name]; seen {
+		return Errorf(CodeValidation, fmt.Sprintf("the field %q is given twice (external_id is customer_ref's former name)", name))
+	}
 	limit := fieldBytes(name)
 	invalid := func(msg string) error {
 		var sent any = string(b)

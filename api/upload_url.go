@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -65,6 +66,11 @@ func (t *tasksResource) uploadURL(ctx context.Context, in *streamedInput) (*Outp
 		}
 		return nil, Errorf(CodeValidation, "the body ended early: send the JSON object whole")
 	}
+	// The same strictness as every JSON body (strictUnmarshal): a key
+	// given twice or differing only in case, a NUL, invalid UTF-8.
+	if e, ok := errors.AsType[*jsonError](checkJSON(raw)); ok {
+		return nil, Errorf(CodeValidation, "the body is not what an upload by URL reads: "+e.msg).WithDetail(e.at, e.msg, nil)
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
 		return nil, Errorf(CodeValidation, `the body is not a JSON object such as {"url": "https://…", "campaign": "…"}`).
@@ -79,7 +85,7 @@ func (t *tasksResource) uploadURL(ctx context.Context, in *streamedInput) (*Outp
 				WithDetail("body."+k, "unexpected property", nil)
 		}
 		var v string
-		if json.Unmarshal(fields[k], &v) != nil {
+		if bytes.Equal(bytes.TrimSpace(fields[k]), []byte("null")) || json.Unmarshal(fields[k], &v) != nil {
 			return nil, Errorf(CodeValidation, fmt.Sprintf("the field %q must be a string", k)).WithDetail("body."+k, "must be a string", nil)
 		}
 		switch {

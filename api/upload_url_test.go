@@ -56,7 +56,7 @@ func TestUploadByURL(t *testing.T) {
 	srv := linkServer(t, wav)
 
 	r := b.json(t, http.MethodPost, "/tasks/upload", alice, map[string]any{"url": srv.URL + "/calls/signed.wav?X-Amz-Signature=ok",
-		"campaign": "default", "language": "en", "direction": "inbound", "external_id": "pbx-1", "started_at": "2024-05-02T10:00:00Z"})
+		"campaign": "default", "language": "en", "direction": "inbound", "external_id": "cust-1", "call_id": "pbx-1", "queue": "billing", "started_at": "2024-05-02T10:00:00Z"})
 	require.Equal(t, http.StatusAccepted, r.Status, r.RawBody)
 	task := uploaded(t, r)[0]
 	require.Equal(t, "signed.wav", task["file_name"])
@@ -64,7 +64,9 @@ func TestUploadByURL(t *testing.T) {
 	require.Equal(t, false, task["duplicate"])
 	got := details(b.do(t, http.MethodGet, "/tasks/"+task["uuid"].(string), alice, nil))
 	require.Equal(t, "inbound", got["direction"])
-	require.Equal(t, "pbx-1", got["external_id"])
+	require.Equal(t, "cust-1", got["customer_ref"], "external_id is customer_ref's former name")
+	require.Equal(t, "pbx-1", got["call_id"])
+	require.Equal(t, "billing", got["queue"])
 	require.EqualValues(t, len(wav), got["size_bytes"])
 
 	// The same content again, through a redirect and under another name:
@@ -127,7 +129,10 @@ func TestUploadByURLRefused(t *testing.T) {
 		{"url not a string", `{"url": 42}`, 400, CodeValidation, "body.url", "must be a string"},
 		{"unknown field", `{"url": "https://example.com/x.wav", "files": "x"}`, 400, CodeValidation, "body.files", `unknown field "files"`},
 		{"not an object", `["https://example.com/x.wav"]`, 400, CodeValidation, "body", "not a JSON object"},
-		{"not JSON", `url=https://example.com/x.wav`, 400, CodeValidation, "body", "not a JSON object"},
+		{"not JSON", `url=https://example.com/x.wav`, 400, CodeValidation, "body", "not valid JSON"},
+		{"a key twice", `{"url": "https://example.com/x.wav", "queue": "a", "Queue": "b"}`, 400, CodeValidation, "body.Queue", "given twice"},
+		{"a null", `{"url": "https://example.com/x.wav", "queue": null}`, 400, CodeValidation, "body.queue", "must be a string"},
+		{"former and new name", `{"url": "https://example.com/x.wav", "external_id": "a", "customer_ref": "b"}`, 400, CodeValidation, "", "given twice"},
 		{"unknown campaign", `{"url": "https://example.com/x.wav", "campaign": "Nope"}`, 400, CodeValidation, "body.campaign", "names no campaign"},
 		{"bad direction", `{"url": "https://example.com/x.wav", "direction": "sideways"}`, 400, CodeValidation, "body.direction", "inbound or outbound"},
 		{"bad started_at", `{"url": "https://example.com/x.wav", "started_at": "today"}`, 400, CodeValidation, "body.started_at", "RFC 3339"},
