@@ -25,16 +25,18 @@ var floors = map[string]struct {
 	// interactions with a verdict to review in any language or kind.
 	ece, review float64
 }{
-	// Measured at the default review threshold (0.81), confidences
+	// Measured at the default review threshold (0.74), confidences
 	// cross-validated by writer batch (each batch's from a table fitted on
-	// the others): 97.5 % (lowest group English chats, 97.0), confident
-	// 97.8 % (lowest language or kind 97.7, chats), 3 of 619 critical
-	// failures passed, expected calibration error 0.009, interactions to
-	// review 20.5 % (at most 23.0 %, English chats). The confident floor is
-	// the target the threshold is chosen for, the review floor the budget
-	// it is kept within. The rules were tuned and the tone model trained on
-	// dev: see its cross-validated figures in docs/engines.md.
-	eval.Dev: {agreement: 0.97, groupAgreement: 0.965, confident: eval.ConfidentTarget, criticalFalse: 0.01, ece: 0.015, review: eval.ReviewBudget},
+	// the others), 1,482 cases with issue 38's third held-out set among
+	// them: 97.7 % (lowest group English chats, 97.1), confident 97.8 %
+	// (lowest language or kind 97.7, chats; English chats 97.6), 3 of 666
+	// critical failures passed, expected calibration error 0.006,
+	// interactions to review 8.5 % (at most 13.2 %, English chats). The
+	// confident floor is the target the threshold is chosen for, the review
+	// floor the budget it is kept within. The rules were tuned and the tone
+	// model trained on dev: see its cross-validated figures in
+	// docs/engines.md.
+	eval.Dev: {agreement: 0.972, groupAgreement: 0.967, confident: eval.ConfidentTarget, criticalFalse: 0.01, ece: 0.01, review: eval.ReviewBudget},
 	// The floors of the held-out set written for issue 38's third round
 	// (140 cases, ids 7001–7070 and 8001–8070, by two new writers who read
 	// only FORMAT.md and CRITERIA.md), read once at the review threshold
@@ -49,7 +51,7 @@ var floors = map[string]struct {
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
-const minCases = 1340
+const minCases = 1480
 
 // TestAuditorAgreesWithTheAnalysts audits the development set as the
 // audit job does and holds it, and each language and kind in it, to its

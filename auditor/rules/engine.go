@@ -321,6 +321,10 @@ var subjects = set("i im ive ill id we weve yo")
 // negates nothing after it.
 var courtesies = set("problem problemo problema worries worry bother bothers prob probs drama dramas stress")
 
+// worries are the forms of «preocuparse» that make «no se…» / «no te…»
+// just before them a reassurance, not a negation.
+var worries = set("preocupe preocupes preocupen preocupés")
+
 // negators are the words that negate what follows them in their clause.
 var negators = set("no not never nothing nunca jamas tampoco ni nor neither cant cannot dont doesnt didnt wont wouldnt couldnt shouldnt isnt arent wasnt werent aint unable")
 
@@ -449,6 +453,14 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 			a.negs[i-1] = false
 		}
 		if i > 1 && a.words[i-2].seg == wd.seg && text == "nada" && a.text(i-1) == "pasa" && a.text(i-2) == "no" {
+			a.negs[i-2] = false
+		}
+		// "don't worry", «no se preocupe», «no te preocupes»: reassurance,
+		// which negates nothing after it («no se preocupe, entiendo…»).
+		if i > 0 && a.words[i-1].seg == wd.seg && a.text(i-1) == "dont" && (text == "worry" || text == "worries") {
+			a.negs[i-1] = false
+		}
+		if i > 1 && a.words[i-2].seg == wd.seg && worries[text] && (a.text(i-1) == "se" || a.text(i-1) == "te") && a.text(i-2) == "no" {
 			a.negs[i-2] = false
 		}
 		if i > 0 && (wd.seg != a.words[i-1].seg || strings.ContainsAny(a.gap(i), ".,;:!?¡¿()—") ||

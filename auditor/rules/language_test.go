@@ -160,6 +160,11 @@ func TestNegation(t *testing.T) {
 		"we won't bother with anything else":       false,
 		"I never stress about anything else":       false,
 		"hoy no pasa que puedo ayudarle":           false,
+		"no se preocupe puedo ayudarle":            true, // reassurance, unpunctuated
+		"no te preocupes puedo ayudarle":           true,
+		"don't worry i can help":                   true,
+		"no se puede ayudarle":                     false,
+		"no te puedo ayudarle":                     false,
 		"There isn't anything else I can do.":      false,
 		"I don't understand":                       false,
 	} {
