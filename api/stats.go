@@ -42,6 +42,7 @@ type StatsPeriod struct {
 type DashboardStats struct {
 	StatsPeriod
 	Dashboard
+	Channels ChannelStats `json:"channels" doc:"What the channels of the period's calls tell (talk ratio, silence, dead air, overtalk, holds), over the calls analysed"`
 }
 
 // ReportInput is the period and campaign of a report (exported, so that
@@ -86,7 +87,7 @@ func (s *statsResource) register(api huma.API) {
 		"Over the tasks created in [from, to): counts by status, tasks per day (in `tz`), audio minutes, "+
 			"average score and its distribution, approval rate, validations, the criteria failed most, agents by average "+
 			"score, the share of the engine's verdicts confirmed automatically (not marked for review), upload-to-audited "+
-			"time, queue depth and failed jobs. Operators see only their own figures, "+
+			"time, queue depth and failed jobs, and what the calls' channels tell (over the calls analysed). Operators see only their own figures, "+
 			agentFigures), s.dashboard)
 	huma.Register(api, statsOperation("/stats/trends", "get-trends", "Agents and criteria week by week", role.Operator,
 		"Over the tasks created in [from, to), cut into the ISO weeks (Monday to Sunday) of `tz`: each "+
@@ -128,7 +129,12 @@ func (s *statsResource) dashboard(ctx context.Context, in *dashboardInput) (*Out
 	if err != nil {
 		return nil, err
 	}
-	return ok(DashboardStats{StatsPeriod: StatsPeriod{From: from, To: to, TZ: f.TZ}, Dashboard: dashboardOf(d)}), nil
+	c, err := db.StatsChannels(ctx, s.pool, f)
+	if err != nil {
+		return nil, err
+	}
+	return ok(DashboardStats{StatsPeriod: StatsPeriod{From: from, To: to, TZ: f.TZ}, Dashboard: dashboardOf(d),
+		Channels: channelStatsOf(c, d.Operators)}), nil
 }
 
 func (s *statsResource) trends(ctx context.Context, in *trendsInput) (*Output[TrendsReport], error) {

@@ -186,15 +186,20 @@ async function signIn(page, { username, roles = [], name, lifetime }) {
   await visible(page.getByRole('button', { name: /, account menu$/ }));
 }
 
-/** inSpanish opens path in a new Spanish browser context, signs in there and runs fn with its page. */
-async function inSpanish(browser, url, { username, roles = [] }, fn) {
+/**
+ * inSpanish opens path in a new Spanish browser context, signs in there and runs fn with its page: with roles checked
+ * besides the form's default (quality), or, exact, with those roles alone.
+ */
+async function inSpanish(browser, url, { username, roles = [], exact = false }, fn) {
   const es = await browser.newContext({ locale: 'es-ES', viewport: { width: 1280, height: 800 } });
   try {
     const page = await es.newPage();
     await page.goto(url);
     await visible(page.getByLabel('Usuario', { exact: true }));
     await page.getByLabel('Usuario', { exact: true }).fill(username);
-    for (const role of roles) await page.getByRole('checkbox', { name: role, exact: true }).check();
+    for (const role of exact ? ['admin', 'supervisor', 'quality', 'operator'] : roles) {
+      await page.getByRole('checkbox', { name: role, exact: true }).setChecked(roles.includes(role));
+    }
     await page.getByRole('button', { name: 'Iniciar sesión' }).click();
     await fn(page).catch(async (err) => {
       await page.screenshot({ path: join(artifacts, 'FAIL-es.png') });
@@ -1216,13 +1221,11 @@ test('a call: its language checked at upload, transcribed, played from an author
   rmSync(wav);
 });
 
-test('a stereo call: what its channels tell, both sides on a timeline with dead air, in English and Spanish', async ({
-  page,
-  base,
-  browser,
-}) => {
-  // The agent on the left, the customer on the right answering before the
-  // agent is done (overtalk), then 12 s in which nobody speaks (dead air).
+/**
+ * stereoCall writes a stereo WAV named name among the artifacts: the agent on the left, the customer on the right
+ * answering before the agent is done (overtalk), then 12 s in which nobody speaks (dead air); the agent says words.
+ */
+function stereoCall(name, words = 'Good morning, my name is Olga. How can I help you today?') {
   const say = (name, text) => {
     const out = join(artifacts, name);
     execFileSync('espeak-ng', ['-w', out, text]);
@@ -1230,11 +1233,11 @@ test('a stereo call: what its channels tell, both sides on a timeline with dead 
   };
   const length = (path) =>
     Number(execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', path]).toString().trim());
-  const agent = say('e2e-agent.wav', 'Good morning, my name is Olga. How can I help you today?');
+  const agent = say('e2e-agent.wav', words);
   const customer = say('e2e-customer.wav', 'Hello, I would like to check my last invoice, please.');
   const delay = Math.max(length(agent) - 0.8, 0.5);
   const total = delay + length(customer) + 12;
-  const wav = join(artifacts, 'e2e-stereo.wav');
+  const wav = join(artifacts, name);
   // amerge joins channels of one format only.
   const mono = 'aformat=sample_fmts=s16:sample_rates=16000:channel_layouts=mono';
   execFileSync('ffmpeg', [
@@ -1255,6 +1258,15 @@ test('a stereo call: what its channels tell, both sides on a timeline with dead 
   ]);
   rmSync(agent);
   rmSync(customer);
+  return wav;
+}
+
+test('a stereo call: what its channels tell, both sides on a timeline with dead air, in English and Spanish', async ({
+  page,
+  base,
+  browser,
+}) => {
+  const wav = stereoCall('e2e-stereo.wav');
   await page.goto(base + '/');
   await signIn(page, { username: 'carla', roles: ['quality'] });
   await visible(page.getByRole('main').getByText('Live'));
@@ -1290,6 +1302,89 @@ test('a stereo call: what its channels tell, both sides on a timeline with dead 
     await shot(p, 'task-channels-es');
   });
   rmSync(wav);
+});
+
+test("the calls' channels: the dashboard's card opens the calls behind each figure; the list filtered by them and the call's facts; an agent has no numbers to filter by; in English and Spanish", async ({
+  page,
+  base,
+  browser,
+}) => {
+  const wav = stereoCall('e2e-channels.wav', 'Good afternoon, my name is Luis. How may I help you?');
+  await api(base, await devToken(base, 'luis', ['operator']), 'GET', '/users/me');
+  const analyst = await devToken(base, 'nuria', ['quality']);
+  const form = new FormData();
+  // The default campaign redacts phone numbers: the caller is not kept, so not filtered by here.
+  const fields = { language: 'en', operator: 'luis', metadata: '{"tier":"gold"}' };
+  for (const [k, v] of Object.entries({ ...fields, started_at: new Date().toISOString() })) form.set(k, v);
+  form.append('files', new Blob([readFileSync(wav)], { type: 'audio/wav' }), 'e2e-channels.wav');
+  const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${analyst}` }, body: form });
+  check(res.status === 202, `upload: ${res.status}`);
+  rmSync(wav);
+  // Its channels are analysed when it is transcribed.
+  await eventually(async () => {
+    const page = await api(base, analyst, 'GET', '/tasks?operator=luis&min_dead_air=1');
+    check(page.tasks.length === 1, `${page.tasks.length} calls of luis with dead air`);
+  }, 60_000);
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(base + '/app/dashboard?operator=luis');
+  await signIn(page, { username: 'nuria', roles: ['quality'] });
+  const card = page.getByTestId('dash-channels');
+  await visible(card.getByRole('heading', { name: "What the calls' channels tell" }));
+  check((await card.getByTestId('dash-channels-calls').locator('dd').textContent()) === '1', 'not one call analysed');
+  check((await card.getByTestId('dash-channels-dead-air').locator('dd').textContent()) === '1 (100.0 %)', 'the dead air is not counted');
+  check(
+    /^\d+(\.\d)? %$/.test(await card.getByTestId('dash-channels-talk').locator('dd').textContent()),
+    'the talk ratio is not a percentage',
+  );
+  await card.scrollIntoViewIfNeeded();
+  await shot(page, 'dashboard-channels');
+  await card.getByTestId('dash-channels-dead-air').getByRole('link').click();
+  const row = page.locator('tbody tr').filter({ hasText: 'e2e-channels.wav' });
+  await visible(row);
+  check(page.url().includes('min_dead_air=1') && page.url().includes('operator=luis'), `not the calls with dead air: ${page.url()}`);
+  check((await page.locator('#tasks-min-dead-air').inputValue()) === '1', 'the dead-air filter is not read from the URL');
+
+  // The call's facts: its custom fields and start, kept in the URL.
+  await visible(page.locator('#tasks-caller'));
+  await page.locator('#tasks-metadata').fill('tier=gold');
+  await page.locator('#tasks-started-from').fill(await page.evaluate(() => new Date().toLocaleDateString('sv')));
+  await page.locator('#tasks-max-silence').fill('1');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(async () => check(page.url().includes('metadata=tier%3Dgold'), `the metadata filter is not in the URL: ${page.url()}`));
+  check(page.url().includes('started_from=') && page.url().includes('max_silence_share=1'), page.url());
+  await visible(row);
+  check((await page.locator('tbody tr').count()) === 1, 'more than the call');
+  await page.locator('#tasks-metadata').fill('tier=silver');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await hidden(row);
+  await page.locator('#tasks-metadata').fill('tier=gold');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await visible(row);
+  await page.getByTestId('call-filters').scrollIntoViewIfNeeded();
+  await shot(page, 'tasks-call-filters');
+
+  await inSpanish(browser, `${base}/app/dashboard?operator=luis`, { username: 'nuria', roles: ['quality'] }, async (p) => {
+    await p.setViewportSize({ width: 1440, height: 900 });
+    const tarjeta = p.getByTestId('dash-channels');
+    await visible(tarjeta.getByRole('heading', { name: 'Lo que dicen los canales de las llamadas' }));
+    await visible(tarjeta.getByText('Llamadas con silencios muertos'));
+    check(
+      /^\d+(,\d)? %$/.test(await tarjeta.getByTestId('dash-channels-talk').locator('dd').textContent()),
+      'la proporción no lleva coma decimal',
+    );
+    await tarjeta.scrollIntoViewIfNeeded();
+    await shot(p, 'dashboard-channels-es');
+  });
+  // An agent filters by what the channels tell of their calls, not by numbers or custom fields (403 for them).
+  await inSpanish(browser, `${base}/app/tasks?min_dead_air=1`, { username: 'luis', roles: ['operator'], exact: true }, async (p) => {
+    await p.setViewportSize({ width: 1440, height: 900 });
+    await visible(p.locator('tbody tr').filter({ hasText: 'e2e-channels.wav' }));
+    await visible(p.getByLabel('Silencios muertos ≥'));
+    check((await p.locator('#tasks-caller, #tasks-called, #tasks-metadata').count()) === 0, 'un agente ve los filtros de números');
+    await p.getByTestId('call-filters').scrollIntoViewIfNeeded();
+    await shot(p, 'tasks-call-filters-agent-es');
+  });
 });
 
 /** callChats makes a French campaign (its phone numbers kept) and uploads three chats to it with what a platform says of them, as marta. */

@@ -5,6 +5,7 @@ import { useApp } from '../state';
 import { dayOf, dayStart, taskListLink } from '../tasks/state';
 import type { Dashboard } from '../types';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
+import { ChannelsCard } from './ChannelsCard';
 import { ChartCard } from './ChartCard';
 import { PeriodForm } from './PeriodForm';
 import { ranked } from './ranking';
@@ -192,6 +193,7 @@ export function DashboardPage() {
               ]}
               links={data.agents.map((o) => tasksLink(applied, { operator: o.operator_id }))}
             />
+            <ChannelsCard c={data.channels} link={(narrow) => tasksLink(applied, narrow)} />
             <DashboardCalibration />
           </div>
         </>

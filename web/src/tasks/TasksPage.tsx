@@ -41,6 +41,20 @@ function apiQuery(f: TaskFilters, cursor?: string): Query {
     direction: f.direction,
     queue: f.queue.trim(),
     call_id: f.call_id.trim(),
+    caller: f.caller.trim(),
+    called: f.called.trim(),
+    // Days in the user's zone, as from and to.
+    started_from: f.started_from && dayStart(f.started_from),
+    started_to: f.started_to && dayStart(f.started_to, 1),
+    metadata: f.metadata.trim(),
+    min_agent_talk_ratio: f.min_agent_talk_ratio.trim(),
+    max_agent_talk_ratio: f.max_agent_talk_ratio.trim(),
+    min_silence_share: f.min_silence_share.trim(),
+    max_silence_share: f.max_silence_share.trim(),
+    min_longest_silence: f.min_longest_silence.trim(),
+    min_dead_air: f.min_dead_air.trim(),
+    min_overtalk: f.min_overtalk.trim(),
+    min_holds: f.min_holds.trim(),
     sort: f.sort,
     order: f.order,
     limit: pageSize,
@@ -196,7 +210,7 @@ export function TasksPage() {
         />
       )}
       <SavedViews />
-      <FilterForm key={key} initial={applied} />
+      <FilterForm key={key} initial={applied} quality={canUpload} />
       <BulkActions bulk={bulk} filter={filterQuery(applied)} total={total} estimated={view?.estimated} />
       {view && view.fresh.length > 0 && (
         <button
@@ -275,7 +289,8 @@ export function TasksPage() {
   );
 }
 
-function FilterForm({ initial }: { initial: TaskFilters }) {
+/** FilterForm is the list's filters; quality shows those an agent may not use (qualityFilters). */
+function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boolean }) {
   const [f, setF] = useState<TaskFilters>(initial);
   const submit = (e: Event) => {
     e.preventDefault();
@@ -435,8 +450,75 @@ function FilterForm({ initial }: { initial: TaskFilters }) {
           <label for="tasks-call-id">{t('tasks.callId')}</label>
           <input id="tasks-call-id" value={f.call_id} size={12} onInput={(e) => setF({ ...f, call_id: e.currentTarget.value })} />
         </div>
+      </div>
+      <CallFilters f={f} setF={setF} quality={quality} />
+      <div class="filter-row">
         <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
       </div>
     </form>
+  );
+}
+
+/** channelBounds are the inputs of the bounds on what a call's channels tell: key, input id, label, step, max. */
+const channelBounds = [
+  ['min_agent_talk_ratio', 'tasks-min-talk', 'tasks.minAgentTalk', '0.01', '1'],
+  ['max_agent_talk_ratio', 'tasks-max-talk', 'tasks.maxAgentTalk', '0.01', '1'],
+  ['min_silence_share', 'tasks-min-silence', 'tasks.minSilence', '0.01', '1'],
+  ['max_silence_share', 'tasks-max-silence', 'tasks.maxSilence', '0.01', '1'],
+  ['min_longest_silence', 'tasks-min-longest', 'tasks.minLongestSilence', '1', '99999'],
+  ['min_dead_air', 'tasks-min-dead-air', 'tasks.minDeadAir', '1', '9999'],
+  ['min_overtalk', 'tasks-min-overtalk', 'tasks.minOvertalk', '1', '9999'],
+  ['min_holds', 'tasks-min-holds', 'tasks.minHolds', '1', '9999'],
+] as const;
+
+/**
+ * CallFilters are the filters on a call's facts (when it started; its numbers and custom fields for quality and
+ * above) and on what its channels tell.
+ */
+function CallFilters({ f, setF, quality }: { f: TaskFilters; setF: (f: TaskFilters) => void; quality: boolean }) {
+  const text = (k: 'caller' | 'called' | 'metadata', id: string, label: MessageKey, placeholder: string) => (
+    <div class="field" key={k}>
+      <label for={id}>{t(label)}</label>
+      <input id={id} value={f[k]} size={14} placeholder={placeholder} onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })} />
+    </div>
+  );
+  return (
+    <div class="filter-row" data-testid="call-filters">
+      <div class="field">
+        <label for="tasks-started-from">{t('tasks.startedFrom')}</label>
+        <input
+          id="tasks-started-from"
+          type="date"
+          value={f.started_from}
+          onInput={(e) => setF({ ...f, started_from: e.currentTarget.value })}
+        />
+      </div>
+      <div class="field">
+        <label for="tasks-started-to">{t('tasks.startedTo')}</label>
+        <input id="tasks-started-to" type="date" value={f.started_to} onInput={(e) => setF({ ...f, started_to: e.currentTarget.value })} />
+      </div>
+      {quality && (
+        <>
+          {text('caller', 'tasks-caller', 'tasks.caller', '+34600112233')}
+          {text('called', 'tasks-called', 'tasks.called', '')}
+          {text('metadata', 'tasks-metadata', 'tasks.metadata', 'tier=gold')}
+        </>
+      )}
+      {channelBounds.map(([k, id, label, step, max]) => (
+        <div class="field" key={k}>
+          <label for={id}>{t(label)}</label>
+          <input
+            id={id}
+            type="number"
+            min="0"
+            max={max}
+            step={step}
+            size={6}
+            value={f[k]}
+            onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })}
+          />
+        </div>
+      ))}
+    </div>
   );
 }

@@ -42,6 +42,23 @@ export interface TaskFilters {
   queue: string;
   /** call_id: the platform's id of the call or chat. */
   call_id: string;
+  /** caller and called: phone numbers, however written (quality and above). */
+  caller: string;
+  called: string;
+  /** started_from and started_to: days (YYYY-MM-DD) the interaction started, in the user's time zone, both included. */
+  started_from: string;
+  started_to: string;
+  /** metadata: key=value of the call's custom fields (quality and above). */
+  metadata: string;
+  /** The bounds of what the call's channels tell, as typed: ratios and shares 0..1, seconds, counts. */
+  min_agent_talk_ratio: string;
+  max_agent_talk_ratio: string;
+  min_silence_share: string;
+  max_silence_share: string;
+  min_longest_silence: string;
+  min_dead_air: string;
+  min_overtalk: string;
+  min_holds: string;
   sort: 'created_at' | 'file_name' | 'score';
   order: 'asc' | 'desc';
 }
@@ -68,6 +85,19 @@ export const defaultFilters: TaskFilters = {
   direction: '',
   queue: '',
   call_id: '',
+  caller: '',
+  called: '',
+  started_from: '',
+  started_to: '',
+  metadata: '',
+  min_agent_talk_ratio: '',
+  max_agent_talk_ratio: '',
+  min_silence_share: '',
+  max_silence_share: '',
+  min_longest_silence: '',
+  min_dead_air: '',
+  min_overtalk: '',
+  min_holds: '',
   sort: 'created_at',
   order: 'desc',
 };
@@ -101,6 +131,19 @@ export function filtersOf(q: URLSearchParams): TaskFilters {
     direction: directions.find((x) => x === q.get('direction')) ?? '',
     queue: q.get('queue') ?? '',
     call_id: q.get('call_id') ?? '',
+    started_from: day('started_from'),
+    started_to: day('started_to'),
+    caller: q.get('caller') ?? '',
+    called: q.get('called') ?? '',
+    metadata: q.get('metadata') ?? '',
+    min_agent_talk_ratio: q.get('min_agent_talk_ratio') ?? '',
+    max_agent_talk_ratio: q.get('max_agent_talk_ratio') ?? '',
+    min_silence_share: q.get('min_silence_share') ?? '',
+    max_silence_share: q.get('max_silence_share') ?? '',
+    min_longest_silence: q.get('min_longest_silence') ?? '',
+    min_dead_air: q.get('min_dead_air') ?? '',
+    min_overtalk: q.get('min_overtalk') ?? '',
+    min_holds: q.get('min_holds') ?? '',
     sort: sort === 'file_name' || sort === 'score' ? sort : 'created_at',
     order: q.get('order') === 'asc' ? 'asc' : 'desc',
   };
@@ -129,6 +172,39 @@ const filterKeys = [
   'direction',
   'queue',
   'call_id',
+  'caller',
+  'called',
+  'started_from',
+  'started_to',
+  'metadata',
+  'min_agent_talk_ratio',
+  'max_agent_talk_ratio',
+  'min_silence_share',
+  'max_silence_share',
+  'min_longest_silence',
+  'min_dead_air',
+  'min_overtalk',
+  'min_holds',
+] as const;
+
+/**
+ * unseenFilters are the filters a summary cannot be checked against: when the call started, its numbers and custom
+ * fields, what its channels tell.
+ */
+const unseenFilters = [
+  'started_from',
+  'started_to',
+  'caller',
+  'called',
+  'metadata',
+  'min_agent_talk_ratio',
+  'max_agent_talk_ratio',
+  'min_silence_share',
+  'max_silence_share',
+  'min_longest_silence',
+  'min_dead_air',
+  'min_overtalk',
+  'min_holds',
 ] as const;
 
 /** directions are the directions of an interaction the list filters by. */
@@ -220,9 +296,18 @@ export function applyTask(list: TaskSummary[], f: TaskFilters, t: TaskSummary): 
     // An event's summary has no snippet: the one the search gave stays.
     return list.map((x) => (x.uuid === t.uuid ? { ...t, snippet: t.snippet ?? x.snippet } : x));
   }
-  // A summary does not say which criteria failed, what was said nor who
-  // validated: under those filters a task not listed yet waits for the next load.
-  if (!matches(f, t) || f.failed_criterion.trim() || f.q.trim() || f.validated_by.trim() || f.sort !== 'created_at' || f.order !== 'desc') {
+  // A summary does not say which criteria failed, what was said, who
+  // validated nor the call's facts: under those filters a task not
+  // listed yet waits for the next load.
+  if (
+    !matches(f, t) ||
+    f.failed_criterion.trim() ||
+    f.q.trim() ||
+    f.validated_by.trim() ||
+    unseenFilters.some((k) => f[k].trim()) ||
+    f.sort !== 'created_at' ||
+    f.order !== 'desc'
+  ) {
     return list;
   }
   return [t, ...list];

@@ -1,0 +1,105 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/transcript"
+)
+
+// TestDashboardChannels holds what the channels of the period's calls tell
+// on the dashboard: over the analysed calls only (a call not analysed, a
+// chat and a call of another period count in none), per agent of the
+// ranking, and for an agent over their own calls alone.
+func TestDashboardChannels(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	alice, bob, _ := b.users(t)
+	ctx := context.Background()
+	day := func(d, h int) time.Time { return time.Date(2026, 10, d, h, 30, 0, 0, time.UTC) }
+	spans := func(n int) []transcript.Span {
+		out := []transcript.Span{}
+		for i := range n {
+			out = append(out, transcript.Span{Start: float64(10 * i), End: float64(10*i + 1)})
+		}
+		return out
+	}
+	call := func(operator string, created time.Time, score float64, c *transcript.Channels) {
+		b.seedTask(t, operator, created, "audited", f64(score), nil, nil, "call", 60)
+		if c == nil {
+			return
+		}
+		var uuid string
+		require.NoError(t, b.pool.QueryRow(ctx, `SELECT uuid FROM tasks WHERE created_at = $1`, created).Scan(&uuid))
+		require.NoError(t, db.ChannelsSave(ctx, b.pool, uuid, *c))
+	}
+	stereo := func(ratio, silence, longest float64, deadAir, overtalk int, overtalkSeconds float64, holds int) *transcript.Channels {
+		return &transcript.Channels{Stereo: true, DurationSeconds: 60, AgentTalkRatio: f64(ratio), SilenceShare: silence,
+			LongestSilenceSeconds: longest, DeadAir: spans(deadAir), DeadAirSeconds: 10, Overtalk: spans(overtalk),
+			OvertalkSeconds: f64(overtalkSeconds), Holds: spans(holds), Talk: spans(1)}
+	}
+	call("bob", day(1, 10), 70, stereo(0.6, 0.2, 25, 1, 2, 3, 1))
+	call("bob", day(1, 11), 72, stereo(0.8, 0.1, 5, 0, 0, 0, 0))
+	call("olga", day(2, 10), 95, &transcript.Channels{DurationSeconds: 60, SilenceShare: 0.5, LongestSilenceSeconds: 40,
+		DeadAir: spans(2), DeadAirSeconds: 10, Talk: spans(1)}) // mono: no ratio, overtalk or holds
+	call("olga", day(2, 11), 90, nil)                                          // not analysed
+	b.seedTask(t, "olga", day(2, 12), "audited", f64(90), nil, nil, "chat", 0) // a chat
+	call("bob", day(20, 10), 50, stereo(0.1, 0.9, 100, 5, 5, 50, 5))           // outside the period
+
+	get := func(token, query string) map[string]any {
+		r := b.do(t, http.MethodGet, "/stats/dashboard?"+query, token, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		return details(r)["channels"].(map[string]any)
+	}
+	c := get(alice, "from=2026-10-01&to=2026-10-03")
+	require.Equal(t, float64(3), c["calls"])
+	require.Equal(t, float64(2), c["stereo_calls"])
+	require.InDelta(t, 0.7, c["average_agent_talk_ratio"], 1e-9, "stereo calls only")
+	require.InDelta(t, 0.8/3, c["average_silence_share"], 1e-9)
+	require.Equal(t, float64(2), c["dead_air_calls"])
+	require.InDelta(t, 2.0/3, c["dead_air_share"], 1e-9)
+	require.Equal(t, float64(1), c["hold_calls"])
+	require.InDelta(t, 0.5, c["hold_share"], 1e-9, "of the stereo calls")
+	require.InDelta(t, 1.0, c["overtalk_per_call"], 1e-9)
+	require.InDelta(t, 1.5, c["overtalk_seconds_per_call"], 1e-9)
+	require.InDelta(t, 40.0, c["longest_silence_seconds"], 1e-9)
+	agents := c["agents"].([]any)
+	require.Len(t, agents, 2, "each agent of the ranking once")
+	olga, bobs := agents[0].(map[string]any), agents[1].(map[string]any)
+	require.Equal(t, "olga", olga["operator_id"], "in the ranking's order")
+	require.Equal(t, float64(1), olga["calls"])
+	require.Nil(t, olga["average_agent_talk_ratio"], "a mono call has none")
+	require.InDelta(t, 0.5, olga["average_silence_share"], 1e-9)
+	require.Equal(t, "bob", bobs["operator_id"])
+	require.Equal(t, float64(2), bobs["calls"])
+	require.InDelta(t, 0.7, bobs["average_agent_talk_ratio"], 1e-9)
+	require.InDelta(t, 0.15, bobs["average_silence_share"], 1e-9)
+
+	// An agent's figures are their own calls', whatever they ask: olga's
+	// longest silence and dead air are not theirs to see.
+	own := get(bob, "from=2026-10-01&to=2026-10-03&operator=olga")
+	require.Equal(t, float64(2), own["calls"])
+	require.Equal(t, float64(1), own["dead_air_calls"])
+	require.InDelta(t, 25.0, own["longest_silence_seconds"], 1e-9)
+	require.Len(t, own["agents"], 1)
+	require.Equal(t, "bob", own["agents"].([]any)[0].(map[string]any)["operator_id"])
+
+	// An analyst narrowing to an agent gets that agent's.
+	narrowed := get(alice, "from=2026-10-01&to=2026-10-03&operator=olga")
+	require.Equal(t, float64(1), narrowed["calls"])
+	require.Nil(t, narrowed["average_agent_talk_ratio"])
+	require.Nil(t, narrowed["hold_share"], "no stereo call")
+
+	// No analysed call: counts of 0, no averages.
+	empty := get(alice, "from=2020-01-01&to=2020-01-02")
+	require.Equal(t, float64(0), empty["calls"])
+	require.Nil(t, empty["average_silence_share"])
+	require.Nil(t, empty["dead_air_share"])
+	require.Nil(t, empty["longest_silence_seconds"])
+	require.Empty(t, empty["agents"])
+}
