@@ -868,6 +868,11 @@ const en = {
   'hooks.ms': '{ms} ms',
   'hooks.noAnswer': 'no answer',
   'hooks.kept': 'The last {n} attempts are kept.',
+  'hooks.rotate': 'Rotate secret',
+  'hooks.confirmRotate':
+    'Make a new signing secret for “{name}”? For 24 hours deliveries are signed with both the new and the current secret, so the receiver can change its secret meanwhile; then only with the new one.',
+  'hooks.rotated': 'New secret for “{name}”; the previous one also signs until {until}.',
+  'hooks.previousUntil': 'Previous secret also signs until {until}',
   'hooks.delete': 'Delete',
   'hooks.confirmDelete': 'Delete the subscription “{name}” and its delivery log?',
   'hooks.deleted': 'Subscription “{name}” deleted.',
@@ -1811,6 +1816,11 @@ const es: Record<MessageKey, string> = {
   'hooks.ms': '{ms} ms',
   'hooks.noAnswer': 'sin respuesta',
   'hooks.kept': 'Se guardan los últimos {n} intentos.',
+  'hooks.rotate': 'Renovar secreto',
+  'hooks.confirmRotate':
+    '¿Crear un nuevo secreto de firma para «{name}»? Durante 24 horas las entregas se firman con el nuevo y con el actual, para que el receptor cambie el suyo entretanto; después, solo con el nuevo.',
+  'hooks.rotated': 'Nuevo secreto para «{name}»; el anterior también firma hasta el {until}.',
+  'hooks.previousUntil': 'El secreto anterior también firma hasta el {until}',
   'hooks.delete': 'Eliminar',
   'hooks.confirmDelete': '¿Eliminar la suscripción «{name}» y su registro de entregas?',
   'hooks.deleted': 'Suscripción «{name}» eliminada.',
