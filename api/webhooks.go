@@ -70,6 +70,15 @@ func (h *webhooksResource) register(api huma.API) {
 	op.Tags = tag
 	huma.Register(api, op, h.delete)
 
+	op = operation(http.MethodPost, "/webhooks/{id}/secret", "rotate-webhook-secret",
+		"Rotate a webhook subscription's signing secret", role.Admin, http.StatusBadRequest, http.StatusNotFound)
+	op.Description += " Generates a new signing secret and answers the subscription with it, shown this once. For " +
+		"24 hours (`previous_secret_until`) every delivery is signed with both the new and the previous secret (two " +
+		"`v1=` in X-Auditd-Signature, the new first), so that the receiver may change its secret meanwhile; then " +
+		"with the new one only. Rotating again within those hours drops the older secret at once."
+	op.Tags = tag
+	huma.Register(api, op, h.rotate)
+
 	op = operation(http.MethodGet, "/webhooks/{id}/deliveries", "list-webhook-deliveries",
 		"List a webhook subscription's delivery attempts", role.Admin, http.StatusBadRequest, http.StatusNotFound)
 	op.Description += " The delivery log: the last 100 attempts, newest first, each with its time, the receiver's " +
@@ -104,16 +113,25 @@ type Webhook struct {
 	Campaign string   `json:"campaign,omitempty" doc:"The campaign whose events it takes (a calibration session's when one of its interactions is of it); absent: every campaign's"`
 	Format   string   `json:"format" enum:"json,slack,teams"`
 	Enabled  bool     `json:"enabled"`
-	// Secret is shown once, in the answer of create-webhook.
-	Secret    string    `json:"secret,omitempty" doc:"The signing secret: only in the answer that created the subscription"`
-	CreatedBy string    `json:"created_by" doc:"The admin who created it (user id)"`
-	CreatedAt time.Time `json:"created_at"`
-	UpdatedAt time.Time `json:"updated_at"`
+	// Secret is shown once, in the answer of create-webhook or
+	// rotate-webhook-secret.
+	Secret string `json:"secret,omitempty" doc:"The signing secret: only in the answer that created the subscription or rotated its secret"`
+	// PreviousSecretUntil is when the secret a rotation replaced stops
+	// signing deliveries.
+	PreviousSecretUntil *time.Time `json:"previous_secret_until,omitempty" doc:"Until when deliveries are signed with the previous secret too, after a rotation; absent when they are signed with one secret"`
+	SecretRotatedAt     *time.Time `json:"secret_rotated_at,omitempty" doc:"When the secret was last rotated; absent when never"`
+	CreatedBy           string     `json:"created_by" doc:"The admin who created it (user id)"`
+	CreatedAt           time.Time  `json:"created_at"`
+	UpdatedAt           time.Time  `json:"updated_at"`
 }
 
 func webhookOf(s db.WebhookSubscription) Webhook {
-	return Webhook{ID: s.ID, Name: s.Name, URL: s.URL, Events: s.Events, Campaign: s.CampaignName, Format: s.Format,
-		Enabled: s.Enabled, CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+	w := Webhook{ID: s.ID, Name: s.Name, URL: s.URL, Events: s.Events, Campaign: s.CampaignName, Format: s.Format,
+		Enabled: s.Enabled, SecretRotatedAt: s.RotatedAt, CreatedBy: s.CreatedBy, CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+	if s.PreviousUntil != nil && time.Now().Before(*s.PreviousUntil) {
+		w.PreviousSecretUntil = s.PreviousUntil
+	}
+	return w
 }
 
 // WebhookList is every subscription and what one may choose.
@@ -227,6 +245,17 @@ func (h *webhooksResource) update(ctx context.Context, in *updateWebhookInput) (
 		return nil, err
 	}
 	return ok(webhookOf(s)), nil
+}
+
+func (h *webhooksResource) rotate(ctx context.Context, in *webhookIDInput) (*Output[Webhook], error) {
+	now := time.Now()
+	s, err := db.WebhookSubscriptionRotate(ctx, h.pool, in.ID, webhook.NewSecret(), now, now.Add(webhook.SecretOverlap))
+	if err != nil {
+		return nil, err
+	}
+	out := webhookOf(s)
+	out.Secret = s.Secret
+	return ok(out), nil
 }
 
 // deref is *p, or else when p is nil.

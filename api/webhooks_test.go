@@ -23,17 +23,19 @@ import (
 	"github.com/auditd/auditd/workers"
 )
 
-// verifySignature is the receiver's check of docs/api.md#webhooks: the
-// signature of t.body with the secret, sent within tolerance of now.
+// verifySignature is the receiver's check of docs/api.md#webhooks: a v1
+// signature of t.body with the secret (there are two while a rotated
+// secret's overlap lasts), sent within tolerance of now.
 func verifySignature(secret, header string, body []byte, now time.Time, tolerance time.Duration) bool {
-	var ts, sig string
+	var ts string
+	var sigs []string
 	for _, part := range strings.Split(header, ",") {
 		k, v, _ := strings.Cut(part, "=")
 		switch k {
 		case "t":
 			ts = v
 		case "v1":
-			sig = v
+			sigs = append(sigs, v)
 		}
 	}
 	unix, err := strconv.ParseInt(ts, 10, 64)
@@ -43,8 +45,13 @@ func verifySignature(secret, header string, body []byte, now time.Time, toleranc
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write([]byte(ts + "."))
 	mac.Write(body)
-	got, err := hex.DecodeString(sig)
-	return err == nil && hmac.Equal(got, mac.Sum(nil))
+	want := mac.Sum(nil)
+	for _, sig := range sigs {
+		if got, err := hex.DecodeString(sig); err == nil && hmac.Equal(got, want) {
+			return true
+		}
+	}
+	return false
 }
 
 // delivered is a request a receiver got.
@@ -238,6 +245,90 @@ func TestWebhookReceiverDownThenBack(t *testing.T) {
 		require.Equal(t, first.header.Get(webhook.HeaderDelivery), a["delivery_id"])
 		require.EqualValues(t, len(log)-i, a["attempt"])
 	}
+}
+
+// A rotated secret: the new one is shown once; for webhook.SecretOverlap
+// deliveries verify with either secret, then with the new one only. Time is
+// the workers' webhook clock, moved by the test.
+func TestWebhookSecretRotation(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{webhookAllowPrivate: true})
+	alice, _, root := b.users(t)
+	url, got := receiver(t, nil, func(int64) int { return http.StatusOK })
+	hook := b.subscribe(t, root, map[string]any{"name": "CRM", "url": url, "events": []string{webhook.Validated}})
+	id, old := hook["id"].(string), hook["secret"].(string)
+	var ahead atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	b.startWorkers(t, workers.Deps{WebhookAllowPrivate: true, WebhookClock: clock})
+	// test sends a test delivery and returns the signature the receiver got.
+	test := func() delivered {
+		t.Helper()
+		r := b.do(t, http.MethodPost, "/webhooks/"+id+"/test", root, nil)
+		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+		return next(t, got)
+	}
+	verifies := func(secret string, d delivered) bool {
+		return verifySignature(secret, d.header.Get(webhook.HeaderSignature), d.body, clock(), 5*time.Minute)
+	}
+	d := test()
+	require.True(t, verifies(old, d))
+	require.Equal(t, 1, strings.Count(d.header.Get(webhook.HeaderSignature), "v1="))
+
+	r := b.do(t, http.MethodPost, "/webhooks/"+id+"/secret", root, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	rotated := details(r)
+	fresh := rotated["secret"].(string)
+	require.Regexp(t, `^whsec_[0-9a-f]{64}$`, fresh)
+	require.NotEqual(t, old, fresh)
+	at, err := time.Parse(time.RFC3339Nano, rotated["secret_rotated_at"].(string))
+	require.NoError(t, err)
+	until, err := time.Parse(time.RFC3339Nano, rotated["previous_secret_until"].(string))
+	require.NoError(t, err)
+	require.Equal(t, webhook.SecretOverlap, until.Sub(at))
+	// Shown once: neither the new secret nor the old one is read again.
+	for _, path := range []string{"/webhooks/" + id, "/webhooks"} {
+		body := b.do(t, http.MethodGet, path, root, nil).RawBody
+		require.NotContains(t, body, fresh)
+		require.NotContains(t, body, old)
+		require.Contains(t, body, "previous_secret_until")
+	}
+
+	// During the overlap, a receiver with either secret verifies; one with
+	// another does not.
+	for _, later := range []time.Duration{0, webhook.SecretOverlap - time.Hour} {
+		ahead.Store(int64(later))
+		d = test()
+		require.Equal(t, 2, strings.Count(d.header.Get(webhook.HeaderSignature), "v1="), later)
+		require.True(t, verifies(fresh, d), later)
+		require.True(t, verifies(old, d), later)
+		require.False(t, verifies("whsec_other", d), later)
+	}
+	// After it, only the new secret.
+	ahead.Store(int64(webhook.SecretOverlap + time.Minute))
+	d = test()
+	require.Equal(t, 1, strings.Count(d.header.Get(webhook.HeaderSignature), "v1="))
+	require.True(t, verifies(fresh, d))
+	require.False(t, verifies(old, d))
+
+	// Rotating again drops the oldest at once: the two latest sign.
+	ahead.Store(0)
+	r = b.do(t, http.MethodPost, "/webhooks/"+id+"/secret", root, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	third := details(r)["secret"].(string)
+	d = test()
+	require.True(t, verifies(third, d))
+	require.True(t, verifies(fresh, d))
+	require.False(t, verifies(old, d))
+
+	// Admins only; a malformed or unknown id changes nothing.
+	require.Equal(t, http.StatusForbidden, b.do(t, http.MethodPost, "/webhooks/"+id+"/secret", alice, nil).Status)
+	r = b.do(t, http.MethodPost, "/webhooks/not-a-uuid/secret", root, nil)
+	require.Equal(t, http.StatusBadRequest, r.Status, r.RawBody)
+	require.Contains(t, r.RawBody, "path.id")
+	require.Equal(t, http.StatusNotFound, b.do(t, http.MethodPost, "/webhooks/7e123b5b-bb91-41d6-afa5-6ffa224e0653/secret", root, nil).Status)
+	d = test()
+	require.True(t, verifies(third, d))
+	require.True(t, verifies(fresh, d))
 }
 
 func TestWebhookInputsRefused(t *testing.T) {

@@ -17,9 +17,16 @@ type WebhookSubscription struct {
 	ID   string
 	Name string
 	URL  string
-	// Secret signs every request; shown once, when created.
+	// Secret signs every request; shown once, when created or rotated.
 	Secret string
-	Events []string
+	// PreviousSecret, until PreviousUntil, signs every request too: the
+	// secret a rotation replaced, while receivers change theirs ("" and
+	// nil when none).
+	PreviousSecret string
+	PreviousUntil  *time.Time
+	// RotatedAt is when the secret was last rotated (nil: never).
+	RotatedAt *time.Time
+	Events    []string
 	// CampaignID and CampaignName filter the events by campaign ("" for
 	// every campaign).
 	CampaignID   string
@@ -43,14 +50,15 @@ type WebhookSubscriptionNew struct {
 }
 
 const webhookColumns = `s.id, s.name, s.url, s.secret, s.events, COALESCE(s.campaign_id::text, ''), COALESCE(c.name, ''),
-	s.format, s.enabled, s.created_by, s.created_at, s.updated_at`
+	s.format, s.enabled, s.created_by, s.created_at, s.updated_at, COALESCE(s.previous_secret, ''),
+	s.previous_secret_until, s.secret_rotated_at`
 
 const webhookFrom = ` FROM webhook_subscriptions s LEFT JOIN campaigns c ON c.id = s.campaign_id`
 
 func scanWebhook(row pgx.Row) (WebhookSubscription, error) {
 	var s WebhookSubscription
 	err := row.Scan(&s.ID, &s.Name, &s.URL, &s.Secret, &s.Events, &s.CampaignID, &s.CampaignName,
-		&s.Format, &s.Enabled, &s.CreatedBy, &s.CreatedAt, &s.UpdatedAt)
+		&s.Format, &s.Enabled, &s.CreatedBy, &s.CreatedAt, &s.UpdatedAt, &s.PreviousSecret, &s.PreviousUntil, &s.RotatedAt)
 	return s, err
 }
 
@@ -96,6 +104,22 @@ func WebhookSubscriptionUpdate(ctx context.Context, q DBTX, id string, n Webhook
 		SELECT `+webhookColumns+` FROM s LEFT JOIN campaigns c ON c.id = s.campaign_id`,
 		id, n.Name, n.URL, n.Events, n.CampaignID, n.Format, n.Enabled))
 	return s, webhookMissing(webhookNameTaken(err, n.Name), id)
+}
+
+// WebhookSubscriptionRotate makes secret subscription id's signing secret
+// at now, and its current one the previous, which signs too until
+// previousUntil. A previous secret still in its overlap is dropped: two
+// secrets at most sign a delivery. It returns a NotFound error when there
+// is no such subscription.
+func WebhookSubscriptionRotate(ctx context.Context, q DBTX, id, secret string, now, previousUntil time.Time) (WebhookSubscription, error) {
+	s, err := scanWebhook(q.QueryRow(ctx, `
+		WITH s AS (
+			UPDATE webhook_subscriptions SET previous_secret = secret, previous_secret_until = $4, secret = $2,
+				secret_rotated_at = $3, updated_at = $3
+			WHERE id = $1 RETURNING *
+		)
+		SELECT `+webhookColumns+` FROM s LEFT JOIN campaigns c ON c.id = s.campaign_id`, id, secret, now, previousUntil))
+	return s, webhookMissing(err, id)
 }
 
 // WebhookSubscriptionGet returns subscription id, or a NotFound error.

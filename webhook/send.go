@@ -15,13 +15,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/egress"
 	"github.com/auditd/auditd/errcode"
 )
 
 // The headers of a delivery.
 const (
-	// HeaderSignature is "t=<unix seconds>,v1=<hex HMAC-SHA256 of t.body>".
+	// HeaderSignature is "t=<unix seconds>,v1=<hex HMAC-SHA256 of t.body>",
+	// with a second v1 while a rotated secret's overlap lasts.
 	HeaderSignature = "X-Auditd-Signature"
 	// HeaderEvent is the event type.
 	HeaderEvent = "X-Auditd-Event"
@@ -39,13 +41,33 @@ func NewSecret() string {
 	return "whsec_" + hex.EncodeToString(b)
 }
 
-// Sign returns the X-Auditd-Signature of body sent at t with secret.
-func Sign(secret string, t time.Time, body []byte) string {
+// SecretOverlap is how long after a rotation deliveries are signed with
+// the previous secret too, so that a receiver may change its secret at any
+// time within it without refusing a delivery.
+const SecretOverlap = 24 * time.Hour
+
+// Sign returns the X-Auditd-Signature of body sent at t: one v1 signature
+// per secret, in their order (the current secret first), as Stripe lists
+// them while a secret is rolled.
+func Sign(t time.Time, body []byte, secrets ...string) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(ts + "."))
-	mac.Write(body)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
+	out := "t=" + ts
+	for _, secret := range secrets {
+		mac := hmac.New(sha256.New, []byte(secret))
+		mac.Write([]byte(ts + "."))
+		mac.Write(body)
+		out += ",v1=" + hex.EncodeToString(mac.Sum(nil))
+	}
+	return out
+}
+
+// Secrets returns the secrets a delivery to sub made at now is signed
+// with: its current one, and its previous one until its overlap ends.
+func Secrets(sub db.WebhookSubscription, now time.Time) []string {
+	if sub.PreviousSecret != "" && sub.PreviousUntil != nil && now.Before(*sub.PreviousUntil) {
+		return []string{sub.Secret, sub.PreviousSecret}
+	}
+	return []string{sub.Secret}
 }
 
 // policy is what deliveries may reach.
@@ -93,8 +115,10 @@ func NewClient(allowPrivate bool) *http.Client {
 
 // Request is one attempt's request.
 type Request struct {
-	URL, Secret, Event, DeliveryID string
-	Body                           []byte
+	URL, Event, DeliveryID string
+	// Secrets sign it (Secrets).
+	Secrets []string
+	Body    []byte
 }
 
 // Result is how an attempt went: the receiver's status (0 when none came)
@@ -117,7 +141,7 @@ func Send(ctx context.Context, client *http.Client, r Request, now time.Time) Re
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "auditd-webhook/1")
-	req.Header.Set(HeaderSignature, Sign(r.Secret, now, r.Body))
+	req.Header.Set(HeaderSignature, Sign(now, r.Body, r.Secrets...))
 	req.Header.Set(HeaderEvent, r.Event)
 	req.Header.Set(HeaderDelivery, r.DeliveryID)
 	res, err := client.Do(req)

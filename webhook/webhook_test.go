@@ -26,10 +26,26 @@ func TestSign(t *testing.T) {
 	body := []byte(`{"type":"webhook.test"}`)
 	mac := hmac.New(sha256.New, []byte("whsec_k"))
 	mac.Write([]byte("1764385200." + string(body)))
-	require.Equal(t, "t=1764385200,v1="+hex.EncodeToString(mac.Sum(nil)), Sign("whsec_k", at, body))
-	require.NotEqual(t, Sign("whsec_k", at, body), Sign("whsec_k", at.Add(time.Second), body))
+	v1 := hex.EncodeToString(mac.Sum(nil))
+	require.Equal(t, "t=1764385200,v1="+v1, Sign(at, body, "whsec_k"))
+	require.NotEqual(t, Sign(at, body, "whsec_k"), Sign(at.Add(time.Second), body, "whsec_k"))
+	// Two secrets while a rotation's overlap lasts: the new one first.
+	mac = hmac.New(sha256.New, []byte("whsec_new"))
+	mac.Write([]byte("1764385200." + string(body)))
+	require.Equal(t, "t=1764385200,v1="+hex.EncodeToString(mac.Sum(nil))+",v1="+v1, Sign(at, body, "whsec_new", "whsec_k"))
 	require.Regexp(t, `^whsec_[0-9a-f]{64}$`, NewSecret())
 	require.NotEqual(t, NewSecret(), NewSecret())
+}
+
+func TestSecrets(t *testing.T) {
+	t.Parallel()
+	at := time.Unix(1764385200, 0)
+	until := at.Add(SecretOverlap)
+	sub := db.WebhookSubscription{Secret: "new", PreviousSecret: "old", PreviousUntil: &until}
+	require.Equal(t, []string{"new", "old"}, Secrets(sub, at))
+	require.Equal(t, []string{"new", "old"}, Secrets(sub, until.Add(-time.Nanosecond)))
+	require.Equal(t, []string{"new"}, Secrets(sub, until))
+	require.Equal(t, []string{"new"}, Secrets(db.WebhookSubscription{Secret: "new"}, at))
 }
 
 func TestCheckURL(t *testing.T) {
@@ -56,14 +72,14 @@ func TestClientRefusesPrivateAndOtherHosts(t *testing.T) {
 		http.Redirect(w, r, "http://example.invalid/elsewhere", http.StatusFound)
 	}))
 	t.Cleanup(srv.Close)
-	req := Request{URL: strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + "/services/T0/B0/s3cr3t", Secret: "s", Event: Test, DeliveryID: "d", Body: []byte("{}")}
+	req := Request{URL: strings.Replace(srv.URL, "127.0.0.1", "localhost", 1) + "/services/T0/B0/s3cr3t", Secrets: []string{"s"}, Event: Test, DeliveryID: "d", Body: []byte("{}")}
 	res := Send(context.Background(), NewClient(false), req, time.Now())
 	require.False(t, res.OK())
 	require.Zero(t, res.StatusCode)
 	require.Contains(t, res.Error, "loopback, private or link-local")
 	require.NotContains(t, res.Error, "s3cr3t") // the URL may hold a secret
 
-	res = Send(context.Background(), NewClient(true), Request{URL: srv.URL, Secret: "s", Event: Test, DeliveryID: "d", Body: []byte("{}")}, time.Now())
+	res = Send(context.Background(), NewClient(true), Request{URL: srv.URL, Secrets: []string{"s"}, Event: Test, DeliveryID: "d", Body: []byte("{}")}, time.Now())
 	require.False(t, res.OK())
 	require.Contains(t, res.Error, "another host")
 }

@@ -16,7 +16,8 @@ import (
 )
 
 // DeliverWebhookWorker sends an event to a webhook subscription's URL,
-// signed with its secret, and records the attempt in its delivery log. An
+// signed with its secret (and its previous one while a rotation's overlap
+// lasts), and records the attempt in its delivery log. An
 // answer other than 2xx, or none, is an error River retries with its
 // backoff.
 type DeliverWebhookWorker struct {
@@ -24,6 +25,9 @@ type DeliverWebhookWorker struct {
 	pool         *pgxpool.Pool
 	client       *http.Client
 	dashboardURL string
+	// now is the time an attempt is signed at and a rotated secret's
+	// overlap is judged by.
+	now func() time.Time
 }
 
 // Timeout implements river.Worker: one attempt, and time to record it.
@@ -49,8 +53,9 @@ func (w *DeliverWebhookWorker) Work(ctx context.Context, job *river.Job[jobs.Del
 	if err != nil {
 		return river.JobCancel(err)
 	}
-	res := webhook.Send(ctx, w.client, webhook.Request{URL: sub.URL, Secret: sub.Secret, Event: a.Event,
-		DeliveryID: a.DeliveryID, Body: body}, time.Now())
+	now := w.now()
+	res := webhook.Send(ctx, w.client, webhook.Request{URL: sub.URL, Secrets: webhook.Secrets(sub, now), Event: a.Event,
+		DeliveryID: a.DeliveryID, Body: body}, now)
 	attempt := db.WebhookAttempt{DeliveryID: a.DeliveryID, Event: a.Event, Attempt: job.Attempt,
 		Error: res.Error, DurationMS: int(res.Duration.Milliseconds())}
 	if res.StatusCode != 0 {

@@ -77,6 +77,10 @@ type Deps struct {
 	// WebhookAllowPrivate lets webhooks reach loopback and private
 	// addresses (WEBHOOK_ALLOW_PRIVATE).
 	WebhookAllowPrivate bool
+	// WebhookClock is the time deliveries are signed at and a rotated
+	// secret's overlap (webhook.SecretOverlap) is judged by. Defaults to
+	// time.Now; tests move it.
+	WebhookClock func() time.Time
 	// Speech is what the speech engine transcribes: an ingested call in
 	// another language is refused, as an uploaded one is.
 	Speech intake.Speech
@@ -120,11 +124,19 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &ErasePersonWorker{forgetter: forget})
 	river.AddWorker(ws, &DeleteBlobsWorker{store: d.Store})
 	river.AddWorker(ws, &DeliverWebhookWorker{pool: d.Pool, client: webhook.NewClient(d.WebhookAllowPrivate),
-		dashboardURL: d.DashboardURL})
+		dashboardURL: d.DashboardURL, now: clockOr(d.WebhookClock)})
 	river.AddWorker(ws, &DispatchIngestWorker{pool: d.Pool})
 	river.AddWorker(ws, &PollIngestSourceWorker{poller: ingest.Poller{
 		Intake: intake.Deps{Deps: db.Deps{Pool: d.Pool}, Store: d.Store, Speech: d.Speech, Log: cmp.Or(d.Logger, slog.Default())},
 		Limits: intake.Limits{MaxFileBytes: cmp.Or(d.UploadMaxFileBytes, 512<<20), MaxFiles: 1}}})
+}
+
+// clockOr is now, or time.Now when nil.
+func clockOr(now func() time.Time) func() time.Time {
+	if now == nil {
+		return time.Now
+	}
+	return now
 }
 
 // Periodic returns the jobs River's leader inserts on a schedule. They run

@@ -2542,7 +2542,7 @@ test('calibration: a supervisor runs a session with three analysts who score bli
   });
 });
 
-test('webhooks: a subscription made, its secret shown once, a test and an audited task delivered signed to a receiver on loopback, both in the delivery log; in English and Spanish', async ({
+test('webhooks: a subscription made, its secret shown once, a test and an audited task delivered signed to a receiver on loopback, both in the delivery log; its secret rotated and both signatures sent; deleted through the app’s dialog; in English and Spanish', async ({
   page,
   browser,
   base,
@@ -2590,15 +2590,158 @@ test('webhooks: a subscription made, its secret shown once, a test and an audite
     check(JSON.parse(got[1].body).text.startsWith('Task audited'), got[1].body);
     await shot(page, 'webhooks');
 
+    // The secret rotated through the app's dialog: the new one shown once,
+    // and the next delivery signed with both.
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const rotateDialog = page.getByRole('dialog', { name: 'Rotate secret' });
+    await visible(rotateDialog.getByText(/^Make a new signing secret for “QA channel”\? For 24 hours/));
+    await shot(page, 'webhooks-rotate');
+    await rotateDialog.getByRole('button', { name: 'Rotate secret' }).click();
+    await visible(page.getByText(/^New secret for “QA channel”; the previous one also signs until /));
+    const fresh = (await page.locator('.hook-secret').textContent()) ?? '';
+    check(/^whsec_[0-9a-f]{64}$/.test(fresh) && fresh !== secret, `new secret ${fresh}`);
+    await visible(page.getByText(/^Previous secret also signs until /));
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await visible(page.getByText(/^Test delivered: the receiver answered 204 in \d+ ms\.$/));
+    const last = got[got.length - 1];
+    const [, ts2, v1New, v1Old] = /^t=(\d+),v1=([0-9a-f]{64}),v1=([0-9a-f]{64})$/.exec(last.headers['x-auditd-signature']) ?? [];
+    check(
+      v1New === createHmac('sha256', fresh).update(`${ts2}.${last.body}`).digest('hex'),
+      `new signature ${last.headers['x-auditd-signature']}`,
+    );
+    check(
+      v1Old === createHmac('sha256', secret).update(`${ts2}.${last.body}`).digest('hex'),
+      `old signature ${last.headers['x-auditd-signature']}`,
+    );
+
     await inSpanish(browser, `${base}/app/admin/webhooks`, { username: 'hook-root', roles: ['admin'] }, async (es) => {
       await visible(es.getByRole('cell', { name: 'Mensaje de Slack' }));
       await es.getByRole('button', { name: 'Registro de entregas' }).click();
       await visible(es.getByRole('cell', { name: 'Tarea auditada' }));
-      await visible(es.getByRole('cell', { name: 'Prueba', exact: true }));
+      await visible(es.getByRole('cell', { name: 'Prueba', exact: true }).first());
+      await visible(es.getByText(/^El secreto anterior también firma hasta el /));
       await shot(es, 'webhooks-es');
+      await es.getByRole('button', { name: 'Eliminar' }).click();
+      await visible(
+        es.getByRole('dialog', { name: 'Eliminar' }).getByText('¿Eliminar la suscripción «QA channel» y su registro de entregas?'),
+      );
+      await shot(es, 'webhooks-delete-es');
+      await es.getByRole('dialog', { name: 'Eliminar' }).getByRole('button', { name: 'Cancelar' }).click();
     });
+
+    // Deleted through the app's dialog: Cancel keeps it, Delete deletes it.
+    await page.reload();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const deleteDialog = page.getByRole('dialog', { name: 'Delete' });
+    await visible(deleteDialog.getByText('Delete the subscription “QA channel” and its delivery log?'));
+    await shot(page, 'webhooks-delete');
+    await deleteDialog.getByRole('button', { name: 'Cancel' }).click();
+    check(!(await deleteDialog.isVisible()), 'the dialog closed');
+    await visible(page.getByRole('cell', { name: 'QA channel' }));
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await deleteDialog.getByRole('button', { name: 'Delete' }).click();
+    await visible(page.getByText('Subscription “QA channel” deleted.'));
+    await visible(page.getByText('No system is subscribed yet.'));
+    const left = await (await fetch(`${base}/webhooks`, { headers: { Authorization: `Bearer ${root}` } })).json();
+    check(left.details.items.length === 0, `subscriptions left ${JSON.stringify(left.details.items)}`);
   } finally {
     receiver.close();
+  }
+});
+
+test('a call whose transcription is retried: analysts see the attempt, why and when the next is due, live, the agent not; gone once transcribed; in English and Spanish', async ({
+  page,
+  browser,
+}) => {
+  // An OpenAI-compatible speech server on loopback (its wire protocol
+  // only): the first request fails with 503, the second waits until the
+  // test has looked, then is answered with a transcript.
+  let requests = 0;
+  let release;
+  const released = new Promise((ok) => (release = ok));
+  const speech = createHTTPServer((req, res) => {
+    req.resume();
+    req.on('end', async () => {
+      requests++;
+      if (requests === 1) {
+        res.writeHead(503, { 'Content-Type': 'application/json' }).end('{"error":{"message":"Overloaded, try again"}}');
+        return;
+      }
+      await released;
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(
+        JSON.stringify({
+          task: 'transcribe',
+          language: 'english',
+          duration: 2,
+          text: 'Good morning. How can I help?',
+          segments: [
+            { start: 0.2, end: 0.9, text: ' Good morning.' },
+            { start: 1.0, end: 1.9, text: ' How can I help?' },
+          ],
+        }),
+      );
+    });
+  });
+  await new Promise((ok) => speech.listen(0, '127.0.0.1', ok));
+  // Its own auditd and database: the shared one's workers transcribe with
+  // PocketSphinx and would take the call.
+  const name = `e2e_retry_${Date.now()}`;
+  const [path, query = ''] = databaseURL.split('?');
+  const ownURL = `${path.slice(0, path.lastIndexOf('/'))}/${name}${query ? `?${query}` : ''}`;
+  execFileSync('psql', [databaseURL, '-qc', `CREATE DATABASE ${name}`]);
+  let auditd;
+  try {
+    auditd = await startAuditd('auditd-retry', 'all', {
+      DATABASE_URL: ownURL,
+      AUTH_DEV: 'true',
+      ASR_ENGINE: 'openai',
+      ASR_BASE_URL: `http://127.0.0.1:${speech.address().port}`,
+      ASR_API_KEY: 'sk-e2e',
+      ASR_MODEL: 'whisper-1',
+      JOB_RETRY_MAX_DELAY: '1s',
+    });
+    const base = auditd.base;
+    const qa = await devToken(base, 'rita', ['quality']);
+    const agent = await devToken(base, 'retry-agent', ['operator']);
+    await api(base, agent, 'GET', '/users/me');
+    const wav = join(artifacts, 'e2e-retry.wav');
+    execFileSync('ffmpeg', ['-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=2', '-ar', '8000', wav]);
+    const form = new FormData();
+    form.set('language', 'en');
+    form.set('operator', 'retry-agent');
+    form.append('files', new Blob([readFileSync(wav)], { type: 'audio/wav' }), 'e2e-retry.wav');
+    const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${qa}` }, body: form });
+    const { uuid } = (await res.json()).details.tasks[0];
+    await eventually(() => check(requests === 2, `${requests} requests`), 20_000);
+
+    await page.goto(`${base}/app/tasks/${uuid}`);
+    await signIn(page, { username: 'rita', roles: ['quality'] });
+    const notice = page.getByTestId('task-retry');
+    await visible(notice.getByText('Transcription: attempt 1 of 5 did not finish.'));
+    await visible(notice.getByText('The speech server answered with an error.'));
+    await visible(notice.getByText('Detail: the speech server answered 503 Service Unavailable: Overloaded, try again'));
+    await visible(notice.getByText(/^The next attempt (is due at .+|is under way)\.$/));
+    await shot(page, 'task-retry');
+    // Not the agent's.
+    check(!('retry' in (await api(base, agent, 'GET', `/tasks/${uuid}`))), 'the agent sees the retry');
+    await inSpanish(browser, `${base}/app/tasks/${uuid}`, { username: 'rita', roles: ['quality'] }, async (es) => {
+      const aviso = es.getByTestId('task-retry');
+      await visible(aviso.getByText('Transcripción: el intento 1 de 5 no terminó.'));
+      await visible(aviso.getByText('El servidor de voz respondió con un error.'));
+      await visible(aviso.getByText(/^Detalle \(en inglés\): the speech server answered 503/));
+      await shot(es, 'task-retry-es');
+    });
+
+    // Answered: the notice goes, live, and the call is transcribed.
+    release();
+    await hidden(notice);
+    await visible(page.getByText('How can I help?'));
+    await eventually(async () => check((await api(base, qa, 'GET', `/tasks/${uuid}`)).status === 'audited', 'not audited'), 20_000);
+  } finally {
+    release();
+    await auditd?.stop();
+    speech.close();
+    execFileSync('psql', [databaseURL, '-qc', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`]);
   }
 });
 

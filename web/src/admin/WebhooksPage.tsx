@@ -13,6 +13,7 @@ export function WebhooksPage() {
   const [outcome, setOutcome] = useState<Outcome>(null);
   const [secret, setSecret] = useState<string | null>(null);
   const [deleting, setDeleting] = useState<Webhook | null>(null);
+  const [rotating, setRotating] = useState<Webhook | null>(null);
 
   const test = async (h: Webhook) => {
     setOutcome(null);
@@ -45,6 +46,20 @@ export function WebhooksPage() {
     }
   };
 
+  const rotate = async (h: Webhook) => {
+    setRotating(null);
+    setOutcome(null);
+    setSecret(null);
+    try {
+      const r = await app.api.post<Webhook>(`/webhooks/${h.id}/secret`);
+      setOutcome({ ok: t('hooks.rotated', { name: h.name, until: formatDateTime(r.previous_secret_until ?? '') }) });
+      setSecret(r.secret ?? null);
+      reload();
+    } catch (err) {
+      setOutcome({ error: err });
+    }
+  };
+
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t('hooks.title')}>
@@ -63,6 +78,15 @@ export function WebhooksPage() {
         onClose={() => setDeleting(null)}
       >
         <p>{deleting && t('hooks.confirmDelete', { name: deleting.name })}</p>
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={rotating !== null}
+        title={t('hooks.rotate')}
+        confirm={t('hooks.rotate')}
+        onConfirm={() => rotating && void rotate(rotating)}
+        onClose={() => setRotating(null)}
+      >
+        <p>{rotating && t('hooks.confirmRotate', { name: rotating.name })}</p>
       </ConfirmDialog>
       {secret && (
         <div class="card" role="status">
@@ -112,7 +136,12 @@ export function WebhooksPage() {
                   <td>{(h.events ?? []).map(hookEventName).join(', ')}</td>
                   <td>{h.campaign ?? t('hooks.allCampaigns')}</td>
                   <td>{hookFormatName(h.format)}</td>
-                  <td>{t(h.enabled ? 'users.yes' : 'users.no')}</td>
+                  <td>
+                    {t(h.enabled ? 'users.yes' : 'users.no')}
+                    {h.previous_secret_until && (
+                      <div class="muted">{t('hooks.previousUntil', { until: formatDateTime(h.previous_secret_until) })}</div>
+                    )}
+                  </td>
                   <td>
                     <button type="button" class="button button-small" onClick={() => void test(h)}>
                       {t('hooks.test')}
@@ -122,6 +151,9 @@ export function WebhooksPage() {
                     </button>
                     <button type="button" class="button button-small" onClick={() => setEditing(h)}>
                       {t('camp.edit')}
+                    </button>
+                    <button type="button" class="button button-small" onClick={() => setRotating(h)}>
+                      {t('hooks.rotate')}
                     </button>
                     <button type="button" class="button button-small" onClick={() => setDeleting(h)}>
                       {t('hooks.delete')}

@@ -36,7 +36,9 @@ function RetryNotice({ retry }: { retry: NonNullable<TaskDetail['retry']> }) {
         <strong>{t('task.retryAttempt', { attempt: retry.attempt, max: retry.max_attempts })}</strong>{' '}
         {t(`task.retryReason.${retry.reason}`)}
       </p>
-      <p class="muted">{retry.error}</p>
+      <p class="muted">
+        {t('task.retryDetail')} <span lang="en">{retry.error}</span>
+      </p>
       <p>{due ? t('task.retryNext', { at: formatDateTime(retry.next_attempt_at) }) : t('task.retryNow')}</p>
     </div>
   );
