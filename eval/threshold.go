@@ -7,15 +7,18 @@ import (
 )
 
 // ConfidentTarget is how often the verdicts not sent to review must agree
-// with the analysts, in each language and each kind, at the review
-// threshold ChooseThreshold picks: the goal of 97 % with a margin, since
-// the rules themselves were tuned on dev (the cross-validated confidences
-// hold out only the calibration). Unseen writing takes more than any
-// margin: issue 38's held-out set, read once, had its confident verdicts
-// right 92.8 % of the time where dev said 98.0 %, and reaching 97 % there
-// would have sent 70 % of its interactions to review, so ReviewBudget
-// bounds the threshold too.
-const ConfidentTarget = 0.977
+// with the analysts on dev, in each language and each kind, at the review
+// threshold ChooseThreshold picks: the goal of 97 % on unseen writing plus
+// the gap between dev and unseen writing last measured. The rules
+// themselves were tuned on dev (the cross-validated confidences hold out
+// only the calibration), so dev flatters them: issue 38's third held-out
+// set, read once at 0.81, had its confident verdicts right 96.6 % of the
+// time where dev, cross-validated, said 97.8 %, 1.2 points more. Dev must
+// therefore say 98.2 % for unseen writing to reach 97 %. Where that sends
+// more than ReviewBudget of a language's or kind's interactions to review,
+// the budget binds and the threshold is the highest within it: each
+// verdict more reviewed is one fewer unseen mistake left unreviewed.
+const ConfidentTarget = 0.97 + 0.012
 
 // ThresholdRow is a candidate review threshold measured on outcomes.
 type ThresholdRow struct {
