@@ -135,7 +135,8 @@ var spanishWords = set("de la el que su mi le lo por para con una un del los las
 	"pases siga sigas vayas feliz soy llamo habla atiende algo alguna alguna otra cosa ayudar ayudo puedo puedes " +
 	"necesita necesitas nada sea adios buena tarde noche noches dia dias queda quedo abrimos confirmad confirmado " +
 	"confirmada resuelto tramit listo hecho nombre completo titular quien seguridad motivos documento identidad " +
-	"pregunta preguntas numero numeros digitos fecha nacimiento")
+	"pregunta preguntas numero numeros digitos fecha nacimiento han cobrado cobraron cobran rechazaron quiero tengo " +
+	"llega veo reviso consulto miro busco cambiar cancelar aqui ahi aca te tu terminacion terminada terminado")
 
 // looksSpanish reports whether phrase has a Spanish letter or word.
 func looksSpanish(phrase string) bool {

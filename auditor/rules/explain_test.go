@@ -34,7 +34,16 @@ func TestLooksSpanish(t *testing.T) {
 		"por motivos de seguridad", "documento de identidad", "fecha de nacimiento", "numero de cliente"} {
 		require.True(t, looksSpanish(p), p)
 	}
-	for _, p := range []string{"full name", "security question", "date of birth", "account number", "postcode"} {
+	// What makes verification apply, in the default scorecard: an English
+	// chat's explanation quoted «me han cobrado» as English.
+	for _, p := range []string{"me han cobrado", "me cobraron", "me cobran", "me rechazaron|bloquearon|cobraron",
+		"quiero cancelar|cambiar|anular", "no tengo internet|luz", "no me llega|llegó", "ya veo|tengo|entré",
+		"reviso|revisé|consulto|miro|busco tu|su cuenta", "aquí|aqui tengo|veo tu|su|sus|tus", "terminación|terminacion|terminada|terminado en"} {
+		require.True(t, looksSpanish(p), p)
+	}
+	for _, p := range []string{"full name", "security question", "date of birth", "account number", "postcode",
+		"charged me", "i was charged", "cancel my", "i have {name} here", "let me|i'll|ill pull|bring that|it|this up",
+		"i want|need|would like to cancel|change|return", "number you are calling", "on the system|file|record|account"} {
 		require.False(t, looksSpanish(p), p)
 	}
 }
