@@ -38,17 +38,18 @@ var floors = map[string]struct {
 	// showed) within it. The rules were tuned and the tone model trained
 	// on dev: see its cross-validated figures in docs/engines.md.
 	eval.Dev: {agreement: 0.972, groupAgreement: 0.967, confident: 0.978, criticalFalse: 0.01, ece: 0.01, review: 0.31},
-	// The floors of the held-out set written for issue 38's third round
-	// (140 cases, ids 7001–7070 and 8001–8070, by two new writers who read
+	// The floors of the held-out set written for issue 38's fourth round
+	// (140 cases, ids 9001–9070 and 2001–2070, by two new writers who read
 	// only FORMAT.md and CRITERIA.md), read once at the review threshold
-	// 0.81: 96.0 % (lowest group English chats, 95.1), confident 96.6 %
-	// (Spanish 97.3, English 95.9, chats 96.9, calls 96.3), none of 47
-	// critical failures passed, expected calibration error 0.020 (at most
-	// 0.029 in a language or kind), interactions to review 15.0 % (Spanish
-	// 20.0, English 10.0, chats 8.6, calls 21.4; at most 37.1 %, Spanish
-	// calls). Its floors are what it measured, to keep from falling below;
-	// confident agreement (97 %) is met in Spanish only.
-	eval.Holdout: {agreement: 0.955, groupAgreement: 0.95, confident: 0.96, criticalFalse: 0, ece: 0.025, review: 0.38},
+	// 0.82: 94.5 % (lowest group English calls, 93.6), confident 95.9 %
+	// (Spanish 96.6, English 95.2, chats 96.4, calls 95.4), 3 of 42
+	// critical failures passed (all Spanish calls), expected calibration
+	// error 0.033, interactions to review 21.4 % (Spanish 30.0, English
+	// 12.9, chats 22.9, calls 20.0; at most 31.4 %, Spanish chats). Its
+	// floors are what it measured, to keep from falling below; confident
+	// agreement (97 %), critical failures passed (5 %) and the review budget
+	// in Spanish are not met on this writing.
+	eval.Holdout: {agreement: 0.94, groupAgreement: 0.93, confident: 0.955, criticalFalse: 0.075, ece: 0.035, review: 0.32},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
