@@ -25,8 +25,9 @@ func TestChannelsErrors(t *testing.T) {
 		`{"channels": {"min_agent_talk_ratio": 0.8, "max_agent_talk_ratio": 0.7}}`: `rule.channels.min_agent_talk_ratio: must not be above max_agent_talk_ratio (0.7)`,
 	} {
 		err := scoring.Validate(scoring.Scorecard{Criteria: []scoring.Criterion{criterion("c", rule)}}, rules.CheckRule)
-		require.Error(t, err, rule)
-		require.Equal(t, "scorecard is not valid: criterion 0 (c): "+want, err.Error(), rule)
+		var invalid *scoring.ValidationError
+		require.ErrorAs(t, err, &invalid, rule)
+		require.Equal(t, "scorecard is not valid: criterion 0 (c): "+want, invalid.Error(), rule)
 	}
 	require.Empty(t, rules.CheckRule([]byte(`{"channels": {"max_silence_seconds": 30, "min_agent_talk_ratio": 0.3, "max_agent_talk_ratio": 0.7}}`)))
 }

@@ -524,7 +524,8 @@ func TestPhraseErrors(t *testing.T) {
 		`{"any": ["(ha quedado|NEAR/3) x"]}`:                      `rule.any[0]: "(ha quedado|NEAR/3) x" (as "NEAR/3 x") at character 1: NEAR/3 needs words before it, as in "refund NEAR/5 card"`,
 	} {
 		err := scoring.Validate(scoring.Scorecard{Criteria: []scoring.Criterion{criterion("c", rule)}}, rules.CheckRule)
-		require.Error(t, err, rule)
-		require.Equal(t, "scorecard is not valid: criterion 0 (c): "+want, err.Error(), rule)
+		var invalid *scoring.ValidationError
+		require.ErrorAs(t, err, &invalid, rule)
+		require.Equal(t, "scorecard is not valid: criterion 0 (c): "+want, invalid.Error(), rule)
 	}
 }

@@ -25,8 +25,9 @@ func TestToneErrors(t *testing.T) {
 		`{"none": ["x"], "tone": {"model": "respect", "fails_at": 0.9}}`:                                       `rule.speaker: must be "agent" or "customer" when the rule has "tone": the model scores one party's turns`,
 	} {
 		err := scoring.Validate(scoring.Scorecard{Criteria: []scoring.Criterion{criterion("c", rule)}}, rules.CheckRule)
-		require.Error(t, err, rule)
-		require.Equal(t, "scorecard is not valid: criterion 0 (c): "+want, err.Error(), rule)
+		var invalid *scoring.ValidationError
+		require.ErrorAs(t, err, &invalid, rule)
+		require.Equal(t, "scorecard is not valid: criterion 0 (c): "+want, invalid.Error(), rule)
 	}
 	require.Empty(t, rules.CheckRule([]byte(`{"none": ["x"], "speaker": "agent", "hint_confidence": 0.5,
 		"tone": {"model": "respect", "fails_at": 0.9, "review_at": 0.6}}`)))
