@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/mail"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -67,21 +68,19 @@ func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string
 	if err != nil {
 		return Addressees{}, err
 	}
-	var candidates []string
-	var agentEmail string
+	var agent []string // the agent's address, when known
 	if task.OperatorID != "" {
-		agent, err := db.UserGet(ctx, d.Pool, task.OperatorID)
+		u, err := db.UserGet(ctx, d.Pool, task.OperatorID)
 		switch {
 		case err == nil:
-			agentEmail = agent.Email
-			candidates = append(candidates, agent.Email)
+			agent = []string{u.Email}
 		case !errcode.Is(err, errcode.NotFound):
 			return Addressees{}, err
 		}
 	}
-	candidates = append(append(candidates, campaign.SupervisorEmails...), d.To...)
+	others := append(slices.Clone(campaign.SupervisorEmails), d.To...)
 	// A deactivated user's address counts as already taken: it is left out.
-	inactive, err := db.UsersInactiveEmails(ctx, d.Pool, candidates)
+	inactive, err := db.UsersInactiveEmails(ctx, d.Pool, append(slices.Clone(agent), others...))
 	if err != nil {
 		return Addressees{}, err
 	}
@@ -89,12 +88,10 @@ func Recipients(ctx context.Context, d Deps, task db.Task, validatorEmail string
 	for _, e := range inactive {
 		seen[e] = true
 	}
-	a := Addressees{To: addresses(ctx, d.Log, seen, candidates)}
-	// The agent's address, when it is one, is the first candidate: the
-	// first recipient unless it was left out.
-	if addr, err := mail.ParseAddress(agentEmail); err == nil && len(a.To) > 0 {
-		a.ToAgent = strings.EqualFold(a.To[0], addr.Address)
-	}
+	// The agent first: told when their address is one and not left out.
+	a := Addressees{To: addresses(ctx, d.Log, seen, agent)}
+	a.ToAgent = len(a.To) > 0
+	a.To = append(a.To, addresses(ctx, d.Log, seen, others)...)
 	if len(a.To) == 0 {
 		a.To, a.ToValidator = addresses(ctx, d.Log, seen, []string{validatorEmail}), true
 	}
