@@ -8,7 +8,7 @@ import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types
 import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
-import { applyTask, arrive, dayStart, directions, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
+import { apiFilters, applyTask, arrive, directions, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
 import { BulkActions, BulkCheckCell, BulkCheckHeader, useBulk } from './BulkActions';
 import { SavedViews } from './SavedViews';
 import { Upload } from './Upload';
@@ -18,48 +18,7 @@ const pageSize = 50;
 const liveEvents = ['task.created', 'task.updated', 'audit.updated'] as const;
 
 function apiQuery(f: TaskFilters, cursor?: string): Query {
-  return {
-    status: f.status,
-    kind: f.kind,
-    campaign: f.campaign.trim(),
-    q: f.q.trim(),
-    file_name: f.file_name.trim(),
-    needs_review: f.needs_review,
-    transcript_unreliable: f.transcript_unreliable,
-    operator: f.operator.trim(),
-    passed: f.passed,
-    // Days in the user's zone: from its first midnight to after the last day.
-    from: f.from && dayStart(f.from),
-    to: f.to && dayStart(f.to, 1),
-    min_score: f.min_score.trim(),
-    max_score: f.max_score.trim(),
-    failed_criterion: f.failed_criterion.trim(),
-    validated_by: f.validated_by.trim(),
-    assignee: f.assignee.trim(),
-    language: f.language.trim(),
-    review_state: f.review_state,
-    direction: f.direction,
-    queue: f.queue.trim(),
-    call_id: f.call_id.trim(),
-    caller: f.caller.trim(),
-    called: f.called.trim(),
-    // Days in the user's zone, as from and to.
-    started_from: f.started_from && dayStart(f.started_from),
-    started_to: f.started_to && dayStart(f.started_to, 1),
-    metadata: f.metadata.trim(),
-    min_agent_talk_ratio: f.min_agent_talk_ratio.trim(),
-    max_agent_talk_ratio: f.max_agent_talk_ratio.trim(),
-    min_silence_share: f.min_silence_share.trim(),
-    max_silence_share: f.max_silence_share.trim(),
-    min_longest_silence: f.min_longest_silence.trim(),
-    min_dead_air: f.min_dead_air.trim(),
-    min_overtalk: f.min_overtalk.trim(),
-    min_holds: f.min_holds.trim(),
-    sort: f.sort,
-    order: f.order,
-    limit: pageSize,
-    cursor,
-  };
+  return { ...apiFilters(f), sort: f.sort, order: f.order, limit: pageSize, cursor };
 }
 
 /** filterQuery is the list's filters alone: what the export and bulk actions select by. */

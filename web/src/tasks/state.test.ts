@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TaskSummary } from '../types';
-import { applyTask, arrive, clock, defaultFilters, filtersOf, promote, queryOf } from './state';
+import { apiFilters, applyTask, arrive, clock, dayStart, defaultFilters, filtersOf, promote, queryOf } from './state';
 
 const task = (uuid: string, over: Partial<TaskSummary> = {}): TaskSummary => ({
   uuid,
@@ -124,6 +124,17 @@ describe('filters in the URL', () => {
     );
     const bad = filtersOf(new URLSearchParams('passed=maybe&from=yesterday&to=2026-13'));
     expect([bad.passed, bad.from, bad.to]).toEqual(['', '', '']);
+  });
+});
+
+describe('the filters the API is asked', () => {
+  it('trims every filter and asks whole days in the local zone', () => {
+    const f = { ...defaultFilters, operator: ' olga ', queue: 'billing ', from: '2026-11-01', to: '2026-11-30', started_to: '2026-11-02' };
+    const q = apiFilters(f);
+    expect([q.operator, q.queue, q.status]).toEqual(['olga', 'billing', '']);
+    expect([q.from, q.to]).toEqual([dayStart('2026-11-01'), dayStart('2026-12-01')]);
+    expect([q.started_from, q.started_to]).toEqual(['', dayStart('2026-11-03')]);
+    expect(Object.keys(q)).toEqual(Object.keys(defaultFilters).filter((k) => k !== 'sort' && k !== 'order'));
   });
 });
 

@@ -102,51 +102,48 @@ export const defaultFilters: TaskFilters = {
   order: 'desc',
 };
 
-/** filtersOf reads the filters from a page's query string. */
+/** filtersOf reads the filters from a page's query string; a value a filter cannot take is left out. */
 export function filtersOf(q: URLSearchParams): TaskFilters {
+  const f: Record<FilterKey, string> = { ...defaultFilters };
+  for (const k of filterKeys) {
+    const v = q.get(k) ?? '';
+    f[k] = readers[k]?.(v) ?? v;
+  }
   const sort = q.get('sort');
-  const review = q.get('needs_review');
-  const unreliable = q.get('transcript_unreliable');
-  const passed = q.get('passed');
-  const day = (k: string) => (/^\d{4}-\d{2}-\d{2}$/.test(q.get(k) ?? '') ? (q.get(k) as string) : '');
   return {
-    status: q.get('status') ?? '',
-    kind: q.get('kind') ?? '',
-    campaign: q.get('campaign') ?? '',
-    q: q.get('q') ?? '',
-    file_name: q.get('file_name') ?? '',
-    needs_review: review === 'true' || review === 'false' ? review : '',
-    transcript_unreliable: unreliable === 'true' || unreliable === 'false' ? unreliable : '',
-    operator: q.get('operator') ?? '',
-    passed: passed === 'true' || passed === 'false' ? passed : '',
-    from: day('from'),
-    to: day('to'),
-    min_score: q.get('min_score') ?? '',
-    max_score: q.get('max_score') ?? '',
-    failed_criterion: q.get('failed_criterion') ?? '',
-    validated_by: q.get('validated_by') ?? '',
-    assignee: q.get('assignee') ?? '',
-    language: q.get('language') ?? '',
-    review_state: reviewStates.find((x) => x === q.get('review_state')) ?? '',
-    direction: directions.find((x) => x === q.get('direction')) ?? '',
-    queue: q.get('queue') ?? '',
-    call_id: q.get('call_id') ?? '',
-    started_from: day('started_from'),
-    started_to: day('started_to'),
-    caller: q.get('caller') ?? '',
-    called: q.get('called') ?? '',
-    metadata: q.get('metadata') ?? '',
-    min_agent_talk_ratio: q.get('min_agent_talk_ratio') ?? '',
-    max_agent_talk_ratio: q.get('max_agent_talk_ratio') ?? '',
-    min_silence_share: q.get('min_silence_share') ?? '',
-    max_silence_share: q.get('max_silence_share') ?? '',
-    min_longest_silence: q.get('min_longest_silence') ?? '',
-    min_dead_air: q.get('min_dead_air') ?? '',
-    min_overtalk: q.get('min_overtalk') ?? '',
-    min_holds: q.get('min_holds') ?? '',
+    ...(f as Pick<TaskFilters, FilterKey>),
     sort: sort === 'file_name' || sort === 'score' ? sort : 'created_at',
     order: q.get('order') === 'asc' ? 'asc' : 'desc',
   };
+}
+
+const yesNo = (v: string) => (v === 'true' || v === 'false' ? v : '');
+const day = (v: string) => (/^\d{4}-\d{2}-\d{2}$/.test(v) ? v : '');
+
+/** readers check the filters that take a few values or a shape; the others are taken as written. */
+const readers: Partial<Record<FilterKey, (v: string) => string>> = {
+  needs_review: yesNo,
+  transcript_unreliable: yesNo,
+  passed: yesNo,
+  from: day,
+  to: day,
+  started_from: day,
+  started_to: day,
+  review_state: (v) => reviewStates.find((x) => x === v) ?? '',
+  direction: (v) => directions.find((x) => x === v) ?? '',
+};
+
+/**
+ * apiFilters are the filters f as GET /tasks takes them: trimmed, and days as times, from the first day's midnight in
+ * the user's zone to the midnight after the last.
+ */
+export function apiFilters(f: TaskFilters): Record<FilterKey, string> {
+  const out = Object.fromEntries(filterKeys.map((k) => [k, f[k].trim()])) as Record<FilterKey, string>;
+  out.from = f.from && dayStart(f.from);
+  out.to = f.to && dayStart(f.to, 1);
+  out.started_from = f.started_from && dayStart(f.started_from);
+  out.started_to = f.started_to && dayStart(f.started_to, 1);
+  return out;
 }
 
 /** filterKeys are the filters kept in the URL, by their name there (and the API's). */
@@ -186,6 +183,9 @@ const filterKeys = [
   'min_overtalk',
   'min_holds',
 ] as const;
+
+/** FilterKey is the name of a filter, in the URL and the API. */
+type FilterKey = (typeof filterKeys)[number];
 
 /**
  * unseenFilters are the filters a summary cannot be checked against: when the call started, its numbers and custom
