@@ -1304,7 +1304,7 @@ test('a stereo call: what its channels tell, both sides on a timeline with dead 
   rmSync(wav);
 });
 
-test("the calls' channels: the dashboard's card opens the calls behind each figure; the list filtered by them and the call's facts; an agent has no numbers to filter by; in English and Spanish", async ({
+test("the calls' channels: the dashboard's card and the reports' weeks open the calls behind each figure; the list filtered by them and the call's facts; an agent has no numbers to filter by; in English and Spanish", async ({
   page,
   base,
   browser,
@@ -1331,6 +1331,7 @@ test("the calls' channels: the dashboard's card opens the calls behind each figu
   await signIn(page, { username: 'nuria', roles: ['quality'] });
   const card = page.getByTestId('dash-channels');
   await visible(card.getByRole('heading', { name: "What the calls' channels tell" }));
+  await visible(card.getByText(/^Over 1 call with its channels analysed \(1 stereo\);/));
   check((await card.getByTestId('dash-channels-calls').locator('dd').textContent()) === '1', 'not one call analysed');
   check((await card.getByTestId('dash-channels-dead-air').locator('dd').textContent()) === '1 (100.0 %)', 'the dead air is not counted');
   check(
@@ -1364,6 +1365,25 @@ test("the calls' channels: the dashboard's card opens the calls behind each figu
   await page.getByTestId('call-filters').scrollIntoViewIfNeeded();
   await shot(page, 'tasks-call-filters');
 
+  // The reports tell the same week by week: the period, then the weeks (this one first), each figure opening its calls.
+  await page.goto(base + '/app/reports?operator=luis');
+  const report = page.getByTestId('report-channels');
+  await visible(report.getByRole('heading', { name: "What the calls' channels tell, week by week" }));
+  await visible(report.getByText(/^Over 1 call with its channels analysed \(1 stereo\);/));
+  const deadAir = report.getByTestId('dash-channels-dead-air').locator('td');
+  check((await deadAir.nth(0).textContent()) === '1 (100.0 %)', 'the period has not the dead air');
+  check((await deadAir.nth(1).textContent()) === '1 (100.0 %)', 'this week has not the dead air');
+  check((await deadAir.nth(2).textContent()) === '—', 'last week has calls');
+  check(
+    /^\d+(\.\d)? %$/.test(await report.getByTestId('dash-channels-talk').locator('td').nth(1).textContent()),
+    "the week's talk ratio is not a percentage",
+  );
+  await report.scrollIntoViewIfNeeded();
+  await shot(page, 'reports-channels');
+  await deadAir.nth(1).getByRole('link').click();
+  await visible(page.locator('tbody tr').filter({ hasText: 'e2e-channels.wav' }));
+  check(page.url().includes('min_dead_air=1') && page.url().includes('operator=luis'), `not the week's calls with dead air: ${page.url()}`);
+
   await inSpanish(browser, `${base}/app/dashboard?operator=luis`, { username: 'nuria', roles: ['quality'] }, async (p) => {
     await p.setViewportSize({ width: 1440, height: 900 });
     const tarjeta = p.getByTestId('dash-channels');
@@ -1373,8 +1393,21 @@ test("the calls' channels: the dashboard's card opens the calls behind each figu
       /^\d+(,\d)? %$/.test(await tarjeta.getByTestId('dash-channels-talk').locator('dd').textContent()),
       'la proporción no lleva coma decimal',
     );
+    await visible(tarjeta.getByText(/^Sobre 1 llamada con sus canales analizados \(1 en estéreo\);/));
     await tarjeta.scrollIntoViewIfNeeded();
     await shot(p, 'dashboard-channels-es');
+  });
+  await inSpanish(browser, `${base}/app/reports?operator=luis`, { username: 'nuria', roles: ['quality'] }, async (p) => {
+    await p.setViewportSize({ width: 1440, height: 900 });
+    const informe = p.getByTestId('report-channels');
+    await visible(informe.getByRole('heading', { name: 'Lo que dicen los canales de las llamadas, semana a semana' }));
+    await visible(informe.getByRole('rowheader', { name: 'Llamadas con silencios muertos' }));
+    check(
+      (await informe.getByTestId('dash-channels-dead-air').locator('td').nth(1).textContent()) === '1 (100,0 %)',
+      'el silencio muerto de la semana no lleva coma decimal',
+    );
+    await informe.scrollIntoViewIfNeeded();
+    await shot(p, 'reports-channels-es');
   });
   // An agent filters by what the channels tell of their calls, not by numbers or custom fields (403 for them).
   await inSpanish(browser, `${base}/app/tasks?min_dead_air=1`, { username: 'luis', roles: ['operator'], exact: true }, async (p) => {
@@ -1922,7 +1955,7 @@ test('pending: a polite chat whose only doubt is pending shows a provisional sco
   await dialog.getByLabel('Notes for the e-mail').fill('Polite and helpful.');
   await dialog.getByRole('button', { name: 'Validate and send' }).click();
   const refused = dialog.getByTestId('validate-pending');
-  await visible(refused.getByText('Not validated: 1 verdict(s) still await an analyst’s confirmation.'));
+  await visible(refused.getByText('Not validated: 1 verdict still awaits an analyst’s confirmation.'));
   await visible(refused.getByText('Did the agent say they were much obliged? · not met'));
   check(smtp.messages.length === mailed, 'nothing e-mailed when refused');
   await shot(en, 'pending-validate-refused');
@@ -2335,7 +2368,7 @@ test('QA workflow: a supervisor sets a sampling rule, the analysts’ queues fil
   await visible(rules.getByRole('rowheader', { name: 'Two per agent a week' }));
   await visible(rules.getByText('N per agent · 2 a week'));
   await rules.getByRole('button', { name: 'Run the rules now' }).click();
-  await visible(rules.getByText(/^The rules ran: \d+ tasks picked and assigned\.$/), 20_000);
+  await visible(rules.getByText(/^The rules ran: \d+ tasks? picked and assigned\.$/), 20_000);
   await visible(rules.getByText(/: 2 picked \(2 in all\)$/));
   await shot(page, 'sampling-rules');
 
@@ -2488,7 +2521,7 @@ test('calibration: a supervisor runs a session with three analysts who score bli
     await score(p, who, { submit: 'Submit my answers', submitted: 'Your answers are submitted.' });
     await ctx.close();
   }
-  await visible(page.getByRole('heading', { name: 'Waiting for 1 analysts to submit' }));
+  await visible(page.getByRole('heading', { name: 'Waiting for 1 analyst to submit' }));
   await inSpanish(browser, `${base}/app/calibration/${id}`, { username: 'cris-cal', roles: ['quality'] }, (p) =>
     score(p, 'cris-cal', { submit: 'Enviar mis respuestas', submitted: 'Resultados' }),
   );
