@@ -15,6 +15,19 @@ import (
 	"github.com/auditd/auditd/transcript"
 )
 
+// seedCall seeds an audited call of a minute by operator, created then,
+// and what its channels tell (none: not analysed yet).
+func (b *testBundle) seedCall(t *testing.T, operator string, created time.Time, score float64, c *transcript.Channels) {
+	t.Helper()
+	b.seedTask(t, operator, created, "audited", f64(score), nil, nil, "call", 60)
+	if c == nil {
+		return
+	}
+	var uuid string
+	require.NoError(t, b.pool.QueryRow(context.Background(), `SELECT uuid FROM tasks WHERE created_at = $1`, created).Scan(&uuid))
+	require.NoError(t, db.ChannelsSave(context.Background(), b.pool, uuid, *c))
+}
+
 // TestDashboardChannels holds what the channels of the period's calls tell
 // on the dashboard: over the analysed calls only (a call not analysed, a
 // chat and a call of another period count in none), per agent of the
@@ -23,7 +36,6 @@ func TestDashboardChannels(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	alice, bob, _ := b.users(t)
-	ctx := context.Background()
 	day := func(d, h int) time.Time { return time.Date(2026, 10, d, h, 30, 0, 0, time.UTC) }
 	spans := func(n int) []transcript.Span {
 		out := []transcript.Span{}
@@ -33,13 +45,7 @@ func TestDashboardChannels(t *testing.T) {
 		return out
 	}
 	call := func(operator string, created time.Time, score float64, c *transcript.Channels) {
-		b.seedTask(t, operator, created, "audited", f64(score), nil, nil, "call", 60)
-		if c == nil {
-			return
-		}
-		var uuid string
-		require.NoError(t, b.pool.QueryRow(ctx, `SELECT uuid FROM tasks WHERE created_at = $1`, created).Scan(&uuid))
-		require.NoError(t, db.ChannelsSave(ctx, b.pool, uuid, *c))
+		b.seedCall(t, operator, created, score, c)
 	}
 	stereo := func(ratio, silence, longest float64, deadAir, overtalk int, overtalkSeconds float64, holds int) *transcript.Channels {
 		return &transcript.Channels{Stereo: true, DurationSeconds: 60, AgentTalkRatio: f64(ratio), SilenceShare: silence,
@@ -119,13 +125,7 @@ func TestTrendsChannels(t *testing.T) {
 	ctx := context.Background()
 	at := func(d, h int) time.Time { return time.Date(2026, 10, d, h, 30, 0, 0, time.UTC) }
 	call := func(operator string, created time.Time, c *transcript.Channels) {
-		b.seedTask(t, operator, created, "audited", f64(80), nil, nil, "call", 62)
-		if c == nil {
-			return
-		}
-		var uuid string
-		require.NoError(t, b.pool.QueryRow(ctx, `SELECT uuid FROM tasks WHERE created_at = $1`, created).Scan(&uuid))
-		require.NoError(t, db.ChannelsSave(ctx, b.pool, uuid, *c))
+		b.seedCall(t, operator, created, 80, c)
 	}
 	// 62 s: the agent (left) speaks from 1 to 11 s and 40 to 50 s, the
 	// customer from 10 to 16 s, over the agent for a second; nobody speaks
