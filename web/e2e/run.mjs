@@ -1304,27 +1304,33 @@ test('a stereo call: what its channels tell, both sides on a timeline with dead 
   rmSync(wav);
 });
 
-test("the calls' channels: the dashboard's card and the reports' weeks open the calls behind each figure; the list filtered by them and the call's facts; an agent has no numbers to filter by; in English and Spanish", async ({
+/**
+ * analysedCall uploads name, a stereo call of operator's with dead air (stereoCall), as analyst with fields, and waits
+ * for its channels to be analysed (when it is transcribed).
+ */
+async function analysedCall(base, name, operator, analyst, fields = {}) {
+  const wav = stereoCall(name, `Good afternoon, my name is ${operator}. How may I help you?`);
+  await api(base, await devToken(base, operator, ['operator']), 'GET', '/users/me');
+  const token = await devToken(base, analyst, ['quality']);
+  const form = new FormData();
+  for (const [k, v] of Object.entries({ language: 'en', operator, ...fields })) form.set(k, v);
+  form.append('files', new Blob([readFileSync(wav)], { type: 'audio/wav' }), name);
+  const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+  check(res.status === 202, `upload: ${res.status}`);
+  rmSync(wav);
+  await eventually(async () => {
+    const page = await api(base, token, 'GET', `/tasks?operator=${operator}&min_dead_air=1`);
+    check(page.tasks.length === 1, `${page.tasks.length} calls of ${operator} with dead air`);
+  }, 60_000);
+}
+
+test("the calls' channels: the dashboard's card opens the calls behind each figure; the list filtered by them and the call's facts; an agent has no numbers to filter by; in English and Spanish", async ({
   page,
   base,
   browser,
 }) => {
-  const wav = stereoCall('e2e-channels.wav', 'Good afternoon, my name is Luis. How may I help you?');
-  await api(base, await devToken(base, 'luis', ['operator']), 'GET', '/users/me');
-  const analyst = await devToken(base, 'nuria', ['quality']);
-  const form = new FormData();
   // The default campaign redacts phone numbers: the caller is not kept, so not filtered by here.
-  const fields = { language: 'en', operator: 'luis', metadata: '{"tier":"gold"}' };
-  for (const [k, v] of Object.entries({ ...fields, started_at: new Date().toISOString() })) form.set(k, v);
-  form.append('files', new Blob([readFileSync(wav)], { type: 'audio/wav' }), 'e2e-channels.wav');
-  const res = await fetch(`${base}/tasks/upload`, { method: 'POST', headers: { Authorization: `Bearer ${analyst}` }, body: form });
-  check(res.status === 202, `upload: ${res.status}`);
-  rmSync(wav);
-  // Its channels are analysed when it is transcribed.
-  await eventually(async () => {
-    const page = await api(base, analyst, 'GET', '/tasks?operator=luis&min_dead_air=1');
-    check(page.tasks.length === 1, `${page.tasks.length} calls of luis with dead air`);
-  }, 60_000);
+  await analysedCall(base, 'e2e-channels.wav', 'luis', 'nuria', { metadata: '{"tier":"gold"}', started_at: new Date().toISOString() });
 
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(base + '/app/dashboard?operator=luis');
@@ -1365,8 +1371,40 @@ test("the calls' channels: the dashboard's card and the reports' weeks open the 
   await page.getByTestId('call-filters').scrollIntoViewIfNeeded();
   await shot(page, 'tasks-call-filters');
 
-  // The reports tell the same week by week: the period, then the weeks (this one first), each figure opening its calls.
-  await page.goto(base + '/app/reports?operator=luis');
+  await inSpanish(browser, `${base}/app/dashboard?operator=luis`, { username: 'nuria', roles: ['quality'] }, async (p) => {
+    await p.setViewportSize({ width: 1440, height: 900 });
+    const tarjeta = p.getByTestId('dash-channels');
+    await visible(tarjeta.getByRole('heading', { name: 'Lo que dicen los canales de las llamadas' }));
+    await visible(tarjeta.getByText('Llamadas con silencios muertos'));
+    check(
+      /^\d+(,\d)? %$/.test(await tarjeta.getByTestId('dash-channels-talk').locator('dd').textContent()),
+      'la proporción no lleva coma decimal',
+    );
+    await visible(tarjeta.getByText(/^Sobre 1 llamada con sus canales analizados \(1 en estéreo\);/));
+    await tarjeta.scrollIntoViewIfNeeded();
+    await shot(p, 'dashboard-channels-es');
+  });
+  // An agent filters by what the channels tell of their calls, not by numbers or custom fields (403 for them).
+  await inSpanish(browser, `${base}/app/tasks?min_dead_air=1`, { username: 'luis', roles: ['operator'], exact: true }, async (p) => {
+    await p.setViewportSize({ width: 1440, height: 900 });
+    await visible(p.locator('tbody tr').filter({ hasText: 'e2e-channels.wav' }));
+    await visible(p.getByLabel('Silencios muertos ≥'));
+    check((await p.locator('#tasks-caller, #tasks-called, #tasks-metadata').count()) === 0, 'un agente ve los filtros de números');
+    await p.getByTestId('call-filters').scrollIntoViewIfNeeded();
+    await shot(p, 'tasks-call-filters-agent-es');
+  });
+});
+
+test("reports: what the calls' channels tell, week by week; each figure opens that week's calls; in English and Spanish", async ({
+  page,
+  base,
+  browser,
+}) => {
+  await analysedCall(base, 'e2e-report-channels.wav', 'leo', 'nuria');
+  await page.setViewportSize({ width: 1440, height: 900 });
+  // The period, then the weeks (this one first), each figure opening its calls.
+  await page.goto(base + '/app/reports?operator=leo');
+  await signIn(page, { username: 'nuria', roles: ['quality'] });
   const report = page.getByTestId('report-channels');
   await visible(report.getByRole('heading', { name: "What the calls' channels tell, week by week" }));
   await visible(report.getByText(/^Over 1 call with its channels analysed \(1 stereo\);/));
@@ -1381,23 +1419,9 @@ test("the calls' channels: the dashboard's card and the reports' weeks open the 
   await report.scrollIntoViewIfNeeded();
   await shot(page, 'reports-channels');
   await deadAir.nth(1).getByRole('link').click();
-  await visible(page.locator('tbody tr').filter({ hasText: 'e2e-channels.wav' }));
-  check(page.url().includes('min_dead_air=1') && page.url().includes('operator=luis'), `not the week's calls with dead air: ${page.url()}`);
-
-  await inSpanish(browser, `${base}/app/dashboard?operator=luis`, { username: 'nuria', roles: ['quality'] }, async (p) => {
-    await p.setViewportSize({ width: 1440, height: 900 });
-    const tarjeta = p.getByTestId('dash-channels');
-    await visible(tarjeta.getByRole('heading', { name: 'Lo que dicen los canales de las llamadas' }));
-    await visible(tarjeta.getByText('Llamadas con silencios muertos'));
-    check(
-      /^\d+(,\d)? %$/.test(await tarjeta.getByTestId('dash-channels-talk').locator('dd').textContent()),
-      'la proporción no lleva coma decimal',
-    );
-    await visible(tarjeta.getByText(/^Sobre 1 llamada con sus canales analizados \(1 en estéreo\);/));
-    await tarjeta.scrollIntoViewIfNeeded();
-    await shot(p, 'dashboard-channels-es');
-  });
-  await inSpanish(browser, `${base}/app/reports?operator=luis`, { username: 'nuria', roles: ['quality'] }, async (p) => {
+  await visible(page.locator('tbody tr').filter({ hasText: 'e2e-report-channels.wav' }));
+  check(page.url().includes('min_dead_air=1') && page.url().includes('operator=leo'), `not the week's calls with dead air: ${page.url()}`);
+  await inSpanish(browser, `${base}/app/reports?operator=leo`, { username: 'nuria', roles: ['quality'] }, async (p) => {
     await p.setViewportSize({ width: 1440, height: 900 });
     const informe = p.getByTestId('report-channels');
     await visible(informe.getByRole('heading', { name: 'Lo que dicen los canales de las llamadas, semana a semana' }));
@@ -1408,15 +1432,6 @@ test("the calls' channels: the dashboard's card and the reports' weeks open the 
     );
     await informe.scrollIntoViewIfNeeded();
     await shot(p, 'reports-channels-es');
-  });
-  // An agent filters by what the channels tell of their calls, not by numbers or custom fields (403 for them).
-  await inSpanish(browser, `${base}/app/tasks?min_dead_air=1`, { username: 'luis', roles: ['operator'], exact: true }, async (p) => {
-    await p.setViewportSize({ width: 1440, height: 900 });
-    await visible(p.locator('tbody tr').filter({ hasText: 'e2e-channels.wav' }));
-    await visible(p.getByLabel('Silencios muertos ≥'));
-    check((await p.locator('#tasks-caller, #tasks-called, #tasks-metadata').count()) === 0, 'un agente ve los filtros de números');
-    await p.getByTestId('call-filters').scrollIntoViewIfNeeded();
-    await shot(p, 'tasks-call-filters-agent-es');
   });
 });
 
