@@ -93,7 +93,8 @@ func (s *statsResource) register(api huma.API) {
 		"Over the tasks created in [from, to), cut into the ISO weeks (Monday to Sunday) of `tz`: each "+
 			"agent's audits, average score and approval rate, overall and per week, with their latest week's average and "+
 			"its change from their previous week with audits (sorted and cut as asked); each criterion's audits that "+
-			"judged it and found it not met, overall and per week. Operators see only their own figures, "+
+			"judged it and found it not met, overall and per week; what the channels of the calls analysed tell (talk ratio, "+
+			"silence, dead air, overtalk, holds, longest silence), overall and per week. Operators see only their own figures, "+
 			agentFigures), s.trends)
 	huma.Register(api, statsOperation("/stats/analysts", "get-analyst-stats", "Analysts' productivity", role.Quality,
 		"Over the analyst revisions and validations made in [from, to): per analyst and for everyone, "+

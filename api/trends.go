@@ -16,6 +16,7 @@ func trendsOf(t db.Trends) Trends {
 		Agents:      each(t.Agents, agentTrendOf),
 		AgentsTotal: t.AgentsTotal,
 		Criteria:    each(t.Criteria, criterionTrendOf),
+		Channels:    ChannelTrend{ChannelFigures: channelFiguresOf(t.Channels.ChannelTotals), Weeks: each(t.Channels.Weeks, channelFiguresOf)},
 	}
 }
 
@@ -32,14 +33,15 @@ func criterionTrendOf(c db.CriterionTrend) CriterionTrend {
 }
 
 // Trends is a period's audits week by week: each agent's and each
-// criterion's. A task counts in the week it was created in, as on the
-// dashboard.
+// criterion's, and what the channels of its calls tell. A task counts in
+// the week it was created in, as on the dashboard.
 type Trends struct {
 	Weeks []Week `json:"weeks" doc:"The period's weeks, oldest first; every agent's and criterion's weeks follow them one by one"`
 	// Agents are sorted and cut as AgentOrder says.
 	Agents      []AgentTrend     `json:"agents" doc:"The agents with audits in the period, in the order asked for"`
 	AgentsTotal int              `json:"agents_total" doc:"How many agents have audits in the period (agents lists at most limit of them)"`
 	Criteria    []CriterionTrend `json:"criteria" doc:"The criteria the period's audits judged, failed most first"`
+	Channels    ChannelTrend     `json:"channels" doc:"What the channels of the period's calls tell (talk ratio, silence, dead air, overtalk, holds), over the calls analysed, in all and week by week"`
 }
 
 // Week is one week of a report: an ISO week (Monday to Sunday) of the

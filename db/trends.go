@@ -13,14 +13,15 @@ import (
 )
 
 // Trends is a period's audits week by week: each agent's and each
-// criterion's. A task counts in the week it was created in, as on the
-// dashboard.
+// criterion's, and what the channels of its calls tell. A task counts in
+// the week it was created in, as on the dashboard.
 type Trends struct {
 	Weeks []Week
 	// Agents are sorted and cut as AgentOrder says.
 	Agents      []AgentTrend
 	AgentsTotal int
 	Criteria    []CriterionTrend
+	Channels    ChannelTrend
 }
 
 // Week is one week of a report: an ISO week (Monday to Sunday) of the
@@ -221,8 +222,8 @@ const trendsDims = `('operator', 'judged', 'failed')`
 // StatsTrends computes the weekly report of f's period, its weeks those
 // of the zone f.TZ: from the figures kept per day as tasks change (and
 // those not folded yet), and the tasks where a week or the period cuts a
-// day, every figure exact. It returns an error for a zone Go does not
-// know.
+// day, every figure exact; what the channels tell from the calls analysed
+// (channelTrend). It returns an error for a zone Go does not know.
 func StatsTrends(ctx context.Context, q DBTX, f StatsFilter, order AgentOrder) (Trends, error) {
 	loc, err := time.LoadLocation(f.TZ)
 	if err != nil {
@@ -336,6 +337,9 @@ func StatsTrends(ctx context.Context, q DBTX, f StatsFilter, order AgentOrder) (
 	}
 	t := Trends{Weeks: nonNil(weeks), Agents: agentTrends(agents, weeks, order), AgentsTotal: len(agents)}
 	if t.Criteria, err = criterionTrends(ctx, q, criteria); err != nil {
+		return Trends{}, err
+	}
+	if t.Channels, err = channelTrend(ctx, q, f, weeks); err != nil {
 		return Trends{}, err
 	}
 	return t, nil

@@ -354,6 +354,33 @@ func SeedReviews(t testing.TB, pool *pgxpool.Pool) {
 	}
 }
 
+// SeedChannels adds to SeedTasks' audited calls what their channels tell
+// (call_channels): four in five stereo, with talk ratios from 30 to 79 %,
+// silence shares from 0 to 39 %, one in four with dead air and, of the
+// stereo ones, one in six with a hold and one in three with overtalk. The
+// large report benchmarks' data.
+func SeedChannels(t testing.TB, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	for _, sql := range []string{
+		`INSERT INTO call_channels (task_uuid, figures)
+		SELECT t.uuid, jsonb_build_object('stereo', s.i % 5 <> 0, 'duration_seconds', t.duration_seconds, 'talk', '[]'::jsonb,
+			'agent_talk_ratio', CASE WHEN s.i % 5 <> 0 THEN 0.3 + s.i % 50 / 100.0 END, 'silence_share', s.i % 40 / 100.0,
+			'longest_silence_seconds', s.i % 90, 'dead_air_seconds', 10,
+			'dead_air', CASE WHEN s.i % 4 = 0 THEN '[{"start": 1, "end": 12}]' ELSE '[]' END::jsonb,
+			'overtalk', CASE WHEN s.i % 3 = 0 THEN '[{"start": 20, "end": 21.5}]' ELSE '[]' END::jsonb,
+			'overtalk_seconds', CASE WHEN s.i % 3 = 0 THEN 1.5 ELSE 0 END,
+			'holds', CASE WHEN s.i % 6 = 1 THEN '[{"start": 30, "end": 55}]' ELSE '[]' END::jsonb)
+		FROM tasks t, LATERAL (SELECT split_part(split_part(t.file_name, '-', 2), '.', 1)::int AS i) s
+		WHERE t.uploaded_by = 'seed' AND t.kind = 'call' AND t.status <> 'queued'`,
+		`VACUUM ANALYZE call_channels`,
+		`CHECKPOINT`,
+	} {
+		_, err := pool.Exec(ctx, sql)
+		require.NoError(t, err)
+	}
+}
+
 // PercentileMS returns the p-th quantile of ds (sorting it) in
 // milliseconds, for the latency benchmarks.
 func PercentileMS(ds []time.Duration, p float64) float64 {

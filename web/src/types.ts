@@ -124,7 +124,10 @@ export type SavedView = Schemas['SavedView'];
 /** ViewList is GET /views: the user's views by name, and how many they may keep. */
 export type ViewList = Omit<Schemas['ViewList'], 'items'> & { items: SavedView[] | null };
 
-/** Trends is GET /stats/trends: agents and criteria week by week. */
+/** ChannelFigures is what the channels of some calls tell (a dashboard's, a report's week). */
+export type ChannelFigures = Schemas['ChannelFigures'];
+
+/** Trends is GET /stats/trends: agents, criteria and what the calls' channels tell, week by week. */
 export type Trends = Schemas['TrendsReport'];
 
 /** AnalystsReport is GET /stats/analysts: the analysts' productivity. */

@@ -1,15 +1,13 @@
 import { formatScore, t, type MessageKey } from '../i18n';
 import { Link } from '../router';
-import type { Dashboard } from '../types';
+import type { ChannelFigures, Dashboard } from '../types';
 import { FiguresTable } from './ChartCard';
-
-type Channels = Dashboard['channels'];
 
 const percent = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${formatScore(x * 100)} %`);
 const seconds = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${formatScore(x)} s`);
 
-/** Figure is one figure of the card: its label, value and the task list of the calls behind it (narrowed so). */
-interface Figure {
+/** Figure is one figure of what the channels tell: its label, value and the task list of the calls behind it (narrowed so). */
+export interface Figure {
   label: MessageKey;
   value: string;
   narrow: Record<string, string>;
@@ -18,13 +16,9 @@ interface Figure {
   testid: string;
 }
 
-/**
- * ChannelsCard shows what the channels of the dashboard's calls tell, each figure a link to the task list of the
- * calls behind it (link gives the list of the dashboard's period and filters, narrowed), and the talk and silence of
- * the ranking's agents.
- */
-export function ChannelsCard({ c, link }: { c: Channels; link: (narrow: Record<string, string>) => string }) {
-  const figures: Figure[] = [
+/** channelFigures are the figures of what the channels of some calls tell, in the order the dashboard and the reports show them. */
+export function channelFigures(c: ChannelFigures): Figure[] {
+  return [
     { label: 'dash.channelsCalls', value: String(c.calls), narrow: { min_silence_share: '0' }, testid: 'dash-channels-calls' },
     {
       label: 'dash.talkRatio',
@@ -69,6 +63,15 @@ export function ChannelsCard({ c, link }: { c: Channels; link: (narrow: Record<s
       testid: 'dash-channels-longest',
     },
   ];
+}
+
+/**
+ * ChannelsCard shows what the channels of the dashboard's calls tell, each figure a link to the task list of the
+ * calls behind it (link gives the list of the dashboard's period and filters, narrowed), and the talk and silence of
+ * the ranking's agents.
+ */
+export function ChannelsCard({ c, link }: { c: Dashboard['channels']; link: (narrow: Record<string, string>) => string }) {
+  const figures = channelFigures(c);
   return (
     <section class="card" aria-labelledby="dash-channels-title" data-testid="dash-channels">
       <h2 id="dash-channels-title">{t('dash.channels')}</h2>

@@ -1,4 +1,5 @@
 import type { ChartConfiguration } from 'chart.js';
+import { channelFigures } from '../dashboard/ChannelsCard';
 import { ChartCard, FiguresTable, useChart, type Cell } from '../dashboard/ChartCard';
 import { PeriodForm } from '../dashboard/PeriodForm';
 import { formatNumber, locale, t, type MessageKey } from '../i18n';
@@ -19,9 +20,9 @@ const score = (x: number | null | undefined) => (x === null || x === undefined ?
 
 /**
  * ReportsPage shows GET /stats/trends (each agent's and each criterion's
- * weeks) and, for analysts and above, GET /stats/analysts; every agent,
- * criterion and week opens the task list behind it. Its filters are in
- * the URL.
+ * weeks, and what the calls' channels tell) and, for analysts and above,
+ * GET /stats/analysts; every agent, criterion, figure and week opens the
+ * task list behind it. Its filters are in the URL.
  */
 export function ReportsPage() {
   const app = useApp();
@@ -72,6 +73,7 @@ export function ReportsPage() {
         <>
           <Agents report={trends.data} applied={applied} />
           <Criteria report={trends.data} applied={applied} />
+          <Channels report={trends.data} applied={applied} />
         </>
       )}
       {analystsShown &&
@@ -267,6 +269,66 @@ function Criteria({ report, applied }: { report: Report; applied: ReportFilters 
   );
 }
 
+/**
+ * Channels is the table of what the channels of the report's calls tell, over the period and by week, each figure a
+ * link to the task list of the calls behind it (as on the dashboard's card).
+ */
+function Channels({ report, applied }: { report: Report; applied: ReportFilters }) {
+  const c = report.channels;
+  const rows = channelFigures(c);
+  // The columns: the period, then the weeks, the latest first.
+  const columns = [
+    { span: report, figures: rows, calls: c.calls },
+    ...newestFirst(report.weeks.map((w, i) => ({ span: w, figures: channelFigures(c.weeks[i]), calls: c.weeks[i].calls }))),
+  ];
+  const labels = newestFirst(report.weeks.map((w) => weekLabel(w.week, locale.value)));
+  return (
+    <section class="card" aria-labelledby="channels-title" data-testid="report-channels">
+      <h2 id="channels-title">{t('reports.channels')}</h2>
+      {c.calls === 0 ? (
+        <p class="muted">{t('dash.channelsNone')}</p>
+      ) : (
+        <>
+          <p class="muted small">{t('dash.channelsOf', { calls: c.calls, stereo: c.stereo_calls })}</p>
+          <div class="table-scroll">
+            <table class="table table-weeks">
+              <thead>
+                <tr>
+                  <th scope="col">{t('reports.figure')}</th>
+                  <th scope="col">{t('reports.period')}</th>
+                  {labels.map((l, i) => (
+                    <th key={i} scope="col">
+                      {l}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((f, j) => (
+                  <tr key={f.label} data-testid={f.testid}>
+                    <th scope="row">{t(f.label)}</th>
+                    {columns.map((col, i) => (
+                      <td key={i}>
+                        {col.calls === 0 ? (
+                          '—'
+                        ) : (
+                          <Link href={tasksLink(col.span, applied, col.figures[j].narrow)} title={f.title && t(f.title)}>
+                            {col.figures[j].value}
+                          </Link>
+                        )}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
 /** Analysts is the table of the analysts' productivity, everyone's at its foot. */
 function Analysts({ report }: { report: AnalystsReport }) {
   const analysts = report.analysts ?? [];
@@ -334,5 +396,6 @@ function withLists(r: Trends) {
     weeks: r.weeks ?? [],
     criteria: (r.criteria ?? []).map((c) => ({ ...c, weeks: c.weeks ?? [] })),
     agents: (r.agents ?? []).map((a) => ({ ...a, weeks: a.weeks ?? [] })),
+    channels: { ...r.channels, weeks: r.channels.weeks ?? [] },
   };
 }

@@ -42,7 +42,7 @@ export function ValidationBlock({ validation: v }: { validation: Validation }) {
           <dd data-testid="validation-email">
             <span class={`badge email-${email.status}`}>{t(`emailStatus.${email.status}` as MessageKey)}</span>{' '}
             <span class="muted small">
-              {email.attempts === 1 ? t('validation.attempt') : t('validation.attempts', { attempts: email.attempts })}
+              {t('validation.attempts', { attempts: email.attempts })}
               {email.sent_at && `, ${t('validation.sentAt', { time: formatDateTime(email.sent_at) })}`}
             </span>
             {email.error && <p class="small">{email.error}</p>}
