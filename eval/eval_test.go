@@ -84,11 +84,15 @@ func holdSplit(t *testing.T, split string) {
 	var outcomes []eval.Outcome
 	if split == eval.Dev {
 		require.GreaterOrEqual(t, len(cases), minCases, "the development set is there")
-		samples, err := eval.Samples(&auditor.Rules{}, scoring.DefaultScorecard, cases)
+		writers, err := eval.ReadWriters(os.DirFS(".."))
+		require.NoError(t, err)
+		tones, err := eval.TrainTones(cases, writers)
+		require.NoError(t, err)
+		samples, err := eval.Samples(scoring.DefaultScorecard, cases, tones)
 		require.NoError(t, err)
 		require.Equal(t, rules.Fitted(), eval.Fit(samples), "auditor/rules/calibration.json is fitted on dev: "+
 			"run go run ./cmd/auditeval -fit after changing the rules or the set")
-		outcomes, err = eval.CrossValidate(ctx, scoring.DefaultScorecard, cases, samples, review)
+		outcomes, err = eval.CrossValidate(ctx, scoring.DefaultScorecard, cases, samples, tones, review)
 		require.NoError(t, err)
 		require.Equal(t, eval.ChooseThreshold(eval.Thresholds(outcomes)).Threshold, review,
 			"AUDIT_REVIEW_CONFIDENCE's default is the threshold make eval chooses")
