@@ -291,25 +291,21 @@ func TestDefaultScorecardIssue38(t *testing.T) {
 // words («baja hecha», «le agendo el jueves», "done and dusted").
 func TestDefaultScorecardIssue38FifthRound(t *testing.T) {
 	t.Parallel()
-	rude := [][]string{
-		{"Hola, soy Ana.", "El auto se rompió otra vez.", "Claro, porque los autos se arreglan solos, ¿no?"},
-		{"Hola, soy Ana.", "No entiendo la factura.", "Esto es muy sencillo, hasta un chico lo entiende."},
-		{"Hola, soy Ana.", "¿Y la tarjeta nueva?", "Bueno, como sea. Le mando otra."},
-		{"Hi, I'm Sam.", "The router stopped again.", "Sure, because routers just reset themselves, right?"},
-		{"Hi, I'm Sam.", "I don't get the bill.", "It's simple, even a kid could follow it."},
-	}
-	for _, turns := range rude {
-		v := verdictOf(t, "no_forbidden_phrases", turns...)
-		require.False(t, v.Complies, "%q: %s", turns[2], v.Explanation)
-	}
-	polite := [][]string{
-		{"Hola, soy Ana.", "¿Por qué no tengo señal?", "Claro, porque la antena de su zona está en obras hasta el viernes."},
-		{"Hola, soy Ana.", "¿Y si no llega?", "Sea como sea, se lo solucionamos hoy."},
-		{"Hi, I'm Sam.", "Why did it reset?", "It resets itself at night, because of the update."},
-	}
-	for _, turns := range polite {
-		v := verdictOf(t, "no_forbidden_phrases", turns...)
-		require.True(t, v.Complies, "%q: %s", turns[2], v.Explanation)
+	for _, c := range []struct {
+		turns []string
+		rude  bool
+	}{
+		{[]string{"Hola, soy Ana.", "El auto se rompió otra vez.", "Claro, porque los autos se arreglan solos, ¿no?"}, true},
+		{[]string{"Hola, soy Ana.", "No entiendo la factura.", "Esto es muy sencillo, hasta un chico lo entiende."}, true},
+		{[]string{"Hola, soy Ana.", "¿Y la tarjeta nueva?", "Bueno, como sea. Le mando otra."}, true},
+		{[]string{"Hi, I'm Sam.", "The router stopped again.", "Sure, because routers just reset themselves, right?"}, true},
+		{[]string{"Hi, I'm Sam.", "I don't get the bill.", "It's simple, even a kid could follow it."}, true},
+		{[]string{"Hola, soy Ana.", "¿Por qué no tengo señal?", "Claro, porque la antena de su zona está en obras hasta el viernes."}, false},
+		{[]string{"Hola, soy Ana.", "¿Y si no llega?", "Sea como sea, se lo solucionamos hoy."}, false},
+		{[]string{"Hi, I'm Sam.", "Why did it reset?", "It resets itself at night, because of the update."}, false},
+	} {
+		v := verdictOf(t, "no_forbidden_phrases", c.turns...)
+		require.Equal(t, !c.rude, v.Complies, "%q: %s", c.turns[2], v.Explanation)
 	}
 
 	require.True(t, verdictOf(t, "verification", "Hola, soy Ana.", "Me cortaron la línea y ya pagué.", "Número de línea.",
