@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/auditd/auditd/auditor/rules"
+	"github.com/auditd/auditd/auditor/tone"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/transcript"
 )
@@ -62,6 +63,10 @@ type Rules struct {
 	// of the embedded one (rules.Fitted): for measuring a table fitted on
 	// part of the evaluation set.
 	Calibration *rules.Calibration
+	// Models, when set, gives the tone models rules read instead of the
+	// embedded ones (rules.NewWithModels): for measuring a model trained on
+	// part of the evaluation set.
+	Models func(name string) (*tone.Model, bool)
 
 	mu    sync.Mutex
 	seed  maphash.Seed
@@ -121,7 +126,11 @@ func (r *Rules) Compile(card scoring.Scorecard) (*rules.Engine, error) {
 	if hit, ok := r.cache[key]; ok && sameRules(hit.criteria, card.Criteria) {
 		return hit.engine, nil
 	}
-	e, err := rules.New(card)
+	models := r.Models
+	if models == nil {
+		models = tone.Builtin
+	}
+	e, err := rules.NewWithModels(card, models)
 	if err != nil {
 		return nil, err
 	}

@@ -28,13 +28,20 @@ const (
 )
 
 // Samples audits every case with the rules engine without its calibration
-// table and returns, per case, each labelled verdict's calibration cell and
-// whether the analyst agreed: what rules.Fit counts.
-func Samples(r *auditor.Rules, cards func(lang string) (scoring.Scorecard, error), cases []Case) ([][]rules.Sample, error) {
+// table, with the tone model of its writer batch (tones, from TrainTones
+// on cases: one that never read the case, as the shipped model never read
+// the service's interactions), and returns, per case, each labelled
+// verdict's calibration cell and whether the analyst agreed: what
+// rules.Fit counts.
+func Samples(cards func(lang string) (scoring.Scorecard, error), cases []Case, tones Tones) ([][]rules.Sample, error) {
 	out := make([][]rules.Sample, len(cases))
+	engines := make([]auditor.Rules, len(tones.models))
+	for f := range engines {
+		engines[f].Models = tones.batch(f)
+	}
 	i := 0
 	err := each(cards, cases, func(c *Case, card scoring.Scorecard, t transcript.Transcript) error {
-		e, err := r.Compile(card)
+		e, err := engines[tones.of[i]].Compile(card)
 		if err != nil {
 			return err
 		}
@@ -93,24 +100,24 @@ func folds(cases []Case) (of []int, n int) {
 
 // CrossValidate is Run with the rules engine whose confidences come, for
 // each case, from a table fitted on the other writer batches' cases
-// (samples are Samples' for cases): every figure about confidence is then
-// measured on verdicts the table never counted, of writing it never saw.
-// The outcomes come batch by batch.
+// (samples are Samples' for cases, with tones), and whose tone model is
+// its batch's (tones): every figure is then measured on verdicts the table
+// never counted, of writing neither it nor the tone model saw. The
+// outcomes come batch by batch.
 func CrossValidate(ctx context.Context, cards func(lang string) (scoring.Scorecard, error), cases []Case,
-	samples [][]rules.Sample, review float64) ([]Outcome, error) {
+	samples [][]rules.Sample, tones Tones, review float64) ([]Outcome, error) {
 	var out []Outcome
-	of, n := folds(cases)
-	for f := range n {
+	for f := range tones.models {
 		var train [][]rules.Sample
 		var test []Case
 		for i := range cases {
-			if of[i] == f {
+			if tones.of[i] == f {
 				test = append(test, cases[i])
 			} else {
 				train = append(train, samples[i])
 			}
 		}
-		o, err := Run(ctx, &auditor.Rules{Calibration: Fit(train)}, cards, test, review)
+		o, err := Run(ctx, &auditor.Rules{Calibration: Fit(train), Models: tones.batch(f)}, cards, test, review)
 		if err != nil {
 			return nil, err
 		}

@@ -25,19 +25,19 @@ var floors = map[string]struct {
 	// interactions with a verdict to review in any language or kind.
 	ece, review float64
 }{
-	// Measured at the default review threshold (0.82), confidences
+	// Measured at the default review threshold (0.81), confidences
 	// cross-validated by writer batch (each batch's from a table fitted on
-	// the others), 1,482 cases with issue 38's third held-out set among
-	// them: 97.7 % (lowest group English chats, 97.1), confident 98.1 %
-	// (lowest language or kind 97.9, English and chats), 3 of 666
-	// critical failures passed, expected calibration error 0.006,
-	// interactions to review 21.7 % (at most 24.0 % in a language or
-	// kind, Spanish; Spanish calls, a language and kind together, 30.4 %).
-	// The threshold is the highest within the review budget, since dev
-	// cannot reach ConfidentTarget (97 % plus the gap unseen writing
-	// showed) within it. The rules were tuned and the tone model trained
-	// on dev: see its cross-validated figures in docs/engines.md.
-	eval.Dev: {agreement: 0.972, groupAgreement: 0.967, confident: 0.978, criticalFalse: 0.01, ece: 0.01, review: 0.31},
+	// the others, its respect verdicts judged by a tone model trained
+	// without it), 1,622 cases with issue 38's fourth held-out set among
+	// them: 97.2 % (lowest group English chats, 96.7), confident 97.9 %
+	// (lowest language or kind 97.7, English), 17 of 708 critical failures
+	// passed (2.4 %; English chats 4.7), expected calibration error 0.007,
+	// interactions to review 20.7 % (at most 22.0 % in a language or kind,
+	// Spanish; Spanish calls, a language and kind together, 27.1 %). The
+	// threshold is the highest within the review budget, since dev cannot
+	// reach ConfidentTarget (97 % plus the gap unseen writing showed)
+	// within it. The rules were tuned on dev: see docs/engines.md.
+	eval.Dev: {agreement: 0.97, groupAgreement: 0.965, confident: 0.977, criticalFalse: 0.03, ece: 0.01, review: 0.28},
 	// The floors of the held-out set written for issue 38's fourth round
 	// (140 cases, ids 9001–9070 and 2001–2070, by two new writers who read
 	// only FORMAT.md and CRITERIA.md), read once at the review threshold
@@ -84,11 +84,15 @@ func holdSplit(t *testing.T, split string) {
 	var outcomes []eval.Outcome
 	if split == eval.Dev {
 		require.GreaterOrEqual(t, len(cases), minCases, "the development set is there")
-		samples, err := eval.Samples(&auditor.Rules{}, scoring.DefaultScorecard, cases)
+		writers, err := eval.ReadWriters(os.DirFS(".."))
+		require.NoError(t, err)
+		tones, err := eval.TrainTones(cases, writers)
+		require.NoError(t, err)
+		samples, err := eval.Samples(scoring.DefaultScorecard, cases, tones)
 		require.NoError(t, err)
 		require.Equal(t, rules.Fitted(), eval.Fit(samples), "auditor/rules/calibration.json is fitted on dev: "+
 			"run go run ./cmd/auditeval -fit after changing the rules or the set")
-		outcomes, err = eval.CrossValidate(ctx, scoring.DefaultScorecard, cases, samples, review)
+		outcomes, err = eval.CrossValidate(ctx, scoring.DefaultScorecard, cases, samples, tones, review)
 		require.NoError(t, err)
 		require.Equal(t, eval.ChooseThreshold(eval.Thresholds(outcomes)).Threshold, review,
 			"AUDIT_REVIEW_CONFIDENCE's default is the threshold make eval chooses")

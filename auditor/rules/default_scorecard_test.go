@@ -281,3 +281,53 @@ func TestDefaultScorecardIssue38(t *testing.T) {
 	require.True(t, verdictOf(t, "empathy", "Hi, I'm Sam.", "They charged me twice.", "Ugh, I'd be fuming too. Let me look.").Complies)
 	require.True(t, verdictOf(t, "empathy", "Hola, soy Ana.", "Me mudo el lunes.", "¡Qué bien que ya tenga fecha! Lo preparo.").Complies)
 }
+
+// TestDefaultScorecardIssue38FifthRound holds what issue 38's fourth
+// held-out set taught, each in Spanish and English: ironic sarcasm («claro,
+// porque … solos, ¿no?», "because … themselves, right?"), talking down
+// («hasta un chico lo entiende», "even a kid could"), curt asks for a line
+// or meter number, restating with "is that right", "as soon as possible"
+// or «ellos le van a buscar» with no time frame, and a request done in few
+// words («baja hecha», «le agendo el jueves», "done and dusted").
+func TestDefaultScorecardIssue38FifthRound(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		turns []string
+		rude  bool
+	}{
+		{[]string{"Hola, soy Ana.", "El auto se rompió otra vez.", "Claro, porque los autos se arreglan solos, ¿no?"}, true},
+		{[]string{"Hola, soy Ana.", "No entiendo la factura.", "Esto es muy sencillo, hasta un chico lo entiende."}, true},
+		{[]string{"Hola, soy Ana.", "¿Y la tarjeta nueva?", "Bueno, como sea. Le mando otra."}, true},
+		{[]string{"Hi, I'm Sam.", "The router stopped again.", "Sure, because routers just reset themselves, right?"}, true},
+		{[]string{"Hi, I'm Sam.", "I don't get the bill.", "It's simple, even a kid could follow it."}, true},
+		{[]string{"Hola, soy Ana.", "¿Por qué no tengo señal?", "Claro, porque la antena de su zona está en obras hasta el viernes."}, false},
+		{[]string{"Hola, soy Ana.", "¿Y si no llega?", "Sea como sea, se lo solucionamos hoy."}, false},
+		{[]string{"Hi, I'm Sam.", "Why did it reset?", "It resets itself at night, because of the update."}, false},
+	} {
+		v := verdictOf(t, "no_forbidden_phrases", c.turns...)
+		require.Equal(t, !c.rude, v.Complies, "%q: %s", c.turns[2], v.Explanation)
+	}
+
+	require.True(t, verdictOf(t, "verification", "Hola, soy Ana.", "Me cortaron la línea y ya pagué.", "Número de línea.",
+		"3157720914", "El pago entró ayer, le reconecto ahora.").Complies)
+	require.True(t, verdictOf(t, "verification", "Hi, I'm Sam.", "I paid but the power is still off.",
+		"Please share your meter number.", "0412 5531", "Your payment came through, restoring it now.").Complies)
+
+	require.True(t, verdictOf(t, "empathy", "Hi, I'm Sam.", "There are five of us, studio or five single plans?",
+		"So five of you, weighing the studio plan against five singles, is that right?").Complies)
+	require.True(t, verdictOf(t, "empathy", "Hola, soy Ana.", "La cisterna pierde agua todo el día.",
+		"Qué rollo lo de la cisterna. Mando a alguien.").Complies)
+
+	require.True(t, verdictOf(t, "resolution", "Hola, soy Ana.", "Quiero dar de baja la cuota.",
+		"Baja hecha, no se le cobra más desde el 1.").Complies)
+	require.True(t, verdictOf(t, "resolution", "Hola, soy Ana.", "El coche hace un ruido.",
+		"Tiene garantía, le agendo el jueves a las nueve.").Complies)
+	require.True(t, verdictOf(t, "resolution", "Hi, I'm Sam.", "Can you move my flight to the evening?",
+		"Done and dusted, the new itinerary is in your inbox.").Complies)
+	v := verdictOf(t, "resolution", "Hi, I'm Sam.", "When will the power be back?",
+		"I can confirm there's an outage. We'll restore it as soon as possible.")
+	require.False(t, v.Complies, v.Explanation)
+	v = verdictOf(t, "resolution", "Hola, soy Ana.", "Me rompieron la mesa en la mudanza.",
+		"Le actualicé la dirección de la factura. Lo de la mesa, ellos le van a buscar.")
+	require.False(t, v.Complies, v.Explanation)
+}

@@ -9,9 +9,11 @@
 // of the splits asked for.
 //
 // On the development set, confidences come from calibration tables fitted
-// on the other folds (eval.CrossValidate); on the held-out set, from the
-// embedded table. With -fit it instead writes the calibration table fitted
-// on the whole development set to auditor/rules/calibration.json.
+// on the other writer batches, and the respect criterion's tone model is
+// one trained without the case's batch (eval.CrossValidate); on the
+// held-out set, both are the embedded ones. With -fit it instead writes
+// the calibration table fitted on the whole development set (each case
+// judged with its batch's tone model) to auditor/rules/calibration.json.
 package main
 
 import (
@@ -47,11 +49,11 @@ func main() {
 }
 
 func fitTable(dir, out string) error {
-	cases, err := eval.Load(os.DirFS(dir), eval.Dev)
+	cases, tones, err := load(dir)
 	if err != nil {
 		return err
 	}
-	samples, err := eval.Samples(&auditor.Rules{}, scoring.DefaultScorecard, cases)
+	samples, err := eval.Samples(scoring.DefaultScorecard, cases, tones)
 	if err != nil {
 		return err
 	}
@@ -74,15 +76,15 @@ func run(dir, show string, review float64) error {
 		return fmt.Errorf("-show: %q is not dev, holdout, all or none", show)
 	}
 	ctx := context.Background()
-	dev, err := eval.Load(os.DirFS(dir), eval.Dev)
+	dev, tones, err := load(dir)
 	if err != nil {
 		return err
 	}
-	samples, err := eval.Samples(&auditor.Rules{}, scoring.DefaultScorecard, dev)
+	samples, err := eval.Samples(scoring.DefaultScorecard, dev, tones)
 	if err != nil {
 		return err
 	}
-	devOut, err := eval.CrossValidate(ctx, scoring.DefaultScorecard, dev, samples, review)
+	devOut, err := eval.CrossValidate(ctx, scoring.DefaultScorecard, dev, samples, tones, review)
 	if err != nil {
 		return err
 	}
@@ -101,4 +103,20 @@ func run(dir, show string, review float64) error {
 	fmt.Printf("\n## Review threshold (dev, cross-validated)\n\n")
 	eval.PrintThresholds(os.Stdout, eval.Thresholds(devOut))
 	return nil
+}
+
+// load reads the development set of the evaluation set in dir, and trains
+// the tone models of its cross-validation on it and the lines of the
+// repository dir is in.
+func load(dir string) ([]eval.Case, eval.Tones, error) {
+	cases, err := eval.Load(os.DirFS(dir), eval.Dev)
+	if err != nil {
+		return nil, eval.Tones{}, err
+	}
+	writers, err := eval.ReadWriters(os.DirFS(filepath.Dir(filepath.Clean(dir))))
+	if err != nil {
+		return nil, eval.Tones{}, err
+	}
+	tones, err := eval.TrainTones(cases, writers)
+	return cases, tones, err
 }

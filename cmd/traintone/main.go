@@ -22,7 +22,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -30,10 +29,7 @@ import (
 	"log"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/auditd/auditd/auditor/rules"
 	"github.com/auditd/auditd/auditor/tone"
@@ -58,13 +54,13 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	writers, err := readWriters()
+	writers, err := eval.ReadWriters(os.DirFS("."))
 	if err != nil {
 		log.Fatal(err)
 	}
 	var lines []tone.Example
 	for _, w := range writers {
-		lines = append(lines, w.lines...)
+		lines = append(lines, w.Lines...)
 	}
 	labelled, unmatched := caseExamples(cases)
 	log.Printf("%d lines; %d dev cases, %d case turns to train on; %d rude cases whose quoted turn was not found", len(lines),
@@ -89,52 +85,6 @@ func main() {
 	log.Printf("wrote %s from %d examples", *out, len(train))
 }
 
-// writer is one file of training lines, each file a different writer's.
-type writer struct {
-	name  string
-	lines []tone.Example
-}
-
-// readWriters reads eval/respect-lines.tsv and the files of lines in
-// auditor/tone/testdata.
-func readWriters() ([]writer, error) {
-	names, err := filepath.Glob("auditor/tone/testdata/*.tsv")
-	if err != nil {
-		return nil, err
-	}
-	var out []writer
-	for _, name := range append([]string{"eval/respect-lines.tsv"}, names...) {
-		lines, err := readLines(name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, writer{name, lines})
-	}
-	return out, nil
-}
-
-// readLines reads a TSV of lines: rude|ok, language, text.
-func readLines(name string) ([]tone.Example, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []tone.Example
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		parts := strings.SplitN(sc.Text(), "\t", 3)
-		if len(parts) != 3 || parts[0] != "rude" && parts[0] != "ok" {
-			return nil, fmt.Errorf("%s:%d: want rude|ok, a language and the line, separated by tabs", name, n)
-		}
-		out = append(out, tone.Example{Text: parts[2], Lang: parts[1], Positive: parts[0] == "rude"})
-	}
-	return out, sc.Err()
-}
-
 // labelledCase is a dev case's training examples.
 type labelledCase struct {
 	c        *eval.Case
@@ -149,18 +99,9 @@ func countTurns(ls []labelledCase) int {
 	return n
 }
 
-// quoted finds the quotations of a label's reason.
-var quoted = regexp.MustCompile(`«([^»]+)»|“([^”]+)”|"([^"]+)"`)
-
-// sentenceWeight is the weight of each sentence of a respectful turn,
-// trained on beside the turn: the model scores sentences too.
-const sentenceWeight = 0.5
-
-// caseExamples returns each dev case's agent turns to train on, and how
-// many rude cases quote no agent turn that could be found. A turn is
-// trained on whole and sentence by sentence (tone.Sentences), as it is
-// scored: every sentence of a respectful case's turn is a negative, and
-// the sentences of a rude turn that say the quotation are positives.
+// caseExamples returns each dev case's agent turns to train on
+// (eval.ToneExamples), and how many rude cases quote no agent turn that
+// could be found.
 func caseExamples(cases []eval.Case) ([]labelledCase, int) {
 	var out []labelledCase
 	unmatched := 0
@@ -170,77 +111,16 @@ func caseExamples(cases []eval.Case) ([]labelledCase, int) {
 		if !ok {
 			continue
 		}
-		turns := agentTurns(c)
-		lc := labelledCase{c: c}
-		if l.Complies {
-			for _, t := range turns {
-				lc.examples = append(lc.examples, tone.Example{Text: t, Lang: c.Language})
-				for _, s := range tone.Sentences(t) {
-					lc.examples = append(lc.examples, tone.Example{Text: s, Lang: c.Language, Weight: sentenceWeight})
-				}
-			}
-		} else {
-			frags := fragments(l.Why)
-			for _, t := range turns {
-				if saysAny(t, frags) {
-					lc.examples = append(lc.examples, tone.Example{Text: t, Lang: c.Language, Positive: true})
-					for _, s := range tone.Sentences(t) {
-						if saysAny(s, frags) {
-							lc.examples = append(lc.examples, tone.Example{Text: s, Lang: c.Language, Positive: true})
-						}
-					}
-				}
-			}
-			if len(lc.examples) == 0 {
-				unmatched++
-			}
+		examples, err := eval.ToneExamples(c)
+		if err != nil {
+			log.Fatal(err)
 		}
-		out = append(out, lc)
+		if !l.Complies && len(examples) == 0 {
+			unmatched++
+		}
+		out = append(out, labelledCase{c: c, examples: examples})
 	}
 	return out, unmatched
-}
-
-// agentTurns returns the texts of a case's agent turns.
-func agentTurns(c *eval.Case) []string {
-	t, err := c.Transcript()
-	if err != nil {
-		log.Fatalf("%s: %v", c.ID, err)
-	}
-	var out []string
-	for _, s := range t.Segments {
-		if s.Speaker == transcript.Agent {
-			out = append(out, s.Text)
-		}
-	}
-	return out
-}
-
-// fragments returns the normalised pieces of the quotations of why, split
-// where the writer elided words ("…"), of three words or more (or a whole
-// shorter quotation).
-func fragments(why string) []string {
-	var out []string
-	for _, m := range quoted.FindAllStringSubmatch(why, -1) {
-		q := m[1] + m[2] + m[3]
-		for _, piece := range regexp.MustCompile(`…|\.\.\.`).Split(q, -1) {
-			words := transcript.NormalWords(piece)
-			if len(words) >= 3 || len(words) > 0 && !strings.ContainsAny(q, "….") {
-				out = append(out, " "+strings.Join(words, " ")+" ")
-			}
-		}
-	}
-	return out
-}
-
-// saysAny reports whether text says one of the fragments.
-func saysAny(text string, frags []string) bool {
-	norm := " " + strings.Join(transcript.NormalWords(text), " ") + " "
-	for _, f := range frags {
-		if strings.Contains(norm, f) {
-			return true
-		}
-	}
-	return false
 }
 
 // judged is a dev case as cross-validation saw it.
@@ -383,7 +263,7 @@ func verdict(e *rules.Engine, c *eval.Case, t transcript.Transcript) (scoring.Ve
 // otherWriters measures how far the model finds the rudeness of a writer
 // it never read: for each file of lines, a model trained on everything
 // else (the dev cases and the other files) judges that file's lines.
-func otherWriters(w io.Writer, labelled []labelledCase, writers []writer) error {
+func otherWriters(w io.Writer, labelled []labelledCase, writers []eval.Writer) error {
 	fmt.Fprintln(w, "\nEach file of lines judged by a model trained without it (a writer the model never read): rude caught, courteous failed")
 	// The lexicon's verdicts need no model: its engines are compiled once.
 	es, err := newEngines(tone.Builtin)
@@ -394,15 +274,15 @@ func otherWriters(w io.Writer, labelled []labelledCase, writers []writer) error 
 		var train []tone.Example
 		for j, other := range writers {
 			if j != i {
-				train = append(train, other.lines...)
+				train = append(train, other.Lines...)
 			}
 		}
 		for _, l := range labelled {
 			train = append(train, l.examples...)
 		}
 		m := tone.Train(train, tone.DefaultTraining)
-		lexicon := make([]bool, len(held.lines))
-		for k, l := range held.lines {
+		lexicon := make([]bool, len(held.Lines))
+		for k, l := range held.Lines {
 			v, err := verdict(es.without[l.Lang], &eval.Case{ID: "line", Kind: scoring.Chat, Language: l.Lang},
 				transcript.Transcript{Segments: []transcript.Segment{{Speaker: transcript.Agent, Text: l.Text}}})
 			if err != nil {
@@ -410,10 +290,10 @@ func otherWriters(w io.Writer, labelled []labelledCase, writers []writer) error 
 			}
 			lexicon[k] = !v.Complies
 		}
-		fmt.Fprintf(w, "\n%s\n", held.name)
+		fmt.Fprintf(w, "\n%s\n", held.Name)
 		count := func(name string, fails func(k int) bool) {
 			var rude, caught, ok, failed int
-			for k, l := range held.lines {
+			for k, l := range held.Lines {
 				if l.Positive {
 					rude++
 					caught += b2i(fails(k))
@@ -427,7 +307,7 @@ func otherWriters(w io.Writer, labelled []labelledCase, writers []writer) error 
 		count("lexicon", func(k int) bool { return lexicon[k] })
 		for _, t := range []float64{0.5, 0.7, 0.75, 0.8, 0.85, 0.9, 0.92} {
 			count(fmt.Sprintf("lexicon+model ≥ %.2f", t), func(k int) bool {
-				return lexicon[k] || m.Score(held.lines[k].Text, held.lines[k].Lang) >= t
+				return lexicon[k] || m.Score(held.Lines[k].Text, held.Lines[k].Lang) >= t
 			})
 		}
 	}

@@ -1,0 +1,188 @@
+package eval
+
+import (
+	"bufio"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/auditd/auditd/auditor/tone"
+	"github.com/auditd/auditd/transcript"
+)
+
+// respect is the criterion the tone model judges.
+const respect = "no_forbidden_phrases"
+
+// Writer is one file of labelled agent lines the tone model trains on,
+// each file a different writer's.
+type Writer struct {
+	Name  string
+	Lines []tone.Example
+}
+
+// ReadWriters reads the files of lines under the repository root: the
+// eval folder's respect-lines.tsv, then those of auditor/tone/testdata.
+// Each line is rude or ok, a language and the text, apart by tabs; a line
+// that is not is an error naming the file and the line.
+func ReadWriters(root fs.FS) ([]Writer, error) {
+	names, err := fs.Glob(root, "auditor/tone/testdata/*.tsv")
+	if err != nil {
+		return nil, err
+	}
+	var out []Writer
+	for _, name := range append([]string{"eval/respect-lines.tsv"}, names...) {
+		lines, err := readLines(root, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Writer{name, lines})
+	}
+	return out, nil
+}
+
+func readLines(root fs.FS, name string) ([]tone.Example, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []tone.Example
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		parts := strings.SplitN(sc.Text(), "\t", 3)
+		if len(parts) != 3 || parts[0] != "rude" && parts[0] != "ok" {
+			return nil, fmt.Errorf("%s:%d: want rude|ok, a language and the line, separated by tabs", name, n)
+		}
+		out = append(out, tone.Example{Text: parts[2], Lang: parts[1], Positive: parts[0] == "rude"})
+	}
+	return out, sc.Err()
+}
+
+// quoted finds the quotations of a label's reason.
+var quoted = regexp.MustCompile(`«([^»]+)»|“([^”]+)”|"([^"]+)"`)
+
+// elided splits a quotation where the writer left words out.
+var elided = regexp.MustCompile(`…|\.\.\.`)
+
+// sentenceWeight is the weight of each sentence of a respectful turn,
+// trained on beside the turn: the model scores sentences too.
+const sentenceWeight = 0.5
+
+// ToneExamples returns the agent turns of case c to train the respect
+// model on (none when respect is not labelled). A turn is trained on whole
+// and sentence by sentence (tone.Sentences), as it is scored: every
+// sentence of a respectful case's turn is a negative, and the sentences of
+// a rude turn that say a quotation of the label's reason are positives
+// (the other turns of a rude case are left out: they may be rude too). A
+// rude case whose reason quotes no agent turn gives none.
+func ToneExamples(c *Case) ([]tone.Example, error) {
+	l, ok := c.Labels[respect]
+	if !ok {
+		return nil, nil
+	}
+	t, err := c.Transcript()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.ID, err)
+	}
+	frags := fragments(l.Why)
+	var out []tone.Example
+	for _, s := range t.Segments {
+		if s.Speaker != transcript.Agent || !l.Complies && !saysAny(s.Text, frags) {
+			continue
+		}
+		out = append(out, tone.Example{Text: s.Text, Lang: c.Language, Positive: !l.Complies})
+		for _, sentence := range tone.Sentences(s.Text) {
+			switch {
+			case l.Complies:
+				out = append(out, tone.Example{Text: sentence, Lang: c.Language, Weight: sentenceWeight})
+			case saysAny(sentence, frags):
+				out = append(out, tone.Example{Text: sentence, Lang: c.Language, Positive: true})
+			}
+		}
+	}
+	return out, nil
+}
+
+// fragments returns the normalised pieces of the quotations of why, split
+// where the writer elided words ("…"), of three words or more (or a whole
+// shorter quotation).
+func fragments(why string) []string {
+	var out []string
+	for _, m := range quoted.FindAllStringSubmatch(why, -1) {
+		q := m[1] + m[2] + m[3]
+		for _, piece := range elided.Split(q, -1) {
+			words := transcript.NormalWords(piece)
+			if len(words) >= 3 || len(words) > 0 && !strings.ContainsAny(q, "….") {
+				out = append(out, " "+strings.Join(words, " ")+" ")
+			}
+		}
+	}
+	return out
+}
+
+// saysAny reports whether text says one of the fragments.
+func saysAny(text string, frags []string) bool {
+	norm := " " + strings.Join(transcript.NormalWords(text), " ") + " "
+	for _, f := range frags {
+		if strings.Contains(norm, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// Tones are the respect models of a cross-validation over writer batches
+// (see CrossValidate): for each batch, one trained on the lines and on the
+// other batches' cases, so that no case is judged by a model that read
+// it. The tone model shipped is trained on the whole development set, so
+// its score on a dev case says more than it would on writing it never saw;
+// verdicts judged with these say as much as they would.
+type Tones struct {
+	of     []int // each case's batch, as folds numbers them
+	models []*tone.Model
+}
+
+// TrainTones trains the respect model of each writer batch of cases on
+// the writers' lines and the other batches' ToneExamples, as cmd/traintone
+// trains the shipped one (tone.DefaultTraining, deterministic), the
+// batches in parallel.
+func TrainTones(cases []Case, writers []Writer) (Tones, error) {
+	var lines []tone.Example
+	for _, w := range writers {
+		lines = append(lines, w.Lines...)
+	}
+	of, n := folds(cases)
+	examples := make([][]tone.Example, len(cases))
+	for i := range cases {
+		var err error
+		if examples[i], err = ToneExamples(&cases[i]); err != nil {
+			return Tones{}, err
+		}
+	}
+	t := Tones{of: of, models: make([]*tone.Model, n)}
+	var wg sync.WaitGroup
+	for f := range n {
+		wg.Go(func() {
+			train := append([]tone.Example(nil), lines...)
+			for i := range cases {
+				if of[i] != f {
+					train = append(train, examples[i]...)
+				}
+			}
+			t.models[f] = tone.Train(train, tone.DefaultTraining)
+		})
+	}
+	wg.Wait()
+	return t, nil
+}
+
+// batch returns the tone models of batch f, as rules.NewWithModels takes
+// them.
+func (t Tones) batch(f int) func(string) (*tone.Model, bool) {
+	return func(name string) (*tone.Model, bool) { return t.models[f], name == tone.Respect }
+}
