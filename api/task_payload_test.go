@@ -91,7 +91,7 @@ func TestTaskPayloadsStable(t *testing.T) {
 	quality := visibility.Viewer{User: "ana", Role: role.Quality}
 	agent := visibility.Agent(task.OperatorID, task.CampaignID, true)
 	for i, v := range []visibility.Viewer{quality, agent} {
-		var read db.TaskSummary
+		var read TaskSummary
 		require.NoError(t, json.Unmarshal([]byte(stored[i]), &read))
 		require.Equal(t, summaryFor(v, task), read)
 		wire, err := json.Marshal(summaryFor(v, task))
