@@ -47,8 +47,15 @@ type CampaignView struct {
 	CreatedAt             time.Time                `json:"created_at"`
 	UpdatedAt             time.Time                `json:"updated_at"`
 	// Retention and AgentsSeeAccess are the campaign's privacy settings.
-	Retention       db.Retention `json:"retention" doc:"How long its tasks' recordings, transcripts and audits are kept"`
-	AgentsSeeAccess bool         `json:"agents_see_access" doc:"Its agents (operators) may see who opened their own interactions"`
+	Retention       Retention `json:"retention" doc:"How long its tasks' recordings, transcripts and audits are kept"`
+	AgentsSeeAccess bool      `json:"agents_see_access" doc:"Its agents (operators) may see who opened their own interactions"`
+}
+
+// Retention is how long a campaign keeps what its tasks hold (db.Retention).
+type Retention struct {
+	RecordingsDays  *int `json:"recordings_days" doc:"Days a task's uploaded file (a call's recording, a chat's file) is kept after upload; null: forever"`
+	TranscriptsDays *int `json:"transcripts_days" doc:"Days a task's transcript is kept after upload (a chat's uploaded file goes with it); null: forever"`
+	AuditsDays      *int `json:"audits_days" doc:"Days a task's audit revisions are kept after upload; null: forever"`
 }
 
 // ScorecardView is one version of a campaign's scorecard with its criteria.
@@ -117,7 +124,7 @@ func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (Campaig
 		SupervisorEmails: nonNilStrings(camp.SupervisorEmails), Language: camp.Language, AgentChannel: camp.AgentChannel,
 		DetectLanguage: camp.DetectLanguage, ScorecardVersion: card.Version, Redaction: camp.EffectiveRedaction(), RedactionDefault: camp.Redaction == nil, CreatedAt: camp.CreatedAt, UpdatedAt: camp.UpdatedAt,
 		OperatorSeesAutomatic: camp.OperatorSeesAutomatic, ReviewAnalysts: nonNilStrings(camp.ReviewAnalysts),
-		DisputeWindowDays: camp.DisputeWindowDays, Retention: privacy.Retention, AgentsSeeAccess: privacy.AgentsSeeAccess}, nil
+		DisputeWindowDays: camp.DisputeWindowDays, Retention: Retention(privacy.Retention), AgentsSeeAccess: privacy.AgentsSeeAccess}, nil
 }
 
 // answer is the response showing camp.
@@ -194,8 +201,7 @@ type RetentionFields struct {
 // applyPrivacy sets what f says of the privacy settings on p.
 func applyPrivacy(p *db.CampaignPrivacy, f CampaignFields) {
 	if f.Retention != nil {
-		p.Retention = db.Retention{RecordingsDays: f.Retention.RecordingsDays, TranscriptsDays: f.Retention.TranscriptsDays,
-			AuditsDays: f.Retention.AuditsDays}
+		p.Retention = db.Retention(*f.Retention)
 	}
 	if f.AgentsSeeAccess != nil {
 		p.AgentsSeeAccess = *f.AgentsSeeAccess
@@ -369,7 +375,17 @@ func (c *campaignsResource) scorecard(ctx context.Context, in *campaignInput) (*
 	return ok(scorecardView(card)), nil
 }
 
-func (c *campaignsResource) versions(ctx context.Context, in *campaignInput) (*Output[[]db.ScorecardInfo], error) {
+// ScorecardInfo describes a version of a scorecard without its criteria
+// (db.ScorecardInfo).
+type ScorecardInfo struct {
+	CampaignID  string    `json:"campaign_id" format:"uuid"`
+	Version     int       `json:"version"`
+	Criteria    int       `json:"criteria" doc:"How many criteria it has"`
+	PublishedBy string    `json:"published_by"`
+	PublishedAt time.Time `json:"published_at"`
+}
+
+func (c *campaignsResource) versions(ctx context.Context, in *campaignInput) (*Output[[]ScorecardInfo], error) {
 	if _, err := c.campaign(ctx, in.ID); err != nil {
 		return nil, err
 	}
@@ -377,7 +393,11 @@ func (c *campaignsResource) versions(ctx context.Context, in *campaignInput) (*O
 	if err != nil {
 		return nil, err
 	}
-	return ok(v), nil
+	out := make([]ScorecardInfo, len(v))
+	for i, s := range v {
+		out[i] = ScorecardInfo(s)
+	}
+	return ok(out), nil
 }
 
 type scorecardVersionInput struct {

@@ -47,7 +47,7 @@ func (r *reviewsResource) register(api huma.API) {
 	huma.Register(api, tagged(op), r.progress)
 }
 
-func (r *reviewsResource) markReviewed(ctx context.Context, in *taskInput) (*Output[db.TaskSummary], error) {
+func (r *reviewsResource) markReviewed(ctx context.Context, in *taskInput) (*Output[TaskSummary], error) {
 	var task db.Task
 	err := pgx.BeginFunc(ctx, r.pool, func(tx pgx.Tx) (err error) {
 		task, _, err = db.TaskMarkReviewed(ctx, tx, in.UUID, principal(ctx).User.ID)
@@ -71,7 +71,7 @@ type myReviewsInput struct {
 
 // ReviewItem is a task of an analyst's queue.
 type ReviewItem struct {
-	db.TaskSummary
+	TaskSummary
 	Overdue bool `json:"overdue" doc:"Past its due date and not reviewed yet"`
 }
 

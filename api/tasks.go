@@ -256,7 +256,7 @@ type listTasksInput struct {
 
 // TaskList is a page of tasks.
 type TaskList struct {
-	Tasks []db.TaskSummary `json:"tasks"`
+	Tasks []TaskSummary `json:"tasks"`
 	// Total counts every task matching the filters, on every page.
 	Total int64 `json:"total"`
 	// TotalEstimated says that Total is an estimate.
@@ -434,7 +434,7 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 		}
 		page.After = &db.TaskCursor{Value: c.Value, UUID: c.UUID}
 	}
-	out := TaskList{Tasks: []db.TaskSummary{}, Skip: in.Skip, Limit: in.Limit}
+	out := TaskList{Tasks: []TaskSummary{}, Skip: in.Skip, Limit: in.Limit}
 	if !mine {
 		return ok(out), nil
 	}
@@ -470,7 +470,7 @@ func (t *tasksResource) list(ctx context.Context, in *listTasksInput) (*Output[T
 	}
 	for _, task := range tasks {
 		s := summaryFor(v, task)
-		s.Snippet = snippets[task.UUID]
+		s.Snippet = snippetOf(snippets[task.UUID])
 		out.Tasks = append(out.Tasks, s)
 	}
 	return ok(out), nil
@@ -480,7 +480,7 @@ type taskBySHA256Input struct {
 	SHA256 string `path:"sha256" pattern:"^[0-9a-f]{64}$" doc:"The file's SHA-256, 64 lower-case hex digits"`
 }
 
-func (t *tasksResource) bySHA256(ctx context.Context, in *taskBySHA256Input) (*Output[db.TaskSummary], error) {
+func (t *tasksResource) bySHA256(ctx context.Context, in *taskBySHA256Input) (*Output[TaskSummary], error) {
 	task, err := db.TaskGetBySHA256(ctx, t.pool, in.SHA256)
 	p := principal(ctx)
 	if errcode.Is(err, errcode.NotFound) || (err == nil && !p.Is(role.Quality) && task.OperatorID != p.User.ID) {
@@ -497,10 +497,10 @@ func (t *tasksResource) bySHA256(ctx context.Context, in *taskBySHA256Input) (*O
 }
 
 // summary is task's summary as the caller may see it (summaryFor).
-func (t *tasksResource) summary(ctx context.Context, task db.Task) (db.TaskSummary, error) {
+func (t *tasksResource) summary(ctx context.Context, task db.Task) (TaskSummary, error) {
 	v, err := viewerOf(ctx, t.pool)
 	if err != nil {
-		return db.TaskSummary{}, err
+		return TaskSummary{}, err
 	}
 	return summaryFor(v, task), nil
 }
@@ -536,18 +536,18 @@ type TaskDetail struct {
 	Error           string         `json:"error,omitempty" doc:"Why the task failed, or why a queued call waits"`
 	Attempts        int            `json:"attempts"`
 	// Retry is db.Task.Retry, left out below quality.
-	Retry       *db.TaskRetry `json:"retry,omitempty" doc:"While a call's transcription is retried (a speech server answering 5xx or 429, unreachable, or not answering in time): the attempts so far, why the last did not finish, for a person, and when the next is due; a task.updated event carries each change. Shown to quality and above, never to agents"`
-	ReviewItems *int          `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
-	AssigneeID  string        `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
-	AssignedAt  *time.Time    `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
-	DueAt       *time.Time    `json:"due_at,omitempty" doc:"By when the assignee should review it"`
-	ReviewState string        `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
-	ReviewedAt  *time.Time    `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
-	ReviewedBy  string        `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
-	AuditHidden bool          `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those, or has verdicts pending an analyst's confirmation: audit, revisions and review_items are left out until an analyst reviews it"`
-	CreatedAt   time.Time     `json:"created_at"`
-	UpdatedAt   time.Time     `json:"updated_at"`
-	AudioURL    string        `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
+	Retry       *TaskRetry `json:"retry,omitempty" doc:"While a call's transcription is retried (a speech server answering 5xx or 429, unreachable, or not answering in time): the attempts so far, why the last did not finish, for a person, and when the next is due; a task.updated event carries each change. Shown to quality and above, never to agents"`
+	ReviewItems *int       `json:"review_items,omitempty" minimum:"0" doc:"How many items of the current audit need an analyst's review (those with needs_review), once audited"`
+	AssigneeID  string     `json:"assignee_id,omitempty" doc:"The user id of the analyst the task is assigned to"`
+	AssignedAt  *time.Time `json:"assigned_at,omitempty" doc:"When the task was assigned to assignee_id"`
+	DueAt       *time.Time `json:"due_at,omitempty" doc:"By when the assignee should review it"`
+	ReviewState string     `json:"review_state,omitempty" enum:"automatic,reviewed,validated" doc:"automatic until an analyst reviews the audit, then reviewed, then validated; absent before any audit"`
+	ReviewedAt  *time.Time `json:"reviewed_at,omitempty" doc:"When an analyst reviewed the current audit"`
+	ReviewedBy  string     `json:"reviewed_by,omitempty" doc:"The user id of the analyst who reviewed it"`
+	AuditHidden bool       `json:"audit_hidden,omitempty" doc:"True for an agent (operator) whose audit is automatic in a campaign that does not show those, or has verdicts pending an analyst's confirmation: audit, revisions and review_items are left out until an analyst reviews it"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+	AudioURL    string     `json:"audio_url,omitempty" doc:"Where a call's recording streams from"`
 	// TranscriptUnreliable is db.Task.TranscriptUnreliable; the figures
 	// behind it are the transcript's quality.
 	TranscriptUnreliable string `json:"transcript_unreliable,omitempty" enum:"low_quality,too_fast" doc:"Why the call's transcript is unreliable, when it is: low_quality (the speech engine was unsure of its words: transcript.quality.score under transcript.quality.floor) or too_fast (more words a second than anyone says); every automatic verdict of its audit then needs review"`
@@ -648,7 +648,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	}
 	hidden := viewer.AgentHidden(task.Row())
 	if !viewer.RetryHidden() {
-		d.Retry = task.Retry
+		d.Retry = taskRetryOf(task.Retry)
 	}
 	if task.Kind == db.TaskCall && task.BlobKey != "" {
 		d.AudioURL = "/tasks/" + task.UUID + "/audio"
@@ -911,7 +911,7 @@ func (e *errorWriter) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(e.ResponseWriter, r)
 }
 
-func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[db.TaskSummary], error) {
+func (t *tasksResource) retry(ctx context.Context, in *taskInput) (*Output[TaskSummary], error) {
 	var changed db.Task
 	err := pgx.BeginFunc(ctx, t.pool, func(tx pgx.Tx) error {
 		task, err := db.TaskGetByUUID(ctx, tx, in.UUID)

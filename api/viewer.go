@@ -18,8 +18,8 @@ func viewerOf(ctx context.Context, q db.DBTX) (visibility.Viewer, error) {
 // summaryFor is task's summary as v may see it (db.Task.SummaryFor):
 // without its audit when it is hidden from them, without its retry state
 // below quality.
-func summaryFor(v visibility.Viewer, task db.Task) db.TaskSummary {
-	return task.SummaryFor(v)
+func summaryFor(v visibility.Viewer, task db.Task) TaskSummary {
+	return taskSummaryOf(task.SummaryFor(v))
 }
 
 // notBlind is CONFLICT when the caller calibrates the task blind (an open

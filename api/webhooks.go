@@ -276,8 +276,30 @@ func (h *webhooksResource) delete(ctx context.Context, in *webhookIDInput) (*Out
 
 // WebhookDeliveries is a subscription's delivery log.
 type WebhookDeliveries struct {
-	Items []db.WebhookAttempt `json:"items" doc:"The last attempts, newest first"`
-	Kept  int                 `json:"kept" doc:"How many attempts the log keeps"`
+	Items []WebhookAttempt `json:"items" doc:"The last attempts, newest first"`
+	Kept  int              `json:"kept" doc:"How many attempts the log keeps"`
+}
+
+// WebhookAttempt is one attempt to deliver an event to a subscription
+// (db.WebhookAttempt).
+type WebhookAttempt struct {
+	DeliveryID string    `json:"delivery_id" format:"uuid" doc:"The delivery (X-Auditd-Delivery): the same on every attempt of one event"`
+	Event      string    `json:"event" doc:"The event type (X-Auditd-Event)"`
+	Attempt    int       `json:"attempt" minimum:"1"`
+	StatusCode *int      `json:"status_code,omitempty" doc:"The receiver's HTTP status; absent when none came (see error)"`
+	Error      string    `json:"error,omitempty" doc:"Why the attempt failed: no answer (refused, timed out), an answer other than 2xx, a refused redirect"`
+	DurationMS int       `json:"duration_ms" doc:"How long the attempt took, in milliseconds"`
+	OK         bool      `json:"ok" doc:"Whether the receiver answered 2xx"`
+	At         time.Time `json:"at"`
+}
+
+// webhookAttemptsOf is attempts as the API shows them.
+func webhookAttemptsOf(attempts []db.WebhookAttempt) []WebhookAttempt {
+	out := make([]WebhookAttempt, len(attempts))
+	for i, a := range attempts {
+		out[i] = WebhookAttempt(a)
+	}
+	return out
 }
 
 func (h *webhooksResource) deliveries(ctx context.Context, in *webhookIDInput) (*Output[WebhookDeliveries], error) {
@@ -288,14 +310,14 @@ func (h *webhooksResource) deliveries(ctx context.Context, in *webhookIDInput) (
 	if err != nil {
 		return nil, err
 	}
-	return ok(WebhookDeliveries{Items: attempts, Kept: db.WebhookAttemptsKept}), nil
+	return ok(WebhookDeliveries{Items: webhookAttemptsOf(attempts), Kept: db.WebhookAttemptsKept}), nil
 }
 
 // WebhookTest is the outcome of a test delivery.
 type WebhookTest struct {
 	DeliveryID string `json:"delivery_id" format:"uuid"`
 	// Attempt is nil when the wait ran out (202).
-	Attempt *db.WebhookAttempt `json:"attempt,omitempty" doc:"The attempt; absent when the wait ran out (202)"`
+	Attempt *WebhookAttempt `json:"attempt,omitempty" doc:"The attempt; absent when the wait ran out (202)"`
 }
 
 type webhookTestOutput struct {
@@ -326,6 +348,7 @@ func (h *webhooksResource) test(ctx context.Context, in *webhookIDInput) (*webho
 	if err != nil {
 		return nil, err
 	}
-	out.Attempt = &attempts[0]
+	a := WebhookAttempt(attempts[0])
+	out.Attempt = &a
 	return &webhookTestOutput{Status: http.StatusOK, Body: ok(out).Body}, nil
 }

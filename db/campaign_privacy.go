@@ -11,9 +11,9 @@ import (
 // Retention is how long a campaign keeps what its tasks hold, in days from
 // a task's upload; nil keeps that kind forever.
 type Retention struct {
-	RecordingsDays  *int `json:"recordings_days" doc:"Days a task's uploaded file (a call's recording, a chat's file) is kept after upload; null: forever"`
-	TranscriptsDays *int `json:"transcripts_days" doc:"Days a task's transcript is kept after upload (a chat's uploaded file goes with it); null: forever"`
-	AuditsDays      *int `json:"audits_days" doc:"Days a task's audit revisions are kept after upload; null: forever"`
+	RecordingsDays  *int
+	TranscriptsDays *int
+	AuditsDays      *int
 }
 
 // CampaignPrivacy is a campaign's retention and whether its agents may

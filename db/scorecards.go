@@ -25,11 +25,12 @@ type Scorecard struct {
 	PublishedAt time.Time
 }
 
-// ScorecardInfo describes a version without its criteria.
+// ScorecardInfo describes a version without its criteria; stored as the
+// JSON of its scorecard.published event.
 type ScorecardInfo struct {
-	CampaignID  string    `json:"campaign_id" format:"uuid"`
+	CampaignID  string    `json:"campaign_id"`
 	Version     int       `json:"version"`
-	Criteria    int       `json:"criteria" doc:"How many criteria it has"`
+	Criteria    int       `json:"criteria"`
 	PublishedBy string    `json:"published_by"`
 	PublishedAt time.Time `json:"published_at"`
 }

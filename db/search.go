@@ -211,8 +211,8 @@ func SearchQuery(ctx context.Context, q DBTX, search string) (string, error) {
 // SnippetPart is a piece of a search result's snippet: text as it was
 // written, and whether it is one of the words searched for.
 type SnippetPart struct {
-	Text  string `json:"text"`
-	Match bool   `json:"match,omitempty" doc:"This piece is a word the search found"`
+	Text  string
+	Match bool
 }
 
 // Marks around the words ts_headline found: characters of Unicode's

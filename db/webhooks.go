@@ -158,16 +158,16 @@ func WebhookSubscriptionsFor(ctx context.Context, q DBTX, event string, campaign
 
 // WebhookAttempt is one attempt to deliver an event to a subscription.
 type WebhookAttempt struct {
-	DeliveryID string `json:"delivery_id" format:"uuid" doc:"The delivery (X-Auditd-Delivery): the same on every attempt of one event"`
-	Event      string `json:"event" doc:"The event type (X-Auditd-Event)"`
-	Attempt    int    `json:"attempt" minimum:"1"`
+	DeliveryID string
+	Event      string
+	Attempt    int
 	// StatusCode is the receiver's answer, nil when none came.
-	StatusCode *int   `json:"status_code,omitempty" doc:"The receiver's HTTP status; absent when none came (see error)"`
-	Error      string `json:"error,omitempty" doc:"Why the attempt failed: no answer (refused, timed out), an answer other than 2xx, a refused redirect"`
-	DurationMS int    `json:"duration_ms" doc:"How long the attempt took, in milliseconds"`
+	StatusCode *int
+	Error      string
+	DurationMS int
 	// OK is whether the receiver answered 2xx.
-	OK bool      `json:"ok" doc:"Whether the receiver answered 2xx"`
-	At time.Time `json:"at"`
+	OK bool
+	At time.Time
 }
 
 // WebhookAttemptInsert records a of subscription id and deletes its
