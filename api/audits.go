@@ -34,10 +34,12 @@ type auditsResource struct {
 // AuditItemInput is one item of an edited audit, as POST
 // /compute-audit-results takes it: the criterion named by its question.
 type AuditItemInput struct {
-	Category    string `json:"category" maxLength:"200" doc:"The criterion's category, as the scorecard has it" example:"SKILLS"`
-	Question    string `json:"question" maxLength:"2000" doc:"The criterion's question in the campaign's current scorecard, in any of its languages (case and spacing are ignored)"`
-	Complies    bool   `json:"complies" doc:"Whether the criterion is met"`
-	Explanation string `json:"explanation" maxLength:"10000" doc:"Why, in the analyst's words"`
+	Category string `json:"category" maxLength:"200" doc:"The criterion's category, as the scorecard has it" example:"SKILLS"`
+	Question string `json:"question" maxLength:"2000" doc:"The criterion's question in the campaign's current scorecard, in any of its languages (case and spacing are ignored)"`
+	Complies bool   `json:"complies" doc:"Whether the criterion is met; true with not_applicable"`
+	// NotApplicable: the analyst finds that the criterion does not apply.
+	NotApplicable bool   `json:"not_applicable,omitempty" doc:"true when the criterion does not apply to this interaction: its weight then counts neither way in the score. complies must be true with it (met as not applicable)"`
+	Explanation   string `json:"explanation" maxLength:"10000" doc:"Why, in the analyst's words"`
 }
 
 type computeAuditInput struct {
@@ -82,7 +84,9 @@ func (a *auditsResource) register(api huma.API) {
 	op.Description += " Stores the edited items as a new revision of the task's audit (append-only: who, from the token " +
 		"subject and `x-username`, when, and the diff from the previous revision) and recomputes the score against the " +
 		"campaign's **current** scorecard in a `recompute_audit` job. Items name criteria by their question; criteria " +
-		"left out keep their current verdict. The request waits for the job (up to JOB_WAIT_TIMEOUT): 200 with the new " +
+		"left out keep their current verdict. An item `not_applicable: true` (with `complies: true`) records that the " +
+		"criterion does not apply: its weight leaves the score (a critical one cannot fail the audit); an edit that would " +
+		"leave every criterion not applicable is a VALIDATION_ERROR, as is `not_applicable` with `complies: false`. The request waits for the job (up to JOB_WAIT_TIMEOUT): 200 with the new " +
 		"revision's score breakdown, or 202 `ACCEPTED` with the job id when the wait ran out (the result then arrives as " +
 		"an `audit.updated` event and a notification to the editor). Every problem of the request is a `details` entry " +
 		"locating it (`body.audit[3].question`); nothing is stored then. A task that is not audited yet, or already " +
@@ -127,8 +131,10 @@ func (a *auditsResource) register(api huma.API) {
 // PendingDecision is an analyst's decision on one pending verdict.
 type PendingDecision struct {
 	CriterionID string `json:"criterion_id" minLength:"1" maxLength:"200" doc:"The pending criterion (its id, as the audit's items and pending list name it)"`
-	Complies    *bool  `json:"complies,omitempty" doc:"The analyst's verdict; absent confirms the engine's"`
-	Explanation string `json:"explanation,omitempty" maxLength:"10000" doc:"Why, in the analyst's words; absent keeps the engine's when the verdict stays, none when it changes"`
+	Complies    *bool  `json:"complies,omitempty" doc:"The analyst's verdict; absent (with no not_applicable) confirms the engine's"`
+	// NotApplicable decides the criterion not applicable.
+	NotApplicable bool   `json:"not_applicable,omitempty" doc:"true decides that the criterion does not apply (its weight then counts neither way); complies is then absent or true"`
+	Explanation   string `json:"explanation,omitempty" maxLength:"10000" doc:"Why, in the analyst's words; absent keeps the engine's when the verdict stays, none when it changes"`
 }
 
 type decidePendingInput struct {
@@ -168,6 +174,13 @@ func (a *auditsResource) decide(ctx context.Context, in *decidePendingInput) (*c
 	}
 	verdicts, err := decidedVerdicts(current.Result, in.Body.Decisions, in.Body.All)
 	if err != nil {
+		return nil, err
+	}
+	card, err := db.ScorecardCurrent(ctx, a.pool, task.CampaignID)
+	if err != nil {
+		return nil, err
+	}
+	if err := revision.Applicable(current.Result, card.Scorecard, task.Kind, verdicts); err != nil {
 		return nil, err
 	}
 	p := principal(ctx)
@@ -210,12 +223,18 @@ func decidedVerdicts(r scoring.Result, decisions []PendingDecision, all bool) ([
 				Message: "is decided twice", Value: d.CriterionID})
 			continue
 		}
-		changed := d.Complies != nil && *d.Complies != v.Complies
-		explanation := v.Explanation
-		if changed || d.Explanation != "" {
-			explanation = d.Explanation
+		if d.NotApplicable && d.Complies != nil && !*d.Complies {
+			details = append(details, notApplicableFails(fmt.Sprintf("body.decisions[%d].complies", i)))
+			continue
 		}
-		decided[d.CriterionID] = scoring.Verdict{CriterionID: d.CriterionID, Complies: v.Complies != changed, Explanation: explanation}
+		decision := scoring.Verdict{CriterionID: d.CriterionID, Complies: v.Complies, NotApplicable: v.NotApplicable, Explanation: v.Explanation}
+		if d.Complies != nil || d.NotApplicable {
+			decision.Complies, decision.NotApplicable = d.NotApplicable || *d.Complies, d.NotApplicable
+		}
+		if decision.Complies != v.Complies || decision.NotApplicable != v.NotApplicable || d.Explanation != "" {
+			decision.Explanation = d.Explanation
+		}
+		decided[d.CriterionID] = decision
 	}
 	if len(details) > 0 {
 		return nil, Errorf(CodeValidation, fmt.Sprintf("the decisions have %d problem(s); nothing was changed", len(details))).WithDetails(details)
@@ -224,7 +243,8 @@ func decidedVerdicts(r scoring.Result, decisions []PendingDecision, all bool) ([
 	for _, id := range r.Pending {
 		v, ok := decided[id]
 		if !ok && all {
-			v, ok = scoring.Verdict{CriterionID: id, Complies: pending[id].Complies, Explanation: pending[id].Explanation}, true
+			p := pending[id]
+			v, ok = scoring.Verdict{CriterionID: id, Complies: p.Complies, NotApplicable: p.NotApplicable, Explanation: p.Explanation}, true
 		}
 		if ok {
 			out = append(out, v)
@@ -276,6 +296,13 @@ func (a *auditsResource) compute(ctx context.Context, in *computeAuditInput) (*c
 		return nil, err
 	}
 	if err := revision.Check(task, base); err != nil {
+		return nil, err
+	}
+	current, err := db.AuditCurrent(ctx, a.pool, task.UUID)
+	if err != nil {
+		return nil, err
+	}
+	if err := revision.Applicable(current.Result, card.Scorecard, task.Kind, verdicts); err != nil {
 		return nil, err
 	}
 
@@ -370,10 +397,24 @@ func editedVerdicts(task db.Task, card db.Scorecard, fileName string, isCall boo
 		if !strings.EqualFold(strings.TrimSpace(it.Category), c.Category) {
 			problem(loc+".category", fmt.Sprintf("the category of this question is %q", c.Category), it.Category)
 		}
-		verdicts = append(verdicts, scoring.Verdict{CriterionID: c.ID, Complies: it.Complies, Explanation: it.Explanation})
+		if it.NotApplicable && !it.Complies {
+			details = append(details, notApplicableFails(loc+".complies"))
+			continue
+		}
+		verdicts = append(verdicts, scoring.Verdict{CriterionID: c.ID, Complies: it.Complies, NotApplicable: it.NotApplicable,
+			Explanation: it.Explanation})
 	}
 	if len(details) > 0 {
 		return nil, Errorf(CodeValidation, fmt.Sprintf("the edit has %d problem(s); nothing was changed", len(details))).WithDetails(details)
 	}
 	return verdicts, nil
+}
+
+// notApplicableFails is the detail, at loc, of a verdict both not
+// applicable and not met: a criterion that does not apply is met as not
+// applicable, so that a client reading complies alone never sees a failure.
+func notApplicableFails(loc string) *huma.ErrorDetail {
+	return &huma.ErrorDetail{Location: loc, Value: false,
+		Message: "must be true with not_applicable: a criterion that does not apply is met as not applicable; " +
+			"send complies false without not_applicable for a criterion not met"}
 }

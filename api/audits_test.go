@@ -598,3 +598,103 @@ func TestEditAcrossAScorecardChange(t *testing.T) {
 	}
 	require.Equal(t, []string{"empathy:changed", "callback:added", "farewell:removed"}, changes)
 }
+
+// naItem is the item of an edit setting criterion id of task not applicable.
+func naItem(t *testing.T, task map[string]any, id string) map[string]any {
+	t.Helper()
+	it := auditItem(t, task["audit"].(map[string]any), id)
+	return map[string]any{"category": it["category"], "question": it["question"], "complies": true, "not_applicable": true,
+		"explanation": "No aplica: " + id}
+}
+
+func TestEditToNotApplicable(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{jobWait: 20 * time.Second})
+	b.startWorkers(t, workers.Deps{})
+	alice, _, _ := b.users(t)
+	task := b.audited(t, alice, file("good.txt", []byte(goodChat)))[0]
+	require.Equal(t, float64(100), task["audit"].(map[string]any)["score"])
+	edit := func(items ...map[string]any) map[string]any {
+		body := editOf(t, task, nil)
+		body["audit"] = items
+		return body
+	}
+	failedEmpathy := func() bool {
+		day := time.Now().UTC()
+		d := details(b.do(t, http.MethodGet, "/stats/dashboard?from="+day.AddDate(0, 0, -1).Format(time.DateOnly)+
+			"&to="+day.AddDate(0, 0, 1).Format(time.DateOnly), alice, nil))
+		for _, c := range d["criteria_failed"].([]any) {
+			if c.(map[string]any)["criterion_id"] == "empathy" {
+				return true
+			}
+		}
+		return false
+	}
+
+	// Empathy not met: 75 of the chat's 90.
+	r := b.edit(t, alice, editOf(t, task, map[string]bool{"empathy": false}))
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.Equal(t, 83.33, details(r)["score"])
+	require.True(t, failedEmpathy())
+
+	// Not applicable: its weight leaves the score, 75 of 75, and the
+	// criterion leaves the failure figures.
+	r = b.edit(t, alice, edit(naItem(t, task, "empathy")))
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	d := details(r)
+	require.Equal(t, float64(100), d["score"])
+	require.Equal(t, true, d["passed"])
+	require.Equal(t, float64(75), d["possible"])
+	empathy := auditItem(t, d, "empathy")
+	require.Equal(t, true, empathy["complies"], "met as not applicable, for clients that read complies alone")
+	require.Equal(t, true, empathy["not_applicable"])
+	require.Equal(t, "No aplica: empathy", empathy["explanation"])
+	require.NotContains(t, auditItem(t, d, "greeting"), "not_applicable", "omitted when false")
+	require.False(t, failedEmpathy())
+	diff := details(b.do(t, http.MethodGet, "/tasks/"+task["uuid"].(string)+"/audit/revisions/3", alice, nil))["diff"].(map[string]any)
+	change := diff["items"].([]any)[0].(map[string]any)
+	require.Equal(t, map[string]any{"from": false, "to": true}, change["not_applicable"])
+
+	// A critical criterion not applicable fails nothing.
+	r = b.edit(t, alice, edit(naItem(t, task, "no_forbidden_phrases")))
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	d = details(r)
+	require.Equal(t, float64(100), d["score"])
+	require.Equal(t, float64(65), d["possible"])
+	require.Empty(t, d["failed_critical"])
+	shown := details(b.do(t, http.MethodGet, "/tasks/"+task["uuid"].(string), alice, nil))["audit"].(map[string]any)
+	require.Equal(t, true, auditItem(t, shown, "no_forbidden_phrases")["not_applicable"])
+
+	// Bad values are refused, naming where, and nothing is recorded.
+	edits := b.count(t, `SELECT count(*) FROM audit_edits`)
+	contradiction := naItem(t, task, "greeting")
+	contradiction["complies"] = false
+	notBool := naItem(t, task, "greeting")
+	notBool["not_applicable"] = "yes"
+	var everything []map[string]any
+	for _, id := range []string{"greeting", "verification", "resolution", "further_help", "farewell"} {
+		everything = append(everything, naItem(t, task, id))
+	}
+	for _, tc := range []struct {
+		name, where, says string
+		body              map[string]any
+	}{
+		{"not applicable and not met", "body.audit[0].complies", "must be true with not_applicable", edit(contradiction)},
+		{"not a boolean", "body.audit[0].not_applicable", "", edit(notBool)},
+		{"every criterion not applicable", "", "judge at least one as complies or does not comply", edit(everything...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := b.edit(t, alice, tc.body)
+			requireError(t, r, http.StatusBadRequest, CodeValidation)
+			require.Contains(t, r.RawBody, tc.where)
+			require.Contains(t, r.RawBody, tc.says)
+		})
+	}
+	require.Equal(t, edits, b.count(t, `SELECT count(*) FROM audit_edits`))
+
+	// Applicable again.
+	r = b.edit(t, alice, editOf(t, task, map[string]bool{"empathy": true}))
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	require.NotContains(t, auditItem(t, details(r), "empathy"), "not_applicable")
+	require.Equal(t, float64(80), details(r)["possible"])
+}

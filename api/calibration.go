@@ -99,10 +99,10 @@ func (c *calibrationResource) register(api huma.API) {
 	op = operation(http.MethodPost, "/calibration-sessions/{id}/tasks/{uuid}/apply", "apply-calibration",
 		"Apply an interaction's calibrated answers to its audit as a new revision", role.Supervisor,
 		http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusServiceUnavailable)
-	op.Description += " The calibrated answers `complies` and `does_not_comply` become an edit of the task's audit, recomputed " +
+	op.Description += " The calibrated answers become an edit of the task's audit, recomputed " +
 		"exactly as `POST /compute-audit-results` does (against the campaign's current scorecard), its revision naming the " +
-		"session (`calibration` in the task's revisions); a criterion calibrated `not_applicable` keeps its verdict (an audit " +
-		"has no such verdict). 200 with the revision, or 202 with the job when the wait ran out. An open session, an " +
+		"session (`calibration` in the task's revisions); a criterion calibrated `not_applicable` becomes not applicable " +
+		"(`not_applicable: true`, its weight out of the score). 200 with the revision, or 202 with the job when the wait ran out. An open session, an " +
 		"interaction without calibrated answers, one applied already, or a task that can no longer be edited (validated) is 409."
 	op.Tags = tag
 	reg := api.OpenAPI().Components.Schemas

@@ -87,7 +87,7 @@ type CriterionFailure struct {
 	CriterionID string  `json:"criterion_id"`
 	Question    string  `json:"question"`
 	Failed      int64   `json:"failed"`
-	Judged      int64   `json:"judged" doc:"Audits that judged it"`
+	Judged      int64   `json:"judged" doc:"Audits that judged it (those that found it not applicable did not): the denominator of its failure rate"`
 	Rate        float64 `json:"rate" doc:"failed / judged"`
 }
 

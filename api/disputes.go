@@ -102,6 +102,8 @@ func (r *disputesResource) acknowledge(ctx context.Context, in *taskInput) (*Out
 type DisputeClaimInput struct {
 	CriterionID string `json:"criterion_id" minLength:"1" maxLength:"64" doc:"The criterion's id, as the audit's items name it" example:"greeting"`
 	Comment     string `json:"comment" minLength:"1" maxLength:"2000" doc:"Why the verdict is wrong, in the agent's words" example:"I greeted the customer at 0:02."`
+	// NotApplicable: the agent claims that the criterion does not apply.
+	NotApplicable bool `json:"not_applicable,omitempty" doc:"true claims that the criterion does not apply to this interaction (accepted, it becomes not applicable, its weight out of the score) rather than that its verdict is reversed"`
 }
 
 type openDisputeInput struct {
@@ -118,7 +120,7 @@ func (r *disputesResource) open(ctx context.Context, in *openDisputeInput) (*Out
 	}
 	claims := make([]dispute.Claim, len(in.Body.Items))
 	for i, it := range in.Body.Items {
-		claims[i] = dispute.Claim{CriterionID: it.CriterionID, Comment: cleanNotes(it.Comment)}
+		claims[i] = dispute.Claim{CriterionID: it.CriterionID, Comment: cleanNotes(it.Comment), NotApplicable: it.NotApplicable}
 	}
 	d, err := dispute.Open(ctx, r.deps(), in.Body.TaskUUID, principal(ctx).User, claims)
 	if errcode.Is(err, errcode.NotFound) {
@@ -198,8 +200,10 @@ func (r *disputesResource) get(ctx context.Context, in *disputeIDInput) (*Output
 // DisputeDecisionInput is a supervisor's decision on one disputed criterion.
 type DisputeDecisionInput struct {
 	CriterionID string `json:"criterion_id" minLength:"1" maxLength:"64" doc:"A disputed criterion"`
-	Decision    string `json:"decision" enum:"accept,reject" doc:"accept reverses the verdict; reject keeps it"`
+	Decision    string `json:"decision" enum:"accept,reject" doc:"accept gives the agent's claim (the verdict reversed, or not applicable when claimed so); reject keeps the verdict"`
 	Reason      string `json:"reason" minLength:"1" maxLength:"2000" doc:"Accepted: the new verdict's explanation; rejected: the reply to the agent"`
+	// NotApplicable accepts the criterion as not applicable.
+	NotApplicable bool `json:"not_applicable,omitempty" doc:"With accept: the criterion becomes not applicable, whatever the agent claimed"`
 }
 
 type resolveDisputeInput struct {
@@ -215,7 +219,8 @@ func (r *disputesResource) resolve(ctx context.Context, in *resolveDisputeInput)
 	}
 	decisions := make([]dispute.Decision, len(in.Body.Items))
 	for i, it := range in.Body.Items {
-		decisions[i] = dispute.Decision{CriterionID: it.CriterionID, Decision: it.Decision, Reason: cleanNotes(it.Reason)}
+		decisions[i] = dispute.Decision{CriterionID: it.CriterionID, Decision: it.Decision, Reason: cleanNotes(it.Reason),
+			NotApplicable: it.NotApplicable}
 	}
 	u := principal(ctx).User
 	res, err := dispute.Resolve(ctx, r.deps(), in.ID, u, validation.ValidatorName(u), decisions)

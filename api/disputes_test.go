@@ -407,3 +407,53 @@ func TestDisputeResolutionsRace(t *testing.T) {
 	require.LessOrEqual(t, b.count(t, `SELECT count(*) FROM audit_edits`), 1)
 	require.Len(t, b.events(t, task), 2, "opened, and one resolution")
 }
+
+func TestDisputeNotApplicable(t *testing.T) {
+	t.Parallel()
+	b := setupDisputes(t)
+	ana := b.agent(t, "sub-ana", "ana", "ana@example.test")
+	task := b.validatedChat(t, "chat-na.txt", "ana")
+	na := func(id, comment string) map[string]any {
+		c := claim(id, comment)
+		c["not_applicable"] = true
+		return c
+	}
+
+	// The agent claims that verification does not apply.
+	r := b.json(t, http.MethodPost, "/disputes", ana, map[string]any{"task_uuid": task,
+		"items": []any{na("verification", "Solo informé de la factura."), claim("resolution", "Lo resolví.")}})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	disp := details(r)
+	id := disp["id"].(string)
+	claimed := disp["items"].([]any)[0].(map[string]any)
+	require.Equal(t, true, claimed["claims_not_applicable"])
+	require.NotContains(t, disp["items"].([]any)[1].(map[string]any), "claims_not_applicable")
+
+	// Only an accepted criterion becomes not applicable.
+	bad := decision("resolution", "reject", "No.")
+	bad["not_applicable"] = true
+	r = b.json(t, http.MethodPost, "/disputes/"+id+"/resolution", b.sue, map[string]any{
+		"items": []any{decision("verification", "accept", "Cierto."), bad}})
+	requireError(t, r, http.StatusBadRequest, CodeValidation)
+	require.Equal(t, "body.items[1].not_applicable", detailsAt(r))
+
+	// Accepted: verification not applicable, as claimed; resolution, which
+	// the agent claimed met, made not applicable by the resolver.
+	setNA := decision("resolution", "accept", "No había nada que resolver.")
+	setNA["not_applicable"] = true
+	r = b.json(t, http.MethodPost, "/disputes/"+id+"/resolution", b.sue, map[string]any{
+		"items": []any{decision("verification", "accept", "Cierto: no hizo falta verificar."), setNA}})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	disp = details(r)
+	require.Equal(t, "applied", disp["edit_status"], disp)
+	for _, it := range disp["items"].([]any) {
+		require.Equal(t, true, it.(map[string]any)["accepted_not_applicable"], it)
+	}
+	after := details(b.do(t, http.MethodGet, "/tasks/"+task, ana, nil))["audit"].(map[string]any)
+	for _, c := range []string{"verification", "resolution"} {
+		item := auditItem(t, after, c)
+		require.Equal(t, true, item["not_applicable"], c)
+		require.Equal(t, true, item["complies"], c)
+	}
+	require.EqualValues(t, 55, after["possible"], "90 less verification's 15 and resolution's 20")
+}

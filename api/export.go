@@ -44,8 +44,8 @@ var (
 		"stereo", "agent_talk_seconds", "customer_talk_seconds", "agent_talk_ratio", "silence_share",
 		"longest_silence_seconds", "dead_air_count", "overtalk_count", "overtalk_seconds", "hold_count",
 		"call_id", "queue", "direction", "started_at", "caller", "called", "customer_ref", "metadata"}
-	exportItemColumns = []string{"criterion_id", "category", "critical", "weight", "complies", "basis", "confidence",
-		"needs_review", "explanation", "evidence"}
+	exportItemColumns = []string{"criterion_id", "category", "critical", "weight", "complies", "not_applicable", "basis",
+		"confidence", "needs_review", "explanation", "evidence"}
 )
 
 func (t *tasksResource) registerExport(api huma.API) {
@@ -55,8 +55,9 @@ func (t *tasksResource) registerExport(api huma.API) {
 		"order mark, so that spreadsheet programs read accents right) or XLSX (one sheet: an export that could exceed its " +
 		"1,048,575 rows is refused before anything is written, naming CSV). `shape=wide` (default) is one row per task " +
 		"with a column per criterion of the campaigns' scorecards (`true`, `false`, or empty where the audit did not " +
-		"judge it); `shape=long` is one row per criterion of each audited task, with its verdict, basis, confidence and " +
-		"explanation. Times are ISO 8601 in UTC. The file is written as it is read, a few hundred tasks at a time, " +
+		"judge it, a criterion it found not applicable included); `shape=long` is one row per criterion of each audited " +
+		"task, with its verdict (`complies`, and `not_applicable` true where the criterion does not apply), basis, " +
+		"confidence and explanation. Times are ISO 8601 in UTC. The file is written as it is read, a few hundred tasks at a time, " +
 		"whatever its size; a failure half way aborts the download rather than end it early. Operators export only " +
 		"the tasks where they are the audited agent. A text cell that a spreadsheet would run as a formula (starting " +
 		"with =, +, -, @) is written with a leading apostrophe in CSV. Every export is in the access record, with its " +
@@ -218,7 +219,7 @@ func exportRows(e db.ExportRow, shape string, criteria []string) [][]any {
 			basis, confidence = it.Basis, it.Confidence
 		}
 		rows = append(rows, append(append([]any{}, task...), it.CriterionID, it.Category, it.Critical, it.Weight,
-			it.Complies, basis, confidence, it.NeedsReview, it.Explanation, it.Evidence))
+			it.Complies, it.NotApplicable, basis, confidence, it.NeedsReview, it.Explanation, it.Evidence))
 	}
 	return rows
 }

@@ -156,6 +156,30 @@ func TestExportTasks(t *testing.T) {
 	}
 	requireError(t, b.do(t, http.MethodGet, "/tasks/export", "", nil), http.StatusUnauthorized, CodeMissingAuthHeader)
 	requireError(t, b.do(t, http.MethodGet, "/tasks/export", b.issuer.token(t, "nobody"), nil), http.StatusForbidden, CodeForbidden)
+
+	// A criterion not applicable: an empty cell in a wide export, not_applicable
+	// in a long one, and no longer a failed criterion the list finds.
+	rudeTask := byName["=HYPERLINK(1).txt"]
+	edit := editOf(t, rudeTask, nil)
+	edit["audit"] = []map[string]any{naItem(t, rudeTask, "no_forbidden_phrases")}
+	r = b.edit(t, quality, edit)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	_, rows = export(quality, "file_name=HYPERLINK")
+	require.Empty(t, rows[1][column(rows[0], "no_forbidden_phrases")], "not judged: not applicable")
+	_, rows = export(quality, "file_name=HYPERLINK&shape=long")
+	var notApplicable []string
+	for _, row := range rows[1:] {
+		if row[column(rows[0], "not_applicable")] == "true" {
+			notApplicable = append(notApplicable, row[column(rows[0], "criterion_id")])
+			require.Equal(t, "true", row[column(rows[0], "complies")], "met as not applicable")
+		} else {
+			require.Equal(t, "false", row[column(rows[0], "not_applicable")])
+		}
+	}
+	require.Equal(t, []string{"verification", "no_forbidden_phrases"}, notApplicable,
+		"the analyst's, and the engine's: nothing in the chat makes verification apply")
+	_, rows = export(quality, "failed_criterion=no_forbidden_phrases")
+	require.Len(t, rows, 1, "the header alone")
 }
 
 // An XLSX export that could not open whole in one sheet is refused before

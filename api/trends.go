@@ -84,7 +84,7 @@ type CriterionTrend struct {
 
 // CriterionWeek is a criterion's verdicts of a week (or of the period).
 type CriterionWeek struct {
-	Judged int64    `json:"judged" doc:"Audits that judged it"`
+	Judged int64    `json:"judged" doc:"Audits that judged it (those that found it not applicable did not)"`
 	Failed int64    `json:"failed" doc:"Audits that found it not met"`
 	Rate   *float64 `json:"rate" doc:"failed / judged (null when none judged it)"`
 }

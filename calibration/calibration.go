@@ -23,6 +23,8 @@ package calibration
 import (
 	"slices"
 	"strings"
+
+	"github.com/auditd/auditd/scoring"
 )
 
 // The answers an analyst gives a criterion of an interaction.
@@ -38,20 +40,30 @@ var Answers = []string{Complies, DoesNotComply, NotApplicable}
 // Valid reports whether a is one of Answers.
 func Valid(a string) bool { return slices.Contains(Answers, a) }
 
-// Of is the answer that says complies: Complies or DoesNotComply.
-func Of(complies bool) string {
-	if complies {
+// Of is the answer that says a verdict: NotApplicable, Complies or
+// DoesNotComply.
+func Of(complies, notApplicable bool) string {
+	switch {
+	case notApplicable:
+		return NotApplicable
+	case complies:
 		return Complies
 	}
 	return DoesNotComply
+}
+
+// Verdict is the verdict answer a says, with why as its explanation: a
+// criterion not applicable is met as not applicable (scoring.Verdict).
+func Verdict(criterionID, a, why string) scoring.Verdict {
+	return scoring.Verdict{CriterionID: criterionID, Complies: a != DoesNotComply, NotApplicable: a == NotApplicable, Explanation: why}
 }
 
 // Unit is one criterion of one interaction with every analyst's answer.
 type Unit struct {
 	TaskUUID    string
 	CriterionID string
-	// Automatic is the automatic audit's verdict (Complies or
-	// DoesNotComply); "" when it has none.
+	// Automatic is the automatic audit's verdict (Complies, DoesNotComply
+	// or NotApplicable); "" when it has none.
 	Automatic string
 	// Answers are the analysts' answers by analyst id; an analyst who
 	// did not answer is absent.
@@ -71,9 +83,9 @@ type Agreement struct {
 	// when undefined (see Alpha).
 	Alpha *float64 `json:"alpha" doc:"Krippendorff's alpha (nominal) among the analysts: 1 perfect, 0 chance, below 0 systematic disagreement; null when undefined (fewer than two answers to any interaction, or every answer the same)"`
 	// AutomaticAgreement is the share of answers equal to the automatic
-	// verdict (not applicable never is), over the units that have one;
+	// verdict, over the units that have one;
 	// nil when none has.
-	AutomaticAgreement *float64 `json:"automatic_agreement" doc:"Share of the analysts' answers equal to the automatic verdict, 0..1 (not applicable never is); null when no interaction has an automatic verdict"`
+	AutomaticAgreement *float64 `json:"automatic_agreement" doc:"Share of the analysts' answers equal to the automatic verdict (not applicable included), 0..1; null when no interaction has an automatic verdict"`
 }
 
 // Differing is how often one analyst's answers differ from the majority.

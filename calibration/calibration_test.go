@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/auditd/auditd/scoring"
 )
 
 // reliability turns rows of coders' values (one row per coder, "" for a
@@ -98,15 +100,33 @@ func TestCompute(t *testing.T) {
 	c := res.Criteria[1]
 	require.Equal(t, 5, c.Answers)
 	require.InDelta(t, 1.0/4, *c.PercentAgreement, 1e-9, "t1: no pair of 3 agrees, t2: 1 of 1")
-	require.InDelta(t, 1.0/3, *c.AutomaticAgreement, 1e-9, "only t1 has an automatic verdict; not applicable never agrees")
+	require.InDelta(t, 1.0/3, *c.AutomaticAgreement, 1e-9, "only t1 has an automatic verdict; not applicable is not complies")
 	require.Empty(t, c.Outliers, "t1 has no majority and t2's agrees")
 
 	require.Equal(t, 4, res.Overall.Units)
 	require.Equal(t, 11, res.Overall.Answers)
 	require.Equal(t, []string{"cris"}, res.Outliers)
 
+	// An automatic verdict not applicable agrees with the answers that say so.
+	na := Compute([]Unit{{TaskUUID: "t1", CriterionID: "verification", Automatic: Of(true, true),
+		Answers: map[string]string{"ana": NotApplicable, "ben": NotApplicable, "cris": Complies}}}, []string{"verification"}, analysts)
+	require.InDelta(t, 2.0/3, *na.Overall.AutomaticAgreement, 1e-9)
+
 	empty := Compute(nil, []string{"greeting"}, analysts)
 	require.Nil(t, empty.Overall.Alpha)
 	require.Nil(t, empty.Overall.PercentAgreement)
 	require.Empty(t, empty.Outliers)
+}
+
+func TestVerdict(t *testing.T) {
+	t.Parallel()
+	for answer, want := range map[string]scoring.Verdict{
+		Complies:      {CriterionID: "c", Complies: true, Explanation: "why"},
+		DoesNotComply: {CriterionID: "c", Explanation: "why"},
+		NotApplicable: {CriterionID: "c", Complies: true, NotApplicable: true, Explanation: "why"},
+	} {
+		v := Verdict("c", answer, "why")
+		require.Equal(t, want, v, answer)
+		require.Equal(t, answer, Of(v.Complies, v.NotApplicable), "Of reads back the answer a verdict says")
+	}
 }

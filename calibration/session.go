@@ -168,7 +168,7 @@ func sessionTask(ctx context.Context, q db.DBTX, task db.Task) (db.CalibrationTa
 	if err != nil {
 		return db.CalibrationTaskNew{}, err
 	}
-	automatic := map[string]bool{}
+	automatic := map[string]scoring.Item{}
 	found := map[string]bool{}
 	for n := current.Revision; n >= 1 && len(found) < len(current.Result.Items); n-- {
 		rev := current
@@ -179,7 +179,7 @@ func sessionTask(ctx context.Context, q db.DBTX, task db.Task) (db.CalibrationTa
 		}
 		for _, it := range rev.Result.Items {
 			if !found[it.CriterionID] && (it.Basis != "" || rev.Source == db.AuditByEngine) {
-				found[it.CriterionID], automatic[it.CriterionID] = true, it.Complies
+				found[it.CriterionID], automatic[it.CriterionID] = true, it
 			}
 		}
 	}
@@ -187,7 +187,7 @@ func sessionTask(ctx context.Context, q db.DBTX, task db.Task) (db.CalibrationTa
 	for _, it := range current.Result.Items {
 		item := db.CalibrationItem{CriterionID: it.CriterionID, Category: it.Category, Question: it.Question, Critical: it.Critical}
 		if v, ok := automatic[it.CriterionID]; ok {
-			item.Automatic = &v
+			item.Automatic, item.AutomaticNotApplicable = &v.Complies, v.NotApplicable
 		}
 		t.Items = append(t.Items, item)
 	}
@@ -329,7 +329,7 @@ func results(items []db.CalibrationItem, answers []db.CalibrationAnswer, analyst
 	for i, it := range items {
 		units[i] = Unit{TaskUUID: it.TaskUUID, CriterionID: it.CriterionID, Answers: map[string]string{}}
 		if it.Automatic != nil {
-			units[i].Automatic = Of(*it.Automatic)
+			units[i].Automatic = Of(*it.Automatic, it.AutomaticNotApplicable)
 		}
 		index[key{it.TaskUUID, it.CriterionID}] = i
 		if !slices.Contains(criteria, it.CriterionID) {
@@ -575,8 +575,8 @@ type Applied struct {
 // Apply makes the calibrated answers complies and does_not_comply of
 // interaction taskUUID of closed session id an edit of its audit by c
 // (revision.Record), its revision naming the session, with the session's
-// event; a criterion calibrated not_applicable keeps its verdict (an audit
-// has no such verdict). It is a NotFound error for an unknown session or
+// event; a criterion calibrated not_applicable becomes not applicable. It
+// is a NotFound error for an unknown session or
 // an interaction it does not hold; a Conflict error when the session is
 // open, the interaction has no calibrated answer to apply or was applied
 // already (its edit pending or applied), or its audit can no longer be
@@ -649,17 +649,17 @@ func calibratedVerdicts(ctx context.Context, tx pgx.Tx, s db.CalibrationSession,
 	}
 	var verdicts []scoring.Verdict
 	for _, it := range items {
-		if it.TaskUUID != task.TaskUUID || it.Calibrated == "" || it.Calibrated == NotApplicable {
+		if it.TaskUUID != task.TaskUUID || it.Calibrated == "" {
 			continue
 		}
 		why := it.CalibratedComment
 		if why == "" {
 			why = "Calibrated in session “" + s.Name + "”."
 		}
-		verdicts = append(verdicts, scoring.Verdict{CriterionID: it.CriterionID, Complies: it.Calibrated == Complies, Explanation: why})
+		verdicts = append(verdicts, Verdict(it.CriterionID, it.Calibrated, why))
 	}
 	if len(verdicts) == 0 {
-		return nil, errcode.New(errcode.Conflict, "task %s has no calibrated answer that complies or does not comply: record them first", task.TaskUUID)
+		return nil, errcode.New(errcode.Conflict, "task %s has no calibrated answer: record them first", task.TaskUUID)
 	}
 	return verdicts, nil
 }

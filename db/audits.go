@@ -101,7 +101,12 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 	var status pipeline.Status
 	var current *int
 	var previous []string
-	if err := tx.QueryRow(ctx, `SELECT status, audit_revision, judged_criteria FROM tasks WHERE uuid = $1 FOR UPDATE`,
+	// previous: the criteria the current revision has items for (judged
+	// or not applicable; judged_criteria lists only the former).
+	if err := tx.QueryRow(ctx, `SELECT t.status, t.audit_revision,
+			ARRAY(SELECT i->>'criterion_id' FROM audit_revisions r, jsonb_array_elements(r.result->'items') i
+				WHERE r.task_uuid = t.uuid AND r.revision = t.audit_revision)
+		FROM tasks t WHERE t.uuid = $1 FOR UPDATE`,
 		a.TaskUUID).Scan(&status, &current, &previous); err != nil {
 		return AuditRevision{}, Task{}, one(err, "no task %s", a.TaskUUID)
 	}
@@ -147,8 +152,13 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 	if err != nil {
 		return AuditRevision{}, Task{}, err
 	}
+	// A criterion not applicable is not judged: figures per criterion
+	// count it neither as met nor as failed.
 	judged, failed := make([]string, 0, len(a.Result.Items)), []string{}
 	for _, it := range a.Result.Items {
+		if it.NotApplicable {
+			continue
+		}
 		judged = append(judged, it.CriterionID)
 		if !it.Complies && !it.NeedsReview {
 			failed = append(failed, it.CriterionID)

@@ -18,7 +18,9 @@ type CalibrationItem struct {
 	Critical    bool   `json:"critical"`
 	// Automatic is the automatic audit's verdict, nil when it has none;
 	// shown only once the session is closed.
-	Automatic *bool `json:"automatic,omitempty" doc:"The automatic audit's verdict (complies); only once the session is closed, absent when it has none"`
+	Automatic *bool `json:"automatic,omitempty" doc:"The automatic audit's verdict (complies; true when not applicable); only once the session is closed, absent when it has none"`
+	// AutomaticNotApplicable: the automatic verdict is not applicable.
+	AutomaticNotApplicable bool `json:"automatic_not_applicable,omitempty" doc:"true when the automatic verdict is that the criterion does not apply (automatic is then true); absent otherwise"`
 	// Calibrated is the agreed answer, "" until the supervisor records it.
 	Calibrated        string     `json:"calibrated,omitempty" enum:"complies,does_not_comply,not_applicable" doc:"The agreed (calibrated) answer the supervisor recorded"`
 	CalibratedComment string     `json:"calibrated_comment,omitempty"`
@@ -29,8 +31,8 @@ type CalibrationItem struct {
 func calibrationItemsInsert(ctx context.Context, tx pgx.Tx, sessionID, task string, items []CalibrationItem) error {
 	for i, it := range items {
 		if _, err := tx.Exec(ctx, `INSERT INTO calibration_items (session_id, task_uuid, criterion_id, position, category, question,
-			critical, automatic) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			sessionID, task, it.CriterionID, i, it.Category, it.Question, it.Critical, it.Automatic); err != nil {
+			critical, automatic, automatic_not_applicable) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			sessionID, task, it.CriterionID, i, it.Category, it.Question, it.Critical, it.Automatic, it.AutomaticNotApplicable); err != nil {
 			return err
 		}
 	}
@@ -41,7 +43,7 @@ func calibrationItemsInsert(ctx context.Context, tx pgx.Tx, sessionID, task stri
 // id, by interaction and criterion in their order.
 func CalibrationItems(ctx context.Context, q DBTX, id string) ([]CalibrationItem, error) {
 	rows, err := q.Query(ctx, `
-		SELECT i.task_uuid::text, i.criterion_id, i.category, i.question, i.critical, i.automatic,
+		SELECT i.task_uuid::text, i.criterion_id, i.category, i.question, i.critical, i.automatic, i.automatic_not_applicable,
 			COALESCE(i.calibrated, ''), i.calibrated_comment, COALESCE(i.calibrated_by, ''), i.calibrated_at
 		FROM calibration_items i JOIN calibration_session_tasks t USING (session_id, task_uuid)
 		WHERE i.session_id = $1 ORDER BY t.position, i.position`, id)
@@ -50,7 +52,7 @@ func CalibrationItems(ctx context.Context, q DBTX, id string) ([]CalibrationItem
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (CalibrationItem, error) {
 		var it CalibrationItem
-		err := row.Scan(&it.TaskUUID, &it.CriterionID, &it.Category, &it.Question, &it.Critical, &it.Automatic,
+		err := row.Scan(&it.TaskUUID, &it.CriterionID, &it.Category, &it.Question, &it.Critical, &it.Automatic, &it.AutomaticNotApplicable,
 			&it.Calibrated, &it.CalibratedComment, &it.CalibratedBy, &it.CalibratedAt)
 		return it, err
 	})

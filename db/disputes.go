@@ -41,9 +41,15 @@ type DisputeItem struct {
 	Category    string `json:"category"`
 	Question    string `json:"question"`
 	Complies    bool   `json:"complies" doc:"The verdict disputed, as the disputed revision has it"`
-	Comment     string `json:"comment" doc:"The agent's comment"`
-	Decision    string `json:"decision,omitempty" enum:"accept,reject" doc:"The resolver's decision, once resolved: accept reverses the verdict"`
-	Reason      string `json:"reason,omitempty" doc:"The resolver's reason (the new verdict's explanation when accepted) or reply (when rejected)"`
+	// NotApplicable: the verdict disputed is not applicable.
+	NotApplicable bool `json:"not_applicable,omitempty" doc:"true when the verdict disputed is that the criterion does not apply"`
+	// ClaimsNotApplicable: the agent claims the criterion does not apply.
+	ClaimsNotApplicable bool   `json:"claims_not_applicable,omitempty" doc:"true when the agent claims that the criterion does not apply, rather than that the verdict is reversed"`
+	Comment             string `json:"comment" doc:"The agent's comment"`
+	Decision            string `json:"decision,omitempty" enum:"accept,reject" doc:"The resolver's decision, once resolved: accept gives the claim (the verdict reversed, or not applicable)"`
+	// AcceptedNotApplicable: accepted as not applicable.
+	AcceptedNotApplicable bool   `json:"accepted_not_applicable,omitempty" doc:"true when accepted as not applicable (claimed so, or decided so by the resolver)"`
+	Reason                string `json:"reason,omitempty" doc:"The resolver's reason (the new verdict's explanation when accepted) or reply (when rejected)"`
 }
 
 // Dispute is an agent's dispute of criteria of a validated audit, with

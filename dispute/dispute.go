@@ -40,15 +40,21 @@ import (
 type Claim struct {
 	CriterionID string
 	Comment     string
+	// NotApplicable claims that the criterion does not apply, rather
+	// than that its verdict is the reverse.
+	NotApplicable bool
 }
 
 // Decision is a resolver's decision on a disputed criterion: accept
-// (reverse its verdict, Reason its new explanation) or reject (Reason is
+// (give the agent's claim, Reason its new explanation) or reject (Reason is
 // the reply).
 type Decision struct {
 	CriterionID string
 	Decision    string
 	Reason      string
+	// NotApplicable, with accept, makes the criterion not applicable
+	// whatever the claim.
+	NotApplicable bool
 }
 
 // item locates field of a request's i-th item, as the API locates body
@@ -293,6 +299,8 @@ func claimed(result scoring.Result, decided map[string]bool, claims []Claim) ([]
 			p.Add(item(i, "criterion_id"), fmt.Sprintf("repeats the criterion of items[%d]", j), c.CriterionID)
 		case decided[c.CriterionID]:
 			p.Add(item(i, "criterion_id"), "was decided by an earlier dispute; a criterion is disputed once", c.CriterionID)
+		case c.NotApplicable && it.NotApplicable:
+			p.Add(item(i, "not_applicable"), "the criterion is not applicable already: dispute it without not_applicable to claim it applies", true)
 		}
 		seen[c.CriterionID] = i
 		comment := strings.TrimSpace(c.Comment)
@@ -300,7 +308,7 @@ func claimed(result scoring.Result, decided map[string]bool, claims []Claim) ([]
 			p.Add(item(i, "comment"), "is blank: say why the verdict is wrong", nil)
 		}
 		items = append(items, db.DisputeItem{CriterionID: it.CriterionID, Category: it.Category, Question: it.Question,
-			Complies: it.Complies, Comment: comment})
+			Complies: it.Complies, NotApplicable: it.NotApplicable, ClaimsNotApplicable: c.NotApplicable, Comment: comment})
 	}
 	return items, p.Err("the dispute")
 }
@@ -409,7 +417,11 @@ func decided(items []db.DisputeItem, decisions []Decision) ([]db.DisputeItem, []
 		if reason == "" {
 			p.Add(item(i, "reason"), "is blank: give the agent the reason", nil)
 		}
+		if dec.NotApplicable && dec.Decision != db.DecisionAccept {
+			p.Add(item(i, "not_applicable"), "only an accepted criterion becomes not applicable", true)
+		}
 		out[k].Decision, out[k].Reason = dec.Decision, reason
+		out[k].AcceptedNotApplicable = dec.Decision == db.DecisionAccept && (dec.NotApplicable || out[k].ClaimsNotApplicable)
 	}
 	var accepted []db.DisputeItem
 	for k, it := range out {
@@ -425,9 +437,11 @@ func decided(items []db.DisputeItem, decisions []Decision) ([]db.DisputeItem, []
 }
 
 // edit records (revision.Record) the edit of the accepted criteria of
-// dispute id on task's current revision (each verdict reversed, the reason
-// its explanation) with its recompute_audit job. It returns the edit and
-// the job.
+// dispute id on task's current revision (each not applicable when accepted
+// so, otherwise its verdict reversed, a verdict not applicable becoming
+// met; the reason its explanation) with its recompute_audit job. It
+// returns the edit and the job; an Invalid error when the edit would leave
+// no criterion applicable.
 func edit(ctx context.Context, tx pgx.Tx, d db.Deps, task db.Task, id, authorID, authorName string, accepted []db.DisputeItem) (int64, int64, error) {
 	current, err := db.AuditCurrent(ctx, tx, task.UUID)
 	if err != nil {
@@ -436,8 +450,16 @@ func edit(ctx context.Context, tx pgx.Tx, d db.Deps, task db.Task, id, authorID,
 	verdicts := current.Result.Verdicts()
 	changes := make([]scoring.Verdict, 0, len(accepted))
 	for _, it := range accepted {
-		changes = append(changes, scoring.Verdict{CriterionID: it.CriterionID, Complies: !verdicts[it.CriterionID].Complies,
-			Explanation: it.Reason})
+		v := verdicts[it.CriterionID]
+		changes = append(changes, scoring.Verdict{CriterionID: it.CriterionID, Complies: !v.Complies || v.NotApplicable || it.AcceptedNotApplicable,
+			NotApplicable: it.AcceptedNotApplicable, Explanation: it.Reason})
+	}
+	card, err := db.ScorecardGet(ctx, tx, task.CampaignID, current.Result.ScorecardVersion)
+	if err != nil {
+		return 0, 0, err
+	}
+	if err := revision.Applicable(current.Result, card.Scorecard, task.Kind, changes); err != nil {
+		return 0, 0, err
 	}
 	e, jobID, err := revision.Record(ctx, tx, d.River, db.AuditEdit{TaskUUID: task.UUID, BasedOn: current.Revision, Verdicts: changes,
 		AuthorID: authorID, AuthorName: authorName, DisputeID: id})

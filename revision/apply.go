@@ -140,20 +140,29 @@ func applyOne(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, campaign db.
 	if err != nil {
 		return task, current, err
 	}
-	if reason := rejection(task, card, current, e); reason != "" {
+	reason := rejection(task, card, current, e)
+	var result scoring.Result
+	if reason == "" {
+		verdicts, missing := scoring.Merge(card.Scorecard, task.Kind, editVerdicts(e, current), current.Result.Verdicts(), engine)
+		if len(missing) > 0 {
+			return task, current, ErrChangedMeanwhile
+		}
+		result, err = scoring.Score(card.Scorecard.In(d.Language(task, campaign)), task.Kind, verdicts, passing)
+		switch {
+		case errors.Is(err, scoring.ErrAllNotApplicable):
+			// Edits made meanwhile left nothing applicable (Applicable
+			// refuses an edit that does so by itself).
+			reason = err.Error()
+		case err != nil:
+			return task, current, unapplicable{err}
+		}
+	}
+	if reason != "" {
 		if err := db.AuditEditResolve(ctx, tx, e.ID, db.EditRejected, 0, reason); err != nil {
 			return task, current, err
 		}
 		out.Notify(e.AuthorID, task, "warning", l10n.T("Your edit of %s was not applied: %s", task.FileName, reason))
 		return task, current, nil
-	}
-	verdicts, missing := scoring.Merge(card.Scorecard, task.Kind, editVerdicts(e, current), current.Result.Verdicts(), engine)
-	if len(missing) > 0 {
-		return task, current, ErrChangedMeanwhile
-	}
-	result, err := scoring.Score(card.Scorecard.In(d.Language(task, campaign)), task.Kind, verdicts, passing)
-	if err != nil {
-		return task, current, unapplicable{err}
 	}
 	stored, updated, err := Append(ctx, tx, task, current, db.AuditRevision{Result: result,
 		Source: db.AuditByAnalyst, AuthorID: e.AuthorID, AuthorName: e.AuthorName, CalibrationSessionID: e.CalibrationSessionID}, out)
@@ -213,6 +222,25 @@ func rejection(task db.Task, card db.Scorecard, current db.AuditRevision, e db.A
 	return ""
 }
 
+// Applicable checks that edit, verdicts changing current's for an
+// interaction of kind scored against card, leaves at least one criterion
+// applicable: an Invalid error wrapping scoring.ErrAllNotApplicable when
+// every criterion would be not applicable (the audit would have no score),
+// otherwise nil.
+func Applicable(current scoring.Result, card scoring.Scorecard, kind string, edit []scoring.Verdict) error {
+	byID := make(map[string]scoring.Verdict, len(edit))
+	for _, v := range edit {
+		byID[v.CriterionID] = v
+	}
+	merged, missing := scoring.Merge(card, kind, byID, current.Verdicts())
+	if len(missing) == 0 && scoring.AllNotApplicable(merged) {
+		return errcode.Wrap(errcode.Invalid, scoring.ErrAllNotApplicable,
+			"the edit would leave every criterion not applicable, and an audit needs at least one that applies to have a score: "+
+				"judge at least one as complies or does not comply")
+	}
+	return nil
+}
+
 // editVerdicts are e's verdicts by criterion id. An analyst sends no
 // evidence: a verdict that keeps the current one's judgement keeps its
 // quote, one that reverses it has none (the quote supported the opposite).
@@ -222,7 +250,7 @@ func editVerdicts(e db.AuditEdit, current db.AuditRevision) map[string]scoring.V
 	prev := current.Result.Verdicts()
 	out := make(map[string]scoring.Verdict, len(e.Verdicts))
 	for _, v := range e.Verdicts {
-		if p, ok := prev[v.CriterionID]; ok && p.Complies == v.Complies {
+		if p, ok := prev[v.CriterionID]; ok && p.Complies == v.Complies && p.NotApplicable == v.NotApplicable {
 			v.Evidence = p.Evidence
 		}
 		out[v.CriterionID] = v

@@ -27,15 +27,18 @@ type Diff struct {
 // the fields that differ are set; an added item has To values only, a
 // removed one From values only.
 type ItemChange struct {
-	CriterionID string       `json:"criterion_id"`
-	Question    string       `json:"question" doc:"The question as the later result words it (the earlier, for a removed item)"`
-	Change      string       `json:"change" enum:"changed,added,removed"`
-	Complies    *BoolChange  `json:"complies,omitempty"`
-	Explanation *TextChange  `json:"explanation,omitempty"`
-	Evidence    *TextChange  `json:"evidence,omitempty"`
-	Weight      *FloatChange `json:"weight,omitempty"`
-	Critical    *BoolChange  `json:"critical,omitempty"`
-	Category    *TextChange  `json:"category,omitempty"`
+	CriterionID string      `json:"criterion_id"`
+	Question    string      `json:"question" doc:"The question as the later result words it (the earlier, for a removed item)"`
+	Change      string      `json:"change" enum:"changed,added,removed"`
+	Complies    *BoolChange `json:"complies,omitempty"`
+	// NotApplicable is set when the item became, or stopped being, not
+	// applicable.
+	NotApplicable *BoolChange  `json:"not_applicable,omitempty"`
+	Explanation   *TextChange  `json:"explanation,omitempty"`
+	Evidence      *TextChange  `json:"evidence,omitempty"`
+	Weight        *FloatChange `json:"weight,omitempty"`
+	Critical      *BoolChange  `json:"critical,omitempty"`
+	Category      *TextChange  `json:"category,omitempty"`
 	// QuestionChange is set when a newer scorecard reworded the question.
 	QuestionChange *TextChange `json:"question_change,omitempty"`
 }
@@ -91,6 +94,7 @@ func Compare(before, after Result) Diff {
 		}
 		c := ItemChange{CriterionID: it.CriterionID, Question: it.Question, Change: ItemChanged,
 			Complies:       boolChange(prev.Complies, it.Complies),
+			NotApplicable:  boolChange(prev.NotApplicable, it.NotApplicable),
 			Explanation:    textChange(prev.Explanation, it.Explanation),
 			Evidence:       textChange(prev.Evidence, it.Evidence),
 			Weight:         floatChange(prev.Weight, it.Weight),
@@ -98,7 +102,7 @@ func Compare(before, after Result) Diff {
 			Category:       textChange(prev.Category, it.Category),
 			QuestionChange: textChange(prev.Question, it.Question),
 		}
-		if c.Complies != nil || c.Explanation != nil || c.Evidence != nil || c.Weight != nil || c.Critical != nil ||
+		if c.Complies != nil || c.NotApplicable != nil || c.Explanation != nil || c.Evidence != nil || c.Weight != nil || c.Critical != nil ||
 			c.Category != nil || c.QuestionChange != nil {
 			d.Items = append(d.Items, c)
 		}

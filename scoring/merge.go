@@ -5,7 +5,7 @@ package scoring
 func (r Result) Verdicts() map[string]Verdict {
 	out := make(map[string]Verdict, len(r.Items))
 	for _, it := range r.Items {
-		out[it.CriterionID] = Verdict{CriterionID: it.CriterionID, Complies: it.Complies,
+		out[it.CriterionID] = Verdict{CriterionID: it.CriterionID, Complies: it.Complies, NotApplicable: it.NotApplicable,
 			Explanation: it.Explanation, Evidence: it.Evidence, Assessment: it.Assessment}
 	}
 	return out

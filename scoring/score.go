@@ -16,6 +16,24 @@ import (
 // that a supervisor fixes the scorecard.
 var ErrNoApplicableCriteria = errors.New("no criterion of the scorecard applies to this kind of interaction")
 
+// ErrAllNotApplicable is returned by Score when every verdict is not
+// applicable: with no criterion left to weigh there is no score, and 100
+// would pass the agent for a call nothing applied to. An analyst's edit
+// that would leave this is refused (AllNotApplicable tells beforehand); the
+// automatic audit fails with this message, for an analyst to judge.
+var ErrAllNotApplicable = errors.New("every criterion is judged not applicable: an audit needs at least one that applies to have a score")
+
+// AllNotApplicable reports whether verdicts are all not applicable (and
+// there is at least one): what Score refuses with ErrAllNotApplicable.
+func AllNotApplicable(verdicts []Verdict) bool {
+	for _, v := range verdicts {
+		if !v.NotApplicable {
+			return false
+		}
+	}
+	return len(verdicts) > 0
+}
+
 // Result is a scored audit.
 //
 // An audit with pending verdicts (Pending: verdicts routed to review that
@@ -45,7 +63,8 @@ type Result struct {
 	// ScorecardVersion is the version the verdicts were scored against.
 	ScorecardVersion int `json:"scorecard_version"`
 	// Earned and Possible are the weights of the complied and of all
-	// applicable criteria, before any critical failure zeroes the score.
+	// applicable criteria (those judged not applicable counted in
+	// neither), before any critical failure zeroes the score.
 	Earned   float64 `json:"earned"`
 	Possible float64 `json:"possible"`
 	// FailedCritical lists the ids of the critical criteria not met, in
@@ -53,7 +72,7 @@ type Result struct {
 	FailedCritical []string `json:"failed_critical"`
 	// Categories is the breakdown per category, in order of first
 	// appearance in the scorecard; categories with no applicable criterion
-	// are left out. It is not zeroed by a critical failure: it shows where
+	// (none for the kind, or every verdict not applicable) are left out. It is not zeroed by a critical failure: it shows where
 	// the points were earned and lost.
 	Categories []CategoryScore `json:"categories"`
 	// Items joins each applicable criterion with its verdict, in scorecard
@@ -77,9 +96,12 @@ type Item struct {
 	Question    string  `json:"question"`
 	Weight      float64 `json:"weight"`
 	Critical    bool    `json:"critical"`
-	Complies    bool    `json:"complies"`
-	Explanation string  `json:"explanation"`
-	Evidence    string  `json:"evidence,omitempty"`
+	Complies    bool    `json:"complies" doc:"Whether the criterion is met; true when it is not applicable (met as not applicable)"`
+	// NotApplicable: the criterion does not apply to this interaction; its
+	// weight counts neither way.
+	NotApplicable bool   `json:"not_applicable,omitempty" doc:"true when the criterion does not apply to this interaction (the engine's rule or an analyst says so): complies is then true and the criterion's weight counts neither way in the score (a critical one cannot fail the audit); absent otherwise"`
+	Explanation   string `json:"explanation"`
+	Evidence      string `json:"evidence,omitempty"`
 	// EvidenceTurns is filled where the item is shown with its transcript
 	// (transcript.Quotes.Turns); it is never stored.
 	EvidenceTurns []int `json:"evidence_turns,omitempty" doc:"Where each line of the evidence is said: the transcript's turn (segment, numbered from 1), or 0 for a line not found in it; only in GET /tasks/{uuid}, absent when no line is found"`
@@ -124,14 +146,17 @@ func (e *VerdictError) Error() string {
 // is exact on the weights' decimal values (2/3 gives 66.67, never 66.66999),
 // so a score is the same whichever path computes it. Any failed critical
 // applicable criterion makes the score 0 and the audit not passed. Otherwise
-// Passed is Score ≥ passingScore (equal passes).
+// Passed is Score ≥ passingScore (equal passes). A not applicable verdict
+// (Verdict.NotApplicable) is met as not applicable: its item complies and
+// its weight is in neither earned nor possible, so it neither helps nor
+// fails the audit, critical or not.
 //
 // Verdicts that need review are pending (see Result): the score is then
 // provisional, bounded by ScoreMin and ScoreMax, and Passed is false.
 //
 // Errors: an unknown kind, a passingScore outside 0..100, a weight that is not
-// positive, ErrNoApplicableCriteria, or a *VerdictError when the verdicts do
-// not match the applicable criteria.
+// positive, ErrNoApplicableCriteria, ErrAllNotApplicable, or a *VerdictError
+// when the verdicts do not match the applicable criteria.
 func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64) (Result, error) {
 	if kind != Call && kind != Chat {
 		return Result{}, fmt.Errorf("unknown interaction kind %q: want %q or %q", kind, Call, Chat)
@@ -147,6 +172,9 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 	if err != nil {
 		return Result{}, err
 	}
+	if AllNotApplicable(verdicts) {
+		return Result{}, ErrAllNotApplicable
+	}
 
 	res := Result{
 		PassingScore:     passingScore,
@@ -155,9 +183,11 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 		Items:            make([]Item, 0, len(applicable)),
 	}
 	earned, possible := new(big.Rat), new(big.Rat)
-	// decided is the weight met by decided verdicts, open that of the
-	// pending ones; openCritical: a pending verdict is critical.
-	decided, open := new(big.Rat), new(big.Rat)
+	// decided is the weight met by decided verdicts, weighed that of the
+	// decided applicable ones, open that of the pending ones (whatever
+	// the engine judged: the analyst may find any of them applicable);
+	// openCritical: a pending verdict is critical.
+	decided, weighed, open := new(big.Rat), new(big.Rat), new(big.Rat)
 	openCritical := false
 	type tally struct{ earned, possible *big.Rat }
 	var order []string
@@ -174,9 +204,12 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 			cats[c.Category] = t
 			order = append(order, c.Category)
 		}
-		possible.Add(possible, w)
-		t.possible.Add(t.possible, w)
-		if v.Complies {
+		v.Complies = v.Complies || v.NotApplicable
+		if !v.NotApplicable {
+			possible.Add(possible, w)
+			t.possible.Add(t.possible, w)
+		}
+		if v.Complies && !v.NotApplicable {
 			earned.Add(earned, w)
 			t.earned.Add(t.earned, w)
 		}
@@ -185,19 +218,27 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 			res.Pending = append(res.Pending, c.ID)
 			open.Add(open, w)
 			openCritical = openCritical || c.Critical
+		case v.NotApplicable:
 		case v.Complies:
 			decided.Add(decided, w)
+			weighed.Add(weighed, w)
 		case c.Critical:
 			res.FailedCritical = append(res.FailedCritical, c.ID)
+			weighed.Add(weighed, w)
+		default:
+			weighed.Add(weighed, w)
 		}
 		res.Items = append(res.Items, Item{
 			CriterionID: c.ID, Category: c.Category, Question: c.Question,
-			Weight: c.Weight, Critical: c.Critical,
-			Complies: v.Complies, Explanation: v.Explanation, Evidence: v.Evidence, Assessment: v.Assessment,
+			Weight: c.Weight, Critical: c.Critical, Complies: v.Complies, NotApplicable: v.NotApplicable,
+			Explanation: v.Explanation, Evidence: v.Evidence, Assessment: v.Assessment,
 		})
 	}
 	for _, name := range order {
 		t := cats[name]
+		if t.possible.Sign() == 0 {
+			continue // every criterion of it is not applicable
+		}
 		res.Categories = append(res.Categories, CategoryScore{
 			Category: name,
 			Earned:   ratFloat(t.earned),
@@ -210,7 +251,7 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 		res.Score = percent(earned, possible)
 	}
 	if len(res.Pending) > 0 {
-		res.ScoreMin, res.ScoreMax = scoreRange(decided, open, possible, openCritical, len(res.FailedCritical) > 0)
+		res.ScoreMin, res.ScoreMax = scoreRange(decided, open, weighed.Add(weighed, open), openCritical, len(res.FailedCritical) > 0)
 	}
 	// With a passing score of 0 a score of 0 would pass: a critical
 	// failure must not. Nothing passes while verdicts are pending.
@@ -219,9 +260,13 @@ func Score(card Scorecard, kind string, verdicts []Verdict, passingScore float64
 }
 
 // scoreRange is the lowest and highest score an audit can still take: the
-// weight decided verdicts meet, and with every pending one (open) met too;
-// 0 at the bottom when a pending criterion is critical, 0 at both ends when
-// a decided critical one already failed.
+// weight decided verdicts meet, and with every pending one (open) met too,
+// out of possible, the weight of the decided applicable verdicts and the
+// pending ones; 0 at the bottom when a pending criterion is critical, 0 at
+// both ends when a decided critical one already failed. A pending verdict
+// decided not applicable lands between the two: leaving a criterion out
+// of both sides of a ratio below 1 lowers it, leaving out one not met
+// raises it.
 func scoreRange(decided, open, possible *big.Rat, openCritical, failed bool) (lo, hi *float64) {
 	low, high := 0.0, 0.0
 	if !failed {

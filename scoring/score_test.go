@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -429,4 +430,86 @@ func TestScorePending(t *testing.T) {
 			require.Equal(t, tt.failedCritical, res.FailedCritical)
 		})
 	}
+}
+
+func TestScoreNotApplicable(t *testing.T) {
+	t.Parallel()
+
+	card := scoring.Scorecard{Version: 3, Criteria: []scoring.Criterion{
+		crit("greet", "OPENING", 10, false, scoring.Both),
+		crit("verify", "COMPLIANCE", 30, true, scoring.Both),
+		crit("solve", "SKILLS", 40, false, scoring.Both),
+		crit("close", "CLOSING", 20, false, scoring.Both),
+	}}
+	// judge gives the verdicts of complies, those of na not applicable
+	// (sent with complies false: Score makes them met) and those of pending
+	// routed to review.
+	judge := func(complies map[string]bool, na []string, pending ...string) []scoring.Verdict {
+		vs := verdicts(complies)
+		for i := range vs {
+			if slices.Contains(na, vs[i].CriterionID) {
+				vs[i].NotApplicable, vs[i].Complies = true, false
+			}
+			if slices.Contains(pending, vs[i].CriterionID) {
+				vs[i].Assessment = scoring.Assessment{Basis: scoring.BasisAbsence, Confidence: 0.7, NeedsReview: true}
+			}
+		}
+		return vs
+	}
+	all := map[string]bool{"greet": true, "verify": true, "solve": true, "close": false}
+	f := func(v float64) *float64 { return &v }
+
+	tests := []struct {
+		name       string
+		verdicts   []scoring.Verdict
+		score      float64
+		passed     bool
+		possible   float64
+		categories []string
+		lo, hi     *float64
+	}{
+		{name: "as a verdict met, 80 of 100", verdicts: judge(all, nil), score: 80, possible: 100,
+			categories: []string{"OPENING", "COMPLIANCE", "SKILLS", "CLOSING"}},
+		{name: "not applicable leaves the denominator: 50 of 70", verdicts: judge(all, []string{"verify"}), score: 71.43,
+			possible: 70, categories: []string{"OPENING", "SKILLS", "CLOSING"}},
+		{name: "a failed item made not applicable no longer counts", verdicts: judge(all, []string{"close"}), score: 100,
+			passed: true, possible: 80, categories: []string{"OPENING", "COMPLIANCE", "SKILLS"}},
+		{name: "a critical criterion not applicable never fails the audit",
+			verdicts: judge(map[string]bool{"greet": true, "verify": false, "solve": true, "close": true}, []string{"verify"}),
+			score:    100, passed: true, possible: 70, categories: []string{"OPENING", "SKILLS", "CLOSING"}},
+		{name: "a pending not applicable verdict: the range spans it met and failed",
+			verdicts: judge(all, []string{"verify"}, "verify"), score: 71.43, possible: 70,
+			categories: []string{"OPENING", "SKILLS", "CLOSING"}, lo: f(0), hi: f(80)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			res, err := scoring.Score(card, scoring.Call, tt.verdicts, 85)
+			require.NoError(t, err)
+			require.Equal(t, tt.score, res.Score)
+			require.Equal(t, tt.passed, res.Passed)
+			require.Equal(t, tt.possible, res.Possible)
+			require.Empty(t, res.FailedCritical)
+			var cats []string
+			for _, c := range res.Categories {
+				cats = append(cats, c.Category)
+			}
+			require.Equal(t, tt.categories, cats)
+			require.Equal(t, tt.lo, res.ScoreMin)
+			require.Equal(t, tt.hi, res.ScoreMax)
+			for _, it := range res.Items {
+				na := slices.ContainsFunc(tt.verdicts, func(v scoring.Verdict) bool { return v.CriterionID == it.CriterionID && v.NotApplicable })
+				require.Equal(t, na, it.NotApplicable, it.CriterionID)
+				if it.NotApplicable {
+					require.True(t, it.Complies, "a criterion not applicable is met as not applicable")
+				}
+			}
+		})
+	}
+
+	t.Run("every verdict not applicable has no score", func(t *testing.T) {
+		t.Parallel()
+		_, err := scoring.Score(card, scoring.Call, judge(all, []string{"greet", "verify", "solve", "close"}), 85)
+		require.ErrorIs(t, err, scoring.ErrAllNotApplicable)
+	})
 }

@@ -88,6 +88,11 @@ func questionKey(q string) string {
 type Verdict struct {
 	CriterionID string `json:"criterion_id"`
 	Complies    bool   `json:"complies"`
+	// NotApplicable: the criterion does not apply to this interaction (the
+	// engine's rule says so, or an analyst). Such a verdict is met as not
+	// applicable: Score keeps Complies true and leaves its weight out of
+	// both sides of the score.
+	NotApplicable bool `json:"not_applicable,omitempty"`
 	// Explanation says why, in the campaign's language.
 	Explanation string `json:"explanation"`
 	// Evidence quotes the transcript (verbatim) where the judgement comes

@@ -18,7 +18,7 @@
 //	  "within_first_own_turns": 2,                     // the speaker's own first turns (chats and calls)
 //	  "within_last_own_turns": 3,                      // the speaker's own last turns (chats and calls)
 //	  "after_customer_turns": 1,                       // only after the customer's first turn
-//	  "applies_if": ["my account", "mi pedido"],       // not applicable (met) when none is said,
+//	  "applies_if": ["my account", "mi pedido"],       // not applicable when none is said,
 //	  "applies_if_speaker": "customer",                // … by this speaker (default any), negated or not
 //	  "applies_if_own": ["i can see your booking"],    // … or one of these by the rule's own speaker
 //	  "before": ["i've moved your"],                   // any/all count only when said before one of these
@@ -149,7 +149,8 @@
 //     inserted word).
 //   - absence: nothing the rule looks for was said; confidence
 //     absence_confidence (default 0.7). A criterion found not applicable
-//     (applies_if) is met with not_applicable_confidence (default 0.7).
+//     (applies_if) is met as not applicable (scoring.Verdict.NotApplicable:
+//     its weight leaves the score) with not_applicable_confidence (default 0.7).
 //   - conflict: signals point both ways: a phrase said but negated, or said
 //     outside the positions where it counts (confidence 0.6); or, when
 //     nothing decisive was said, a hint, which turns the verdict absence

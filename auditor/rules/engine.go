@@ -1011,7 +1011,7 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 	}
 	v := scoring.Verdict{CriterionID: id}
 	if c.appliesIf != nil && !a.applies(c) {
-		v.Complies = true
+		v.Complies, v.NotApplicable = true, true
 		v.Explanation = a.w.notApplicable(phrasesOf(append(slices.Clip(c.appliesIf), c.appliesIfOwn...)))
 		v.Basis, v.Confidence = scoring.BasisAbsence, r.notApplicableConfidence
 		return v, decided{signal: SignalNotApplicable}

@@ -726,11 +726,11 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   await visible(page.getByTestId('audit-rules').getByText(/it passes at \d+\. A failed critical criterion makes the score 0\./));
   await shot(page, 'task-evidence');
 
-  // Toggle the first criterion and explain why: the score is recomputed.
+  // Reverse the first criterion's verdict (the one verdict control) and
+  // explain why: the score is recomputed.
   const first = page.locator('[data-criterion]').first();
-  const box = first.getByRole('checkbox');
-  const was = await box.isChecked();
-  await box.setChecked(!was);
+  const was = await first.getByRole('radio', { name: 'Complies', exact: true }).isChecked();
+  await first.getByRole('radio', { name: was ? 'Does not comply' : 'Complies', exact: true }).check();
   await first.locator('textarea').fill('Changed by the e2e test');
   // Leaving with the change unsaved asks first; staying keeps it.
   await stayWhenAsked(page, 'All tasks', 'This audit has changes that are not saved. Leave and lose them?');

@@ -19,6 +19,7 @@ import {
 } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useAction, useLoad, type Outcome } from '../ui';
 import { speakerLabel } from '../tasks/TaskView';
+import { VerdictControl, verdictLabel, verdictOf } from '../verdict';
 import { byItem, history, itemKey, missing, submission, type Draft } from './state';
 
 const basePath = '/app/calibration';
@@ -35,7 +36,7 @@ export const alphaText = (x: number | null | undefined) =>
 const when = (iso: string | null | undefined) =>
   iso ? new Intl.DateTimeFormat(locale.value, { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(iso)) : '—';
 
-const answerLabel = (a: Answer) => t(`cal.answer.${a}` as MessageKey);
+const answerLabel = verdictLabel;
 
 /** useCalibrationEvents reloads when a calibration session changes. */
 function useCalibrationEvents(reload: () => void, id?: string) {
@@ -398,20 +399,7 @@ function ScoringForm({ detail, onSubmitted }: { detail: CalibrationDetail; onSub
             return (
               <fieldset key={key} class="calibration-item" data-criterion={it.criterion_id}>
                 <legend>{it.question}</legend>
-                <div class="calibration-choices">
-                  {answerChoices.map((a) => (
-                    <label key={a}>
-                      <input
-                        type="radio"
-                        name={group}
-                        value={a}
-                        checked={draft[key]?.answer === a}
-                        onChange={() => set(key, { answer: a })}
-                      />{' '}
-                      {answerLabel(a)}
-                    </label>
-                  ))}
-                </div>
+                <VerdictControl name={group} question={it.question} value={draft[key]?.answer} onChange={(a) => set(key, { answer: a })} />
                 <label class="small">
                   {t('cal.comment')}{' '}
                   <input maxLength={2000} value={draft[key]?.comment ?? ''} onInput={(e) => set(key, { comment: e.currentTarget.value })} />
@@ -609,7 +597,7 @@ function Results({
                       <td>
                         {it.automatic === undefined || it.automatic === null
                           ? '—'
-                          : answerLabel(it.automatic ? 'complies' : 'does_not_comply')}
+                          : answerLabel(verdictOf({ complies: it.automatic, not_applicable: it.automatic_not_applicable }))}
                       </td>
                       {detail.analysts.map((a) => {
                         const ans = answersBy[key]?.[a.user_id];

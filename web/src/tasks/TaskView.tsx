@@ -13,9 +13,10 @@ import { ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
 import { ValidateDialog } from './ValidateDialog';
+import { VerdictBadge, VerdictControl, verdictFields, verdictOf, type Verdict } from '../verdict';
 
 /** Draft is an analyst's pending change to one criterion. */
-type Drafts = Record<string, { complies: boolean; explanation: string }>;
+type Drafts = Record<string, { verdict: Verdict; explanation: string }>;
 
 /** speakerLabel is who says a segment: the name the source gave, or the role in the reader's language when the source named only the role ("agent"). */
 export function speakerLabel(s: Segment): string {
@@ -353,13 +354,13 @@ function AuditEditor({
     setDrafts({});
     setBase(null);
   };
-  const current = (it: AuditItem) => drafts[it.criterion_id] ?? { complies: it.complies, explanation: it.explanation };
+  const current = (it: AuditItem) => drafts[it.criterion_id] ?? { verdict: verdictOf(it), explanation: it.explanation };
   // A draft of an item to review is a change even when it keeps the
   // engine's verdict: the analyst confirms it, and it becomes theirs.
   const items = audit.items ?? [];
   const changed = items.filter((it) => {
     const d = drafts[it.criterion_id];
-    return d && (it.needs_review || d.complies !== it.complies || d.explanation !== it.explanation);
+    return d && (it.needs_review || d.verdict !== verdictOf(it) || d.explanation !== it.explanation);
   });
   // The items to review come first, in a group of their own.
   const toReview = items.filter((it) => it.needs_review);
@@ -427,7 +428,10 @@ function AuditEditor({
           task_uuid: task.uuid,
           file_name: task.file_name,
           isCall: task.kind === 'call',
-          audit: changed.map((it) => ({ category: it.category, question: it.question, ...current(it) })),
+          audit: changed.map((it) => {
+            const d = current(it);
+            return { category: it.category, question: it.question, ...verdictFields(d.verdict), explanation: d.explanation };
+          }),
         },
       });
       discard();
@@ -580,18 +584,11 @@ function Criterion({
   onDecide: (complies?: boolean) => void;
   onEvidence: (turn: number) => void;
 }) {
-  const d = draft ?? { complies: it.complies, explanation: it.explanation };
+  const d = draft ?? { verdict: verdictOf(it), explanation: it.explanation };
   const id = `crit-${it.criterion_id}`;
   return (
-    <div class={d.complies ? 'criterion' : 'criterion criterion-fail'} data-criterion={it.criterion_id}>
-      <label class="check" for={id}>
-        <input
-          id={id}
-          type="checkbox"
-          checked={d.complies}
-          disabled={!canEdit}
-          onChange={(e) => onChange({ complies: e.currentTarget.checked })}
-        />
+    <div class={d.verdict === 'does_not_comply' ? 'criterion criterion-fail' : 'criterion'} data-criterion={it.criterion_id}>
+      <p class="check">
         <span>
           {it.needs_review && <span class="criterion-category">{categoryName(it.category)} · </span>}
           {it.question}
@@ -602,9 +599,11 @@ function Criterion({
               {' '}
               <span class="badge badge-review">{t('review.badge')}</span>
             </>
-          )}
+          )}{' '}
+          {!canEdit && <VerdictBadge value={d.verdict} />}
         </span>
-      </label>
+      </p>
+      {canEdit && <VerdictControl name={id} question={it.question} value={d.verdict} onChange={(verdict) => onChange({ verdict })} />}
       <label class="sr-only" for={`${id}-why`}>
         {t('audit.explanation', { question: it.question })}
       </label>
