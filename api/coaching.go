@@ -116,7 +116,7 @@ func (in CoachingDraftInput) draft() coaching.Draft {
 
 type openCoachingInput struct {
 	Body struct {
-		AgentID    string `json:"agent_id" minLength:"1" maxLength:"200" doc:"The agent coached: a user id"`
+		AgentID    string `json:"agent_id" minLength:"1" maxLength:"200" doc:"The agent coached: a user id or username"`
 		CampaignID string `json:"campaign_id" format:"uuid" doc:"The campaign (team) it belongs to"`
 		DisputeID  string `json:"dispute_id,omitempty" format:"uuid" doc:"The agent's dispute it is opened from"`
 		CoachingDraftInput

@@ -16,7 +16,8 @@ import (
 // opens it; "" for an edit, which keeps its agent and campaign (checked
 // when it was opened). It is an Invalid error listing every problem: a
 // blank title or focus; a due date not ahead of now or more than MaxAhead
-// ahead; an agent who is no known active user, or the coach; an unknown
+// ahead; an agent (a user id or username) who is no known active user,
+// or the coach; an unknown
 // campaign; a dispute that is not the agent's; a criterion the campaign's
 // current scorecard lacks, or named twice; a linked interaction that is
 // not the agent's, or linked twice.
@@ -38,9 +39,11 @@ func check(ctx context.Context, tx pgx.Tx, now time.Time, draft Draft, coachID s
 		p.Add("body.due_at", "is more than a year ahead", draft.DueAt)
 	}
 	if coachID != "" {
-		if err := checkParties(ctx, tx, draft, coachID, &p); err != nil {
+		var err error
+		if n.AgentID, err = checkParties(ctx, tx, draft, coachID, &p); err != nil {
 			return db.CoachingNew{}, err
 		}
+		draft.AgentID = n.AgentID
 	}
 	var err error
 	if n.Criteria, err = criteria(ctx, tx, draft, &p); err != nil {
@@ -52,14 +55,23 @@ func check(ctx context.Context, tx pgx.Tx, now time.Time, draft Draft, coachID s
 	return n, p.Err("the coaching item")
 }
 
-// checkParties checks a new item's agent, campaign and dispute.
-func checkParties(ctx context.Context, tx pgx.Tx, draft Draft, coachID string, p *errcode.Problems) error {
-	switch agent, err := db.UserGet(ctx, tx, draft.AgentID); {
+// checkParties checks a new item's agent (a user id or username), campaign
+// and dispute, and returns the agent's user id.
+func checkParties(ctx context.Context, tx pgx.Tx, draft Draft, coachID string, p *errcode.Problems) (string, error) {
+	id, err := db.UserResolve(ctx, tx, draft.AgentID)
+	if errcode.Is(err, errcode.Invalid) {
+		p.Add("body.agent_id", err.(*errcode.Error).Message, draft.AgentID)
+		return draft.AgentID, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	switch agent, err := db.UserGet(ctx, tx, id); {
 	case errcode.Is(err, errcode.NotFound):
 		p.Add("body.agent_id", "is no user known to the service: an agent is coached once they have signed in or been synced from the directory",
 			draft.AgentID)
 	case err != nil:
-		return err
+		return "", err
 	case !agent.Active:
 		p.Add("body.agent_id", "is a deactivated user", draft.AgentID)
 	case agent.ID == coachID:
@@ -68,18 +80,18 @@ func checkParties(ctx context.Context, tx pgx.Tx, draft Draft, coachID string, p
 	if _, err := db.CampaignGet(ctx, tx, draft.CampaignID); errcode.Is(err, errcode.NotFound) {
 		p.Add("body.campaign_id", "is no campaign", draft.CampaignID)
 	} else if err != nil {
-		return err
+		return "", err
 	}
 	if draft.DisputeID == "" {
-		return nil
+		return id, nil
 	}
 	switch d, err := db.DisputeGet(ctx, tx, draft.DisputeID); {
-	case errcode.Is(err, errcode.NotFound) || err == nil && d.AgentID != draft.AgentID:
+	case errcode.Is(err, errcode.NotFound) || err == nil && d.AgentID != id:
 		p.Add("body.dispute_id", "is no dispute of the agent's", draft.DisputeID)
 	case err != nil:
-		return err
+		return "", err
 	}
-	return nil
+	return id, nil
 }
 
 // criteria checks the draft's criteria against its campaign's current
