@@ -168,6 +168,7 @@ func New(opts Options) *Server {
 	(&reviewsResource{pool: opts.Pool, now: time.Now}).register(hapi)
 	(&disputesResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}).register(hapi)
 	(&calibrationResource{pool: opts.Pool, audits: audits, now: time.Now}).register(hapi)
+	(&coachingResource{pool: opts.Pool, river: opts.River, now: time.Now}).register(hapi)
 	(&privacyResource{pool: opts.Pool, river: opts.River}).register(hapi)
 	(&webhooksResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout,
 		allowPrivate: opts.WebhookAllowPrivate}).register(hapi)

@@ -101,6 +101,11 @@ func (s *statsResource) register(api huma.API) {
 			"the audits reviewed (distinct tasks with a revision of theirs), the edits, the validations, and the median "+
 			"time from a task's first audit to the analyst's first revision or validation of it (over the reviews whose "+
 			"first action lies in the period)."), s.analysts)
+	huma.Register(api, statsOperation("/stats/coaching", "get-coaching-report", "Coaching per team and per coached criterion", role.Supervisor,
+		"Over the coaching items opened in [from, to): per campaign (the team an item belongs to), the items open "+
+			"(or acknowledged, and of those the overdue) and done; per coached criterion, the share of the coached agents' "+
+			"validated audits of its campaign (their current revisions) that met it in the 30 days before each item was "+
+			"opened and in the 30 days after (so far)."), s.coaching)
 }
 
 // agentFigures says what an operator's own figures count.

@@ -12,6 +12,7 @@ var tags = []*huma.Tag{
 	{Name: "QA workflow", Description: "Assignment, sampling, review queues and validation with its e-mail."},
 	{Name: "calibration", Description: "Calibration sessions: analysts audit the same tasks blind and compare."},
 	{Name: "disputes", Description: "Agents dispute an audit; a supervisor resolves it."},
+	{Name: "coaching", Description: "Supervisors coach agents on what their evaluations found; agents acknowledge and comment."},
 	{Name: "bulk actions", Description: "Act on a selection or a whole filter at once, with a result per task."},
 	{Name: "views", Description: "Saved views of the task list, per user."},
 	{Name: "stats", Description: "The dashboard's figures, trends per agent and criterion, analyst productivity."},

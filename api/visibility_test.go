@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/jackc/pgx/v5"
@@ -61,7 +62,7 @@ type visibilityWorld struct {
 	tok                                map[string]string
 	hidden, kept, erased, blind, queue string // task uuids
 	blindCampaign, keptCampaign        string // campaign ids
-	dispute, session                   string
+	dispute, session, coaching         string
 }
 
 // plantAudit stores for task id an audit of the given score whose failed
@@ -157,6 +158,15 @@ func seedVisibility(t *testing.T) *visibilityWorld {
 		"items": []map[string]any{{"criterion_id": "greeting", "comment": "I did greet."}}})
 	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
 	w.dispute = details(r)["id"].(string)
+	// A supervisor coaches bob on a criterion of his hidden audit: the
+	// item links the task, and tells nothing of its audit.
+	var hiddenCampaign string
+	require.NoError(t, b.pool.QueryRow(ctx, `SELECT campaign_id FROM tasks WHERE uuid = $1`, w.hidden).Scan(&hiddenCampaign))
+	r = b.json(t, http.MethodPost, "/coaching", w.tok["sup"], map[string]any{"agent_id": "bob", "campaign_id": hiddenCampaign,
+		"title": "Greeting", "focus": "Greet first.", "criteria": []string{"greeting"}, "due_at": time.Now().Add(time.Hour).Format(time.RFC3339),
+		"links": []map[string]any{{"task_uuid": w.hidden, "quote": "Agente: buenos días"}}})
+	require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	w.coaching = details(r)["id"].(string)
 	return w
 }
 
@@ -212,6 +222,8 @@ func (w *visibilityWorld) fillFor(t *testing.T, v *viewerSecrets, path string) [
 		id = w.dispute
 	case strings.HasPrefix(path, "/calibration-sessions/"):
 		id = w.session
+	case strings.HasPrefix(path, "/coaching/"):
+		id = w.coaching
 	case strings.HasPrefix(path, "/campaigns/"):
 		id = w.blindCampaign
 		if v.name == "bob" {

@@ -118,6 +118,7 @@ func Register(ws *river.Workers, d Deps) {
 		batch: cmp.Or(d.BulkResultsBatch, defaultBulkResultsBatch)})
 	river.AddWorker(ws, &ApplySamplingWorker{pool: d.Pool})
 	river.AddWorker(ws, &RemindCalibrationsWorker{pool: d.Pool})
+	river.AddWorker(ws, &RemindCoachingWorker{pool: d.Pool})
 	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, dashboardURL: d.DashboardURL})
 	forget := forgetter{pool: d.Pool, batch: cmp.Or(d.ForgetBatch, defaultForgetBatch)}
 	river.AddWorker(ws, &ApplyRetentionWorker{forgetter: forget})

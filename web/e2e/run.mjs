@@ -2179,6 +2179,69 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
   });
 });
 
+test('coaching: a supervisor opens coaching from a failed criterion, the agent acknowledges and comments, the report counts it; in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  const sup = await devToken(base, 'cora', ['supervisor']);
+  const quality = await devToken(base, 'quin', ['quality']);
+  await api(base, await devToken(base, 'abel', ['operator']), 'GET', '/users/me');
+  await rulesCampaign(base, sup, 'e2e-coaching');
+  // No callback offered: that criterion fails.
+  const task = await uploadAudited(base, quality, 'e2e-coaching-1.json', chat('Abel'), { campaign: 'e2e-coaching', operator: 'abel' });
+  await api(base, quality, 'POST', '/validate-audit', {
+    task_uuid: task,
+    notes: 'Validated for coaching.',
+    isCall: false,
+    accept_pending: true,
+  });
+
+  // The supervisor opens coaching from the failed criterion.
+  await page.goto(`${base}/app/tasks/${task}`);
+  await signIn(page, { username: 'cora', name: 'Cora Coach', roles: ['supervisor'] });
+  await page.getByRole('button', { name: 'Open coaching: Did the agent offer to call back?' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Open coaching for abel' });
+  await visible(dialog);
+  await dialog.getByLabel('What to work on').fill('Offer a call back before closing when the problem stays open.');
+  await shot(page, 'coaching-open');
+  await dialog.getByRole('button', { name: 'Open coaching' }).click();
+  await visible(page.getByRole('heading', { name: 'Did the agent offer to call back?' }));
+  await visible(page.getByTestId('coaching-status').getByText('Open'));
+  await visible(page.getByRole('link', { name: 'e2e-coaching-1.json' }));
+  await shot(page, 'coaching-item');
+
+  // The agent, in Spanish, finds it in her list, acknowledges it and comments.
+  await inSpanish(browser, `${base}/app/coaching`, { username: 'abel', roles: ['operator'] }, async (p) => {
+    await visible(p.getByRole('heading', { name: 'Tu coaching' }));
+    await p.getByRole('link', { name: 'Did the agent offer to call back?' }).click();
+    await p.getByRole('button', { name: 'Confirmar lectura' }).click();
+    await visible(p.getByTestId('coaching-status').getByText('Leído'));
+    await p.getByLabel('Tu comentario').fill('Lo practico esta semana.');
+    await p.getByRole('button', { name: 'Comentar' }).click();
+    await visible(p.getByText('Lo practico esta semana.'));
+    check((await p.getByRole('button', { name: 'Dar por completado' }).count()) === 0, 'an agent is offered to close');
+    await shot(p, 'coaching-agent-es');
+  });
+
+  // The supervisor's page follows live; the report counts it per team, with the criterion's score before.
+  await visible(page.getByText('Lo practico esta semana.'));
+  await visible(page.getByTestId('coaching-status').getByText('Acknowledged'));
+  await page.goto(`${base}/app/reports?campaign=e2e-coaching`);
+  const card = page.getByTestId('coaching-report');
+  await visible(card.getByRole('heading', { name: 'Coaching' }));
+  await visible(card.getByTestId('coaching-teams').locator('tr', { hasText: 'e2e-coaching' }));
+  await visible(card.getByTestId('coaching-criteria').getByText('0 % (1 audits)'));
+  await card.scrollIntoViewIfNeeded();
+  await shot(page, 'coaching-report');
+  await inSpanish(browser, `${base}/app/reports?campaign=e2e-coaching`, { username: 'cora', roles: ['supervisor'] }, async (p) => {
+    const es = p.getByTestId('coaching-report');
+    await visible(es.getByTestId('coaching-criteria').getByText('0 % (1 auditorías)'));
+    await es.scrollIntoViewIfNeeded();
+    await shot(p, 'coaching-report-es');
+  });
+});
+
 test('privacy: retention set, a legal hold placed on the task, the access record filtered and exported, an erasure recorded; in English and Spanish', async ({
   page,
   browser,

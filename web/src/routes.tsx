@@ -3,6 +3,7 @@
 // under /app so that they never collide with the API's.
 import type { JSX } from 'preact';
 import { CampaignsPage } from './admin/CampaignsPage';
+import { CoachingItemPage, CoachingListPage } from './coaching/CoachingPages';
 import { CalibrationListPage, CalibrationNewPage, CalibrationSessionPage } from './calibration/CalibrationPages';
 import { JobsPage } from './admin/JobsPage';
 import { PrivacyPage } from './admin/PrivacyPage';
@@ -39,6 +40,8 @@ export const routes: Route[] = [
   { pattern: '/app/profile', title: 'nav.profile', minRole: 'none', nav: 'main', render: () => <ProfilePage /> },
   { pattern: '/app/notifications', title: 'nav.notifications', minRole: 'none', nav: 'main', render: () => <NotificationsPage /> },
   { pattern: '/app/disputes', title: 'nav.disputes', minRole: 'operator', nav: 'main', render: () => <DisputesPage /> },
+  { pattern: '/app/coaching', title: 'nav.coaching', minRole: 'operator', nav: 'main', render: () => <CoachingListPage /> },
+  { pattern: '/app/coaching/:id', title: 'nav.coaching', minRole: 'operator', render: (p) => <CoachingItemPage id={p.id} /> },
   { pattern: '/app/calibration', title: 'nav.calibration', minRole: 'quality', nav: 'main', render: () => <CalibrationListPage /> },
   { pattern: '/app/calibration/new', title: 'nav.calibration', minRole: 'supervisor', render: () => <CalibrationNewPage /> },
   { pattern: '/app/calibration/:id', title: 'nav.calibration', minRole: 'quality', render: (p) => <CalibrationSessionPage id={p.id} /> },

@@ -152,6 +152,18 @@ export type AnalystProgress = Schemas['AnalystProgress'];
 export type Dispute = Schemas['Dispute'];
 export type DisputeItem = Schemas['DisputeItem'];
 
+/** Coaching is a coaching item (GET /coaching). */
+export type Coaching = Schemas['Coaching'];
+
+/** CoachingView is GET /coaching/{id}: an item with its comments. */
+export type CoachingView = Schemas['CoachingView'];
+
+/** CoachingList is GET /coaching. */
+export type CoachingList = Omit<Schemas['CoachingList'], 'items'> & { items: Coaching[] | null };
+
+/** CoachingReport is GET /stats/coaching. */
+export type CoachingReport = Schemas['CoachingReport'];
+
 /** DisputeList is GET /disputes. */
 export type DisputeList = Omit<Schemas['DisputeList'], 'items'> & { items: Dispute[] | null };
 

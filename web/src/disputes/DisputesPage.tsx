@@ -4,6 +4,7 @@ import { Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type Dispute, type DisputeList } from '../types';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
+import { CoachDialog, type CoachingSeed } from '../coaching/CoachDialog';
 import { ResolveDialog } from './ResolveDialog';
 import { statusKey } from './status';
 
@@ -19,6 +20,7 @@ export function DisputesPage() {
   const app = useApp();
   const [status, setStatus] = useState<Status>('open');
   const [resolving, setResolving] = useState<Dispute | null>(null);
+  const [coaching, setCoaching] = useState<CoachingSeed | null>(null);
   const { data, error, reload } = useLoad((signal) => app.api.get<DisputeList>('/disputes', { status }, signal), [status]);
   const canResolve = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   useEffect(() => {
@@ -82,7 +84,23 @@ export function DisputesPage() {
                         >
                           {t('disputes.resolve')}
                         </button>
-                      )}
+                      )}{' '}
+                      <button
+                        type="button"
+                        class="button button-small"
+                        aria-label={`${t('coaching.open')}: ${d.file_name}`}
+                        onClick={() =>
+                          setCoaching({
+                            agentId: d.agent_id,
+                            campaign: d.campaign,
+                            criteria: (d.items ?? []).map((i) => ({ id: i.criterion_id, question: i.question })),
+                            links: [{ taskUuid: d.task_uuid, fileName: d.file_name, quote: '' }],
+                            disputeId: d.id,
+                          })
+                        }
+                      >
+                        {t('coaching.open')}
+                      </button>
                     </td>
                   )}
                 </tr>
@@ -91,6 +109,7 @@ export function DisputesPage() {
           </table>
         </div>
       )}
+      {coaching && <CoachDialog seed={coaching} onClose={() => setCoaching(null)} />}
       {resolving && (
         <ResolveDialog
           dispute={resolving}

@@ -1,11 +1,12 @@
 import type { ChartConfiguration } from 'chart.js';
 import { channelFigures } from '../dashboard/ChannelsCard';
 import { ChartCard, FiguresTable, useChart, type Cell } from '../dashboard/ChartCard';
+import { CoachingReportCard } from '../coaching/CoachingReportCard';
 import { PeriodForm } from '../dashboard/PeriodForm';
 import { formatNumber, locale, t, type MessageKey } from '../i18n';
 import { Link, location } from '../router';
 import { useApp } from '../state';
-import { atLeast, type AnalystsReport, type AnalystWork, type Trends } from '../types';
+import { atLeast, type AnalystsReport, type AnalystWork, type CoachingReport, type Trends } from '../types';
 import { ErrorMessage, Loading, PageHeader, showFilters, SortHeader, useLoad } from '../ui';
 import { duration, reportFiltersOf, reportQueryOf, signed, tasksLink, weekLabel, type ReportFilters } from './state';
 
@@ -43,9 +44,15 @@ export function ReportsPage() {
     (signal) => (analystsShown ? app.api.get<AnalystsReport>('/stats/analysts', period, signal) : Promise.resolve(null)),
     [key, analystsShown],
   );
+  const coachingShown = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
+  const coaching = useLoad(
+    (signal) => (coachingShown ? app.api.get<CoachingReport>('/stats/coaching', period, signal) : Promise.resolve(null)),
+    [key, coachingShown],
+  );
   const reload = () => {
     trends.reload();
     analysts.reload();
+    coaching.reload();
   };
 
   return (
@@ -83,6 +90,19 @@ export function ReportsPage() {
           <Analysts report={analysts.data} />
         ) : (
           trends.data !== null && <Loading />
+        ))}
+      {coachingShown &&
+        (coaching.error !== null ? (
+          <ErrorMessage error={coaching.error} onRetry={coaching.reload} />
+        ) : coaching.data ? (
+          <CoachingReportCard
+            report={coaching.data}
+            agent={applied.operator}
+            campaign={applied.campaign}
+            criteria={trends.data?.criteria.filter((c) => c.failed > 0) ?? []}
+          />
+        ) : (
+          <Loading />
         ))}
     </section>
   );

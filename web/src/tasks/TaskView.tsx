@@ -9,6 +9,7 @@ import { clock } from './state';
 import { PrivacyBlock } from './PrivacyBlock';
 import { ValidationBlock } from './ValidationBlock';
 import { FeedbackCard } from '../disputes/FeedbackCard';
+import { CoachDialog, type CoachingSeed } from '../coaching/CoachDialog';
 import { ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
@@ -350,6 +351,8 @@ function AuditEditor({
   // edit made meanwhile by someone else (shown live) is a 409 to resolve,
   // never silently overwritten.
   const [base, setBase] = useState<number | null>(null);
+  const [coaching, setCoaching] = useState<CoachingSeed | null>(null);
+  const coach = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   const discard = () => {
     setDrafts({});
     setBase(null);
@@ -412,6 +415,17 @@ function AuditEditor({
       onChange={(patch) => set(it, patch)}
       onDecide={(complies) => void decide({ decisions: [{ criterion_id: it.criterion_id, complies }] })}
       onEvidence={onEvidence}
+      onCoach={
+        coach && task.operator_id
+          ? () =>
+              setCoaching({
+                agentId: task.operator_id!,
+                campaign: task.campaign,
+                criteria: [{ id: it.criterion_id, question: it.question }],
+                links: [{ taskUuid: task.uuid, fileName: task.file_name, quote: it.evidence ?? '' }],
+              })
+          : undefined
+      }
     />
   );
   const subtotals = new Map((audit.categories ?? []).map((c) => [c.category, c]));
@@ -460,98 +474,105 @@ function AuditEditor({
   };
 
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault();
-        void save();
-      }}
-      aria-describedby="audit-summary"
-    >
-      <p id="audit-summary" class="muted small">
-        {t('audit.summary', {
-          revision: audit.revision,
-          version: audit.scorecard_version,
-          passing: audit.passing_score,
-          who: audit.updated_by_name || (audit.engine ? engineName(audit.engine) : t(`source.${audit.source}`)),
-        })}
-      </p>
-      <p class="muted small" data-testid="audit-rules">
-        {t('audit.total', { earned: formatNumber(audit.earned), possible: formatNumber(audit.possible), score: formatScore(audit.score) })}{' '}
-        {t('audit.rules', { passing: audit.passing_score })}
-      </p>
-      {pending.length > 0 && (
-        <p class="alert alert-info" data-testid="provisional">
-          {t('pending.provisional', {
-            min: formatScore(audit.score_min ?? 0),
-            max: formatScore(audit.score_max ?? 0),
-            score: formatScore(audit.score),
-            questions: pending.map((it) => `“${it.question}”`).join(', '),
+    <>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void save();
+        }}
+        aria-describedby="audit-summary"
+      >
+        <p id="audit-summary" class="muted small">
+          {t('audit.summary', {
+            revision: audit.revision,
+            version: audit.scorecard_version,
+            passing: audit.passing_score,
+            who: audit.updated_by_name || (audit.engine ? engineName(audit.engine) : t(`source.${audit.source}`)),
           })}
         </p>
-      )}
-      {toReview.length > 0 && (
-        <fieldset class="criteria criteria-review">
-          <legend>
-            {t('review.group', { count: toReview.length })}
-            {canEdit && pending.length > 1 && (
-              <>
-                {' '}
-                <button
-                  type="button"
-                  class="button button-small"
-                  disabled={busy}
-                  data-testid="confirm-all"
-                  onClick={() => void decide({ all: true })}
-                >
-                  {t('pending.confirmAll', { count: pending.length })}
-                </button>
-              </>
-            )}
-          </legend>
-          {toReview.map(criterion)}
-        </fieldset>
-      )}
-      {categories.map((cat) => {
-        const sub = subtotals.get(cat);
-        return (
-          <fieldset key={cat} class="criteria">
-            <legend>
-              {categoryName(cat)}
-              {sub && (
-                <span class="muted small" data-testid="subtotal">
-                  {' · '}
-                  {t('audit.subtotal', { earned: formatNumber(sub.earned), possible: formatNumber(sub.possible) })}
-                </span>
-              )}
-            </legend>
-            {others.filter((it) => it.category === cat).map(criterion)}
-          </fieldset>
-        );
-      })}
-      {canEdit && (
-        <div class="form-actions">
-          <button type="submit" class="button button-primary" disabled={busy || changed.length === 0}>
-            {busy ? t('audit.saving') : t('audit.save', { count: changed.length })}
-          </button>
-          <button type="button" class="button button-quiet" disabled={busy || changed.length === 0} onClick={discard}>
-            {t('audit.discard')}
-          </button>
-        </div>
-      )}
-      <div aria-live="polite">
-        {outcome && (
-          <p class={outcome.kind === 'ok' ? 'alert alert-success' : 'alert alert-info'} role="status">
-            {outcome.text}
+        <p class="muted small" data-testid="audit-rules">
+          {t('audit.total', {
+            earned: formatNumber(audit.earned),
+            possible: formatNumber(audit.possible),
+            score: formatScore(audit.score),
+          })}{' '}
+          {t('audit.rules', { passing: audit.passing_score })}
+        </p>
+        {pending.length > 0 && (
+          <p class="alert alert-info" data-testid="provisional">
+            {t('pending.provisional', {
+              min: formatScore(audit.score_min ?? 0),
+              max: formatScore(audit.score_max ?? 0),
+              score: formatScore(audit.score),
+              questions: pending.map((it) => `“${it.question}”`).join(', '),
+            })}
           </p>
         )}
-      </div>
-      {error !== null && (
-        <ErrorMessage
-          error={error}
-          onRetry={error instanceof ApiError && error.status === 409 ? () => void save(audit.revision) : undefined}
-        />
-      )}
-    </form>
+        {toReview.length > 0 && (
+          <fieldset class="criteria criteria-review">
+            <legend>
+              {t('review.group', { count: toReview.length })}
+              {canEdit && pending.length > 1 && (
+                <>
+                  {' '}
+                  <button
+                    type="button"
+                    class="button button-small"
+                    disabled={busy}
+                    data-testid="confirm-all"
+                    onClick={() => void decide({ all: true })}
+                  >
+                    {t('pending.confirmAll', { count: pending.length })}
+                  </button>
+                </>
+              )}
+            </legend>
+            {toReview.map(criterion)}
+          </fieldset>
+        )}
+        {categories.map((cat) => {
+          const sub = subtotals.get(cat);
+          return (
+            <fieldset key={cat} class="criteria">
+              <legend>
+                {categoryName(cat)}
+                {sub && (
+                  <span class="muted small" data-testid="subtotal">
+                    {' · '}
+                    {t('audit.subtotal', { earned: formatNumber(sub.earned), possible: formatNumber(sub.possible) })}
+                  </span>
+                )}
+              </legend>
+              {others.filter((it) => it.category === cat).map(criterion)}
+            </fieldset>
+          );
+        })}
+        {canEdit && (
+          <div class="form-actions">
+            <button type="submit" class="button button-primary" disabled={busy || changed.length === 0}>
+              {busy ? t('audit.saving') : t('audit.save', { count: changed.length })}
+            </button>
+            <button type="button" class="button button-quiet" disabled={busy || changed.length === 0} onClick={discard}>
+              {t('audit.discard')}
+            </button>
+          </div>
+        )}
+        <div aria-live="polite">
+          {outcome && (
+            <p class={outcome.kind === 'ok' ? 'alert alert-success' : 'alert alert-info'} role="status">
+              {outcome.text}
+            </p>
+          )}
+        </div>
+        {error !== null && (
+          <ErrorMessage
+            error={error}
+            onRetry={error instanceof ApiError && error.status === 409 ? () => void save(audit.revision) : undefined}
+          />
+        )}
+      </form>
+      {coaching && <CoachDialog seed={coaching} onClose={() => setCoaching(null)} />}
+    </>
   );
 }
 
@@ -573,6 +594,7 @@ function Criterion({
   onChange,
   onDecide,
   onEvidence,
+  onCoach,
 }: {
   item: AuditItem;
   draft?: Drafts[string];
@@ -583,6 +605,8 @@ function Criterion({
   onChange: (patch: Partial<Drafts[string]>) => void;
   onDecide: (complies?: boolean) => void;
   onEvidence: (turn: number) => void;
+  /** onCoach opens coaching for the agent on this criterion, when it failed and the user coaches. */
+  onCoach?: () => void;
 }) {
   const d = draft ?? { verdict: verdictOf(it), explanation: it.explanation };
   const id = `crit-${it.criterion_id}`;
@@ -615,6 +639,13 @@ function Criterion({
         onInput={(e) => onChange({ explanation: e.currentTarget.value })}
       />
       {it.evidence && <Evidence text={it.evidence} turns={it.evidence_turns ?? []} onEvidence={onEvidence} />}
+      {onCoach && !it.complies && (
+        <p class="form-actions">
+          <button type="button" class="button button-small" aria-label={`${t('coaching.open')}: ${it.question}`} onClick={onCoach}>
+            {t('coaching.open')}
+          </button>
+        </p>
+      )}
       {it.basis && (
         <p class="small muted" data-testid="assessment">
           {t('review.automatic', { basis: t(`basis.${it.basis}`), confidence: percent(it.confidence ?? 0) })}
