@@ -205,10 +205,11 @@ func Apply(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, n db.NewValidat
 // tellAgent tells the agent of validated task, in tx, that its evaluation
 // (result) was validated, in a notification of kind db.NotificationEvaluation
 // from which they acknowledge or dispute it: when the validation's e-mail
-// goes to them too (Addressees.ToAgent: their address is in sentTo), and
-// never about an audit hidden from them (Reader).
+// goes to them too (Addressees.ToAgent: their address is in sentTo). A
+// validated audit is never hidden from its agent (Reader); should a later
+// rule hide it, the notification is hidden with it (db.NotificationList).
 func tellAgent(ctx context.Context, tx pgx.Tx, task db.Task, result scoring.Result, sentTo []string) error {
-	if task.OperatorID == "" || Reader(task).AuditHidden(task.Row()) {
+	if task.OperatorID == "" {
 		return nil
 	}
 	agent, err := db.UserGet(ctx, tx, task.OperatorID)
