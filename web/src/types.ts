@@ -149,6 +149,9 @@ export type AnalystProgress = Schemas['AnalystProgress'];
 export type Dispute = Schemas['Dispute'];
 export type DisputeItem = Schemas['DisputeItem'];
 
+/** MyEvaluations is GET /users/me/evaluations: the caller's validated evaluations. */
+export type MyEvaluations = Schemas['MyEvaluations'];
+
 /** DisputeList is GET /disputes. */
 export type DisputeList = Omit<Schemas['DisputeList'], 'items'> & { items: Dispute[] | null };
 
