@@ -105,7 +105,7 @@ function Evaluations({ page }: { page: MyEvaluations }) {
       {items.length === 0 ? (
         <p class="muted">{t('mine.empty')}</p>
       ) : (
-        <div class="table-scroll">
+        <div class="table-scroll" tabIndex={0}>
           <table class="table" data-testid="my-evaluations">
             <thead>
               <tr>
