@@ -3,6 +3,7 @@
 package api
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"time"
@@ -74,6 +75,9 @@ type Options struct {
 	// UploadURLAllowPrivate lets an upload by URL fetch from loopback and
 	// private addresses (UPLOAD_URL_ALLOW_PRIVATE).
 	UploadURLAllowPrivate bool
+	// DefaultTimeZone is the zone of a user who has none
+	// (DEFAULT_TIME_ZONE). Defaults to UTC.
+	DefaultTimeZone *time.Location
 }
 
 // Server is the HTTP API.
@@ -148,7 +152,7 @@ func New(opts Options) *Server {
 	opts.Client.RiverUI = opts.RiverUI != nil
 	(&clientResource{config: opts.Client}).register(hapi)
 	(&healthResource{pool: opts.Pool}).register(hapi)
-	(&usersResource{pool: opts.Pool}).register(hapi)
+	(&usersResource{pool: opts.Pool, zone: cmp.Or(opts.DefaultTimeZone, time.UTC)}).register(hapi)
 	(&usersAdminResource{pool: opts.Pool, river: opts.River, directory: opts.Directory}).register(hapi)
 	(&notificationsResource{pool: opts.Pool}).register(hapi)
 	(&viewsResource{pool: opts.Pool}).register(hapi)

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/auditd/auditd/db"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/role"
 )
 
@@ -144,6 +145,7 @@ func (a *Authenticator) authenticate(ctx context.Context, r *http.Request, query
 		Name:     printable(strings.Join(strings.FieldsFunc(claimString(claims, "name"), unicode.IsControl), " "), maxClaimName),
 		Roles:    boundRoles(claimStrings(claims, a.cfg.RolesClaim)),
 		Locale:   claimLocale(claims),
+		TimeZone: claimZone(claims),
 		IssuedAt: tok.IssuedAt,
 	}
 	// What identifies the user must be plain text of a bounded length; what
@@ -301,6 +303,16 @@ func isPublic(op *huma.Operation) bool {
 		}
 	}
 	return true
+}
+
+// claimZone is the token's OIDC zoneinfo claim, an IANA time zone; ""
+// when absent or not a zone.
+func claimZone(claims map[string]any) string {
+	name := claimString(claims, "zoneinfo")
+	if _, err := l10n.Zone(name); err != nil {
+		return ""
+	}
+	return name
 }
 
 // claimLocale is the token's OIDC locale claim, a BCP 47 tag ("es-ES";

@@ -69,7 +69,10 @@ type DevClaims struct {
 	Roles    []string
 	// Locale is the token's locale claim; none when "".
 	Locale string
-	TTL    time.Duration
+	// ZoneInfo is the token's zoneinfo claim (an IANA time zone); none
+	// when "".
+	ZoneInfo string
+	TTL      time.Duration
 }
 
 // Mint signs an access token for c, valid for c.TTL from now. It returns an
@@ -102,6 +105,9 @@ func (d *DevIssuer) Mint(c DevClaims) (string, error) {
 	}
 	if c.Locale != "" {
 		claims["locale"] = c.Locale
+	}
+	if c.ZoneInfo != "" {
+		claims["zoneinfo"] = c.ZoneInfo
 	}
 	payload, err := json.Marshal(claims)
 	if err != nil {

@@ -83,6 +83,7 @@ func (r *disputesResource) register(api huma.API) {
 		"already is 409 CONFLICT: of two resolutions at once, one wins. The agent and the validator are notified."
 	op.Tags = tag
 	huma.Register(api, op, r.resolve)
+	r.registerEvaluations(api)
 }
 
 // noItems is the VALIDATION_ERROR of a body without items (null or []).

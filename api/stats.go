@@ -11,6 +11,7 @@ import (
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/errcode"
+	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/role"
 )
 
@@ -196,8 +197,7 @@ func (in *ReportInput) period(s *statsResource) (from, to time.Time, loc *time.L
 // start gives for to.
 func (s *statsResource) period(fromText, toText, tz string, start func(to time.Time, loc *time.Location) time.Time) (
 	from, to time.Time, loc *time.Location, err error) {
-	// "Local" is the server's zone to Go, and no zone to Postgres.
-	if loc, err = time.LoadLocation(tz); err != nil || tz == "Local" {
+	if loc, err = l10n.Zone(tz); err != nil {
 		return from, to, nil, invalidQuery("tz", "must be an IANA time zone such as UTC or Europe/Madrid", tz)
 	}
 	if to, err = parseTimeIn("to", toText, loc); err != nil {

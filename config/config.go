@@ -251,6 +251,10 @@ type Config struct {
 	MailDir string
 	// MailTimeout bounds one delivery attempt (MAIL_TIMEOUT). Defaults to 30s.
 	MailTimeout time.Duration
+	// DefaultTimeZone is the zone of the times written to a user who has
+	// none (DEFAULT_TIME_ZONE, an IANA name: the token's zoneinfo claim or
+	// the user's choice comes first). Defaults to UTC.
+	DefaultTimeZone *time.Location
 	// ValidationTo receive every validation e-mail (VALIDATION_TO, a comma
 	// list of addresses), beside the agent and the campaign's supervisors.
 	ValidationTo []string
@@ -327,6 +331,7 @@ func FromEnv(getenv func(string) string) (Config, error) {
 		MailFrom:                     e.str("MAIL_FROM", ""),
 		MailDir:                      e.str("MAIL_DIR", "./data/outbox"),
 		MailTimeout:                  e.duration("MAIL_TIMEOUT", 30*time.Second),
+		DefaultTimeZone:              e.zone("DEFAULT_TIME_ZONE"),
 		ValidationTo:                 e.addresses("VALIDATION_TO"),
 		ValidationBcc:                e.addresses("VALIDATION_BCC"),
 		ValidationMaxAttachments:     e.integer("VALIDATION_MAX_ATTACHMENTS", 10),
@@ -647,6 +652,17 @@ func parse[T any](e *env, name string, def T, want string, conv func(string) (T,
 		e.fail(name, v, want)
 	}
 	return x
+}
+
+// zone reads an IANA time zone name; UTC when unset. "Local" (the
+// server's zone to Go, none to Postgres) is refused.
+func (e *env) zone(name string) *time.Location {
+	return parse(e, name, time.UTC, "an IANA time zone such as UTC or Europe/Madrid", func(v string) (*time.Location, error) {
+		if v == "Local" {
+			return nil, errors.New("not a zone")
+		}
+		return time.LoadLocation(v)
+	})
 }
 
 func (e *env) boolean(name string, def bool) bool {

@@ -20,14 +20,22 @@ type Notification struct {
 	// UserID is the owner; "" for a global one.
 	UserID string
 	// Text is as written for the owner, in their language.
-	Text      string
-	Variant   string
+	Text    string
+	Variant string
+	// Kind is what the notification is about, for the clients that offer
+	// its actions: NotificationEvaluation, or "".
+	Kind      string
 	Link      string
 	TaskUUID  *string
 	CreatedBy string
 	CreatedAt time.Time
 	ReadAt    *time.Time
 }
+
+// NotificationEvaluation is the Kind of the notification that tells an
+// agent their task's evaluation was validated: they may acknowledge or
+// dispute it (its TaskUUID).
+const NotificationEvaluation = "evaluation"
 
 // IsGlobal reports whether n is for everyone.
 func (n Notification) IsGlobal() bool { return n.UserID == "" }
@@ -45,8 +53,10 @@ type NotificationNew struct {
 	// UserID is the owner; "" makes it global.
 	UserID string
 	// Text is written in the owner's language (English for a global one).
-	Text      l10n.Text
-	Variant   string
+	Text    l10n.Text
+	Variant string
+	// Kind is NotificationEvaluation or "".
+	Kind      string
 	Link      string
 	TaskUUID  *string
 	CreatedBy string
@@ -68,6 +78,7 @@ type NotificationView struct {
 	IsGlobal  bool       `json:"is_global"`
 	Text      string     `json:"text,omitempty"`
 	Variant   string     `json:"variant,omitempty" enum:"success,info,warning,error"`
+	Kind      string     `json:"kind,omitempty" enum:"evaluation" doc:"What the notification is about, when a client may offer actions on it: evaluation tells an agent their task's evaluation (task_uuid) was validated, which they may acknowledge or dispute"`
 	Link      string     `json:"link,omitempty" doc:"Where a client can open what the notification is about"`
 	TaskUUID  *string    `json:"task_uuid,omitempty" format:"uuid"`
 	Read      bool       `json:"read" doc:"Whether the viewing user has read it"`
@@ -77,7 +88,7 @@ type NotificationView struct {
 
 // View returns n as the API and its events show it.
 func (n Notification) View() NotificationView {
-	e := NotificationView{ID: n.ID, IsGlobal: n.IsGlobal(), Text: n.Text, Variant: n.Variant, Link: n.Link,
+	e := NotificationView{ID: n.ID, IsGlobal: n.IsGlobal(), Text: n.Text, Variant: n.Variant, Kind: n.Kind, Link: n.Link,
 		TaskUUID: n.TaskUUID, Read: n.ReadAt != nil, ReadAt: n.ReadAt, CreatedAt: n.CreatedAt}
 	if !n.IsGlobal() {
 		e.UserID = &n.UserID
@@ -86,7 +97,7 @@ func (n Notification) View() NotificationView {
 }
 
 // notificationColumns reads a notification as the user $1 sees it.
-const notificationColumns = `n.id, COALESCE(n.user_id, ''), n.text, n.variant, COALESCE(n.link, ''), n.task_uuid,
+const notificationColumns = `n.id, COALESCE(n.user_id, ''), n.text, n.variant, COALESCE(n.kind, ''), COALESCE(n.link, ''), n.task_uuid,
 	COALESCE(n.created_by, ''), n.created_at, r.read_at`
 
 const notificationFrom = ` FROM notifications n
@@ -94,7 +105,7 @@ const notificationFrom = ` FROM notifications n
 
 func scanNotification(row pgx.Row) (Notification, error) {
 	var n Notification
-	err := row.Scan(&n.ID, &n.UserID, &n.Text, &n.Variant, &n.Link, &n.TaskUUID, &n.CreatedBy, &n.CreatedAt, &n.ReadAt)
+	err := row.Scan(&n.ID, &n.UserID, &n.Text, &n.Variant, &n.Kind, &n.Link, &n.TaskUUID, &n.CreatedBy, &n.CreatedAt, &n.ReadAt)
 	return n, err
 }
 
@@ -108,9 +119,12 @@ func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Noti
 	if n.UserID != "" {
 		uid = &n.UserID
 	}
-	var link, createdBy *string
+	var link, createdBy, kind *string
 	if n.Link != "" {
 		link = &n.Link
+	}
+	if n.Kind != "" {
+		kind = &n.Kind
 	}
 	if n.CreatedBy != "" {
 		createdBy = &n.CreatedBy
@@ -119,13 +133,13 @@ func NotificationCreate(ctx context.Context, tx pgx.Tx, n NotificationNew) (Noti
 	// statement (users' locales are stored as canonical BCP 47 tags), in
 	// English for a global notification or a language without a catalog.
 	created, err := scanNotification(tx.QueryRow(ctx, `
-		INSERT INTO notifications AS n (user_id, text, variant, link, task_uuid, created_by)
+		INSERT INTO notifications AS n (user_id, text, variant, link, task_uuid, created_by, kind)
 		SELECT $1, COALESCE($2::jsonb ->> (SELECT split_part(u.locale, '-', 1) FROM users u WHERE u.id = $1),
-			$2::jsonb ->> 'en'), $3, $4, $5, $6
+			$2::jsonb ->> 'en'), $3, $4, $5, $6, $7
 		WHERE NOT `+userInactive("$1::text")+`
-		RETURNING n.id, COALESCE(n.user_id, ''), n.text, n.variant, COALESCE(n.link, ''), n.task_uuid,
+		RETURNING n.id, COALESCE(n.user_id, ''), n.text, n.variant, COALESCE(n.kind, ''), COALESCE(n.link, ''), n.task_uuid,
 			COALESCE(n.created_by, ''), n.created_at, NULL::timestamptz`,
-		uid, n.Text.Translations(), n.Variant, link, n.TaskUUID, createdBy))
+		uid, n.Text.Translations(), n.Variant, link, n.TaskUUID, createdBy, kind))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Notification{}, nil
 	}

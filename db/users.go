@@ -31,6 +31,11 @@ type User struct {
 	// user's choice in the dashboard.
 	Locale       string
 	LocaleChosen bool
+	// TimeZone is the IANA time zone the server writes the user's times
+	// in, "" for the configured default: the token's zoneinfo claim unless
+	// TimeZoneChosen, the user's choice in the dashboard.
+	TimeZone       string
+	TimeZoneChosen bool
 	// RolesAt is when Roles were stated: the issue time of the token they
 	// came from, or the directory sync that listed them; nil before either.
 	RolesAt *time.Time
@@ -50,6 +55,9 @@ type UserProfile struct {
 	// Locale is the token's locale claim; "" when it has none, which
 	// keeps the one known.
 	Locale string
+	// TimeZone is the token's zoneinfo claim, an IANA time zone; "" when
+	// it has none (or not one), which keeps the one known.
+	TimeZone string
 	// IssuedAt is the token's issue time (iat): its roles replace the
 	// stored ones only if no later token or sync stated them. Zero counts
 	// as the time of the request.
@@ -59,11 +67,11 @@ type UserProfile struct {
 // lastSeenResolution bounds how often a user's last_seen_at is written.
 const lastSeenResolution = 5 * time.Minute
 
-const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at, synced_at, locale, locale_chosen, roles_at, deactivated_at, deactivated_by`
+const userColumns = `id, username, email, name, roles, active, created_at, updated_at, last_seen_at, synced_at, locale, locale_chosen, time_zone, time_zone_chosen, roles_at, deactivated_at, deactivated_by`
 
 func scanUser(row interface{ Scan(...any) error }) (User, error) {
 	var u User
-	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt, &u.Locale, &u.LocaleChosen, &u.RolesAt, &u.DeactivatedAt, &u.DeactivatedBy)
+	err := row.Scan(&u.ID, &u.Username, &u.Email, &u.Name, &u.Roles, &u.Active, &u.CreatedAt, &u.UpdatedAt, &u.LastSeenAt, &u.SyncedAt, &u.Locale, &u.LocaleChosen, &u.TimeZone, &u.TimeZoneChosen, &u.RolesAt, &u.DeactivatedAt, &u.DeactivatedBy)
 	return u, err
 }
 
@@ -96,11 +104,12 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 		return u, nil
 	}
 	seen, err := scanUser(q.QueryRow(ctx, `
-		INSERT INTO users AS u (id, username, email, name, roles, last_seen_at, locale, roles_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		INSERT INTO users AS u (id, username, email, name, roles, last_seen_at, locale, roles_at, time_zone)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		ON CONFLICT (id) DO UPDATE SET
 			username = excluded.username,
 			locale = CASE WHEN u.locale_chosen OR excluded.locale = '' THEN u.locale ELSE excluded.locale END,
+			time_zone = CASE WHEN u.time_zone_chosen OR excluded.time_zone = '' THEN u.time_zone ELSE excluded.time_zone END,
 			email = COALESCE(NULLIF(excluded.email, ''), u.email),
 			name = COALESCE(NULLIF(excluded.name, ''), u.name),
 			roles = CASE WHEN `+newerRoles+` THEN excluded.roles ELSE u.roles END,
@@ -112,7 +121,7 @@ func UserSeen(ctx context.Context, q DBTX, p UserProfile, now time.Time) (User, 
 			last_seen_at = $6
 		WHERE u.active
 		RETURNING `+userColumns,
-		p.ID, p.Username, p.Email, p.Name, nonNil(p.Roles), now, p.Locale, p.IssuedAt))
+		p.ID, p.Username, p.Email, p.Name, nonNil(p.Roles), now, p.Locale, p.IssuedAt, p.TimeZone))
 	if errors.Is(err, pgx.ErrNoRows) {
 		// Deactivated since it was read: left as it is.
 		return UserGet(ctx, q, p.ID)
@@ -130,6 +139,7 @@ func (u User) matches(p UserProfile) bool {
 		(p.Email == "" || u.Email == p.Email) &&
 		(p.Name == "" || u.Name == p.Name) &&
 		(p.Locale == "" || u.LocaleChosen || u.Locale == p.Locale) &&
+		(p.TimeZone == "" || u.TimeZoneChosen || u.TimeZone == p.TimeZone) &&
 		(slices.Equal(u.Roles, p.Roles) || u.RolesAt != nil && p.IssuedAt.Before(*u.RolesAt))
 }
 
@@ -356,13 +366,28 @@ func UserResolve(ctx context.Context, q DBTX, ref string) (string, error) {
 	return ref, nil
 }
 
-// UserSetLocale records locale as the language user id chose for what the
-// server writes them; tokens' locale claims no longer change it. It
-// returns the user, or a NotFound error.
-func UserSetLocale(ctx context.Context, q DBTX, id, locale string) (User, error) {
+// UserChoice is what a user chose of how the server writes to them; an
+// empty field is left as it is.
+type UserChoice struct {
+	// Locale is a BCP 47 tag; tokens' locale claims no longer change it.
+	Locale string
+	// TimeZone is an IANA time zone (checked by the caller); tokens'
+	// zoneinfo claims no longer change it.
+	TimeZone string
+}
+
+// UserChoose records c as user id's choices. It returns the user, or a
+// NotFound error.
+func UserChoose(ctx context.Context, q DBTX, id string, c UserChoice) (User, error) {
 	u, err := scanUser(q.QueryRow(ctx, `
-		UPDATE users SET locale = $2, locale_chosen = true, updated_at = now() WHERE id = $1
-		RETURNING `+userColumns, id, locale))
+		UPDATE users SET
+			locale = CASE WHEN $2 = '' THEN locale ELSE $2 END,
+			locale_chosen = locale_chosen OR $2 <> '',
+			time_zone = CASE WHEN $3 = '' THEN time_zone ELSE $3 END,
+			time_zone_chosen = time_zone_chosen OR $3 <> '',
+			updated_at = now()
+		WHERE id = $1
+		RETURNING `+userColumns, id, c.Locale, c.TimeZone))
 	return u, one(err, "no user %q", id)
 }
 
@@ -413,4 +438,22 @@ func UsersWithAnyRole(ctx context.Context, q DBTX, roles []string) ([]User, erro
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (User, error) { return scanUser(row) })
+}
+
+// UsersByEmail returns the active users whose e-mail is one of emails
+// (ignoring case), keyed by the lowered address; of several sharing one,
+// the first by id.
+func UsersByEmail(ctx context.Context, q DBTX, emails []string) (map[string]User, error) {
+	rows, err := q.Query(ctx, `SELECT DISTINCT ON (lower(email)) `+userColumns+` FROM users
+		WHERE active AND email <> '' AND lower(email) = ANY(SELECT lower(e) FROM unnest($1::text[]) e)
+		ORDER BY lower(email), id`, nonNil(emails))
+	if err != nil {
+		return nil, err
+	}
+	users, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (User, error) { return scanUser(row) })
+	out := make(map[string]User, len(users))
+	for _, u := range users {
+		out[strings.ToLower(u.Email)] = u
+	}
+	return out, err
 }

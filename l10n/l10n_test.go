@@ -107,3 +107,19 @@ func constantString(e ast.Expr) (string, bool) {
 	}
 	return "", false
 }
+
+func TestCategoryAndZone(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "Opening", Category("OPENING", "en-GB"))
+	require.Equal(t, "Apertura", Category("OPENING", "es"))
+	require.Equal(t, "Cierre", Category("CLOSING", "es-MX"))
+	require.Equal(t, "Ventas cruzadas", Category("Ventas cruzadas", "en"), "a scorecard's own category is as written")
+
+	loc, err := Zone("Europe/Madrid")
+	require.NoError(t, err)
+	require.Equal(t, "Europe/Madrid", loc.String())
+	for _, bad := range []string{"", "Local", "Mars/Olympus", "../../etc/passwd", strings.Repeat("A", 65)} {
+		_, err := Zone(bad)
+		require.ErrorIs(t, err, ErrZone, bad)
+	}
+}

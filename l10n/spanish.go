@@ -13,6 +13,7 @@ var spanish = map[string]string{
 	"The audit of %s failed: %s.":                                                                                                  "La auditoría de %s ha fallado: %s.",
 	"Transcription of %s failed: %s.":                                                                                              "La transcripción de %s ha fallado: %s.",
 	"Transcription of %s failed after %d attempts: %s.":                                                                            "La transcripción de %s ha fallado tras %d intentos: %s.",
+	"Your evaluation of %s was validated: %s. Acknowledge it, or dispute it from the task.":                                        "Se ha validado la evaluación de %s: %s. Da tu conformidad o impúgnala desde la tarea.",
 	"You validated %s; its result is being e-mailed to %s.":                                                                        "Has validado %s; su resultado se está enviando por correo a %s.",
 	"The validation e-mail for %s could not be delivered after %d attempts (%s). The validation stays recorded.":                   "El correo de la validación de %s no se ha podido entregar tras %d intentos (%s). La validación queda registrada.",
 	"The validation e-mail for %s was refused (%s). It will not be retried; the validation stays recorded.":                        "El correo de la validación de %s se ha rechazado (%s). No se reintentará; la validación queda registrada.",

@@ -25,6 +25,7 @@ import (
 	"github.com/auditd/auditd/l10n"
 	"github.com/auditd/auditd/lifecycle"
 	"github.com/auditd/auditd/pipeline"
+	"github.com/auditd/auditd/revision"
 	"github.com/auditd/auditd/scoring"
 	"github.com/auditd/auditd/visibility"
 	"github.com/auditd/auditd/webhook"
@@ -191,7 +192,38 @@ func Apply(ctx context.Context, tx pgx.Tx, d Deps, task db.Task, n db.NewValidat
 	if err != nil {
 		return db.Validation{}, err
 	}
+	if err := tellAgent(ctx, tx, validated, audit.Result, n.SentTo); err != nil {
+		return db.Validation{}, err
+	}
 	return val, webhook.Queue(ctx, tx, d.River, webhook.ValidatedEvent(validated, audit.Result, val))
+}
+
+// tellAgent tells the agent of validated task, in tx, that its evaluation
+// (result) was validated, in a notification of kind db.NotificationEvaluation
+// from which they acknowledge or dispute it: when the validation's e-mail
+// goes to them too (Addressees.ToAgent: their address is in sentTo). A
+// validated audit is never hidden from its agent (Reader); should a later
+// rule hide it, the notification is hidden with it (db.NotificationList).
+func tellAgent(ctx context.Context, tx pgx.Tx, task db.Task, result scoring.Result, sentTo []string) error {
+	if task.OperatorID == "" {
+		return nil
+	}
+	agent, err := db.UserGet(ctx, tx, task.OperatorID)
+	if errcode.Is(err, errcode.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	addr, err := mail.ParseAddress(agent.Email)
+	if err != nil || !slices.ContainsFunc(sentTo, func(a string) bool { return strings.EqualFold(a, addr.Address) }) {
+		return nil
+	}
+	note := lifecycle.Notice(agent.ID, task, "info", l10n.T("Your evaluation of %s was validated: %s. Acknowledge it, or dispute it from the task.",
+		task.FileName, revision.Describe(result)))
+	note.Kind = db.NotificationEvaluation
+	_, err = db.NotificationCreate(ctx, tx, note)
+	return err
 }
 
 // ErrPending is the cause of Apply's Conflict error for an audit with

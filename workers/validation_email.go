@@ -12,6 +12,7 @@ import (
 	"net"
 	netmail "net/mail"
 	"net/url"
+	"slices"
 	"strings"
 	"text/template"
 	"time"
@@ -49,6 +50,8 @@ type SendValidationEmailWorker struct {
 	store        *storage.Store
 	mailer       *mail.Mailer
 	dashboardURL string
+	// zone is DEFAULT_TIME_ZONE, the zone of recipients without one.
+	zone *time.Location
 }
 
 // Timeout implements river.Worker: the attachments are read before the
@@ -77,8 +80,11 @@ func (w *SendValidationEmailWorker) Work(ctx context.Context, job *river.Job[job
 	if err != nil {
 		return err
 	}
-	msg, err := w.message(ctx, validation.Reader(task), v, task)
-	if err == nil {
+	msgs, err := w.messages(ctx, validation.Reader(task), v, task)
+	for _, msg := range msgs {
+		if err != nil {
+			break
+		}
 		err = w.mailer.Send(ctx, msg)
 	}
 	return w.record(ctx, job, task, w.messageID(task.UUID), err)
@@ -157,34 +163,98 @@ func (w *SendValidationEmailWorker) messageID(uuid string) string {
 	return "validation-" + uuid + "@" + host
 }
 
-// message builds the e-mail of validation v of task as reader sees the
-// audit (validation.Reader: its agent, who may be among its recipients).
-func (w *SendValidationEmailWorker) message(ctx context.Context, reader visibility.Viewer, v db.Validation, task db.Task) (mail.Message, error) {
+// messages builds the e-mails of validation v of task as reader sees the
+// audit (validation.Reader: its agent, who may be among its recipients):
+// one per edition (editions), the first with the validation's Message-ID.
+func (w *SendValidationEmailWorker) messages(ctx context.Context, reader visibility.Viewer, v db.Validation, task db.Task) ([]mail.Message, error) {
 	campaign, err := db.CampaignGet(ctx, w.pool, task.CampaignID)
 	if err != nil {
-		return mail.Message{}, err
+		return nil, err
 	}
 	operator, err := w.operator(ctx, task.OperatorID)
 	if err != nil {
-		return mail.Message{}, err
+		return nil, err
 	}
 	data := validationEmail{
 		IsCall: v.IsCall, FileName: task.FileName, Campaign: campaign.Name, Operator: operator,
 		Link:  strings.TrimRight(w.dashboardURL, "/") + lifecycle.Link(task.UUID),
-		Notes: v.Notes, Validator: v.ValidatorName, ValidatedAt: v.ValidatedAt,
+		Notes: v.Notes, Validator: v.ValidatorName,
 	}
 	if err := w.audit(ctx, reader, v, task, &data); err != nil {
-		return mail.Message{}, err
+		return nil, err
 	}
-	msg := mail.Message{ID: w.messageID(task.UUID), To: v.SentTo, Bcc: v.Bcc}
+	var attachments []mail.Attachment
 	for _, a := range v.Attachments {
 		data.Attachments = append(data.Attachments, emailAttachment{Name: a.Name, Size: humanize.IBytes(uint64(a.Size))})
 		key := a.BlobKey
-		msg.Attachments = append(msg.Attachments, mail.Attachment{Name: a.Name, ContentType: a.ContentType,
+		attachments = append(attachments, mail.Attachment{Name: a.Name, ContentType: a.ContentType,
 			Open: func(ctx context.Context) (io.ReadCloser, error) { return w.store.Open(ctx, key) }})
 	}
-	msg.Subject, msg.Text, msg.HTML, err = renderValidationEmail(campaign.Language, data)
-	return msg, err
+	eds, err := w.editions(ctx, v, campaign.Language)
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([]mail.Message, len(eds))
+	for i, ed := range eds {
+		id := task.UUID
+		if i > 0 {
+			id += "." + ed.key()
+		}
+		msgs[i] = mail.Message{ID: w.messageID(id), To: ed.to, Bcc: ed.bcc, Attachments: attachments}
+		data.ValidatedAt = v.ValidatedAt.In(ed.zone)
+		if msgs[i].Subject, msgs[i].Text, msgs[i].HTML, err = renderValidationEmail(ed.lang, data); err != nil {
+			return nil, err
+		}
+	}
+	return msgs, nil
+}
+
+// edition is the e-mail of a validation as some of its recipients read it:
+// in their language (es or en) and time zone.
+type edition struct {
+	lang    string
+	zone    *time.Location
+	to, bcc []string
+}
+
+// key tells an edition from the others of its validation, as a Message-ID
+// may write it: its language and zone (Europe/Madrid as Europe.Madrid).
+func (e edition) key() string {
+	return e.lang + "." + strings.ReplaceAll(e.zone.String(), "/", ".")
+}
+
+// editions splits v's recipients by how they read: an address of a user
+// in their language and time zone (their locale, else the campaign's
+// language; their zone, else w.zone), any other address in the campaign's
+// language and w.zone; in the order of their first recipient. The blind
+// copies go with the first edition, so nobody learns of them.
+func (w *SendValidationEmailWorker) editions(ctx context.Context, v db.Validation, campaignLanguage string) ([]edition, error) {
+	users, err := db.UsersByEmail(ctx, w.pool, v.SentTo)
+	if err != nil {
+		return nil, err
+	}
+	var eds []edition
+	for _, addr := range v.SentTo {
+		ed := edition{lang: emailLanguage(campaignLanguage), zone: w.zone}
+		if u, ok := users[strings.ToLower(addr)]; ok {
+			if u.Locale != "" {
+				ed.lang = emailLanguage(u.Locale)
+			}
+			if loc, err := l10n.Zone(u.TimeZone); err == nil {
+				ed.zone = loc
+			}
+		}
+		i := slices.IndexFunc(eds, func(e edition) bool { return e.lang == ed.lang && e.zone.String() == ed.zone.String() })
+		if i < 0 {
+			i, eds = len(eds), append(eds, ed)
+		}
+		eds[i].to = append(eds[i].to, addr)
+	}
+	if len(eds) == 0 {
+		eds = []edition{{lang: emailLanguage(campaignLanguage), zone: w.zone}}
+	}
+	eds[0].bcc = v.Bcc
+	return eds, nil
 }
 
 // operator is how the e-mail names the agent id: name <e-mail>, or the id
@@ -285,8 +355,9 @@ var validationTemplates = map[string]emailTemplates{
 
 func parseTemplates(lang, decimalMark string) emailTemplates {
 	funcs := map[string]any{
-		"score": func(f float64) string { return strings.Replace(fmt.Sprintf("%.2f", f), ".", decimalMark, 1) },
-		"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+		"score":    func(f float64) string { return strings.Replace(fmt.Sprintf("%.2f", f), ".", decimalMark, 1) },
+		"date":     func(t time.Time) string { return t.Format("2006-01-02 15:04") + " " + t.Location().String() },
+		"category": func(code string) string { return l10n.Category(code, lang) },
 	}
 	return emailTemplates{
 		text: template.Must(template.New(lang).Funcs(funcs).ParseFS(templateFS, "templates/validation."+lang+".txt")),
@@ -294,14 +365,19 @@ func parseTemplates(lang, decimalMark string) emailTemplates {
 	}
 }
 
-// renderValidationEmail renders the e-mail in language (BCP 47; Spanish for
-// es-*, English otherwise).
-func renderValidationEmail(language string, data validationEmail) (subject, text, html string, err error) {
-	lang := "en"
+// emailLanguage is the e-mail's language for language (BCP 47): es for
+// es-*, en otherwise.
+func emailLanguage(language string) string {
 	if base, _, _ := strings.Cut(strings.ToLower(language), "-"); base == "es" {
-		lang = "es"
+		return "es"
 	}
-	t := validationTemplates[lang]
+	return "en"
+}
+
+// renderValidationEmail renders the e-mail in language (BCP 47; Spanish for
+// es-*, English otherwise), its times in data.ValidatedAt's zone.
+func renderValidationEmail(language string, data validationEmail) (subject, text, html string, err error) {
+	t := validationTemplates[emailLanguage(language)]
 	var s, p, h bytes.Buffer
 	if err := t.text.ExecuteTemplate(&s, "subject", data); err != nil {
 		return "", "", "", err

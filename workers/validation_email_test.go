@@ -37,16 +37,16 @@ func TestValidationEmailTemplates(t *testing.T) {
 		{"es", "Auditoría validada: a<b> c.wav · 72,50 · no aprobada",
 			[]string{"Llamada: a<b>\r\nc.wav", "Agente: Ana <ana@example.test>", "Puntuación: 72,50 / 100, NO APROBADA (para aprobar: 85,00)",
 				"Criterios críticos no cumplidos (la puntuación queda en 0):\n  - ¿Avisó de la grabación?",
-				"Validada por Alicia el 2024-05-02 10:00 UTC", "OBSERVACIONES\n\nlínea 1\n<i>línea 2</i>\n",
-				"[Cumple] OPENING · ¿Saludó?\n    Dijo \"hola\" a las 0:02.", "[NO cumple] COMPLIANCE · ¿Avisó de la grabación? (crítico)\n    No lo dijo.",
+				"Validada por Alicia el 2024-05-02 12:00 CEST", "OBSERVACIONES\n\nlínea 1\n<i>línea 2</i>\n",
+				"[Cumple] Apertura · ¿Saludó?\n    Dijo \"hola\" a las 0:02.", "[NO cumple] Cumplimiento · ¿Avisó de la grabación? (crítico)\n    No lo dijo.",
 				"ADJUNTOS\n\n  - x.pdf (1.5 KiB)", "Ver en auditd: https://auditd.example.test/app/tasks/1"},
 			[]string{`<html lang="es">`, "a&lt;b&gt;", "Ana &lt;ana@example.test&gt;", "&lt;i&gt;línea 2&lt;/i&gt;",
 				"Dijo &#34;hola&#34;", "<li>x.pdf (1.5 KiB)</li>", `<a href="https://auditd.example.test/app/tasks/1">`}},
 		{"es-MX", "Auditoría validada: a<b> c.wav · 72,50 · no aprobada", nil, []string{`<html lang="es">`}},
 		{"en", "Audit validated: a<b> c.wav · 72.50 · failed",
 			[]string{"Call: a<b>", "Score: 72.50 / 100, FAILED (passing score: 85.00)", "Critical criteria not met (the score is 0):",
-				"[Met] OPENING · ¿Saludó?", "[NOT met] COMPLIANCE · ¿Avisó de la grabación? (critical)", "NOTES\n\nlínea 1",
-				"ATTACHMENTS\n\n  - x.pdf (1.5 KiB)", "Validated by Alicia on 2024-05-02 10:00 UTC"},
+				"[Met] Opening · ¿Saludó?", "[NOT met] Compliance · ¿Avisó de la grabación? (critical)", "NOTES\n\nlínea 1",
+				"ATTACHMENTS\n\n  - x.pdf (1.5 KiB)", "Validated by Alicia on 2024-05-02 12:00 CEST"},
 			[]string{`<html lang="en">`, "&lt;i&gt;línea 2&lt;/i&gt;", "<strong style=\"color:#b42318\">failed</strong>"}},
 		{"pt", "Audit validated: a<b> c.wav · 72.50 · failed", nil, []string{`<html lang="en">`}},
 	}
@@ -117,13 +117,14 @@ func TestValidationEmailAsItsAgentSeesIt(t *testing.T) {
 		_, err := lifecycle.Move(ctx, tx, task.UUID, lifecycle.Validate, lifecycle.With{})
 		return err
 	}))
-	w := &SendValidationEmailWorker{pool: pool, dashboardURL: "https://auditd.example.test"}
+	w := &SendValidationEmailWorker{pool: pool, dashboardURL: "https://auditd.example.test", zone: time.UTC}
 	compose := func() string {
 		task, err := db.TaskGetByUUID(ctx, pool, task.UUID)
 		require.NoError(t, err)
-		msg, err := w.message(ctx, validation.Reader(task), v, task)
+		msgs, err := w.messages(ctx, validation.Reader(task), v, task)
 		require.NoError(t, err)
-		return msg.Subject + "\n" + msg.Text + "\n" + msg.HTML
+		require.Len(t, msgs, 1)
+		return msgs[0].Subject + "\n" + msgs[0].Text + "\n" + msgs[0].HTML
 	}
 	before := compose()
 	require.Contains(t, before, "zanzibar", "the validated audit's verdicts are quoted")

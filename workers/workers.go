@@ -54,6 +54,9 @@ type Deps struct {
 	// dashboard's prefix): e-mails link to its tasks and their Message-IDs
 	// carry its host.
 	DashboardURL string
+	// DefaultTimeZone is the zone of the times e-mailed to an address
+	// of no user with one (DEFAULT_TIME_ZONE). Defaults to UTC.
+	DefaultTimeZone *time.Location
 	// Backoff is how long failed jobs wait before they run again.
 	Backoff Backoff
 	// BulkBatch is how many tasks a bulk action's job handles in one
@@ -119,7 +122,8 @@ func Register(ws *river.Workers, d Deps) {
 	river.AddWorker(ws, &ApplySamplingWorker{pool: d.Pool})
 	river.AddWorker(ws, &RemindCalibrationsWorker{pool: d.Pool})
 	river.AddWorker(ws, &RemindCoachingWorker{pool: d.Pool})
-	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, dashboardURL: d.DashboardURL})
+	river.AddWorker(ws, &SendValidationEmailWorker{pool: d.Pool, store: d.Store, mailer: d.Mailer, dashboardURL: d.DashboardURL,
+		zone: cmp.Or(d.DefaultTimeZone, time.UTC)})
 	forget := forgetter{pool: d.Pool, batch: cmp.Or(d.ForgetBatch, defaultForgetBatch)}
 	river.AddWorker(ws, &ApplyRetentionWorker{forgetter: forget})
 	river.AddWorker(ws, &ErasePersonWorker{forgetter: forget})

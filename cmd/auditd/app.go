@@ -118,7 +118,7 @@ func (m *Main) Open(ctx context.Context) error {
 			UserSyncInterval: m.Config.UserSyncInterval, SamplingInterval: m.Config.SamplingInterval,
 			BulkResultsDays: m.Config.BulkResultsDays, DashboardURL: strings.TrimRight(m.Config.PublicURL, "/") + web.AppPrefix,
 			Backoff: workers.Backoff{Max: m.Config.JobRetryMaxDelay}, ReviewConfidence: m.Config.ReviewConfidence,
-			ValidationTo: m.Config.ValidationTo, ValidationBcc: m.Config.ValidationBcc, Logger: m.log,
+			ValidationTo: m.Config.ValidationTo, ValidationBcc: m.Config.ValidationBcc, Logger: m.log, DefaultTimeZone: m.Config.DefaultTimeZone,
 			WebhookAllowPrivate: m.Config.WebhookAllowPrivate, UploadMaxFileBytes: m.Config.UploadMaxFileBytes,
 			Speech: intake.Speech{Engine: m.Config.ASREngine, Languages: m.Config.ASRLanguages},
 			Transcribe: workers.TranscribeConfig{MaxChunk: m.Config.ASRMaxChunk, TimeoutMax: m.Config.TranscribeTimeoutMax,
@@ -256,6 +256,7 @@ func (m *Main) openHTTP(ctx context.Context) error {
 		BodyTimeouts: api.BodyTimeouts{Idle: c.UploadIdleTimeout, Total: c.UploadTimeout},
 		RiverUI:      riverUI, SecureCookies: strings.HasPrefix(c.PublicURL, "https://"),
 		WebhookAllowPrivate: c.WebhookAllowPrivate, UploadURLAllowPrivate: c.UploadURLAllowPrivate,
+		DefaultTimeZone: c.DefaultTimeZone,
 	})
 	m.http = &http.Server{
 		Handler:           srv,

@@ -2242,6 +2242,56 @@ test('coaching: a supervisor opens coaching from a failed criterion, the agent a
   });
 });
 
+test('the agent: told of a validated evaluation, opens the task from the notification and acknowledges it, then follows it in My evaluations; in English and Spanish', async ({
+  page,
+  browser,
+  base,
+}) => {
+  const sup = await devToken(base, 'sara', ['supervisor']);
+  const quality = await devToken(base, 'quinn', ['quality']);
+  // The agent exists (with her e-mail address) before the upload: the task's agent is her id, and she is told.
+  await api(base, await devToken(base, 'ema', ['operator']), 'GET', '/users/me');
+  await rulesCampaign(base, sup, 'e2e-agent');
+  const task = await uploadAudited(base, quality, 'e2e-agent-1.json', chat('Ema'), { campaign: 'e2e-agent', operator: 'ema' });
+  await api(base, quality, 'POST', '/validate-audit', { task_uuid: task, notes: 'Well done.', isCall: false, accept_pending: true });
+
+  await page.goto(`${base}/app/notifications`);
+  await signIn(page, { username: 'ema', name: 'Ema Agent', roles: ['operator'] });
+  const note = page.getByRole('main').locator('li.notification', { hasText: 'Your evaluation of e2e-agent-1.json was validated' });
+  await visible(note);
+  const actions = note.getByTestId('evaluation-actions');
+  await visible(actions.getByRole('button', { name: 'Acknowledge' }));
+  await visible(actions.getByRole('link', { name: 'Dispute' }));
+  await shot(page, 'agent-notification');
+
+  // Opened from the notification, the task shows her feedback card; she acknowledges there.
+  await note.getByRole('link', { name: 'Open' }).click();
+  const card = page.getByTestId('feedback');
+  await visible(card.getByRole('heading', { name: 'Acknowledgement and disputes' }));
+  await card.getByRole('button', { name: 'Acknowledge' }).click();
+  await visible(card.getByText(/^Acknowledged by /));
+  await shot(page, 'agent-acknowledged');
+
+  // My evaluations, from the menu: the evaluation acknowledged, her score by week, each criterion met.
+  await page.getByRole('link', { name: 'My evaluations' }).click();
+  await visible(page.getByRole('heading', { name: 'My evaluations' }));
+  const row = page.getByTestId('my-evaluations').locator('tr', { hasText: 'e2e-agent-1.json' });
+  await visible(row.getByText(/^Acknowledged on /));
+  await visible(row.getByText('e2e-agent'));
+  await visible(page.getByRole('heading', { name: 'My average score by week' }));
+  await visible(page.getByRole('heading', { name: 'Criteria met by week (%)' }));
+  await visible(page.getByRole('cell', { name: 'Did the agent greet the customer?' }));
+  await shot(page, 'my-evaluations');
+
+  await inSpanish(browser, `${base}/app/evaluations`, { username: 'ema', roles: ['operator'], exact: true }, async (p) => {
+    await visible(p.getByRole('heading', { name: 'Mis evaluaciones' }));
+    await visible(p.getByRole('link', { name: 'Mis evaluaciones' }));
+    await visible(p.getByTestId('my-evaluations').getByText(/^Conformidad dada el /));
+    await visible(p.getByRole('heading', { name: 'Mi puntuación media por semana' }));
+    await shot(p, 'my-evaluations-es');
+  });
+});
+
 test('privacy: retention set, a legal hold placed on the task, the access record filtered and exported, an erasure recorded; in English and Spanish', async ({
   page,
   browser,

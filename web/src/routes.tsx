@@ -12,6 +12,7 @@ import { IngestPage } from './admin/IngestPage';
 import { WebhooksPage } from './admin/WebhooksPage';
 import { DashboardPage } from './dashboard/DashboardPage';
 import { DisputesPage } from './disputes/DisputesPage';
+import { MyEvaluationsPage } from './disputes/MyEvaluationsPage';
 import type { MessageKey } from './i18n';
 import { NotificationsPage } from './notifications/NotificationsPage';
 import { ProfilePage } from './pages/Profile';
@@ -29,6 +30,8 @@ export interface Route {
   minRole: Role;
   /** nav lists the route in the main navigation or in the administration group. */
   nav?: 'main' | 'admin';
+  /** navMaxRole, when set, is the highest role the navigation lists the route for (an agent's own pages). */
+  navMaxRole?: Role;
   render: (params: Record<string, string>) => JSX.Element;
 }
 
@@ -39,6 +42,14 @@ export const routes: Route[] = [
   { pattern: '/app/reports', title: 'nav.reports', minRole: 'operator', nav: 'main', render: () => <ReportsPage /> },
   { pattern: '/app/profile', title: 'nav.profile', minRole: 'none', nav: 'main', render: () => <ProfilePage /> },
   { pattern: '/app/notifications', title: 'nav.notifications', minRole: 'none', nav: 'main', render: () => <NotificationsPage /> },
+  {
+    pattern: '/app/evaluations',
+    title: 'nav.evaluations',
+    minRole: 'operator',
+    nav: 'main',
+    navMaxRole: 'operator',
+    render: () => <MyEvaluationsPage />,
+  },
   { pattern: '/app/disputes', title: 'nav.disputes', minRole: 'operator', nav: 'main', render: () => <DisputesPage /> },
   { pattern: '/app/coaching', title: 'nav.coaching', minRole: 'operator', nav: 'main', render: () => <CoachingListPage /> },
   { pattern: '/app/coaching/:id', title: 'nav.coaching', minRole: 'operator', render: (p) => <CoachingItemPage id={p.id} /> },

@@ -164,6 +164,9 @@ export type CoachingList = Omit<Schemas['CoachingList'], 'items'> & { items: Coa
 /** CoachingReport is GET /stats/coaching. */
 export type CoachingReport = Schemas['CoachingReport'];
 
+/** MyEvaluations is GET /users/me/evaluations: the caller's validated evaluations. */
+export type MyEvaluations = Schemas['MyEvaluations'];
+
 /** DisputeList is GET /disputes. */
 export type DisputeList = Omit<Schemas['DisputeList'], 'items'> & { items: Dispute[] | null };
 

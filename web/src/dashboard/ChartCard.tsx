@@ -112,8 +112,9 @@ export function ChartCard({
  * figures are not wrapped.
  */
 export function FiguresTable({ head, rows, weeks = false }: { head: Cell[]; rows: Cell[][]; weeks?: boolean }) {
+  // Focusable, so that a keyboard scrolls it sideways.
   return (
-    <div class="table-scroll">
+    <div class="table-scroll" tabIndex={0}>
       <table class={weeks ? 'table table-weeks' : 'table'}>
         <thead>
           <tr>

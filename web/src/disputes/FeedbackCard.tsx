@@ -1,6 +1,7 @@
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { formatDateTime, formatScore, type MessageKey, t } from '../i18n';
+import { location } from '../router';
 import { useApp } from '../state';
 import { atLeast, type Dispute, type TaskDetail } from '../types';
 import { useAction } from '../ui';
@@ -12,11 +13,20 @@ import { statusKey } from './status';
  * FeedbackCard is a validated task's acknowledgement and disputes: to its
  * agent, Acknowledge and Dispute while they may; to everyone who reads the
  * task, each dispute with its outcome, and the history of the steps.
+ * Opened with ?feedback (from the notification of the evaluation) it
+ * scrolls into view; with ?feedback=dispute its dispute dialog opens.
  */
 export function FeedbackCard({ task, onChanged }: { task: TaskDetail; onChanged: () => void }) {
   const app = useApp();
   const { busy, run } = useAction();
-  const [disputing, setDisputing] = useState(false);
+  const asked = location.value.query.get('feedback');
+  const [disputing, setDisputing] = useState(
+    () => asked === 'dispute' && !!task.feedback?.can_dispute && app.profile.value?.id === task.operator_id,
+  );
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (asked !== null) ref.current?.scrollIntoView({ block: 'start' });
+  }, [asked]);
   const [resolving, setResolving] = useState<Dispute | null>(null);
   const canResolve = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   const f = task.feedback;
@@ -26,7 +36,7 @@ export function FeedbackCard({ task, onChanged }: { task: TaskDetail; onChanged:
   const isAgent = app.profile.value?.id === task.operator_id;
 
   return (
-    <section class="card" aria-labelledby="feedback-title" data-testid="feedback">
+    <section ref={ref} class="card" aria-labelledby="feedback-title" data-testid="feedback">
       <h2 id="feedback-title">{t('feedback.title')}</h2>
       {isAgent && (
         <>

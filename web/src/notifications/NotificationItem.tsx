@@ -7,6 +7,35 @@ import { notificationHref } from './link';
 
 const icons = { success: '✓', info: 'i', warning: '!', error: '×' } as const;
 
+/**
+ * EvaluationActions are what an agent does with their validated evaluation,
+ * from the notification that tells them of it: acknowledge it here, or
+ * open the task to dispute it (its dispute dialog opens).
+ */
+function EvaluationActions({ n, task }: { n: Notification; task: string }) {
+  const app = useApp();
+  const { busy, run } = useAction();
+  const acknowledge = async () => {
+    await app.api.post(`/tasks/${encodeURIComponent(task)}/acknowledgement`);
+    if (!n.read) await app.notifications.setRead(n, true);
+  };
+  return (
+    <p class="notification-evaluation form-actions" data-testid="evaluation-actions">
+      <button
+        type="button"
+        class="button button-small"
+        disabled={busy}
+        onClick={() => void run(acknowledge, () => t('feedback.acknowledgedToast'))}
+      >
+        {t('feedback.acknowledge')}
+      </button>
+      <Link class="button button-small button-primary" href={`/app/tasks/${encodeURIComponent(task)}?feedback=dispute`}>
+        {t('feedback.dispute')}
+      </Link>
+    </p>
+  );
+}
+
 /** NotificationItem is one notification with its actions: mark read or unread, delete. */
 export function NotificationItem({ n, compact }: { n: Notification; compact?: boolean }) {
   const app = useApp();
@@ -36,6 +65,7 @@ export function NotificationItem({ n, compact }: { n: Notification; compact?: bo
           )}
           {n.link && !target && <span class="notification-link">{n.link}</span>}
         </p>
+        {n.kind === 'evaluation' && n.task_uuid && <EvaluationActions n={n} task={n.task_uuid} />}
       </div>
       <div class={compact ? 'notification-actions compact' : 'notification-actions'}>
         <button

@@ -23,7 +23,7 @@ function NavLink({ route }: { route: Route }) {
 export function Shell({ children }: { children: ComponentChildren }) {
   const app = useApp();
   const role = app.profile.value?.role ?? 'none';
-  const allowed = routes.filter((r) => r.nav && atLeast(role, r.minRole));
+  const allowed = routes.filter((r) => r.nav && atLeast(role, r.minRole) && (!r.navMaxRole || atLeast(r.navMaxRole, role)));
   const main = allowed.filter((r) => r.nav === 'main');
   const admin = allowed.filter((r) => r.nav === 'admin');
   return (
