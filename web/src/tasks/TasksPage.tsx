@@ -8,7 +8,7 @@ import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types
 import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
-import { apiFilters, applyTask, arrive, directions, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
+import { apiFilters, applyTask, arrive, directions, filtersOf, promote, queryOf, reviewStates, unseenFilters, type TaskFilters } from './state';
 import { BulkActions, BulkCheckCell, BulkCheckHeader, useBulk } from './BulkActions';
 import { SavedViews } from './SavedViews';
 import { Upload } from './Upload';
@@ -264,7 +264,7 @@ export function TasksPage() {
   );
 }
 
-/** moreFilters are the filters behind "More filters" (with channelBounds): the bar shows the others. */
+/** moreFilters are the filters behind "More filters": the bar shows the others. */
 const moreFilters = [
   'kind',
   'needs_review',
@@ -279,11 +279,7 @@ const moreFilters = [
   'direction',
   'queue',
   'call_id',
-  'started_from',
-  'started_to',
-  'caller',
-  'called',
-  'metadata',
+  ...unseenFilters,
 ] as const;
 
 /**
@@ -292,7 +288,7 @@ const moreFilters = [
  */
 function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boolean }) {
   const [f, setF] = useState<TaskFilters>(initial);
-  const set = [...moreFilters, ...channelBounds.map(([k]) => k)].filter((k) => initial[k].trim()).length;
+  const set = moreFilters.filter((k) => initial[k].trim()).length;
   const submit = (e: Event) => {
     e.preventDefault();
     showFilters(basePath, queryOf(f));
