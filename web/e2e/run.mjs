@@ -2961,7 +2961,10 @@ test('layout: one session across tabs, signed out in all; the list above the fol
   // A task opened in a new tab is signed in; signing out there signs this tab out too.
   const tab = await page.context().newPage();
   await tab.goto(`${base}/app/tasks/${uuid}`);
-  await visible(tab.getByRole('heading', { name: 'lay-tab.json' }));
+  await visible(tab.getByRole('heading', { name: 'lay-tab.json' })).catch(async (err) => {
+    await tab.screenshot({ path: join(artifacts, 'FAIL-new-tab.png') });
+    throw err;
+  });
   check((await tab.getByLabel('Username').count()) === 0, 'the new tab asks to sign in');
   await tab.getByRole('button', { name: /, account menu$/ }).click();
   await tab.getByRole('button', { name: 'Sign out' }).click();
@@ -2975,8 +2978,8 @@ test('layout: one session across tabs, signed out in all; the list above the fol
     const esTop = await listTop(es);
     check(esTop.row < 900, `at 1440×900 in Spanish the first row ends ${esTop.row} px down`);
     await oneLine(es);
-    await es.locator('#tasks-operator').fill('lola');
-    await visible(es.getByRole('option', { name: /Lola Agent/ }));
+    await es.locator('#tasks-operator').fill('lay-root');
+    await visible(es.getByRole('option', { name: /lay-root/ }));
     await shot(es, 'layout-tasks-es');
     await es.locator('#tasks-operator').press('Escape');
     await es.setViewportSize({ width: 1280, height: 720 });
