@@ -154,6 +154,7 @@ func New(opts Options) *Server {
 	(&healthResource{pool: opts.Pool}).register(hapi)
 	(&usersResource{pool: opts.Pool, zone: cmp.Or(opts.DefaultTimeZone, time.UTC)}).register(hapi)
 	(&usersAdminResource{pool: opts.Pool, river: opts.River, directory: opts.Directory}).register(hapi)
+	(&pickersResource{pool: opts.Pool}).register(hapi)
 	(&notificationsResource{pool: opts.Pool}).register(hapi)
 	(&viewsResource{pool: opts.Pool}).register(hapi)
 	(&campaignsResource{pool: opts.Pool, river: opts.River}).register(hapi)

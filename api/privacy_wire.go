@@ -73,6 +73,8 @@ type AccessRecord struct {
 	UserName string    `json:"user_name,omitempty" doc:"Their username, when known"`
 	Kind     string    `json:"kind" enum:"recording,transcript,revision,validation,export,subject_export" doc:"What was read: a recording, a task's transcript, an audit revision, a validation's e-mail content, an export of tasks, a person's data export"`
 	TaskUUID string    `json:"task_uuid,omitempty" format:"uuid" doc:"The task read (none for an export)"`
+	// TaskFileName names the task where the screen shows it.
+	TaskFileName string `json:"task_file_name,omitempty" doc:"The file name of the task read; absent without a task"`
 	// Detail holds an export's filter and rows, a data export's subject.
 	Detail    map[string]any `json:"detail,omitempty" doc:"An export's query and rows; a data export's user_id"`
 	ClientIP  string         `json:"client_ip,omitempty" doc:"The address the request came from, as the service saw it"`

@@ -24,6 +24,9 @@ type AccessRecord struct {
 	UserName string
 	Kind     string
 	TaskUUID string
+	// TaskFileName is the task's file name ("" without a task, or once the
+	// task is gone).
+	TaskFileName string
 	// Detail holds an export's filter and rows, a data export's subject.
 	Detail    map[string]any
 	ClientIP  string
@@ -94,9 +97,9 @@ func AccessRecordEach(ctx context.Context, q DBTX, f AccessFilter, limit int, fn
 		lim = &limit
 	}
 	rows, err := q.Query(ctx, `
-		SELECT a.id, a.at, a.user_id, COALESCE(u.username, ''), a.kind, COALESCE(a.task_uuid::text, ''), a.detail,
-			a.client_ip, a.user_agent
-		FROM access_records a LEFT JOIN users u ON u.id = a.user_id
+		SELECT a.id, a.at, a.user_id, COALESCE(u.username, ''), a.kind, COALESCE(a.task_uuid::text, ''), COALESCE(t.file_name, ''),
+			a.detail, a.client_ip, a.user_agent
+		FROM access_records a LEFT JOIN users u ON u.id = a.user_id LEFT JOIN tasks t ON t.uuid = a.task_uuid
 		WHERE ($1::text IS NULL OR a.user_id = $1) AND ($2::uuid IS NULL OR a.task_uuid = $2)
 			AND ($3::text IS NULL OR a.kind = $3) AND ($4::timestamptz IS NULL OR a.at >= $4)
 			AND ($5::timestamptz IS NULL OR a.at < $5) AND ($6::bigint = 0 OR a.id < $6)
@@ -108,7 +111,7 @@ func AccessRecordEach(ctx context.Context, q DBTX, f AccessFilter, limit int, fn
 	defer rows.Close()
 	for rows.Next() {
 		var r AccessRecord
-		if err := rows.Scan(&r.ID, &r.At, &r.UserID, &r.UserName, &r.Kind, &r.TaskUUID, &r.Detail, &r.ClientIP, &r.UserAgent); err != nil {
+		if err := rows.Scan(&r.ID, &r.At, &r.UserID, &r.UserName, &r.Kind, &r.TaskUUID, &r.TaskFileName, &r.Detail, &r.ClientIP, &r.UserAgent); err != nil {
 			return err
 		}
 		if err := fn(r); err != nil {

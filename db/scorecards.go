@@ -35,10 +35,11 @@ type ScorecardInfo struct {
 	PublishedAt time.Time `json:"published_at"`
 }
 
-func scanScorecard(row pgx.Row) (Scorecard, error) {
+// scanScorecard scans scorecardColumns, after the columns first scans into.
+func scanScorecard(row pgx.Row, first ...any) (Scorecard, error) {
 	var s Scorecard
 	var criteria []byte
-	err := row.Scan(&s.CampaignID, &s.Version, &criteria, &s.PublishedBy, &s.PublishedAt)
+	err := row.Scan(append(first, &s.CampaignID, &s.Version, &criteria, &s.PublishedBy, &s.PublishedAt)...)
 	if err != nil {
 		return Scorecard{}, err
 	}
@@ -174,4 +175,28 @@ func scorecardSeedDefault(ctx context.Context, q DBTX) error {
 		}
 	}
 	return nil
+}
+
+// NamedScorecard is a campaign's scorecard with the campaign's name.
+type NamedScorecard struct {
+	Campaign string
+	Scorecard
+}
+
+// ScorecardsCurrent returns the current scorecard of every campaign that
+// has one, by campaign name.
+func ScorecardsCurrent(ctx context.Context, q DBTX) ([]NamedScorecard, error) {
+	rows, err := q.Query(ctx, `SELECT name, `+scorecardColumns+` FROM (
+		SELECT DISTINCT ON (s.campaign_id) c.name, s.*
+		FROM scorecards s JOIN campaigns c ON c.id = s.campaign_id
+		ORDER BY s.campaign_id, s.version DESC) AS current ORDER BY name`)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (NamedScorecard, error) {
+		var n NamedScorecard
+		var err error
+		n.Scorecard, err = scanScorecard(row, &n.Campaign)
+		return n, err
+	})
 }

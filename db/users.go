@@ -297,6 +297,8 @@ type UserFilter struct {
 	// Query keeps the users whose username, e-mail or name contains it,
 	// ignoring case ("" for all).
 	Query string
+	// IDs keeps the users whose id is one of them (nil for all).
+	IDs   []string
 	Skip  int
 	Limit int
 }
@@ -305,16 +307,16 @@ type UserFilter struct {
 // with the total count of the selection.
 func UserList(ctx context.Context, q DBTX, f UserFilter) (items []User, total int, err error) {
 	where := ` FROM users WHERE ($1 = '' OR $1 = ANY (roles)) AND ($2::boolean IS NULL OR active = $2)
-		AND ($3 = '' OR username ILIKE $3 OR email ILIKE $3 OR name ILIKE $3)`
+		AND ($3 = '' OR username ILIKE $3 OR email ILIKE $3 OR name ILIKE $3) AND ($4::text[] IS NULL OR id = ANY ($4))`
 	pattern := ""
 	if f.Query != "" {
 		pattern = "%" + likeEscaper.Replace(f.Query) + "%"
 	}
-	if err := q.QueryRow(ctx, `SELECT count(*)`+where, f.Role, f.Active, pattern).Scan(&total); err != nil {
+	if err := q.QueryRow(ctx, `SELECT count(*)`+where, f.Role, f.Active, pattern, f.IDs).Scan(&total); err != nil {
 		return nil, 0, err
 	}
-	rows, err := q.Query(ctx, `SELECT `+userColumns+where+` ORDER BY lower(username), id OFFSET $4 LIMIT $5`,
-		f.Role, f.Active, pattern, f.Skip, f.Limit)
+	rows, err := q.Query(ctx, `SELECT `+userColumns+where+` ORDER BY lower(username), id OFFSET $5 LIMIT $6`,
+		f.Role, f.Active, pattern, f.IDs, f.Skip, f.Limit)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -342,6 +342,7 @@ test('the event stream reconnects with a fresh token and misses nothing', async 
 test('admin jobs: the canary job is listed, filtered and retried; states in Spanish', async ({ page, base, browser }) => {
   await page.goto(base + '/');
   await signIn(page, { username: 'root', name: 'Rosa Admin', roles: ['admin'] });
+  await openAdminMenu(page);
   await page.getByRole('link', { name: 'Background jobs' }).click();
   await visible(page.getByRole('heading', { name: 'Background jobs' }));
   await page.getByRole('button', { name: 'Run canary job' }).click();
@@ -405,6 +406,7 @@ test('API documentation: Swagger UI and Redoc render every operation offline', a
 test('River UI: opened from Background jobs, a failed job retried there completes', async ({ page, base }) => {
   await page.goto(base + '/');
   await signIn(page, { username: 'root', roles: ['admin'] });
+  await openAdminMenu(page);
   await page.getByRole('link', { name: 'Background jobs' }).click();
   await page.getByRole('button', { name: 'Run canary job' }).click();
   const ok = page.getByText(/^Canary job #(\d+) completed in [\d.]+ ms/);
@@ -511,6 +513,24 @@ test('Spanish and English, chosen from the browser and switched', async ({ brows
 });
 
 /** stayWhenAsked follows the link named link and, asked question before leaving, answers to stay. */
+/** openUpload opens the task list's upload form, behind its button. */
+async function openUpload(page) {
+  const button = page.getByRole('button', { name: /^(Upload files|Subir archivos)$/ });
+  if ((await button.getAttribute('aria-expanded')) !== 'true') await button.click();
+}
+
+/** openMoreFilters opens the task list's "More filters". */
+async function openMoreFilters(page) {
+  const more = page.locator('details.more-filters');
+  if (!(await more.evaluate((d) => d.open))) await more.locator('summary').click();
+}
+
+/** openAdminMenu opens the navigation's administration menu. */
+async function openAdminMenu(page) {
+  const menu = page.locator('details.nav-menu');
+  if (!(await menu.evaluate((d) => d.open))) await menu.locator('summary').click();
+}
+
 async function stayWhenAsked(page, link, question) {
   let asked = '';
   page.once('dialog', (d) => {
@@ -593,6 +613,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   await signIn(page, { username: 'quinn', name: 'Quinn Analyst', roles: ['quality'] });
   await visible(page.getByRole('heading', { name: 'Tasks' }));
   await visible(page.getByRole('main').getByText('Live'));
+  await openUpload(page);
   await page.getByLabel('Agent (optional)').fill('olga');
   const uploads = page.getByRole('list', { name: 'Uploads' });
   await drop(page.getByTestId('dropzone'), [
@@ -639,6 +660,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   await eventually(() => check(new URL(page.url()).search.includes(`operator=olga&passed=false&from=${day}&to=${day}`), page.url()));
   await visible(row);
   await shot(page, 'tasks-filters');
+  await openMoreFilters(page);
   await page.getByLabel('Score from').fill('90');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await visible(page.getByText('No tasks match these filters.'));
@@ -1150,6 +1172,7 @@ test('a call: its language checked at upload, transcribed, played from an author
   // The form says what the engine transcribes, and a call in another
   // language is refused at once, saying why.
   await visible(page.getByTestId('speech').getByText('Calls are transcribed in English (en), by pocketsphinx.'));
+  await openUpload(page);
   await page.getByLabel('Language (optional)').fill('es');
   await page.getByLabel('Choose files').setInputFiles(wav);
   const refused = page.getByRole('list', { name: 'Uploads' }).locator('li[data-file="e2e-call.wav"]').getByRole('alert');
@@ -1161,6 +1184,7 @@ test('a call: its language checked at upload, transcribed, played from an author
   await shot(page, 'upload-language-refused');
   await inSpanish(browser, base + '/', { username: 'carla', roles: ['quality'] }, async (p) => {
     await visible(p.getByTestId('speech').getByText('Las llamadas se transcriben en inglés (en), con pocketsphinx.'));
+    await openUpload(p);
     await p.getByLabel('Idioma (opcional)').fill('es-MX');
     await p.getByLabel('Elegir archivos').setInputFiles(wav);
     const alert = p.getByRole('list', { name: 'Subidas' }).locator('li[data-file="e2e-call.wav"]').getByRole('alert');
@@ -1172,6 +1196,7 @@ test('a call: its language checked at upload, transcribed, played from an author
 
   // With no language, the call takes the campaign's, Spanish: refused too,
   // never transcribed as English without being asked.
+  await openUpload(page);
   await page.getByLabel('Language (optional)').fill('');
   await page.getByLabel('Choose files').setInputFiles(wav);
   const newest = page.getByRole('list', { name: 'Uploads' }).locator('li[data-file="e2e-call.wav"]').first().getByRole('alert');
@@ -1181,6 +1206,7 @@ test('a call: its language checked at upload, transcribed, played from an author
     ),
   );
   // Said to be English, it is transcribed.
+  await openUpload(page);
   await page.getByLabel('Language (optional)').fill('en');
   await page.getByLabel('Choose files').setInputFiles(wav);
   const row = page.locator('tbody tr').filter({ hasText: 'e2e-call.wav' });
@@ -1270,6 +1296,7 @@ test('a stereo call: what its channels tell, both sides on a timeline with dead 
   await page.goto(base + '/');
   await signIn(page, { username: 'carla', roles: ['quality'] });
   await visible(page.getByRole('main').getByText('Live'));
+  await openUpload(page);
   await page.getByLabel('Language (optional)').fill('en');
   await page.getByLabel('Choose files').setInputFiles(wav);
   const row = page.locator('tbody tr').filter({ hasText: 'e2e-stereo.wav' });
@@ -1469,6 +1496,7 @@ test("call metadata: the list filtered by direction and queue, the call's facts 
   await page.goto(base + '/app/tasks');
   await signIn(page, { username: 'marta', roles: ['quality'] });
   await page.getByLabel('Direction').selectOption('inbound');
+  await openMoreFilters(page);
   await page.locator('#tasks-queue').fill('billing');
   await page.locator('#tasks-campaign').fill('Ventes');
   await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -1850,6 +1878,7 @@ test('review: items to review first, the Needs review filter, the share confirme
   await page.goto(base + '/app/tasks');
   await signIn(page, { username: 'rex', name: 'Rex Analyst', roles: ['quality'] });
   await page.getByLabel('File name contains').fill('e2e-review');
+  await openMoreFilters(page);
   await page.getByLabel('Review', { exact: true }).selectOption('true');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await eventually(() => check(new URL(page.url()).search === '?file_name=e2e-review&needs_review=true', page.url()));
@@ -1857,6 +1886,7 @@ test('review: items to review first, the Needs review filter, the share confirme
   await visible(rows.filter({ hasText: 'e2e-review-1.json' }).getByText('1 to review'));
   await eventually(async () => check((await rows.count()) === 1, `${await rows.count()} rows`));
   await shot(page, 'tasks-review-filter');
+  await openMoreFilters(page);
   await page.getByLabel('Review', { exact: true }).selectOption('false');
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await visible(rows.filter({ hasText: 'e2e-review-2.json' }));
@@ -2066,6 +2096,7 @@ test('search: the words said found in every chat, the passages marked, in Englis
 test('admin: users and sync (409 shown), campaign settings and scorecard publication', async ({ page, base }) => {
   await page.goto(base + '/');
   await signIn(page, { username: 'root', name: 'Rosa Admin', roles: ['admin'] });
+  await openAdminMenu(page);
   await page.getByRole('link', { name: 'Users' }).click();
   await visible(page.getByRole('heading', { name: 'Users' }));
   await visible(page.getByRole('cell', { name: 'root', exact: true }));
@@ -2074,6 +2105,7 @@ test('admin: users and sync (409 shown), campaign settings and scorecard publica
   await visible(page.getByRole('alert').getByText(/no directory is configured to sync users from/));
   await shot(page, 'users');
 
+  await openAdminMenu(page);
   await page.getByRole('link', { name: 'Campaigns' }).click();
   await visible(page.getByRole('heading', { name: 'Campaigns' }));
   await page.getByRole('button', { name: 'Edit default' }).click();
@@ -2305,6 +2337,7 @@ test('privacy: retention set, a legal hold placed on the task, the access record
   await signIn(page, { username: 'priv-root', name: 'Rosa Admin', roles: ['admin'] });
 
   // Retention in the campaign's settings.
+  await openAdminMenu(page);
   await page.getByRole('link', { name: 'Campaigns' }).click();
   await page.getByRole('button', { name: 'Edit default' }).click();
   await page.getByLabel('Recordings (days)').fill('3650');
@@ -2326,6 +2359,7 @@ test('privacy: retention set, a legal hold placed on the task, the access record
   await shot(page, 'task-legal-hold');
 
   // The access record: the task just read, filtered, exported.
+  await openAdminMenu(page);
   await page.getByRole('link', { name: 'Privacy' }).click();
   await visible(page.getByRole('heading', { name: 'Access record' }));
   await page.getByLabel('Task', { exact: true }).fill(held);
@@ -2338,8 +2372,11 @@ test('privacy: retention set, a legal hold placed on the task, the access record
   check(/^access-record-\d{8}-\d{6}\.csv$/.test(download.suggestedFilename()), download.suggestedFilename());
   const csv = readFileSync(await download.path(), 'utf8');
   check(csv.includes(`transcript,${held},`), csv);
+  check(!(await records.innerText()).includes(held.slice(0, 8)), 'the access record shows tasks by uuid, not by file');
+  await shot(page, 'privacy-access');
 
-  // An erasure of another agent's data, confirmed, then done.
+  // An erasure of another agent's data, confirmed, then done: each part of the screen its own tab.
+  await page.getByRole('link', { name: 'Erasures', exact: true }).click();
   await page.getByLabel('Agent (user id or username)').fill('priv-luis');
   await page.getByRole('button', { name: 'Erase' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Erase' }).click();
@@ -2349,6 +2386,7 @@ test('privacy: retention set, a legal hold placed on the task, the access record
     await visible(page.getByTestId('erasures').getByRole('cell', { name: 'Done' }), 2_000);
   }, 20_000);
   await visible(page.getByTestId('erasures').getByText('Tasks: 1 · recordings: 1 · transcripts: 1 · audits: 1 · on hold, untouched: 0'));
+  await page.getByRole('link', { name: 'Deleted by retention and erasures' }).click();
   await visible(page.getByTestId('deletions').getByRole('cell', { name: 'Erasure' }));
   const after = await api(base, root, 'GET', `/tasks/${erased}`);
   check(after.transcript === null && after.privacy.transcript_deleted_at, 'the erased task keeps its transcript');
@@ -2358,9 +2396,12 @@ test('privacy: retention set, a legal hold placed on the task, the access record
     await visible(es.getByTestId('legal-hold').getByText(/^Retenida por orden legal desde el .*, por priv-root: Claim 2024-118$/));
     await visible(es.getByRole('button', { name: 'Levantar la retención' }));
     await shot(es, 'task-legal-hold-es');
+    await openAdminMenu(es);
     await es.getByRole('link', { name: 'Privacidad' }).click();
     await visible(es.getByRole('heading', { name: 'Registro de accesos' }));
+    await es.getByRole('link', { name: 'Supresiones', exact: true }).click();
     await visible(es.getByTestId('erasures').getByRole('cell', { name: 'Hecha' }));
+    await es.getByRole('link', { name: 'Borrado por conservación y supresiones' }).click();
     await visible(es.getByTestId('deletions').getByRole('cell', { name: 'Supresión' }).first());
     await shot(es, 'privacy-es');
   });
@@ -2509,7 +2550,8 @@ test('QA workflow: a supervisor sets a sampling rule, the analysts’ queues fil
   await visible(page.getByRole('heading', { name: 'My reviews' }));
   await visible(page.getByText('Nothing is waiting for your review.'));
   const progress = page.getByTestId('review-progress');
-  await page.getByLabel('Campaign').selectOption({ label: 'e2e-qa' });
+  await page.getByLabel('Campaign').fill('e2e-qa');
+  await page.getByRole('option', { name: 'e2e-qa' }).click();
   for (const who of Object.keys(analysts)) {
     await visible(progress.locator(`tr[data-analyst="${who}"]`));
     check((await progress.locator(`tr[data-analyst="${who}"] td`).first().innerText()) === '1', `${who} has not 1 assigned`);
@@ -2722,6 +2764,7 @@ test('webhooks: a subscription made, its secret shown once, a test and an audite
     const root = await devToken(base, 'hook-root', ['admin']);
     await page.goto(base + '/');
     await signIn(page, { username: 'hook-root', name: 'Hugo Admin', roles: ['admin'] });
+    await openAdminMenu(page);
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('button', { name: 'New subscription' }).click();
     await page.getByLabel('Name', { exact: true }).fill('QA channel');
@@ -2939,6 +2982,7 @@ test('ingest: a directory source added on the screen, polled now, its recordings
 
     await page.goto(base + '/');
     await signIn(page, { username: 'ingest-root', name: 'Irene Admin', roles: ['admin'] });
+    await openAdminMenu(page);
     await page.getByRole('link', { name: 'Ingest' }).click();
     await visible(page.getByRole('heading', { name: 'Ingest sources' }));
     await page.getByRole('button', { name: 'New source' }).click();
@@ -2976,6 +3020,138 @@ test('ingest: a directory source added on the screen, polled now, its recordings
   }
 });
 
+/** oneLine checks that the navigation's links and its administration menu share one line. */
+async function oneLine(page) {
+  const ys = await page
+    .locator('.nav > ul > li > .nav-link, .nav-menu > summary')
+    .evaluateAll((xs) => xs.map((x) => Math.round(x.getBoundingClientRect().y)));
+  check(ys.length > 8 && new Set(ys).size === 1, `the navigation takes more than one line: ${ys}`);
+}
+
+/** listTop is where the task list's table starts, and where its first row ends, from the top of the page. */
+async function listTop(page) {
+  const table = await page.locator('table.table').first().boundingBox();
+  const row = await page.locator('tbody tr').first().boundingBox();
+  return { table: table.y, row: row.y + row.height };
+}
+
+test('layout: the list above the fold at 1440×900 and 1280×720, pickers by name, the admin menu on one line, the privacy screen in tabs', async ({
+  page,
+  base,
+  browser,
+}) => {
+  const root = await devToken(base, 'lay-root', ['admin']);
+  const res = await fetch(`${base}/dev-oidc/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: 'lay-lola', name: 'Lola Agent', roles: ['operator'] }),
+  });
+  const lola = (await res.json()).details.access_token;
+  const me = await api(base, lola, 'GET', '/users/me');
+  await uploadAudited(base, root, 'lay-chat.json', chat('Lola'), { operator: me.id });
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(base + '/app/tasks');
+  await signIn(page, { username: 'lay-root', name: 'Root Admin', roles: ['admin'] });
+  await visible(page.locator('tbody tr').first());
+  let top = await listTop(page);
+  check(top.row < 900, `at 1440×900 the first row ends ${top.row} px down`);
+  await oneLine(page);
+  await shot(page, 'layout-tasks-1440');
+
+  // The agent picked by name; the URL keeps the id, the field shows the name again.
+  await page.locator('#tasks-operator').fill('lola');
+  await page.getByRole('option', { name: /Lola Agent/ }).click();
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).searchParams.get('operator') === me.id, page.url()));
+  await eventually(async () => check((await page.locator('#tasks-operator').inputValue()) === 'Lola Agent', 'the agent is not named'));
+  // A failed criterion by its question, among "More filters"; with the keyboard.
+  await openMoreFilters(page);
+  await page.locator('#tasks-failed').fill('greet the customer');
+  await page.locator('#tasks-failed').press('ArrowDown');
+  await page.locator('#tasks-failed').press('ArrowDown');
+  await page.locator('#tasks-failed').press('Enter');
+  await page.getByRole('button', { name: 'Apply filters' }).click();
+  await eventually(() => check(new URL(page.url()).searchParams.get('failed_criterion') === 'greeting', page.url()));
+  await visible(page.getByText('More filters (1 set)'));
+  await shot(page, 'layout-pickers');
+
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto(base + '/app/tasks');
+  await visible(page.locator('tbody tr').first());
+  top = await listTop(page);
+  check(top.row < 720, `at 1280×720 the first row ends ${top.row} px down`);
+  await oneLine(page);
+  await shot(page, 'layout-tasks-1280');
+
+  // The privacy screen: one part a page, nothing wider than the screen.
+  await openAdminMenu(page);
+  await page.getByRole('link', { name: 'Privacy' }).click();
+  const tabs = page.getByRole('navigation', { name: 'Privacy' }).getByRole('link');
+  check((await tabs.count()) === 4, `${await tabs.count()} privacy tabs`);
+  for (const [name, tab] of [
+    ['Access record', 'access'],
+    ['Erasures', 'erasures'],
+    ['Deleted by retention and erasures', 'deletions'],
+    ['Everything held about a user', 'subject'],
+  ]) {
+    await page.getByRole('navigation', { name: 'Privacy' }).getByRole('link', { name, exact: true }).click();
+    await eventually(() => check(new URL(page.url()).searchParams.get('tab') === tab, page.url()));
+    check(
+      await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth),
+      `the ${tab} page is wider than the screen`,
+    );
+    check(await page.evaluate(() => document.documentElement.scrollHeight < 2000), `the ${tab} page is too long`);
+  }
+  await page.getByRole('navigation', { name: 'Privacy' }).getByRole('link', { name: 'Access record', exact: true }).click();
+  await visible(page.getByTestId('access-records').getByRole('link', { name: 'lay-chat.json' }).first());
+  await shot(page, 'layout-privacy');
+});
+
+test('layout: one session across tabs, signed out in all; the list above the fold and the pickers in Spanish', async ({
+  page,
+  base,
+  browser,
+}) => {
+  const root = await devToken(base, 'lay-root', ['admin']);
+  const uuid = await uploadAudited(base, root, 'lay-tab.json', chat('Lola'), {});
+  await page.goto(base + '/app/tasks');
+  await signIn(page, { username: 'lay-root', roles: ['admin'] });
+  await visible(page.locator('tbody tr').first());
+
+  // A task opened in a new tab is signed in; signing out there signs this tab out too.
+  const tab = await page.context().newPage();
+  await tab.goto(`${base}/app/tasks/${uuid}`);
+  await visible(tab.getByRole('heading', { name: 'lay-tab.json' })).catch(async (err) => {
+    await tab.screenshot({ path: join(artifacts, 'FAIL-new-tab.png') });
+    throw err;
+  });
+  check((await tab.getByLabel('Username').count()) === 0, 'the new tab asks to sign in');
+  await tab.getByRole('button', { name: /, account menu$/ }).click();
+  await tab.getByRole('button', { name: 'Sign out' }).click();
+  await visible(page.getByLabel('Username'));
+  await visible(page.getByText('You signed out in another tab.'));
+  await tab.close();
+
+  await inSpanish(browser, `${base}/app/tasks`, { username: 'lay-root', roles: ['admin'] }, async (es) => {
+    await es.setViewportSize({ width: 1440, height: 900 });
+    await visible(es.locator('tbody tr').first());
+    const esTop = await listTop(es);
+    check(esTop.row < 900, `at 1440×900 in Spanish the first row ends ${esTop.row} px down`);
+    await oneLine(es);
+    await es.locator('#tasks-operator').fill('lay-root');
+    await visible(es.getByRole('option', { name: /lay-root/ }));
+    await shot(es, 'layout-tasks-es');
+    await es.locator('#tasks-operator').press('Escape');
+    await es.setViewportSize({ width: 1280, height: 720 });
+    check((await listTop(es)).row < 720, 'at 1280×720 in Spanish the list is below the fold');
+    await oneLine(es);
+    await es.goto(`${base}/app/admin/privacy?tab=erasures`);
+    await visible(es.getByRole('link', { name: 'Supresiones', exact: true }));
+    await shot(es, 'layout-privacy-es');
+  });
+});
+
 // ----------------------------------------------------------------- runner
 
 const started = Date.now();
@@ -2999,6 +3175,7 @@ const issuer = await startFakeIssuer({
   tokenLifetime: 8,
   user: { sub: 'ines', name: 'Inés García', roles: ['supervisor'] },
 });
+
 const serveOIDC = await startAuditd('auditd-serve-oidc', 'serve', {
   OIDC_ISSUER_URL: issuer.url,
   OIDC_AUDIENCE: 'auditd-e2e',

@@ -35,8 +35,10 @@ interface Provider {
   renew(): Promise<Session>;
   /** signOut ends the session, at the identity provider too when it can (which may leave the page). */
   signOut(): Promise<void>;
-  /** forget drops the session in this tab only. */
+  /** forget drops the session (in every tab: they share it). */
   forget(): Promise<void>;
+  /** owns reports whether key is the storage key the provider keeps the session under. */
+  owns(key: string): boolean;
 }
 
 /** renewLead is how long before expiry a token is renewed: a fifth of its life, at most a minute. */
@@ -82,6 +84,7 @@ export class Auth {
       }
       const { session, returnTo } = await this.provider.restore();
       this.set(session);
+      window.addEventListener('storage', this.follow);
       return returnTo;
     } catch (err) {
       this.notice.value = t('signin.callbackFailed', { message: (err as Error).message });
@@ -149,6 +152,24 @@ export class Auth {
     return this.renewing;
   }
 
+  /**
+   * follow keeps this tab's session the one every tab shares (in localStorage): another tab signing out signs this one
+   * out, and its sign-in or renewed token is taken here.
+   */
+  private follow = (e: StorageEvent) => {
+    const provider = this.provider;
+    if (e.storageArea !== localStorage || e.key === null || !provider?.owns(e.key)) return;
+    if (e.newValue === null) {
+      if (this.status.value === 'signed-in') this.notice.value = t('signin.signedOutElsewhere');
+      this.set(null);
+      return;
+    }
+    void provider
+      .restore()
+      .then(({ session }) => this.set(session))
+      .catch(() => {});
+  };
+
   private set(s: Session | null) {
     clearTimeout(this.timer);
     this.session.value = s;
@@ -161,6 +182,8 @@ export class Auth {
 }
 
 const devKey = 'auditd.dev-session';
+/** oidcPrefix is the start of the key the OIDC session is kept under. */
+const oidcPrefix = 'auditd.oidc.';
 
 interface DevToken {
   access_token: string;
@@ -169,8 +192,12 @@ interface DevToken {
 
 /** DevProvider signs in with POST /dev-oidc/token and renews by asking again for the same user. */
 class DevProvider implements Provider {
+  owns(key: string) {
+    return key === devKey;
+  }
+
   async restore() {
-    const raw = sessionStorage.getItem(devKey);
+    const raw = localStorage.getItem(devKey);
     if (!raw) return { session: null };
     const saved = JSON.parse(raw) as { request: DevSignIn; session: Session };
     if (saved.session.expiresAt - Date.now() > 5_000) return { session: saved.session };
@@ -181,12 +208,12 @@ class DevProvider implements Provider {
     const now = Date.now();
     const tok = await publicRequest<DevToken>('POST', '/dev-oidc/token', request);
     const session = { accessToken: tok.access_token, obtainedAt: now, expiresAt: now + tok.expires_in * 1000 };
-    sessionStorage.setItem(devKey, JSON.stringify({ request, session }));
+    localStorage.setItem(devKey, JSON.stringify({ request, session }));
     return session;
   }
 
   renew(): Promise<Session> {
-    const raw = sessionStorage.getItem(devKey);
+    const raw = localStorage.getItem(devKey);
     if (!raw) return Promise.reject(new Error('no development session to renew'));
     return this.signIn((JSON.parse(raw) as { request: DevSignIn }).request);
   }
@@ -196,7 +223,7 @@ class DevProvider implements Provider {
   }
 
   async forget() {
-    sessionStorage.removeItem(devKey);
+    localStorage.removeItem(devKey);
   }
 }
 
@@ -218,6 +245,10 @@ function sessionOf(user: User): Session {
 class OidcProvider implements Provider {
   private constructor(private readonly mgr: UserManager) {}
 
+  owns(key: string) {
+    return key.startsWith(oidcPrefix);
+  }
+
   static async create(cfg: ClientConfig): Promise<OidcProvider> {
     const { UserManager, WebStorageStateStore } = await import('oidc-client-ts');
     const origin = window.location.origin;
@@ -233,7 +264,8 @@ class OidcProvider implements Provider {
         automaticSilentRenew: false,
         loadUserInfo: false,
         monitorSession: false,
-        userStore: new WebStorageStateStore({ store: window.sessionStorage }),
+        // Shared by the tabs (docs/security.md: Sessions across tabs).
+        userStore: new WebStorageStateStore({ store: window.localStorage, prefix: oidcPrefix }),
       }),
     );
   }

@@ -2,8 +2,9 @@ import { useState } from 'preact/hooks';
 import { formatDateTime, t, type MessageKey } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
-import type { Campaign, IngestObjectPage, IngestSource, IngestSourceList } from '../types';
+import type { IngestObjectPage, IngestSource, IngestSourceList } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
+import { CampaignPicker } from '../pickers/Picker';
 
 /** IngestPage manages the ingest sources (bucket prefixes and directories polled for recordings) and shows what became of each object. */
 export function IngestPage() {
@@ -141,7 +142,6 @@ const parseAgents = (text: string) => {
 function SourceForm(props: { source: IngestSource | null; onDone: () => void }) {
   const app = useApp();
   const s = props.source;
-  const { data: campaigns } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
   const [name, setName] = useState(s?.name ?? '');
   const [kind, setKind] = useState<string>(s?.kind ?? 'directory');
   const [location, setLocation] = useState(s?.location ?? '');
@@ -225,17 +225,13 @@ function SourceForm(props: { source: IngestSource | null; onDone: () => void }) 
         </div>
       )}
       <div class="filter-row">
-        <div class="field">
-          <label for="ingest-campaign">{t('tasks.campaign')}</label>
-          <select id="ingest-campaign" value={campaign} onChange={(e) => setCampaign(e.currentTarget.value)}>
-            <option value="">{t('ingest.defaultCampaign')}</option>
-            {(campaigns ?? []).map((c) => (
-              <option key={c.id} value={c.name}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <CampaignPicker
+          id="ingest-campaign"
+          label={t('tasks.campaign')}
+          any={t('ingest.defaultCampaign')}
+          value={campaign}
+          onChange={setCampaign}
+        />
         <div class="field">
           <label for="ingest-language">{t('ingest.language')}</label>
           <input

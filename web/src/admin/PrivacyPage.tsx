@@ -1,6 +1,7 @@
+import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatDateTime, t, type MessageKey } from '../i18n';
-import { Link } from '../router';
+import { Link, location } from '../router';
 import { useApp } from '../state';
 import type { components } from '../openapi';
 import { ConfirmDialog, ErrorMessage, Loading, OutcomeMessage, PageHeader, useAction, useLoad, type Outcome } from '../ui';
@@ -23,47 +24,59 @@ interface AccessFilters {
 
 const noFilters: AccessFilters = { user: '', task: '', kind: '', from: '', to: '' };
 
+/** pageSize is how many access records a page shows. */
+const pageSize = 50;
+
 /**
  * PrivacyPage is the admins' privacy screen: the access record with its
  * filters and CSV export, erasures and what retention and erasures deleted,
  * and the export of everything held about a user.
  */
 export function PrivacyPage() {
+  const tab = privacyTabs.find(([name]) => name === location.value.query.get('tab')) ?? privacyTabs[0];
+  const Card = tab[2];
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t('privacy.title')} />
-      <AccessRecordCard />
-      <ErasuresCard />
-      <DeletionsCard />
-      <SubjectCard />
+      <nav class="tabs" aria-label={t('privacy.title')}>
+        {privacyTabs.map(([name, label]) => (
+          <Link key={name} class="nav-link" href={`${privacyPath}?tab=${name}`} aria-current={name === tab[0] ? 'page' : undefined}>
+            {t(label)}
+          </Link>
+        ))}
+      </nav>
+      <Card />
     </section>
   );
 }
+
+const privacyPath = '/app/admin/privacy';
+
+/** privacyTabs are the privacy screen's pages: name in the URL (?tab=), title, card. */
+const privacyTabs: readonly (readonly [string, MessageKey, () => JSX.Element])[] = [
+  ['access', 'privacy.access', AccessRecordCard],
+  ['erasures', 'privacy.erasures', ErasuresCard],
+  ['deletions', 'privacy.deletions', DeletionsCard],
+  ['subject', 'privacy.subject', SubjectCard],
+];
 
 function AccessRecordCard() {
   const app = useApp();
   const [form, setForm] = useState<AccessFilters>(noFilters);
   const [applied, setApplied] = useState<AccessFilters>(noFilters);
-  const [more, setMore] = useState<{ items: AccessRecord[]; next?: string }>({ items: [] });
+  // The cursors of the pages read so far: the last is the page shown ('' the first).
+  const [pages, setPages] = useState<string[]>(['']);
   const { run, busy } = useAction();
   const { data, error, reload } = useLoad(
-    async (signal) => {
-      const page = await app.api.get<{ items: AccessRecord[]; next?: string }>('/admin/access-records', { ...applied, limit: 50 }, signal);
-      setMore({ items: [], next: page.next });
-      return page;
-    },
-    [applied],
+    (signal) =>
+      app.api.get<{ items: AccessRecord[]; next?: string }>(
+        '/admin/access-records',
+        { ...applied, limit: pageSize, cursor: pages[pages.length - 1] },
+        signal,
+      ),
+    [applied, pages],
   );
-  const rows = [...(data?.items ?? []), ...more.items];
-  const loadMore = () =>
-    void run(async () => {
-      const page = await app.api.get<{ items: AccessRecord[]; next?: string }>('/admin/access-records', {
-        ...applied,
-        limit: 50,
-        cursor: more.next,
-      });
-      setMore({ items: [...more.items, ...page.items], next: page.next });
-    });
+  const rows = data?.items ?? [];
   const field = (key: keyof AccessFilters, label: MessageKey, type = 'text') => (
     <div class="field">
       <label for={`access-${key}`}>{t(label)}</label>
@@ -80,6 +93,7 @@ function AccessRecordCard() {
         onSubmit={(e) => {
           e.preventDefault();
           setApplied({ ...form, user: form.user.trim(), task: form.task.trim() });
+          setPages(['']);
         }}
       >
         <div class="filter-row">
@@ -145,20 +159,32 @@ function AccessRecordCard() {
                   <td>{formatDateTime(a.at)}</td>
                   <td>{a.user_name || a.user_id}</td>
                   <td>{t(`privacy.kind.${a.kind}`)}</td>
-                  <td>{a.task_uuid ? <Link href={`/app/tasks/${a.task_uuid}`}>{a.task_uuid.slice(0, 8)}</Link> : '—'}</td>
-                  <td class="small">{a.detail ? JSON.stringify(a.detail) : '—'}</td>
+                  <td class="truncate" title={a.task_file_name}>
+                    {a.task_uuid ? <Link href={`/app/tasks/${a.task_uuid}`}>{a.task_file_name || a.task_uuid}</Link> : '—'}
+                  </td>
+                  <td class="small truncate" title={a.detail ? JSON.stringify(a.detail) : undefined}>
+                    {a.detail ? JSON.stringify(a.detail) : '—'}
+                  </td>
                   <td>{a.client_ip ?? '—'}</td>
-                  <td class="small">{a.user_agent ?? '—'}</td>
+                  <td class="small truncate" title={a.user_agent}>
+                    {a.user_agent ?? '—'}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {more.next && (
-        <button type="button" class="button" disabled={busy} onClick={loadMore}>
-          {t('app.loadMore')}
-        </button>
+      {(pages.length > 1 || data?.next) && (
+        <div class="pager">
+          <button type="button" class="button" disabled={pages.length === 1} onClick={() => setPages(pages.slice(0, -1))}>
+            {t('app.previousPage')}
+          </button>
+          <span class="muted small">{t('app.page', { n: pages.length })}</span>
+          <button type="button" class="button" disabled={!data?.next} onClick={() => data?.next && setPages([...pages, data.next])}>
+            {t('app.nextPage')}
+          </button>
+        </div>
       )}
     </section>
   );

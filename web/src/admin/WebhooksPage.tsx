@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime, hookEventName, hookFormatName, t } from '../i18n';
 import { useApp } from '../state';
-import type { Campaign, Webhook, WebhookAttempt, WebhookList, WebhookTest } from '../types';
+import type { Webhook, WebhookAttempt, WebhookList, WebhookTest } from '../types';
 import { ConfirmDialog, ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
+import { CampaignPicker } from '../pickers/Picker';
 
 /** WebhooksPage manages the subscriptions of other systems to events: create, edit, delete, send a test and read the delivery log. */
 export function WebhooksPage() {
@@ -174,7 +175,6 @@ export function WebhooksPage() {
 function WebhookForm(props: { hook: Webhook | null; eventTypes: string[]; formats: string[]; onDone: (created: Webhook | null) => void }) {
   const app = useApp();
   const h = props.hook;
-  const { data: campaigns } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
   const [name, setName] = useState(h?.name ?? '');
   const [url, setUrl] = useState(h?.url ?? '');
   const [events, setEvents] = useState<string[]>(h?.events ?? []);
@@ -209,17 +209,13 @@ function WebhookForm(props: { hook: Webhook | null; eventTypes: string[]; format
           <label for="hook-url">{t('hooks.url')}</label>
           <input id="hook-url" type="url" required value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
         </div>
-        <div class="field">
-          <label for="hook-campaign">{t('tasks.campaign')}</label>
-          <select id="hook-campaign" value={campaign} onChange={(e) => setCampaign(e.currentTarget.value)}>
-            <option value="">{t('hooks.allCampaigns')}</option>
-            {(campaigns ?? []).map((c) => (
-              <option key={c.id} value={c.name}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <CampaignPicker
+          id="hook-campaign"
+          label={t('tasks.campaign')}
+          any={t('hooks.allCampaigns')}
+          value={campaign}
+          onChange={setCampaign}
+        />
         <div class="field">
           <label for="hook-format">{t('hooks.format')}</label>
           <select id="hook-format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>

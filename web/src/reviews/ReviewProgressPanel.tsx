@@ -1,8 +1,9 @@
 import { useState } from 'preact/hooks';
 import { formatNumber, t } from '../i18n';
 import { useApp } from '../state';
-import type { Campaign, ReviewProgress } from '../types';
+import type { ReviewProgress } from '../types';
 import { ErrorMessage, Loading, useLoad } from '../ui';
+import { CampaignPicker } from '../pickers/Picker';
 
 /** daysAgo is the date (YYYY-MM-DD, UTC) n days before today. */
 const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10);
@@ -13,7 +14,6 @@ export function ReviewProgressPanel() {
   const [campaign, setCampaign] = useState('');
   const [from, setFrom] = useState(daysAgo(30));
   const [to, setTo] = useState(daysAgo(-1));
-  const campaigns = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
   const { data, error, reload } = useLoad(
     (signal) => app.api.get<ReviewProgress>('/reviews/progress', { campaign: campaign || undefined, from, to }, signal),
     [campaign, from, to],
@@ -23,17 +23,14 @@ export function ReviewProgressPanel() {
     <section class="card" aria-labelledby="progress-title">
       <h2 id="progress-title">{t('reviews.progress')}</h2>
       <div class="filter-row progress-filters">
-        <div class="field">
-          <label for="progress-campaign">{t('tasks.campaign')}</label>
-          <select id="progress-campaign" value={campaign} onChange={(e) => setCampaign(e.currentTarget.value)}>
-            <option value="">{t('reviews.allCampaigns')}</option>
-            {(campaigns.data ?? []).map((c) => (
-              <option key={c.id} value={c.id}>
-                {c.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <CampaignPicker
+          id="progress-campaign"
+          by="id"
+          label={t('tasks.campaign')}
+          any={t('reviews.allCampaigns')}
+          value={campaign}
+          onChange={setCampaign}
+        />
         <div class="field">
           <label for="progress-from">{t('reviews.assignedFrom')}</label>
           <input id="progress-from" type="date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} />

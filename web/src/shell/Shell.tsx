@@ -8,11 +8,16 @@ import { atLeast } from '../types';
 import { Toasts } from '../ui';
 import { UserMenu } from './UserMenu';
 
+/** here reports whether the screen shown is route's, or one below it. */
+function here(route: Route): boolean {
+  return location.value.path === route.pattern || location.value.path.startsWith(route.pattern + '/');
+}
+
 function NavLink({ route }: { route: Route }) {
-  const here = location.value.path === route.pattern || location.value.path.startsWith(route.pattern + '/');
+  const current = here(route);
   return (
     <li>
-      <Link href={route.pattern} class={here ? 'nav-link active' : 'nav-link'} aria-current={here ? 'page' : undefined}>
+      <Link href={route.pattern} class={current ? 'nav-link active' : 'nav-link'} aria-current={current ? 'page' : undefined}>
         {t(route.title)}
       </Link>
     </li>
@@ -42,16 +47,17 @@ export function Shell({ children }: { children: ComponentChildren }) {
             ))}
           </ul>
           {admin.length > 0 && (
-            <div class="nav-group">
-              <span class="nav-group-label" id="nav-admin">
+            // A menu, so that the navigation stays on one line; it closes on the next screen (a new element).
+            <details class="nav-group nav-menu" key={location.value.path}>
+              <summary class={admin.some(here) ? 'nav-link active' : 'nav-link'} id="nav-admin">
                 {t('nav.admin')}
-              </span>
-              <ul aria-labelledby="nav-admin">
+              </summary>
+              <ul aria-labelledby="nav-admin" class="nav-menu-list">
                 {admin.map((r) => (
                   <NavLink key={r.pattern} route={r} />
                 ))}
               </ul>
-            </div>
+            </details>
           )}
         </nav>
         <div class="header-end">

@@ -8,10 +8,11 @@ import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types
 import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
-import { apiFilters, applyTask, arrive, directions, filtersOf, promote, queryOf, reviewStates, type TaskFilters } from './state';
+import { apiFilters, applyTask, arrive, directions, filtersOf, promote, queryOf, reviewStates, unseenFilters, type TaskFilters } from './state';
 import { BulkActions, BulkCheckCell, BulkCheckHeader, useBulk } from './BulkActions';
 import { SavedViews } from './SavedViews';
 import { Upload } from './Upload';
+import { CampaignPicker, CriterionPicker, UserPicker } from '../pickers/Picker';
 
 const basePath = '/app/tasks';
 const pageSize = 50;
@@ -62,6 +63,8 @@ export function TasksPage() {
   const mine = useRef(new Set<string>());
   const canUpload = atLeast(app.profile.value?.role ?? 'none', 'quality');
   const bulk = useBulk(key);
+  // Kept once opened: closing it does not lose the uploads in progress.
+  const [uploading, setUploading] = useState(false);
 
   // Subscribed before loading: events that arrive meanwhile are applied on
   // top of the page, which gives the same result whatever the order.
@@ -133,6 +136,17 @@ export function TasksPage() {
     <section aria-labelledby="page-title">
       <PageHeader title={t('tasks.title')}>
         <StreamStatus />
+        {canUpload && (
+          <button
+            type="button"
+            class="button button-primary"
+            aria-expanded={uploading}
+            aria-controls="upload-panel"
+            onClick={() => setUploading(!uploading)}
+          >
+            {t('tasks.upload')}
+          </button>
+        )}
         <button type="button" class="button" onClick={reload}>
           {t('app.refresh')}
         </button>
@@ -160,13 +174,15 @@ export function TasksPage() {
         ))}
       </PageHeader>
       {canUpload && (
-        <Upload
-          live={live}
-          onUploaded={(uuid) => {
-            mine.current.add(uuid);
-            setView((v) => v && { ...v, ...promote(v, uuid) });
-          }}
-        />
+        <div id="upload-panel" hidden={!uploading}>
+          <Upload
+            live={live}
+            onUploaded={(uuid) => {
+              mine.current.add(uuid);
+              setView((v) => v && { ...v, ...promote(v, uuid) });
+            }}
+          />
+        </div>
       )}
       <SavedViews />
       <FilterForm key={key} initial={applied} quality={canUpload} />
@@ -248,15 +264,46 @@ export function TasksPage() {
   );
 }
 
-/** FilterForm is the list's filters; quality shows those an agent may not use (qualityFilters). */
+/** moreFilters are the filters behind "More filters": the bar shows the others. */
+const moreFilters = [
+  'kind',
+  'needs_review',
+  'transcript_unreliable',
+  'review_state',
+  'min_score',
+  'max_score',
+  'failed_criterion',
+  'validated_by',
+  'assignee',
+  'language',
+  'direction',
+  'queue',
+  'call_id',
+  ...unseenFilters,
+] as const;
+
+/**
+ * FilterForm is the list's filters: a bar of the common ones, the others behind "More filters" (open when one is
+ * set); quality shows those an agent may not use (qualityFilters) and the pickers of users.
+ */
 function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boolean }) {
   const [f, setF] = useState<TaskFilters>(initial);
+  const set = moreFilters.filter((k) => initial[k].trim()).length;
   const submit = (e: Event) => {
     e.preventDefault();
     showFilters(basePath, queryOf(f));
   };
+  const user = (k: 'operator' | 'validated_by' | 'assignee', id: string, label: MessageKey) =>
+    quality ? (
+      <UserPicker id={id} free label={t(label)} value={f[k]} onChange={(v) => setF({ ...f, [k]: v })} />
+    ) : (
+      <div class="field">
+        <label for={id}>{t(label)}</label>
+        <input id={id} value={f[k]} size={12} onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })} />
+      </div>
+    );
   return (
-    <form class="filters" role="search" onSubmit={submit} aria-label={t('tasks.filters')}>
+    <form class="filters filter-bar" role="search" onSubmit={submit} aria-label={t('tasks.filters')}>
       <div class="filter-row">
         <div class="field field-wide">
           <label for="tasks-q">{t('tasks.search')}</label>
@@ -265,16 +312,19 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
             type="search"
             value={f.q}
             placeholder={t('tasks.searchExample')}
-            aria-describedby="tasks-q-hint"
+            title={t('tasks.searchHint')}
             onInput={(e) => setF({ ...f, q: e.currentTarget.value })}
           />
-          <p id="tasks-q-hint" class="small muted">
-            {t('tasks.searchHint')}
-          </p>
         </div>
         <div class="field">
           <label for="tasks-file">{t('tasks.fileName')}</label>
-          <input id="tasks-file" type="search" value={f.file_name} onInput={(e) => setF({ ...f, file_name: e.currentTarget.value })} />
+          <input
+            id="tasks-file"
+            type="search"
+            size={14}
+            value={f.file_name}
+            onInput={(e) => setF({ ...f, file_name: e.currentTarget.value })}
+          />
         </div>
         <AnySelect
           id="tasks-status"
@@ -283,53 +333,14 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
           options={taskStatuses.map((s) => [s, t(`status.${s}` as MessageKey)] as const)}
           onChange={(status) => setF({ ...f, status })}
         />
-        <AnySelect
-          id="tasks-kind"
-          label={t('tasks.kind')}
-          value={f.kind}
-          options={[
-            ['call', t('tasks.call')],
-            ['chat', t('tasks.chat')],
-          ]}
-          onChange={(kind) => setF({ ...f, kind })}
+        <CampaignPicker
+          id="tasks-campaign"
+          free
+          label={t('tasks.campaign')}
+          value={f.campaign}
+          onChange={(campaign) => setF({ ...f, campaign })}
         />
-        <AnySelect
-          id="tasks-review"
-          label={t('tasks.review')}
-          value={f.needs_review}
-          options={[
-            ['true', t('tasks.reviewNeeded')],
-            ['false', t('tasks.reviewNone')],
-          ]}
-          onChange={(needs_review) => setF({ ...f, needs_review })}
-        />
-        <AnySelect
-          id="tasks-transcript"
-          label={t('transcript.label')}
-          value={f.transcript_unreliable}
-          options={[
-            ['true', t('transcript.unreliable')],
-            ['false', t('transcript.reliable')],
-          ]}
-          onChange={(transcript_unreliable) => setF({ ...f, transcript_unreliable })}
-        />
-        <AnySelect
-          id="tasks-review-state"
-          label={t('review.state')}
-          value={f.review_state}
-          options={reviewStates.map((r) => [r, t(`reviewState.${r}`)] as const)}
-          onChange={(review_state) => setF({ ...f, review_state })}
-        />
-        <div class="field">
-          <label for="tasks-campaign">{t('tasks.campaign')}</label>
-          <input id="tasks-campaign" value={f.campaign} onInput={(e) => setF({ ...f, campaign: e.currentTarget.value })} />
-        </div>
-      </div>
-      <div class="filter-row">
-        <div class="field">
-          <label for="tasks-operator">{t('tasks.operator')}</label>
-          <input id="tasks-operator" value={f.operator} onInput={(e) => setF({ ...f, operator: e.currentTarget.value })} />
-        </div>
+        {user('operator', 'tasks-operator', 'tasks.operator')}
         <AnySelect
           id="tasks-passed"
           label={t('tasks.result')}
@@ -348,72 +359,109 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
           <label for="tasks-to">{t('tasks.to')}</label>
           <input id="tasks-to" type="date" value={f.to} onInput={(e) => setF({ ...f, to: e.currentTarget.value })} />
         </div>
-        {(
-          [
-            ['min_score', 'tasks-min-score', 'tasks.minScore'],
-            ['max_score', 'tasks-max-score', 'tasks.maxScore'],
-          ] as const
-        ).map(([k, id, label]) => (
-          <div class="field" key={k}>
-            <label for={id}>{t(label)}</label>
-            <input
-              id={id}
-              type="number"
-              min="0"
-              max="100"
-              step="0.01"
-              value={f[k]}
-              onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })}
-            />
-          </div>
-        ))}
-        <div class="field">
-          <label for="tasks-failed">{t('tasks.failedCriterion')}</label>
-          <input
-            id="tasks-failed"
-            value={f.failed_criterion}
-            placeholder="empathy"
-            onInput={(e) => setF({ ...f, failed_criterion: e.currentTarget.value })}
-          />
-        </div>
-        <div class="field">
-          <label for="tasks-validator">{t('tasks.validatedBy')}</label>
-          <input id="tasks-validator" value={f.validated_by} onInput={(e) => setF({ ...f, validated_by: e.currentTarget.value })} />
-        </div>
-        <div class="field">
-          <label for="tasks-assignee">{t('tasks.assignee')}</label>
-          <input id="tasks-assignee" value={f.assignee} onInput={(e) => setF({ ...f, assignee: e.currentTarget.value })} />
-        </div>
-        <div class="field">
-          <label for="tasks-language">{t('tasks.language')}</label>
-          <input
-            id="tasks-language"
-            value={f.language}
-            placeholder="es, en-GB"
-            size={8}
-            onInput={(e) => setF({ ...f, language: e.currentTarget.value })}
-          />
-        </div>
-        <AnySelect
-          id="tasks-direction"
-          label={t('tasks.direction')}
-          value={f.direction}
-          options={directions.map((d) => [d, t(`tasks.${d}`)] as const)}
-          onChange={(direction) => setF({ ...f, direction })}
-        />
-        <div class="field">
-          <label for="tasks-queue">{t('tasks.queue')}</label>
-          <input id="tasks-queue" value={f.queue} size={10} onInput={(e) => setF({ ...f, queue: e.currentTarget.value })} />
-        </div>
-        <div class="field">
-          <label for="tasks-call-id">{t('tasks.callId')}</label>
-          <input id="tasks-call-id" value={f.call_id} size={12} onInput={(e) => setF({ ...f, call_id: e.currentTarget.value })} />
-        </div>
-      </div>
-      <CallFilters f={f} setF={setF} quality={quality} />
-      <div class="filter-row">
         <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
       </div>
+      <details class="more-filters" open={set > 0}>
+        <summary>{set > 0 ? t('tasks.moreFiltersSet', { n: set }) : t('tasks.moreFilters')}</summary>
+        <p id="tasks-q-hint" class="small muted">
+          {t('tasks.searchHint')}
+        </p>
+        <div class="filter-row">
+          <AnySelect
+            id="tasks-kind"
+            label={t('tasks.kind')}
+            value={f.kind}
+            options={[
+              ['call', t('tasks.call')],
+              ['chat', t('tasks.chat')],
+            ]}
+            onChange={(kind) => setF({ ...f, kind })}
+          />
+          <AnySelect
+            id="tasks-review"
+            label={t('tasks.review')}
+            value={f.needs_review}
+            options={[
+              ['true', t('tasks.reviewNeeded')],
+              ['false', t('tasks.reviewNone')],
+            ]}
+            onChange={(needs_review) => setF({ ...f, needs_review })}
+          />
+          <AnySelect
+            id="tasks-transcript"
+            label={t('transcript.label')}
+            value={f.transcript_unreliable}
+            options={[
+              ['true', t('transcript.unreliable')],
+              ['false', t('transcript.reliable')],
+            ]}
+            onChange={(transcript_unreliable) => setF({ ...f, transcript_unreliable })}
+          />
+          <AnySelect
+            id="tasks-review-state"
+            label={t('review.state')}
+            value={f.review_state}
+            options={reviewStates.map((r) => [r, t(`reviewState.${r}`)] as const)}
+            onChange={(review_state) => setF({ ...f, review_state })}
+          />
+          {(
+            [
+              ['min_score', 'tasks-min-score', 'tasks.minScore'],
+              ['max_score', 'tasks-max-score', 'tasks.maxScore'],
+            ] as const
+          ).map(([k, id, label]) => (
+            <div class="field" key={k}>
+              <label for={id}>{t(label)}</label>
+              <input
+                id={id}
+                type="number"
+                min="0"
+                max="100"
+                step="0.01"
+                size={6}
+                value={f[k]}
+                onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })}
+              />
+            </div>
+          ))}
+          <CriterionPicker
+            id="tasks-failed"
+            free
+            label={t('tasks.failedCriterion')}
+            campaign={f.campaign}
+            value={f.failed_criterion}
+            onChange={(failed_criterion) => setF({ ...f, failed_criterion })}
+          />
+          {user('validated_by', 'tasks-validator', 'tasks.validatedBy')}
+          {user('assignee', 'tasks-assignee', 'tasks.assignee')}
+          <div class="field">
+            <label for="tasks-language">{t('tasks.language')}</label>
+            <input
+              id="tasks-language"
+              value={f.language}
+              placeholder="es, en-GB"
+              size={8}
+              onInput={(e) => setF({ ...f, language: e.currentTarget.value })}
+            />
+          </div>
+          <AnySelect
+            id="tasks-direction"
+            label={t('tasks.direction')}
+            value={f.direction}
+            options={directions.map((d) => [d, t(`tasks.${d}`)] as const)}
+            onChange={(direction) => setF({ ...f, direction })}
+          />
+          <div class="field">
+            <label for="tasks-queue">{t('tasks.queue')}</label>
+            <input id="tasks-queue" value={f.queue} size={10} onInput={(e) => setF({ ...f, queue: e.currentTarget.value })} />
+          </div>
+          <div class="field">
+            <label for="tasks-call-id">{t('tasks.callId')}</label>
+            <input id="tasks-call-id" value={f.call_id} size={12} onInput={(e) => setF({ ...f, call_id: e.currentTarget.value })} />
+          </div>
+        </div>
+        <CallFilters f={f} setF={setF} quality={quality} />
+      </details>
     </form>
   );
 }

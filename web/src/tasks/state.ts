@@ -191,7 +191,7 @@ type FilterKey = (typeof filterKeys)[number];
  * unseenFilters are the filters a summary cannot be checked against: when the call started, its numbers and custom
  * fields, what its channels tell.
  */
-const unseenFilters = [
+export const unseenFilters = [
   'started_from',
   'started_to',
   'caller',

@@ -1,0 +1,158 @@
+// One picker for every filter and form that takes a user, a campaign or a
+// criterion: a combobox (WAI-ARIA 1.2) where the name is typed and chosen,
+// while the filter or form keeps the value (an id, a campaign's name).
+import { useEffect, useId, useState } from 'preact/hooks';
+import { locale, t } from '../i18n';
+import { useApp } from '../state';
+import type { Campaign } from '../types';
+import type { components } from '../openapi';
+import { useLoad } from '../ui';
+import { matching, nextActive, userOption, type Option } from './options';
+
+interface PickerProps {
+  id: string;
+  label: string;
+  value: string;
+  /** name is the value's name, '' while unknown (the value is shown). */
+  name: string;
+  /** any names the empty value ("Any", "Default campaign"). */
+  any: string;
+  /** free keeps what is typed as the value when no option is picked (a filter also takes a username or an id). */
+  free?: boolean;
+  /** find returns the options for what is typed. */
+  find: (text: string, signal: AbortSignal) => Promise<Option[]>;
+  onChange: (value: string) => void;
+}
+
+/** Picker is a labelled combobox: typing finds options, arrows move among them, Enter or a click picks one, Escape closes. */
+export function Picker(p: PickerProps) {
+  const list = useId();
+  const shown = p.value ? p.name || p.value : '';
+  const [text, setText] = useState(shown);
+  const [open, setOpen] = useState(false);
+  const [active, setActive] = useState(-1);
+  const [options, setOptions] = useState<Option[]>([]);
+  useEffect(() => setText(shown), [shown]);
+  useEffect(() => {
+    if (!open) return;
+    const ctl = new AbortController();
+    p.find(text === shown ? '' : text, ctl.signal)
+      .then((o) => {
+        setOptions(o);
+        setActive(-1);
+      })
+      .catch(() => {});
+    return () => ctl.abort();
+  }, [open, text]);
+  const pick = (value: string) => {
+    setOpen(false);
+    if (value === p.value) setText(shown);
+    p.onChange(value);
+  };
+  const all: Option[] = [{ value: '', label: p.any }, ...options];
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key === 'Escape' && open) {
+      e.preventDefault();
+      setOpen(false);
+      setText(shown);
+    } else if (e.key === 'Enter' && open && active >= 0) {
+      e.preventDefault();
+      pick(all[active].value);
+    } else if (['ArrowDown', 'ArrowUp'].includes(e.key) || (open && ['Home', 'End'].includes(e.key))) {
+      e.preventDefault();
+      setOpen(true);
+      setActive(nextActive(e.key, active, all.length));
+    }
+  };
+  return (
+    <div class="field picker">
+      <label for={p.id}>{p.label}</label>
+      <input
+        id={p.id}
+        role="combobox"
+        autocomplete="off"
+        aria-autocomplete="list"
+        aria-expanded={open}
+        aria-controls={list}
+        aria-activedescendant={open && active >= 0 ? `${list}-${active}` : undefined}
+        placeholder={p.any}
+        value={text}
+        onFocus={() => setOpen(true)}
+        onInput={(e) => {
+          setText(e.currentTarget.value);
+          setOpen(true);
+        }}
+        onKeyDown={onKey}
+        onBlur={() => {
+          setOpen(false);
+          if (text.trim() === '') p.onChange('');
+          else if (p.free && text !== shown) p.onChange(text.trim());
+          else setText(shown);
+        }}
+      />
+      <ul id={list} role="listbox" class="picker-options" hidden={!open}>
+        {all.map((o, i) => (
+          <li
+            key={o.value}
+            id={`${list}-${i}`}
+            role="option"
+            aria-selected={i === active}
+            class={o.value === p.value ? 'picker-option current' : 'picker-option'}
+            // Before the input's blur, which would close the list.
+            onMouseDown={(e) => {
+              e.preventDefault();
+              pick(o.value);
+            }}
+          >
+            {o.label}
+            {o.hint && <span class="muted small"> {o.hint}</span>}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+type FieldProps = Omit<PickerProps, 'name' | 'find' | 'any'> & { any?: string };
+
+/** UserPicker picks a user by name (GET /users/names, quality and above); the value is their id. */
+export function UserPicker(props: FieldProps) {
+  const app = useApp();
+  const named = useLoad(
+    (signal) =>
+      props.value
+        ? app.api.get<components['schemas']['UserNames']>('/users/names', { id: [props.value] }, signal)
+        : Promise.resolve({ items: [], total: 0 }),
+    [props.value],
+  );
+  const found = named.data?.items?.find((u) => u.id === props.value);
+  const find = async (text: string, signal: AbortSignal) =>
+    ((await app.api.get<components['schemas']['UserNames']>('/users/names', { q: text, limit: 20 }, signal)).items ?? []).map(userOption);
+  return <Picker {...props} any={props.any ?? t('tasks.any')} name={found ? userOption(found).label : ''} find={find} />;
+}
+
+/** usePicked is a picker of a list loaded once: its options, found among them by what is typed. */
+function usePicked(options: Option[] | null, value: string) {
+  const find = (text: string) => Promise.resolve(matching(options ?? [], text));
+  return { find, name: options?.find((o) => o.value === value)?.label ?? '' };
+}
+
+/** CampaignPicker picks a campaign by name; the value is its name, or its id with by="id". */
+export function CampaignPicker({ by = 'name', ...props }: FieldProps & { by?: 'name' | 'id' }) {
+  const app = useApp();
+  const { data } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
+  const options = data && data.map((c) => ({ value: by === 'id' ? c.id : c.name, label: c.name }));
+  return <Picker {...props} any={props.any ?? t('tasks.any')} {...usePicked(options, props.value)} />;
+}
+
+/** CriterionPicker picks a criterion by its question in the user's language, of campaign's scorecard or all; the value is its id. */
+export function CriterionPicker({ campaign, ...props }: FieldProps & { campaign: string }) {
+  const app = useApp();
+  const lang = locale.value;
+  const { data } = useLoad(
+    (signal) => app.api.get<components['schemas']['CriterionName'][]>('/criteria', { campaign, lang }, signal),
+    [campaign, lang],
+  );
+  const options = data && data.map((c) => ({ value: c.id, label: c.question, hint: (c.campaigns ?? []).join(', ') }));
+  return <Picker {...props} any={props.any ?? t('tasks.any')} {...usePicked(options, props.value)} />;
+}
