@@ -74,6 +74,10 @@ type Options struct {
 	// UploadURLAllowPrivate lets an upload by URL fetch from loopback and
 	// private addresses (UPLOAD_URL_ALLOW_PRIVATE).
 	UploadURLAllowPrivate bool
+	// ReviewConfidence is the confidence below which a verdict of a
+	// scorecard's preview needs review (AUDIT_REVIEW_CONFIDENCE), as the
+	// audit job marks it. Zero marks none.
+	ReviewConfidence float64
 }
 
 // Server is the HTTP API.
@@ -152,7 +156,7 @@ func New(opts Options) *Server {
 	(&usersAdminResource{pool: opts.Pool, river: opts.River, directory: opts.Directory}).register(hapi)
 	(&notificationsResource{pool: opts.Pool}).register(hapi)
 	(&viewsResource{pool: opts.Pool}).register(hapi)
-	(&campaignsResource{pool: opts.Pool, river: opts.River}).register(hapi)
+	(&campaignsResource{pool: opts.Pool, river: opts.River, review: opts.ReviewConfidence}).register(hapi)
 	(&statsResource{pool: opts.Pool, now: time.Now}).register(hapi)
 	audits := &auditsResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}
 	audits.register(hapi)
