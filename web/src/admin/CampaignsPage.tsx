@@ -116,18 +116,7 @@ function NewCampaign({ onCreated }: { onCreated: (c: Campaign) => void }) {
             <option value="en">{t('sc.lang.en')}</option>
           </select>
         </div>
-        <div class="field">
-          <label for="camp-new-passing">{t('camp.passing')}</label>
-          <input
-            id="camp-new-passing"
-            type="number"
-            min={0}
-            max={100}
-            step="0.01"
-            value={passing}
-            onInput={(e) => setPassing(e.currentTarget.value)}
-          />
-        </div>
+        <PassingField id="camp-new-passing" value={passing} onInput={setPassing} />
         <div class="field">
           <label for="camp-new-emails">{t('camp.emails')}</label>
           <input id="camp-new-emails" value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
@@ -138,6 +127,16 @@ function NewCampaign({ onCreated }: { onCreated: (c: Campaign) => void }) {
       </button>
       <OutcomeMessage outcome={outcome} />
     </form>
+  );
+}
+
+/** PassingField is a campaign's passing score, as the forms that create and edit one take it. */
+function PassingField({ id, value, onInput }: { id: string; value: string; onInput: (v: string) => void }) {
+  return (
+    <div class="field">
+      <label for={id}>{t('camp.passing')}</label>
+      <input id={id} type="number" min={0} max={100} step="0.01" value={value} onInput={(e) => onInput(e.currentTarget.value)} />
+    </div>
   );
 }
 
@@ -187,18 +186,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
       <form class="card" onSubmit={(e) => void save(e)} aria-labelledby="camp-settings">
         <h2 id="camp-settings">{t('camp.settings', { name: campaign.name })}</h2>
         <div class="filter-row">
-          <div class="field">
-            <label for="camp-passing">{t('camp.passing')}</label>
-            <input
-              id="camp-passing"
-              type="number"
-              min={0}
-              max={100}
-              step="0.01"
-              value={passing}
-              onInput={(e) => setPassing(e.currentTarget.value)}
-            />
-          </div>
+          <PassingField id="camp-passing" value={passing} onInput={setPassing} />
           <div class="field">
             <label for="camp-language">{t('camp.language')}</label>
             <input id="camp-language" value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />
