@@ -78,6 +78,10 @@ type Options struct {
 	// DefaultTimeZone is the zone of a user who has none
 	// (DEFAULT_TIME_ZONE). Defaults to UTC.
 	DefaultTimeZone *time.Location
+	// ReviewConfidence is the confidence below which a verdict of a
+	// scorecard's preview needs review (AUDIT_REVIEW_CONFIDENCE), as the
+	// audit job marks it. Zero marks none.
+	ReviewConfidence float64
 }
 
 // Server is the HTTP API.
@@ -157,7 +161,7 @@ func New(opts Options) *Server {
 	(&pickersResource{pool: opts.Pool}).register(hapi)
 	(&notificationsResource{pool: opts.Pool}).register(hapi)
 	(&viewsResource{pool: opts.Pool}).register(hapi)
-	(&campaignsResource{pool: opts.Pool, river: opts.River}).register(hapi)
+	(&campaignsResource{pool: opts.Pool, river: opts.River, review: opts.ReviewConfidence}).register(hapi)
 	(&statsResource{pool: opts.Pool, now: time.Now}).register(hapi)
 	audits := &auditsResource{pool: opts.Pool, river: opts.River, wait: opts.JobWaitTimeout}
 	audits.register(hapi)

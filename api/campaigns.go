@@ -25,6 +25,8 @@ import (
 type campaignsResource struct {
 	pool  *pgxpool.Pool
 	river *river.Client[pgx.Tx]
+	// review is the confidence below which a preview's verdict needs review.
+	review float64
 }
 
 // CampaignView is a campaign as the API shows it.
@@ -109,6 +111,7 @@ func (c *campaignsResource) register(api huma.API) {
 		"notifying the publisher of its progress."
 	op.DefaultStatus = http.StatusCreated
 	huma.Register(api, tagged(op), c.publish)
+	c.registerPreview(api)
 }
 
 func (c *campaignsResource) view(ctx context.Context, camp db.Campaign) (CampaignView, error) {

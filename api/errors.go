@@ -97,7 +97,7 @@ type Error struct {
 	Success   bool   `json:"success" doc:"Always false for an error"`
 	Code      string `json:"code" doc:"Machine-readable error code" enum:"MISSING_AUTH_HEADER,UNAUTHORIZED,FORBIDDEN,MISSING_FIELDS,VALIDATION_ERROR,NOT_FOUND,METHOD_NOT_ALLOWED,CONFLICT,PAYLOAD_TOO_LARGE,UNSUPPORTED_MEDIA_TYPE,PRECONDITION_FAILED,RANGE_NOT_SATISFIABLE,HEADERS_TOO_LARGE,RATE_LIMITED,REQUEST_TIMEOUT,INTERNAL_ERROR,EMAIL_SEND_ERROR,SERVICE_UNAVAILABLE,GONE"`
 	Message   string `json:"message" doc:"What went wrong, for a person"`
-	Details   any    `json:"details,omitempty" doc:"The offending fields (a list of {location, message, value}) or more about the error"`
+	Details   any    `json:"details,omitempty" doc:"The offending fields (a list of {location, message, value}, with at, the character from 1 of a text value where the problem is, when it is one character of it) or more about the error"`
 	RequestID string `json:"request_id,omitempty" doc:"The X-Request-Id of the request, to quote when reporting a problem"`
 }
 
@@ -272,9 +272,10 @@ func translate(ctx context.Context, err error) *Error {
 		e := Errorf(code, d.Message)
 		switch {
 		case len(d.Problems) > 0:
-			details := make([]*huma.ErrorDetail, len(d.Problems))
+			details := make([]locatedDetail, len(d.Problems))
 			for i, p := range d.Problems {
-				details[i] = &huma.ErrorDetail{Location: p.Location, Message: p.Message, Value: p.Value}
+				details[i] = locatedDetail{ErrorDetail: &huma.ErrorDetail{Location: p.Location, Message: p.Message, Value: p.Value},
+					At: p.At}
 			}
 			e.Details = details
 		case len(d.Details) > 0:
@@ -292,6 +293,13 @@ func translate(ctx context.Context, err error) *Error {
 		logger(ctx).ErrorContext(ctx, "internal error", "error", err)
 	}
 	return Errorf(CodeInternal, internalMessage)
+}
+
+// locatedDetail is a domain problem as a detail of the error model: where,
+// what, the value sent and, for a text, the character of it at fault.
+type locatedDetail struct {
+	*huma.ErrorDetail
+	At int `json:"at,omitempty"`
 }
 
 // requiredBefore and requiredAfter surround the name in Huma's message for

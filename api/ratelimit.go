@@ -25,8 +25,9 @@ type RateLimits struct {
 	// Writes bounds each user's POST, PUT, PATCH and DELETE requests other
 	// than uploads (RATE_LIMIT_WRITES). Defaults to 600.
 	Writes int
-	// Uploads bounds each user's POST /tasks/upload requests
-	// (RATE_LIMIT_UPLOADS). Defaults to 60.
+	// Uploads bounds each user's POST /tasks/upload requests and previews
+	// of a scorecard, which audit as an upload does (RATE_LIMIT_UPLOADS).
+	// Defaults to 60.
 	Uploads int
 	// Anonymous bounds, per client address, the requests to public
 	// operations and the requests whose authentication fails
@@ -48,7 +49,8 @@ func (l RateLimits) withDefaults() RateLimits {
 
 // Operation metadata for the limiter.
 const (
-	// metaUpload marks the operations the upload limit applies to.
+	// metaUpload marks the operations the upload limit applies to:
+	// uploads, and what audits as an upload does (a scorecard's preview).
 	metaUpload = "auditd-upload"
 	// metaUnlimited marks the probes (/health, /ready): a load balancer
 	// checking through the same address as a client that fails to

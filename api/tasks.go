@@ -590,11 +590,16 @@ func auditView(a db.AuditRevision) *Audit {
 		UpdatedBy: a.AuthorID, UpdatedByName: a.AuthorName, UpdatedAt: a.CreatedAt}
 }
 
-// visible returns task id if the caller may see it: quality and above see
-// every task, operators those where they are the agent. Others are
-// NOT_FOUND, like unknown ids, so ids cannot be probed.
+// visible is visibleTask on t's pool.
 func (t *tasksResource) visible(ctx context.Context, id string) (db.Task, error) {
-	task, err := db.TaskGetByUUID(ctx, t.pool, id)
+	return visibleTask(ctx, t.pool, id)
+}
+
+// visibleTask returns task id if the caller may see it: quality and above
+// see every task, operators those where they are the agent. Others are
+// NOT_FOUND, like unknown ids, so ids cannot be probed.
+func visibleTask(ctx context.Context, q db.DBTX, id string) (db.Task, error) {
+	task, err := db.TaskGetByUUID(ctx, q, id)
 	p := principal(ctx)
 	if errcode.Is(err, errcode.NotFound) || (err == nil && !p.Is(role.Quality) && task.OperatorID != p.User.ID) {
 		return db.Task{}, Errorf(CodeNotFound, fmt.Sprintf("no task %s", id))

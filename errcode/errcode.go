@@ -50,10 +50,13 @@ type Error struct {
 // Problem is one thing wrong with a request's input: where, located as the
 // API locates a request's fields ("body.items[2].criterion_id",
 // "query.operator"), what is wrong there, and the value sent (nil for none).
+// At, for a text, is the character (from 1) of the value at Location where
+// the problem is (a phrase's syntax); 0 when it is the whole value.
 type Problem struct {
 	Location string
 	Message  string
 	Value    any
+	At       int
 }
 
 // Problems gathers the problems of an input.

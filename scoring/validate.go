@@ -27,6 +27,10 @@ type Problem struct {
 	// "weight", "rule.any[2]".
 	Field   string `json:"field"`
 	Message string `json:"message"`
+	// At is the character (from 1) of the value at Field where the
+	// problem is, for a phrase whose syntax is wrong there; 0 when the
+	// problem is the whole value.
+	At int `json:"at,omitempty"`
 }
 
 // String reads "criterion 2 (greeting): weight: must be a number greater than 0, not 0".
@@ -122,6 +126,7 @@ func Validate(card Scorecard, checkRule RuleCheck) error {
 					field += "." + p.Field
 				}
 				add(field, "%s", p.Message)
+				problems[len(problems)-1].At = p.At
 			}
 		}
 	}
@@ -146,7 +151,7 @@ func invalid(problems []Problem) error {
 		if p.Index >= 0 {
 			loc = fmt.Sprintf("body.criteria[%d].%s", p.Index, p.Field)
 		}
-		located[i] = errcode.Problem{Location: loc, Message: p.String()}
+		located[i] = errcode.Problem{Location: loc, Message: p.String(), At: p.At}
 	}
 	return errcode.Wrap(errcode.Invalid, &ValidationError{Problems: problems},
 		fmt.Sprintf("the scorecard has %d problem(s); nothing was published", len(problems))).WithProblems(located...)

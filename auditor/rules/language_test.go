@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -527,5 +528,25 @@ func TestPhraseErrors(t *testing.T) {
 		var invalid *scoring.ValidationError
 		require.ErrorAs(t, err, &invalid, rule)
 		require.Equal(t, "scorecard is not valid: criterion 0 (c): "+want, invalid.Error(), rule)
+	}
+}
+
+// TestPhraseErrorsAtTheirCharacter: a phrase's syntax error carries its
+// character, so a form can point at it; one found in an expansion of the
+// phrase (its groups written out) or in the whole phrase has none.
+func TestPhraseErrorsAtTheirCharacter(t *testing.T) {
+	t.Parallel()
+	for rule, at := range map[string]int{
+		`{"any": ["hola", "buenos NEAR/x días"]}`:          8,
+		`{"any": ["lo siento) mucho"]}`:                    10,
+		`{"all": ["x", ["y", "señora {code}"]]}`:           8,
+		`{"any": ["(ha quedado|NEAR/3) x"]}`:               0,
+		`{"any": ["(por favor) NEAR/3"]}`:                  0,
+		`{"any": ["(a|b|c|d) (e|f|g|h) (i|j|k|l) (m|n)"]}`: 0,
+		`{"any": [""]}`: 0,
+	} {
+		problems := rules.CheckRule(json.RawMessage(rule))
+		require.Len(t, problems, 1, rule)
+		require.Equal(t, at, problems[0].At, "%s: %s", rule, problems[0].Message)
 	}
 }

@@ -174,7 +174,15 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 		notApplicableConfidence: defaultNotApplicable, hintConfidence: defaultHint, cuesTogether: defaultCuesTogether}
 	var problems []scoring.Problem
 	add := func(field, format string, args ...any) {
-		problems = append(problems, scoring.Problem{Field: field, Message: fmt.Sprintf(format, args...)})
+		problem := scoring.Problem{Field: field, Message: fmt.Sprintf(format, args...)}
+		// A phrase's own error (not one wrapped as about an expansion of
+		// it) locates the problem at its character.
+		for _, a := range args {
+			if e, ok := a.(*phraseError); ok {
+				problem.At = e.at
+			}
+		}
+		problems = append(problems, problem)
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
@@ -362,7 +370,8 @@ func parsePhrase(v json.RawMessage, field string, exact bool, add func(field, fo
 	for _, text := range texts {
 		x, err := parseExpression(text, exact)
 		if err != nil {
-			if len(texts) > 1 {
+			if text != p {
+				// Its position is in the expansion, not in p.
 				err = fmt.Errorf("(as %q) %w", text, err)
 			}
 			add(field, "%q %s", p, err)

@@ -256,7 +256,8 @@ func (m *Main) openHTTP(ctx context.Context) error {
 		BodyTimeouts: api.BodyTimeouts{Idle: c.UploadIdleTimeout, Total: c.UploadTimeout},
 		RiverUI:      riverUI, SecureCookies: strings.HasPrefix(c.PublicURL, "https://"),
 		WebhookAllowPrivate: c.WebhookAllowPrivate, UploadURLAllowPrivate: c.UploadURLAllowPrivate,
-		DefaultTimeZone: c.DefaultTimeZone,
+		DefaultTimeZone:  c.DefaultTimeZone,
+		ReviewConfidence: c.ReviewConfidence,
 	})
 	m.http = &http.Server{
 		Handler:           srv,

@@ -2113,16 +2113,131 @@ test('admin: users and sync (409 shown), campaign settings and scorecard publica
   await page.getByRole('button', { name: 'Save settings' }).click();
   await visible(page.getByText('Settings saved.'));
   await visible(page.getByRole('cell', { name: '80', exact: true }));
-  const criteria = page.getByLabel('Criteria (JSON)');
-  await eventually(async () => check((await criteria.inputValue()).startsWith('['), 'criteria not loaded'));
-  const good = await criteria.inputValue();
-  await criteria.fill('[{');
-  await page.getByRole('button', { name: 'Publish a new version' }).click();
-  await visible(page.getByRole('alert').getByText(/^The criteria are not valid JSON/));
-  await criteria.fill(good);
+  // The default scorecard, unchanged, published again as it is.
+  await visible(page.getByText('Publishing: 0 added, 0 removed, 0 changed'));
   await page.getByRole('button', { name: 'Publish a new version' }).click();
   await visible(page.getByText(/^Version 2 published; audits are being recomputed \(job #\d+\)\.$/));
   await shot(page, 'campaigns');
+});
+
+test('scorecard builder: an admin creates a campaign, builds two criteria in Spanish and English without JSON, sees a phrase error at its character, tries it on a chat and publishes; in English and Spanish', async ({
+  page,
+  base,
+}) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(base + '/app/admin/campaigns');
+  await signIn(page, { username: 'rosa', name: 'Rosa Admin', roles: ['admin'] });
+  await visible(page.getByRole('heading', { name: 'Campaigns' }));
+  await page.getByRole('button', { name: 'New campaign' }).click();
+  await page.locator('#camp-new-name').fill('e2e-builder');
+  await page.locator('#camp-new-language').selectOption('es');
+  await page.getByRole('button', { name: 'Create the campaign' }).click();
+  await visible(page.getByRole('heading', { name: 'Settings of e2e-builder' }));
+  await visible(page.getByRole('group', { name: /^Criterion 1 · / }));
+  await page.getByRole('button', { name: 'Start from an empty scorecard' }).click();
+  await page.getByRole('button', { name: 'Add a criterion' }).click();
+  const fill = async (n, fields) => {
+    const group = page.getByRole('group', { name: new RegExp(`^Criterion ${n} · `) });
+    for (const [label, value] of fields) await group.getByLabel(label, { exact: true }).fill(value);
+    return group;
+  };
+  const greeting = await fill(1, [
+    ['Question (Spanish)', '¿Saluda el agente al empezar?'],
+    ['Question (English)', 'Does the agent greet the customer?'],
+    ['Guidance (Spanish)', 'Cumple si saluda en su primer turno.'],
+    ['Guidance (English)', 'Met when they greet in their first turn.'],
+    ['Section', 'APERTURA'],
+    ['Weight', '40'],
+    ['Met when one of these is said (one phrase a line)', 'buenos días\nhola NEAR/x gracias\ngood morning'],
+  ]);
+  await visible(page.getByRole('group', { name: 'Criterion 1 · saluda_el_agente_al_empezar' }));
+  const farewell = await fill(2, [
+    ['Question (Spanish)', '¿Se despide con cortesía?'],
+    ['Question (English)', 'Does the agent say goodbye politely?'],
+    ['Section', 'CIERRE'],
+    ['Weight', '60'],
+    ['Met when one of these is said (one phrase a line)', 'que tenga un buen día\nhave a nice day'],
+  ]);
+  await farewell.getByLabel('Applies to').selectOption('chat');
+  await farewell.getByLabel('Critical: not met, the audit fails').check();
+  await visible(page.getByText('Total weight: 40 for a call, 100 for a chat.'));
+
+  // Tried with a phrase that is wrong: the error at its line and character.
+  await page
+    .getByLabel('A chat, one turn a line (“Agent: Good morning…”)')
+    .fill('Agente: Buenos días, soy Marta.\nCliente: Hola, tengo una duda.\nAgente: Resuelta. Que tenga un buen día.');
+  await page.getByRole('button', { name: 'Try on this transcript' }).click();
+  const err = greeting.locator('.field-error');
+  await visible(err.getByText('Line 2, character 6:'));
+  await visible(err.locator('mark').getByText('N', { exact: true }));
+  await visible(err.getByText(/NEAR\/ takes a number of words from 1 to 50/));
+  await shot(page, 'scorecard-builder-phrase-error');
+  await greeting.getByLabel('Met when one of these is said (one phrase a line)').fill('buenos días\nhola NEAR/3 gracias\ngood morning');
+  await page.getByRole('button', { name: 'Try on this transcript' }).click();
+  await visible(page.getByText('Score 100: passes (needs 85). Nothing was stored.'));
+  await visible(greeting.getByText('Complies.'));
+  await visible(farewell.getByText('Complies.'));
+  check((await page.locator('.field-error').count()) === 0, 'the error is gone');
+
+  await visible(page.getByText('Publishing: 2 added, 8 removed, 0 changed', { exact: false }));
+  await page.getByRole('button', { name: 'Publish a new version' }).click();
+  await visible(page.getByText(/^Version 2 published; audits are being recomputed \(job #\d+\)\.$/));
+  await visible(greeting.getByText('Published: statistics follow this id, so it stays.'));
+  await shot(page, 'scorecard-builder-published');
+  const rosa = await devToken(base, 'rosa', ['admin']);
+  const camp = (await api(base, rosa, 'GET', '/campaigns')).find((c) => c.name === 'e2e-builder');
+  const published = await api(base, rosa, 'GET', `/campaigns/${camp.id}/scorecard`);
+  check(published.criteria.length === 2, 'two criteria published');
+  check(published.criteria[0].translations.en.question === 'Does the agent greet the customer?', 'English kept');
+});
+
+test('scorecard builder in Spanish: a phrase error at its character, a chat tried, verdicts beside the criteria', async ({
+  browser,
+  base,
+}) => {
+  const rosa = await devToken(base, 'rosa', ['admin']);
+  const criterion = (id, question, en, phrases, more = {}) => ({
+    id,
+    category: 'APERTURA',
+    question,
+    weight: 50,
+    critical: false,
+    applies_to: 'both',
+    rule: { any: phrases, speaker: 'agent' },
+    translations: { en: { question: en } },
+    ...more,
+  });
+  await api(base, rosa, 'POST', '/campaigns', {
+    name: 'e2e-builder-es',
+    language: 'es',
+    criteria: [
+      criterion('saluda_el_agente_al_empezar', '¿Saluda el agente al empezar?', 'Does the agent greet?', ['buenos días']),
+      criterion('despedida', '¿Se despide con cortesía?', 'Does the agent say goodbye?', ['que tenga un buen día'], {
+        category: 'CIERRE',
+        critical: true,
+        applies_to: 'chat',
+      }),
+    ],
+  });
+  await inSpanish(browser, base + '/app/admin/campaigns', { username: 'rosa', roles: ['admin'] }, async (es) => {
+    await es.setViewportSize({ width: 1440, height: 900 });
+    await visible(es.getByRole('heading', { name: 'Campañas' }));
+    await es.getByRole('button', { name: 'Editar e2e-builder-es' }).click();
+    const saludo = es.getByRole('group', { name: 'Criterio 1 · saluda_el_agente_al_empezar' });
+    await visible(saludo.getByLabel('Pregunta (inglés)', { exact: true }));
+    await saludo.getByLabel('Se cumple si se dice una de estas (una frase por línea)').fill('buenos días\n(hola');
+    await es.getByRole('button', { name: 'Probar con esta transcripción' }).click();
+    await visible(saludo.getByText('Línea 2, carácter 1:'));
+    await shot(es, 'scorecard-builder-phrase-error-es');
+    await saludo.getByLabel('Se cumple si se dice una de estas (una frase por línea)').fill('buenos días');
+    await es.getByLabel('Un chat, un turno por línea («Agente: Buenos días…»)').fill('Agente: Buenos días.\nCliente: Adiós.');
+    await es.getByRole('button', { name: 'Probar con esta transcripción' }).click();
+    // The farewell not said is a critical verdict pending review: the score is provisional, not zeroed.
+    await visible(es.getByText('Puntuación 50: no aprueba (necesita 85). No se ha guardado nada.'));
+    await visible(es.getByText('Por revisar'));
+    await visible(saludo.getByText('Cumple.'));
+    await shot(es, 'scorecard-builder-preview-es');
+  });
 });
 
 test('disputes: an agent disputes a criterion, a supervisor accepts it (new revision, new score), the agent sees the outcome; in English and Spanish', async ({

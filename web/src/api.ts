@@ -36,6 +36,8 @@ export interface ErrorDetail {
   location?: string;
   message: string;
   value?: unknown;
+  /** at is the character (from 1) of a text value where the problem is (a scorecard's phrase). */
+  at?: number;
 }
 
 /**

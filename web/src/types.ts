@@ -115,8 +115,14 @@ export type ValidationResult = Schemas['ValidationResult'];
 /** Dashboard is GET /stats/dashboard. */
 export type Dashboard = Schemas['DashboardStats'];
 
-/** Scorecard is a version of a campaign's scorecard; its criteria are edited as JSON. */
+/** Scorecard is a version of a campaign's scorecard; its criteria are edited in the builder (admin/scorecard.ts). */
 export type Scorecard = Schemas['ScorecardView'];
+
+/** Criterion is one criterion of a scorecard, as published. */
+export type Criterion = Schemas['Criterion'];
+
+/** ScorecardPreview is what a draft scorecard makes of a transcript (POST /campaigns/{id}/scorecard/preview). */
+export type ScorecardPreview = Schemas['ScorecardPreview'];
 
 /** SavedView is one of the user's saved views of the task list (GET /views): its query is the list's, canonical. */
 export type SavedView = Schemas['SavedView'];

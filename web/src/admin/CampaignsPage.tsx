@@ -1,21 +1,36 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { useApp } from '../state';
 import { SamplingRules } from '../reviews/SamplingRules';
 import type { MessageKey } from '../i18n';
-import type { Campaign, Scorecard } from '../types';
+import type { Campaign } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 import { RedactionSettings } from './RedactionSettings';
+import { ScorecardBuilder } from './ScorecardBuilder';
 
 /** CampaignsPage lists campaigns; one opens for editing its settings and publishing its scorecard. */
 export function CampaignsPage() {
   const app = useApp();
   const { data: campaigns, error, reload } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
   const [open, setOpen] = useState<string | null>(null);
+  const [creating, setCreating] = useState(false);
   const current = campaigns?.find((c) => c.id === open);
   return (
     <section aria-labelledby="page-title">
-      <PageHeader title={t('camp.title')} />
+      <PageHeader title={t('camp.title')}>
+        <button type="button" class="button button-primary" aria-expanded={creating} onClick={() => setCreating(!creating)}>
+          {t('camp.new')}
+        </button>
+      </PageHeader>
+      {creating && (
+        <NewCampaign
+          onCreated={(c) => {
+            setCreating(false);
+            setOpen(c.id);
+            reload();
+          }}
+        />
+      )}
       {error !== null ? (
         <ErrorMessage error={error} onRetry={reload} />
       ) : campaigns === null ? (
@@ -61,6 +76,78 @@ export function CampaignsPage() {
   );
 }
 
+/** NewCampaign creates a campaign: its name, language, passing score and supervisors; its scorecard starts as the default one. */
+function NewCampaign({ onCreated }: { onCreated: (c: Campaign) => void }) {
+  const app = useApp();
+  const [name, setName] = useState('');
+  const [language, setLanguage] = useState('es');
+  const [passing, setPassing] = useState('85');
+  const [emails, setEmails] = useState('');
+  const [outcome, setOutcome] = useState<Outcome>(null);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setOutcome(null);
+    try {
+      onCreated(
+        await app.api.post<Campaign>('/campaigns', {
+          name: name.trim(),
+          language: language.trim(),
+          passing_score: Number(passing),
+          supervisor_emails: commaList(emails),
+        }),
+      );
+    } catch (err) {
+      setOutcome({ error: err });
+    }
+  };
+  return (
+    <form class="card" onSubmit={(e) => void create(e)} aria-labelledby="camp-new">
+      <h2 id="camp-new">{t('camp.new')}</h2>
+      <p class="muted small">{t('camp.newHelp')}</p>
+      <div class="filter-row">
+        <div class="field">
+          <label for="camp-new-name">{t('camp.name')}</label>
+          <input id="camp-new-name" required maxLength={100} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="camp-new-language">{t('camp.language')}</label>
+          <select id="camp-new-language" value={language} onChange={(e) => setLanguage(e.currentTarget.value)}>
+            <option value="es">{t('sc.lang.es')}</option>
+            <option value="en">{t('sc.lang.en')}</option>
+          </select>
+        </div>
+        <PassingField id="camp-new-passing" value={passing} onInput={setPassing} />
+        <div class="field">
+          <label for="camp-new-emails">{t('camp.emails')}</label>
+          <input id="camp-new-emails" value={emails} onInput={(e) => setEmails(e.currentTarget.value)} />
+        </div>
+      </div>
+      <button type="submit" class="button button-primary">
+        {t('camp.create')}
+      </button>
+      <OutcomeMessage outcome={outcome} />
+    </form>
+  );
+}
+
+/** PassingField is a campaign's passing score, as the forms that create and edit one take it. */
+function PassingField({ id, value, onInput }: { id: string; value: string; onInput: (v: string) => void }) {
+  return (
+    <div class="field">
+      <label for={id}>{t('camp.passing')}</label>
+      <input id={id} type="number" min={0} max={100} step="0.01" value={value} onInput={(e) => onInput(e.currentTarget.value)} />
+    </div>
+  );
+}
+
+/** commaList is a comma-separated field's items, trimmed, empty ones left out. */
+function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
 function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: () => void }) {
   const app = useApp();
   const [passing, setPassing] = useState(String(campaign.passing_score));
@@ -72,15 +159,6 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
   const [retention, setRetention] = useState(retentionText(campaign.retention));
   const [agentsSeeAccess, setAgentsSeeAccess] = useState(campaign.agents_see_access);
   const [settings, setSettings] = useState<Outcome>(null);
-  const [json, setJson] = useState<string | null>(null);
-  const [card, setCard] = useState<Outcome>(null);
-
-  useEffect(() => {
-    app.api
-      .get<Scorecard>(`/campaigns/${campaign.id}/scorecard`)
-      .then((s) => setJson(JSON.stringify(s.criteria, null, 2)))
-      .catch((err: unknown) => setCard({ error: err }));
-  }, [campaign.id]);
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -88,16 +166,10 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
     try {
       await app.api.patch<Campaign>(`/campaigns/${campaign.id}`, {
         passing_score: Number(passing),
-        supervisor_emails: emails
-          .split(',')
-          .map((x) => x.trim())
-          .filter(Boolean),
+        supervisor_emails: commaList(emails),
         language: language.trim(),
         operator_sees_automatic: seesAutomatic,
-        review_analysts: analysts
-          .split(',')
-          .map((x) => x.trim())
-          .filter(Boolean),
+        review_analysts: commaList(analysts),
         dispute_window_days: Number(disputeDays),
         retention: retentionBody(retention),
         agents_see_access: agentsSeeAccess,
@@ -109,42 +181,12 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
     }
   };
 
-  const publish = async (e: Event) => {
-    e.preventDefault();
-    setCard(null);
-    let criteria: unknown;
-    try {
-      criteria = JSON.parse(json ?? '');
-    } catch (err) {
-      setCard({ error: new Error(t('camp.badJson', { message: err instanceof Error ? err.message : String(err) })) });
-      return;
-    }
-    try {
-      const s = await app.api.request<Scorecard>('PUT', `/campaigns/${campaign.id}/scorecard`, { body: { criteria } });
-      setCard({ ok: t('camp.published', { version: s.version, job: s.recompute_job_id ?? '—' }) });
-      onSaved();
-    } catch (err) {
-      setCard({ error: err });
-    }
-  };
-
   return (
     <div class="campaign-editor">
       <form class="card" onSubmit={(e) => void save(e)} aria-labelledby="camp-settings">
         <h2 id="camp-settings">{t('camp.settings', { name: campaign.name })}</h2>
         <div class="filter-row">
-          <div class="field">
-            <label for="camp-passing">{t('camp.passing')}</label>
-            <input
-              id="camp-passing"
-              type="number"
-              min={0}
-              max={100}
-              step="0.01"
-              value={passing}
-              onInput={(e) => setPassing(e.currentTarget.value)}
-            />
-          </div>
+          <PassingField id="camp-passing" value={passing} onInput={setPassing} />
           <div class="field">
             <label for="camp-language">{t('camp.language')}</label>
             <input id="camp-language" value={language} onInput={(e) => setLanguage(e.currentTarget.value)} />
@@ -214,28 +256,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
         <OutcomeMessage outcome={settings} />
       </form>
       <RedactionSettings campaign={campaign} onSaved={onSaved} />
-      <form class="card" onSubmit={(e) => void publish(e)} aria-labelledby="camp-scorecard">
-        <h2 id="camp-scorecard">{t('camp.scorecard', { version: campaign.scorecard_version })}</h2>
-        {json === null && card?.error === undefined ? (
-          <Loading />
-        ) : (
-          <div class="field">
-            <label for="camp-criteria">{t('camp.criteria')}</label>
-            <textarea
-              id="camp-criteria"
-              class="code"
-              rows={18}
-              spellcheck={false}
-              value={json ?? ''}
-              onInput={(e) => setJson(e.currentTarget.value)}
-            />
-          </div>
-        )}
-        <button type="submit" class="button button-primary" disabled={json === null}>
-          {t('camp.publish')}
-        </button>
-        <OutcomeMessage outcome={card} />
-      </form>
+      <ScorecardBuilder campaign={campaign} onPublished={onSaved} />
       <SamplingRules campaign={campaign} />
     </div>
   );
