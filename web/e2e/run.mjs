@@ -3153,7 +3153,6 @@ async function listTop(page) {
 test('layout: the list above the fold at 1440×900 and 1280×720, pickers by name, the admin menu on one line, the privacy screen in tabs', async ({
   page,
   base,
-  browser,
 }) => {
   const root = await devToken(base, 'lay-root', ['admin']);
   const res = await fetch(`${base}/dev-oidc/token`, {

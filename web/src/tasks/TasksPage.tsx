@@ -8,7 +8,18 @@ import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types
 import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
-import { apiFilters, applyTask, arrive, directions, filtersOf, promote, queryOf, reviewStates, unseenFilters, type TaskFilters } from './state';
+import {
+  apiFilters,
+  applyTask,
+  arrive,
+  directions,
+  filtersOf,
+  promote,
+  queryOf,
+  reviewStates,
+  unseenFilters,
+  type TaskFilters,
+} from './state';
 import { BulkActions, BulkCheckCell, BulkCheckHeader, useBulk } from './BulkActions';
 import { SavedViews } from './SavedViews';
 import { Upload } from './Upload';
