@@ -38,18 +38,18 @@ var floors = map[string]struct {
 	// reach ConfidentTarget (97 % plus the gap unseen writing showed)
 	// within it. The rules were tuned on dev: see docs/engines.md.
 	eval.Dev: {agreement: 0.97, groupAgreement: 0.965, confident: 0.977, criticalFalse: 0.03, ece: 0.01, review: 0.28},
-	// The floors of the held-out set written for issue 38's fourth round
-	// (140 cases, ids 9001–9070 and 2001–2070, by two new writers who read
+	// The floors of the held-out set written for issue 38's fifth round
+	// (140 cases, ids 2101–2170 and 2201–2270, by two new writers who read
 	// only FORMAT.md and CRITERIA.md), read once at the review threshold
-	// 0.82: 94.5 % (lowest group English calls, 93.6), confident 95.9 %
-	// (Spanish 96.6, English 95.2, chats 96.4, calls 95.4), 3 of 42
-	// critical failures passed (all Spanish calls), expected calibration
-	// error 0.033, interactions to review 21.4 % (Spanish 30.0, English
-	// 12.9, chats 22.9, calls 20.0; at most 31.4 %, Spanish chats). Its
-	// floors are what it measured, to keep from falling below; confident
-	// agreement (97 %), critical failures passed (5 %) and the review budget
-	// in Spanish are not met on this writing.
-	eval.Holdout: {agreement: 0.94, groupAgreement: 0.93, confident: 0.955, criticalFalse: 0.075, ece: 0.035, review: 0.32},
+	// 0.81: 94.7 % (lowest group English chats, 91.4), confident 95.9 %
+	// (Spanish 97.4, English 94.4, chats 94.1, calls 97.4), 1 of 39
+	// critical failures passed (2.6 %; an English chat), expected
+	// calibration error 0.029, interactions to review 17.1 % (Spanish 22.9,
+	// English 11.4, chats 15.7, calls 18.6; at most 25.7 %, Spanish calls).
+	// Its floors are what it measured, to keep from falling below;
+	// confident agreement (97 %) in English and in chats is not met on
+	// this writing.
+	eval.Holdout: {agreement: 0.945, groupAgreement: 0.91, confident: 0.955, criticalFalse: 0.03, ece: 0.03, review: 0.26},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
