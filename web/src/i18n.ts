@@ -543,6 +543,8 @@ const en = {
   'sc.customer': 'The customer',
   'sc.anyone': 'Anyone',
   'sc.critical': 'Critical: not met, the audit fails',
+  'sc.answers':
+    'Answers: Complies, Does not comply or N/A. N/A leaves the score; the engine answers it when a criterion applies only when something is said and nothing of it is; an analyst, at any time.',
   'sc.any': 'Met when one of these is said (one phrase a line)',
   'sc.none': 'Not met when one of these is said',
   'sc.morePhrases': 'More phrase lists',
@@ -1654,6 +1656,8 @@ const es: Record<MessageKey, string> = {
   'sc.customer': 'El cliente',
   'sc.anyone': 'Cualquiera',
   'sc.critical': 'Crítico: si no se cumple, la auditoría suspende',
+  'sc.answers':
+    'Respuestas: Cumple, No cumple o No aplica. «No aplica» sale de la nota; el motor lo responde cuando un criterio solo se aplica si se dice algo y no se dice nada de ello; un analista, en cualquier momento.',
   'sc.any': 'Se cumple si se dice una de estas (una frase por línea)',
   'sc.none': 'No se cumple si se dice una de estas',
   'sc.morePhrases': 'Más listas de frases',

@@ -303,7 +303,7 @@ function CriterionForm(props: {
           <input type="checkbox" checked={d.critical} onChange={(e) => onChange({ critical: e.currentTarget.checked })} />
           {t('sc.critical')}
         </label>
-        {/* N/A: the criterion's answers (Yes/No or Yes/No/N/A) are chosen here once audits take a not applicable verdict. */}
+        <p class="muted">{t('sc.answers')}</p>
       </div>
       <div class="sc-grid">
         {phraseKeys.slice(0, 2).map((k) => (
