@@ -69,3 +69,114 @@ func TestStatsChannels(t *testing.T) {
 	require.Equal(t, int64(1), s.DeadAirCalls)
 	require.InDelta(t, 0.2, *s.SilenceShare, 1e-9)
 }
+
+// TestChannelsDaily holds the figures kept per day (call_channels_daily) to
+// those of the calls themselves, after calls are analysed, analysed again
+// with a shorter longest silence, forgotten by an erasure, deleted, and
+// moved to another day and agent: the dashboard's figures over whole days,
+// read from the rollup alone, and a report's in a zone whose weeks cut days.
+func TestChannelsDaily(t *testing.T) {
+	t.Parallel()
+	pool, campaign := dbtest.ForTasks(t)
+	ctx := context.Background()
+	from := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+	var uuids []string
+	call := func(operator string, created time.Time, c transcript.Channels) {
+		var uuid string
+		require.NoError(t, pool.QueryRow(ctx, `
+			INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
+				operator_id, language, uploaded_by, created_at, updated_at)
+			VALUES (gen_random_uuid(), 'call', 'transcribed', 'f', 'audio/wav', 1, encode(sha256($1::bytea), 'hex'), $1, $2,
+				NULLIF($3, ''), 'es', 'qa', $4, $4) RETURNING uuid`,
+			fmt.Sprintf("daily-%d", len(uuids)), campaign.ID, operator, created).Scan(&uuid))
+		require.NoError(t, db.ChannelsSave(ctx, pool, uuid, c))
+		uuids = append(uuids, uuid)
+	}
+	stereo := func(ratio, silence, longest float64, deadAir, overtalk, holds int) transcript.Channels {
+		return transcript.Channels{Stereo: true, DurationSeconds: 60, AgentTalkRatio: new(ratio), SilenceShare: silence,
+			LongestSilenceSeconds: longest, DeadAir: make([]transcript.Span, deadAir), Overtalk: make([]transcript.Span, overtalk),
+			OvertalkSeconds: new(0.5 * float64(overtalk)), Holds: make([]transcript.Span, holds)}
+	}
+	for i := range 12 {
+		created := from.Add(time.Duration(i*9) * time.Hour)
+		operator := []string{"ana", "luis", ""}[i%3]
+		if i%4 == 3 {
+			call(operator, created, transcript.Channels{DurationSeconds: 60, SilenceShare: 0.25, LongestSilenceSeconds: float64(i),
+				DeadAir: []transcript.Span{}})
+			continue
+		}
+		call(operator, created, stereo(0.25*float64(1+i%3), 0.125*float64(i%4), float64(10+i), i%2, i%3, i%5%2))
+	}
+	period := db.StatsFilter{From: from, To: from.AddDate(0, 0, 7), TZ: "UTC"}
+	check := func(step string) {
+		t.Helper()
+		var want db.ChannelStats
+		rows, err := pool.Query(ctx, `SELECT t.operator_id, GROUPING(t.operator_id) = 0, count(*),
+				count(*) FILTER (WHERE (ch.figures->>'stereo')::boolean), avg(ch.agent_talk_ratio), avg(ch.silence_share),
+				count(*) FILTER (WHERE ch.dead_air_count > 0), count(*) FILTER (WHERE ch.hold_count > 0),
+				avg(ch.overtalk_count), avg((ch.figures->>'overtalk_seconds')::float8), max(ch.longest_silence_seconds)
+			FROM tasks t JOIN call_channels ch ON ch.task_uuid = t.uuid WHERE t.created_at >= $1 AND t.created_at < $2
+			GROUP BY GROUPING SETS ((), (t.operator_id))`, period.From, period.To)
+		require.NoError(t, err)
+		want.Agents = map[string]db.ChannelTotals{}
+		for rows.Next() {
+			var operator *string
+			var perAgent bool
+			var c db.ChannelTotals
+			require.NoError(t, rows.Scan(&operator, &perAgent, &c.Calls, &c.Stereo, &c.AgentTalkRatio, &c.SilenceShare,
+				&c.DeadAirCalls, &c.HoldCalls, &c.Overtalks, &c.OvertalkSeconds, &c.LongestSilenceSeconds))
+			switch {
+			case !perAgent:
+				want.ChannelTotals = c
+			case operator != nil:
+				want.Agents[*operator] = c
+			}
+		}
+		require.NoError(t, rows.Err())
+		got, err := db.StatsChannels(ctx, pool, period)
+		require.NoError(t, err)
+		require.Equal(t, want, got, step)
+		var differ int
+		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM (
+			(SELECT day, campaign_id, operator_id, calls, longest_silence FROM call_channels_daily
+			EXCEPT SELECT (t.created_at AT TIME ZONE 'UTC')::date, t.campaign_id, COALESCE(t.operator_id, ''), count(*),
+				max(ch.longest_silence_seconds)
+			FROM tasks t JOIN call_channels ch ON ch.task_uuid = t.uuid GROUP BY 1, 2, 3)
+			UNION ALL
+			(SELECT (t.created_at AT TIME ZONE 'UTC')::date, t.campaign_id, COALESCE(t.operator_id, ''), count(*),
+				max(ch.longest_silence_seconds)
+			FROM tasks t JOIN call_channels ch ON ch.task_uuid = t.uuid GROUP BY 1, 2, 3
+			EXCEPT SELECT day, campaign_id, operator_id, calls, longest_silence FROM call_channels_daily)) d`).Scan(&differ))
+		require.Zero(t, differ, step)
+
+		madrid := period
+		madrid.TZ = "Europe/Madrid"
+		trend, err := db.StatsTrends(ctx, pool, madrid, db.AgentOrder{By: db.AgentsByAgent, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, want.ChannelTotals, trend.Channels.ChannelTotals, step)
+		require.Len(t, trend.Channels.Weeks, 2, step)
+		require.Equal(t, want.Calls, trend.Channels.Weeks[0].Calls+trend.Channels.Weeks[1].Calls, step)
+	}
+	check("analysed")
+
+	// The longest silence of the period is 21 s: analysed again with less.
+	require.NoError(t, db.ChannelsSave(ctx, pool, uuids[11], stereo(0.5, 0.25, 1, 0, 0, 0)))
+	check("analysed again")
+
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	require.NoError(t, db.TasksForget(ctx, tx, db.ForgetTranscript, uuids[:4], &db.Forgotten{}))
+	require.NoError(t, tx.Commit(ctx))
+	check("erased")
+
+	_, err = pool.Exec(ctx, `DELETE FROM tasks WHERE uuid = ANY($1::uuid[])`, uuids[9:11])
+	require.NoError(t, err)
+	check("deleted")
+
+	_, err = pool.Exec(ctx, `UPDATE tasks SET created_at = created_at + interval '1 day', operator_id = 'marta'
+		WHERE uuid = $1`, uuids[0])
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE tasks SET created_at = $2 WHERE uuid = $1`, uuids[1], from.AddDate(0, 0, 8))
+	require.NoError(t, err)
+	check("moved")
+}
