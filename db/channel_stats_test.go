@@ -8,12 +8,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/transcript"
 )
+
+// insertCall inserts a transcribed call named name (its blob key and
+// hash) of campaignID and operator ("" for none), created at created, and
+// returns its uuid.
+func insertCall(t *testing.T, pool *pgxpool.Pool, name, campaignID, operator string, created time.Time) string {
+	t.Helper()
+	var uuid string
+	require.NoError(t, pool.QueryRow(context.Background(), `
+		INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
+			operator_id, language, uploaded_by, created_at, updated_at)
+		VALUES (gen_random_uuid(), 'call', 'transcribed', 'f', 'audio/wav', 1, encode(sha256($1::bytea), 'hex'), $1, $2,
+			NULLIF($3, ''), 'es', 'qa', $4, $4) RETURNING uuid`, name, campaignID, operator, created).Scan(&uuid))
+	return uuid
+}
 
 // TestStatsChannels holds the channel figures of a dashboard's calls: the
 // period's ends, the campaign and the agent narrow them; a call without an
@@ -28,13 +43,7 @@ func TestStatsChannels(t *testing.T) {
 	n := 0
 	call := func(campaignID, operator string, created time.Time, silence float64, deadAir int) {
 		n++
-		var uuid string
-		require.NoError(t, pool.QueryRow(ctx, `
-			INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
-				operator_id, language, uploaded_by, created_at, updated_at)
-			VALUES (gen_random_uuid(), 'call', 'transcribed', 'f', 'audio/wav', 1, encode(sha256($1::bytea), 'hex'), $1, $2,
-				NULLIF($3, ''), 'es', 'qa', $4, $4) RETURNING uuid`,
-			fmt.Sprintf("channels-%d", n), campaignID, operator, created).Scan(&uuid))
+		uuid := insertCall(t, pool, fmt.Sprintf("channels-%d", n), campaignID, operator, created)
 		dead := make([]transcript.Span, deadAir)
 		require.NoError(t, db.ChannelsSave(ctx, pool, uuid, transcript.Channels{Stereo: true, DurationSeconds: 60,
 			AgentTalkRatio: new(0.5), SilenceShare: silence, LongestSilenceSeconds: 10 * silence, DeadAir: dead}))
@@ -82,13 +91,7 @@ func TestChannelsDaily(t *testing.T) {
 	from := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
 	var uuids []string
 	call := func(operator string, created time.Time, c transcript.Channels) {
-		var uuid string
-		require.NoError(t, pool.QueryRow(ctx, `
-			INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
-				operator_id, language, uploaded_by, created_at, updated_at)
-			VALUES (gen_random_uuid(), 'call', 'transcribed', 'f', 'audio/wav', 1, encode(sha256($1::bytea), 'hex'), $1, $2,
-				NULLIF($3, ''), 'es', 'qa', $4, $4) RETURNING uuid`,
-			fmt.Sprintf("daily-%d", len(uuids)), campaign.ID, operator, created).Scan(&uuid))
+		uuid := insertCall(t, pool, fmt.Sprintf("daily-%d", len(uuids)), campaign.ID, operator, created)
 		require.NoError(t, db.ChannelsSave(ctx, pool, uuid, c))
 		uuids = append(uuids, uuid)
 	}
