@@ -50,9 +50,10 @@ $$;
 -- call_channels_daily_refresh computes the rows of keys (day, campaign,
 -- agent) again from the calls. A longest silence cannot be taken back when
 -- a call goes, so no row is changed by a difference: each is summed again
--- from its day's calls, the keys locked first (in order, against
--- deadlocks), so that the sum, a statement of its own, sees what
--- a concurrent change of the same row committed.
+-- from its day's calls, the keys locked first, so that the sum, a
+-- statement of its own, sees what a concurrent change of the same row
+-- committed. The keys share 256 locks, taken in order against deadlocks:
+-- a change of many days (the migration, a bulk insert) takes no more.
 -- +goose StatementBegin
 CREATE FUNCTION call_channels_daily_refresh(days date[], campaigns uuid[], operators text[]) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -60,9 +61,9 @@ BEGIN
     IF cardinality(days) = 0 THEN
         RETURN;
     END IF;
-    PERFORM pg_advisory_xact_lock(hashtextextended('call_channels_daily ' || k.day || ' ' || k.campaign_id || ' '
-        || k.operator_id, 0))
-    FROM (SELECT DISTINCT * FROM unnest(days, campaigns, operators) u (day, campaign_id, operator_id) ORDER BY 1, 2, 3) k;
+    PERFORM pg_advisory_xact_lock(hashtext('call_channels_daily'), k.lock)
+    FROM (SELECT DISTINCT (hashtextextended(u.day || ' ' || u.campaign_id || ' ' || u.operator_id, 0) & 255)::int AS lock
+        FROM unnest(days, campaigns, operators) u (day, campaign_id, operator_id) ORDER BY 1) k;
     DELETE FROM call_channels_daily c USING unnest(days, campaigns, operators) k (day, campaign_id, operator_id)
     WHERE (c.day, c.campaign_id, c.operator_id) = (k.day, k.campaign_id, k.operator_id);
     INSERT INTO call_channels_daily
