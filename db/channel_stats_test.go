@@ -139,18 +139,7 @@ func TestChannelsDaily(t *testing.T) {
 		got, err := db.StatsChannels(ctx, pool, period)
 		require.NoError(t, err)
 		require.Equal(t, want, got, step)
-		var differ int
-		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM (
-			(SELECT day, campaign_id, operator_id, calls, longest_silence FROM call_channels_daily
-			EXCEPT SELECT (t.created_at AT TIME ZONE 'UTC')::date, t.campaign_id, COALESCE(t.operator_id, ''), count(*),
-				max(ch.longest_silence_seconds)
-			FROM tasks t JOIN call_channels ch ON ch.task_uuid = t.uuid GROUP BY 1, 2, 3)
-			UNION ALL
-			(SELECT (t.created_at AT TIME ZONE 'UTC')::date, t.campaign_id, COALESCE(t.operator_id, ''), count(*),
-				max(ch.longest_silence_seconds)
-			FROM tasks t JOIN call_channels ch ON ch.task_uuid = t.uuid GROUP BY 1, 2, 3
-			EXCEPT SELECT day, campaign_id, operator_id, calls, longest_silence FROM call_channels_daily)) d`).Scan(&differ))
-		require.Zero(t, differ, step)
+		require.Zero(t, channelsDailyDrift(t, pool), step)
 
 		madrid := period
 		madrid.TZ = "Europe/Madrid"
@@ -182,4 +171,51 @@ func TestChannelsDaily(t *testing.T) {
 	_, err = pool.Exec(ctx, `UPDATE tasks SET created_at = $2 WHERE uuid = $1`, uuids[1], from.AddDate(0, 0, 8))
 	require.NoError(t, err)
 	check("moved")
+}
+
+// channelsDailyDrift counts the rows of call_channels_daily whose calls and
+// longest silence differ from those of the calls of their day, campaign
+// and agent, and the days of calls it has no row for.
+func channelsDailyDrift(t *testing.T, pool *pgxpool.Pool) int {
+	t.Helper()
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(), `
+		WITH calls AS (
+			SELECT (t.created_at AT TIME ZONE 'UTC')::date, t.campaign_id, COALESCE(t.operator_id, ''), count(*)::bigint,
+				max(ch.longest_silence_seconds)
+			FROM tasks t JOIN call_channels ch ON ch.task_uuid = t.uuid GROUP BY 1, 2, 3
+		), kept AS (
+			SELECT day, campaign_id, operator_id, calls, longest_silence FROM call_channels_daily
+		)
+		SELECT count(*) FROM ((TABLE kept EXCEPT TABLE calls) UNION ALL (TABLE calls EXCEPT TABLE kept)) d`).Scan(&n))
+	return n
+}
+
+// TestMigrationFillsChannelsDaily: migration 00058 keeps per day what the
+// channels of the calls analysed before it tell.
+func TestMigrationFillsChannelsDaily(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.PoolFor(t, dbtest.EmptyURL(t))
+	require.NoError(t, db.MigrateSchemaTo(ctx, pool, 53))
+	_, err := pool.Exec(ctx, `INSERT INTO users (id, username) VALUES ('qa', 'qa')`)
+	require.NoError(t, err)
+	var campaign string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM campaigns WHERE name = 'default'`).Scan(&campaign))
+	day := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+	for i, longest := range []float64{12, 30, 7} {
+		uuid := insertCall(t, pool, fmt.Sprintf("before-%d", i), campaign, "ana", day.Add(time.Duration(i*20)*time.Hour))
+		require.NoError(t, db.ChannelsSave(ctx, pool, uuid, transcript.Channels{DurationSeconds: 60, SilenceShare: 0.5,
+			LongestSilenceSeconds: longest, DeadAir: []transcript.Span{}}))
+	}
+
+	require.NoError(t, db.Migrate(ctx, pool))
+	require.Zero(t, channelsDailyDrift(t, pool))
+	var days int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM call_channels_daily`).Scan(&days))
+	require.Equal(t, 2, days, "two calls of the first day, one of the second")
+	s, err := db.StatsChannels(ctx, pool, db.StatsFilter{From: day, To: day.AddDate(0, 0, 3), TZ: "UTC"})
+	require.NoError(t, err)
+	require.Equal(t, int64(3), s.Calls)
+	require.Equal(t, 30.0, *s.LongestSilenceSeconds)
 }
