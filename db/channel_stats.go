@@ -126,8 +126,11 @@ func channelRows(f StatsFilter, weeks []Week, args *[]any) string {
 		calls := `SELECT width_bucket(t.created_at, ` + param(starts) + `::timestamptz[]) - 1, t.operator_id, ` +
 			channelFigures + `
 			FROM unnest(` + param(p.lo) + `::timestamptz[], ` + param(p.hi) + `::timestamptz[]) s (lo, hi)
-			JOIN tasks t ON t.created_at >= s.lo AND t.created_at < s.hi
-			JOIN call_channels ch ON ch.task_uuid = t.uuid, call_channels_daily_of(ch) c WHERE true`
+			JOIN tasks t ON t.created_at >= s.lo AND t.created_at < s.hi,
+			-- Each task's call looked up (OFFSET 0 keeps the lookup apart):
+			-- joined, the planner hashes every analysed call.
+			LATERAL (SELECT c.* FROM call_channels ch, call_channels_daily_of(ch) c WHERE ch.task_uuid = t.uuid OFFSET 0) c
+			WHERE true`
 		if f.CampaignID != "" {
 			calls += " AND t.campaign_id = " + param(f.CampaignID) + "::uuid"
 		}
