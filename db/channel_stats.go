@@ -3,7 +3,9 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,12 +29,22 @@ type ChannelTotals struct {
 	LongestSilenceSeconds      *float64
 }
 
+// channelFigures are the columns of call_channels_daily (migration 00058)
+// every figure of a ChannelTotals is derived from, as call_channels_daily_of
+// gives them for one call too.
+const channelFigures = `c.calls, c.stereo, c.talk_ratio_sum, c.talk_ratios, c.silence_share_sum, c.silence_shares,
+	c.dead_air_calls, c.hold_calls, c.overtalk_sum, c.overtalks, c.overtalk_seconds_sum, c.overtalk_seconds_n,
+	c.longest_silence`
+
 // channelTotals is the select list of a ChannelTotals (scanned into its
-// fields) over the rows of channelCalls.
-const channelTotals = `count(*), count(*) FILTER (WHERE (ch.figures->>'stereo')::boolean),
-	avg(ch.agent_talk_ratio), avg(ch.silence_share),
-	count(*) FILTER (WHERE ch.dead_air_count > 0), count(*) FILTER (WHERE ch.hold_count > 0),
-	avg(ch.overtalk_count), avg((ch.figures->>'overtalk_seconds')::float8), max(ch.longest_silence_seconds)`
+// fields) over rows of channelFigures c: each average its sum over its count,
+// as avg computes it (the overtalks' in numeric, as avg of an integer).
+const channelTotals = `COALESCE(sum(c.calls), 0)::bigint, COALESCE(sum(c.stereo), 0)::bigint,
+	sum(c.talk_ratio_sum) / NULLIF(sum(c.talk_ratios), 0)::float8,
+	sum(c.silence_share_sum) / NULLIF(sum(c.silence_shares), 0)::float8,
+	COALESCE(sum(c.dead_air_calls), 0)::bigint, COALESCE(sum(c.hold_calls), 0)::bigint,
+	sum(c.overtalk_sum) / NULLIF(sum(c.overtalks), 0),
+	sum(c.overtalk_seconds_sum) / NULLIF(sum(c.overtalk_seconds_n), 0)::float8, max(c.longest_silence)`
 
 // fields are where the columns of channelTotals are scanned.
 func (c *ChannelTotals) fields() []any {
@@ -40,24 +52,97 @@ func (c *ChannelTotals) fields() []any {
 		&c.Overtalks, &c.OvertalkSeconds, &c.LongestSilenceSeconds}
 }
 
-// channelCalls is the FROM and WHERE of the analysed calls (tasks t, their
-// call_channels ch) f selects: created in the period, of its campaign and
-// agent (an agent's own calls only, as the task list shows them; no figure
-// of a channel belongs to an audit, so none is hidden otherwise). Its
-// parameters are appended to args.
-func channelCalls(f StatsFilter, args *[]any) string {
+// channelPlan is how the analysed calls of a period are read into its
+// weeks: the UTC days wholly inside one week from call_channels_daily, the
+// others' calls one by one. Unlike the agents' figures (trendsPlan), no part
+// of a day is moved from one week to another: a longest silence cannot be
+// taken back.
+type channelPlan struct {
+	// first is the first day of days.
+	first time.Time
+	// days holds, for each UTC day from first on, the week it is read
+	// into (an index of the weeks), or -1: read from the calls.
+	days []int32
+	// lo and hi bound the stretches of creation time read from the calls.
+	lo, hi []time.Time
+}
+
+// planChannels plans the reading of the calls of [from, to) into weeks,
+// which cut it.
+func planChannels(from, to time.Time, weeks []Week) channelPlan {
+	// Truncate counts from the zero time, midnight UTC.
+	p := channelPlan{first: from.Truncate(24 * time.Hour)}
+	for day := p.first; day.Before(to); day = day.Add(24 * time.Hour) {
+		end := day.Add(24 * time.Hour)
+		if w := weekAt(weeks, day); w >= 0 && !end.After(weeks[w].To) {
+			p.days = append(p.days, w)
+			continue
+		}
+		p.days = append(p.days, -1)
+		lo, hi := latest(day, from), earliest(end, to)
+		if n := len(p.hi); n > 0 && p.hi[n-1].Equal(lo) {
+			p.hi[n-1] = hi
+			continue
+		}
+		p.lo, p.hi = append(p.lo, lo), append(p.hi, hi)
+	}
+	return p
+}
+
+// channelRows renders, as a subquery aliased c, the analysed calls f
+// selects (created in the period, of its campaign and agent: an agent's own
+// calls only, as the task list shows them; no figure of a channel belongs to
+// an audit, so none is hidden otherwise) as rows of channelFigures with the
+// index of their week of weeks (which cut f's period) and their agent
+// (operator_id, NULL for none): the rows of call_channels_daily over the
+// whole days of a week, the calls of the rest. Its parameters are appended
+// to args.
+func channelRows(f StatsFilter, weeks []Week, args *[]any) string {
 	param := func(v any) string {
 		*args = append(*args, v)
 		return "$" + strconv.Itoa(len(*args))
 	}
-	where := "t.created_at >= " + param(f.From) + " AND t.created_at < " + param(f.To)
-	if f.CampaignID != "" {
-		where += " AND t.campaign_id = " + param(f.CampaignID) + "::uuid"
+	p := planChannels(f.From, f.To, weeks)
+	var union []string
+	if slices.ContainsFunc(p.days, func(w int32) bool { return w >= 0 }) {
+		first, days := param(p.first.UTC().Format(time.DateOnly))+"::date", param(p.days)+"::int[]"
+		week := `(` + days + `)[c.day - ` + first + ` + 1]`
+		rollup := `SELECT ` + week + ` AS week, NULLIF(c.operator_id, '') AS operator_id, ` + channelFigures + `
+			FROM call_channels_daily c
+			WHERE c.day >= ` + first + ` AND c.day < ` + first + ` + cardinality(` + days + `) AND ` + week + ` >= 0`
+		if f.CampaignID != "" {
+			rollup += " AND c.campaign_id = " + param(f.CampaignID) + "::uuid"
+		}
+		if f.OperatorID != "" {
+			rollup += " AND c.operator_id = " + param(f.OperatorID) + "::text"
+		}
+		union = append(union, rollup)
 	}
-	if f.OperatorID != "" {
-		where += " AND t.operator_id = " + param(f.OperatorID) + "::text"
+	if len(p.lo) > 0 {
+		starts := make([]time.Time, len(weeks))
+		for i, w := range weeks {
+			starts[i] = w.From
+		}
+		calls := `SELECT width_bucket(t.created_at, ` + param(starts) + `::timestamptz[]) - 1, t.operator_id, ` +
+			channelFigures + `
+			FROM unnest(` + param(p.lo) + `::timestamptz[], ` + param(p.hi) + `::timestamptz[]) s (lo, hi)
+			JOIN tasks t ON t.created_at >= s.lo AND t.created_at < s.hi,
+			-- Each task's call looked up (OFFSET 0 keeps the lookup apart):
+			-- joined, the planner hashes every analysed call.
+			LATERAL (SELECT c.* FROM call_channels ch, call_channels_daily_of(ch) c WHERE ch.task_uuid = t.uuid OFFSET 0) c
+			WHERE true`
+		if f.CampaignID != "" {
+			calls += " AND t.campaign_id = " + param(f.CampaignID) + "::uuid"
+		}
+		if f.OperatorID != "" {
+			calls += " AND t.operator_id = " + param(f.OperatorID) + "::text"
+		}
+		union = append(union, calls)
 	}
-	return " FROM tasks t JOIN call_channels ch ON ch.task_uuid = t.uuid WHERE " + where
+	if len(union) == 0 {
+		return "(SELECT NULL::int AS week, NULL::text AS operator_id, " + channelFigures + " FROM call_channels_daily c WHERE false) c"
+	}
+	return "(" + strings.Join(union, " UNION ALL ") + ") c"
 }
 
 // ChannelStats is what the channels of a dashboard's calls tell, in all
@@ -68,12 +153,12 @@ type ChannelStats struct {
 }
 
 // StatsChannels computes what the channels of the calls f selects tell
-// (channelCalls), in all and per agent.
+// (channelRows), in all and per agent.
 func StatsChannels(ctx context.Context, q DBTX, f StatsFilter) (ChannelStats, error) {
 	var args []any
-	from := channelCalls(f, &args)
-	rows, err := q.Query(ctx, `SELECT t.operator_id, GROUPING(t.operator_id) = 0, `+channelTotals+from+`
-		GROUP BY GROUPING SETS ((), (t.operator_id))`, args...)
+	from := channelRows(f, []Week{{From: f.From, To: f.To}}, &args)
+	rows, err := q.Query(ctx, `SELECT c.operator_id, GROUPING(c.operator_id) = 0, `+channelTotals+` FROM `+from+`
+		GROUP BY GROUPING SETS ((), (c.operator_id))`, args...)
 	if err != nil {
 		return ChannelStats{}, err
 	}
@@ -102,18 +187,12 @@ type ChannelTrend struct {
 }
 
 // channelTrend computes what the channels of the calls f selects tell
-// (channelCalls), over f's period and in each of weeks, the period's.
+// (channelRows), over f's period and in each of weeks, the period's.
 func channelTrend(ctx context.Context, q DBTX, f StatsFilter, weeks []Week) (ChannelTrend, error) {
 	var args []any
-	from := channelCalls(f, &args)
-	starts := make([]time.Time, len(weeks))
-	for i, w := range weeks {
-		starts[i] = w.From
-	}
-	args = append(args, starts)
-	week := "width_bucket(t.created_at, $" + strconv.Itoa(len(args)) + "::timestamptz[])"
-	rows, err := q.Query(ctx, `SELECT `+week+` - 1, GROUPING(`+week+`) = 0, `+channelTotals+from+`
-		GROUP BY GROUPING SETS ((), (`+week+`))`, args...)
+	from := channelRows(f, weeks, &args)
+	rows, err := q.Query(ctx, `SELECT c.week, GROUPING(c.week) = 0, `+channelTotals+` FROM `+from+`
+		GROUP BY GROUPING SETS ((), (c.week))`, args...)
 	if err != nil {
 		return ChannelTrend{}, err
 	}

@@ -8,12 +8,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/auditd/auditd/db"
 	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/transcript"
 )
+
+// insertCall inserts a transcribed call named name (its blob key and
+// hash) of campaignID and operator ("" for none), created at created, and
+// returns its uuid.
+func insertCall(t *testing.T, pool *pgxpool.Pool, name, campaignID, operator string, created time.Time) string {
+	t.Helper()
+	var uuid string
+	require.NoError(t, pool.QueryRow(context.Background(), `
+		INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
+			operator_id, language, uploaded_by, created_at, updated_at)
+		VALUES (gen_random_uuid(), 'call', 'transcribed', 'f', 'audio/wav', 1, encode(sha256($1::bytea), 'hex'), $1, $2,
+			NULLIF($3, ''), 'es', 'qa', $4, $4) RETURNING uuid`, name, campaignID, operator, created).Scan(&uuid))
+	return uuid
+}
 
 // TestStatsChannels holds the channel figures of a dashboard's calls: the
 // period's ends, the campaign and the agent narrow them; a call without an
@@ -28,13 +43,7 @@ func TestStatsChannels(t *testing.T) {
 	n := 0
 	call := func(campaignID, operator string, created time.Time, silence float64, deadAir int) {
 		n++
-		var uuid string
-		require.NoError(t, pool.QueryRow(ctx, `
-			INSERT INTO tasks (uuid, kind, status, file_name, content_type, size_bytes, sha256, blob_key, campaign_id,
-				operator_id, language, uploaded_by, created_at, updated_at)
-			VALUES (gen_random_uuid(), 'call', 'transcribed', 'f', 'audio/wav', 1, encode(sha256($1::bytea), 'hex'), $1, $2,
-				NULLIF($3, ''), 'es', 'qa', $4, $4) RETURNING uuid`,
-			fmt.Sprintf("channels-%d", n), campaignID, operator, created).Scan(&uuid))
+		uuid := insertCall(t, pool, fmt.Sprintf("channels-%d", n), campaignID, operator, created)
 		dead := make([]transcript.Span, deadAir)
 		require.NoError(t, db.ChannelsSave(ctx, pool, uuid, transcript.Channels{Stereo: true, DurationSeconds: 60,
 			AgentTalkRatio: new(0.5), SilenceShare: silence, LongestSilenceSeconds: 10 * silence, DeadAir: dead}))
@@ -68,4 +77,145 @@ func TestStatsChannels(t *testing.T) {
 	require.Equal(t, int64(1), s.Calls)
 	require.Equal(t, int64(1), s.DeadAirCalls)
 	require.InDelta(t, 0.2, *s.SilenceShare, 1e-9)
+}
+
+// TestChannelsDaily holds the figures kept per day (call_channels_daily) to
+// those of the calls themselves, after calls are analysed, analysed again
+// with a shorter longest silence, forgotten by an erasure, deleted, and
+// moved to another day and agent: the dashboard's figures over whole days,
+// read from the rollup alone, and a report's in a zone whose weeks cut days.
+func TestChannelsDaily(t *testing.T) {
+	t.Parallel()
+	pool, campaign := dbtest.ForTasks(t)
+	ctx := context.Background()
+	from := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+	var uuids []string
+	call := func(operator string, created time.Time, c transcript.Channels) {
+		uuid := insertCall(t, pool, fmt.Sprintf("daily-%d", len(uuids)), campaign.ID, operator, created)
+		require.NoError(t, db.ChannelsSave(ctx, pool, uuid, c))
+		uuids = append(uuids, uuid)
+	}
+	stereo := func(ratio, silence, longest float64, deadAir, overtalk, holds int) transcript.Channels {
+		return transcript.Channels{Stereo: true, DurationSeconds: 60, AgentTalkRatio: new(ratio), SilenceShare: silence,
+			LongestSilenceSeconds: longest, DeadAir: make([]transcript.Span, deadAir), Overtalk: make([]transcript.Span, overtalk),
+			OvertalkSeconds: new(0.5 * float64(overtalk)), Holds: make([]transcript.Span, holds)}
+	}
+	for i := range 12 {
+		created := from.Add(time.Duration(i*9) * time.Hour)
+		operator := []string{"ana", "luis", ""}[i%3]
+		if i%4 == 3 {
+			call(operator, created, transcript.Channels{DurationSeconds: 60, SilenceShare: 0.25, LongestSilenceSeconds: float64(i),
+				DeadAir: []transcript.Span{}})
+			continue
+		}
+		call(operator, created, stereo(0.25*float64(1+i%3), 0.125*float64(i%4), float64(10+i), i%2, i%3, i%5%2))
+	}
+	period := db.StatsFilter{From: from, To: from.AddDate(0, 0, 7), TZ: "UTC"}
+	check := func(step string) {
+		t.Helper()
+		var want db.ChannelStats
+		rows, err := pool.Query(ctx, `SELECT t.operator_id, GROUPING(t.operator_id) = 0, count(*),
+				count(*) FILTER (WHERE (ch.figures->>'stereo')::boolean), avg(ch.agent_talk_ratio), avg(ch.silence_share),
+				count(*) FILTER (WHERE ch.dead_air_count > 0), count(*) FILTER (WHERE ch.hold_count > 0),
+				avg(ch.overtalk_count), avg((ch.figures->>'overtalk_seconds')::float8), max(ch.longest_silence_seconds)
+			FROM tasks t JOIN call_channels ch ON ch.task_uuid = t.uuid WHERE t.created_at >= $1 AND t.created_at < $2
+			GROUP BY GROUPING SETS ((), (t.operator_id))`, period.From, period.To)
+		require.NoError(t, err)
+		want.Agents = map[string]db.ChannelTotals{}
+		for rows.Next() {
+			var operator *string
+			var perAgent bool
+			var c db.ChannelTotals
+			require.NoError(t, rows.Scan(&operator, &perAgent, &c.Calls, &c.Stereo, &c.AgentTalkRatio, &c.SilenceShare,
+				&c.DeadAirCalls, &c.HoldCalls, &c.Overtalks, &c.OvertalkSeconds, &c.LongestSilenceSeconds))
+			switch {
+			case !perAgent:
+				want.ChannelTotals = c
+			case operator != nil:
+				want.Agents[*operator] = c
+			}
+		}
+		require.NoError(t, rows.Err())
+		got, err := db.StatsChannels(ctx, pool, period)
+		require.NoError(t, err)
+		require.Equal(t, want, got, step)
+		require.Zero(t, channelsDailyDrift(t, pool), step)
+
+		madrid := period
+		madrid.TZ = "Europe/Madrid"
+		trend, err := db.StatsTrends(ctx, pool, madrid, db.AgentOrder{By: db.AgentsByAgent, Limit: 10})
+		require.NoError(t, err)
+		require.Equal(t, want.ChannelTotals, trend.Channels.ChannelTotals, step)
+		require.Len(t, trend.Channels.Weeks, 2, step)
+		require.Equal(t, want.Calls, trend.Channels.Weeks[0].Calls+trend.Channels.Weeks[1].Calls, step)
+	}
+	check("analysed")
+
+	// The longest silence of the period is 21 s: analysed again with less.
+	require.NoError(t, db.ChannelsSave(ctx, pool, uuids[11], stereo(0.5, 0.25, 1, 0, 0, 0)))
+	check("analysed again")
+
+	tx, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	require.NoError(t, db.TasksForget(ctx, tx, db.ForgetTranscript, uuids[:4], &db.Forgotten{}))
+	require.NoError(t, tx.Commit(ctx))
+	check("erased")
+
+	_, err = pool.Exec(ctx, `DELETE FROM tasks WHERE uuid = ANY($1::uuid[])`, uuids[9:11])
+	require.NoError(t, err)
+	check("deleted")
+
+	_, err = pool.Exec(ctx, `UPDATE tasks SET created_at = created_at + interval '1 day', operator_id = 'marta'
+		WHERE uuid = $1`, uuids[0])
+	require.NoError(t, err)
+	_, err = pool.Exec(ctx, `UPDATE tasks SET created_at = $2 WHERE uuid = $1`, uuids[1], from.AddDate(0, 0, 8))
+	require.NoError(t, err)
+	check("moved")
+}
+
+// channelsDailyDrift counts the rows of call_channels_daily whose calls and
+// longest silence differ from those of the calls of their day, campaign
+// and agent, and the days of calls it has no row for.
+func channelsDailyDrift(t *testing.T, pool *pgxpool.Pool) int {
+	t.Helper()
+	var n int
+	require.NoError(t, pool.QueryRow(context.Background(), `
+		WITH calls AS (
+			SELECT (t.created_at AT TIME ZONE 'UTC')::date, t.campaign_id, COALESCE(t.operator_id, ''), count(*)::bigint,
+				max(ch.longest_silence_seconds)
+			FROM tasks t JOIN call_channels ch ON ch.task_uuid = t.uuid GROUP BY 1, 2, 3
+		), kept AS (
+			SELECT day, campaign_id, operator_id, calls, longest_silence FROM call_channels_daily
+		)
+		SELECT count(*) FROM ((TABLE kept EXCEPT TABLE calls) UNION ALL (TABLE calls EXCEPT TABLE kept)) d`).Scan(&n))
+	return n
+}
+
+// TestMigrationFillsChannelsDaily: migration 00058 keeps per day what the
+// channels of the calls analysed before it tell.
+func TestMigrationFillsChannelsDaily(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := dbtest.PoolFor(t, dbtest.EmptyURL(t))
+	require.NoError(t, db.MigrateSchemaTo(ctx, pool, 53))
+	_, err := pool.Exec(ctx, `INSERT INTO users (id, username) VALUES ('qa', 'qa')`)
+	require.NoError(t, err)
+	var campaign string
+	require.NoError(t, pool.QueryRow(ctx, `SELECT id FROM campaigns WHERE name = 'default'`).Scan(&campaign))
+	day := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+	for i, longest := range []float64{12, 30, 7} {
+		uuid := insertCall(t, pool, fmt.Sprintf("before-%d", i), campaign, "ana", day.Add(time.Duration(i*20)*time.Hour))
+		require.NoError(t, db.ChannelsSave(ctx, pool, uuid, transcript.Channels{DurationSeconds: 60, SilenceShare: 0.5,
+			LongestSilenceSeconds: longest, DeadAir: []transcript.Span{}}))
+	}
+
+	require.NoError(t, db.Migrate(ctx, pool))
+	require.Zero(t, channelsDailyDrift(t, pool))
+	var days int
+	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM call_channels_daily`).Scan(&days))
+	require.Equal(t, 2, days, "two calls of the first day, one of the second")
+	s, err := db.StatsChannels(ctx, pool, db.StatsFilter{From: day, To: day.AddDate(0, 0, 3), TZ: "UTC"})
+	require.NoError(t, err)
+	require.Equal(t, int64(3), s.Calls)
+	require.Equal(t, 30.0, *s.LongestSilenceSeconds)
 }

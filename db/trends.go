@@ -174,14 +174,6 @@ func planTrends(f StatsFilter, weeks []Week) trendsPlan {
 		}
 		return p
 	}
-	weekAt := func(t time.Time) int32 {
-		for i, w := range weeks {
-			if !t.Before(w.From) && t.Before(w.To) {
-				return int32(i)
-			}
-		}
-		return -1
-	}
 	cuts := []time.Time{f.From, f.To}
 	for _, w := range weeks[1:] {
 		cuts = append(cuts, w.From)
@@ -205,15 +197,25 @@ func planTrends(f StatsFilter, weeks []Week) trendsPlan {
 				longest = i
 			}
 		}
-		into := weekAt(pieces[longest])
+		into := weekAt(weeks, pieces[longest])
 		p.days = append(p.days, into)
 		for i := range len(pieces) - 1 {
-			if w := weekAt(pieces[i]); w != into {
+			if w := weekAt(weeks, pieces[i]); w != into {
 				p.segment(pieces[i], pieces[i+1], into, w)
 			}
 		}
 	}
 	return p
+}
+
+// weekAt returns the index of the week of weeks that holds t, or -1.
+func weekAt(weeks []Week, t time.Time) int32 {
+	for i, w := range weeks {
+		if !t.Before(w.From) && t.Before(w.To) {
+			return int32(i)
+		}
+	}
+	return -1
 }
 
 // trendsDims are the dimensions of task_stats_daily a report reads.
@@ -222,8 +224,8 @@ const trendsDims = `('operator', 'judged', 'failed')`
 // StatsTrends computes the weekly report of f's period, its weeks those
 // of the zone f.TZ: from the figures kept per day as tasks change (and
 // those not folded yet), and the tasks where a week or the period cuts a
-// day, every figure exact; what the channels tell from the calls analysed
-// (channelTrend). It returns an error for a zone Go does not know.
+// day, every figure exact; what the channels tell likewise, from the
+// figures kept per day and the calls of the days a week cuts (channelTrend). It returns an error for a zone Go does not know.
 func StatsTrends(ctx context.Context, q DBTX, f StatsFilter, order AgentOrder) (Trends, error) {
 	loc, err := time.LoadLocation(f.TZ)
 	if err != nil {
