@@ -3,6 +3,7 @@ import { t } from '../i18n';
 import { useApp } from '../state';
 import type { Dispute, TaskDetail } from '../types';
 import { DialogButtons, DialogDone, ErrorMessage, useModal, useSubmit } from '../ui';
+import { verdictKey } from './status';
 
 /**
  * DisputeDialog is the agent's dispute of their validated task's
@@ -13,6 +14,8 @@ export function DisputeDialog({ task, onClose }: { task: TaskDetail; onClose: (s
   const app = useApp();
   const ref = useModal();
   const [comments, setComments] = useState<Record<string, string>>({});
+  // claims: the criteria the agent says do not apply, rather than that their verdict is wrong.
+  const [claims, setClaims] = useState<Record<string, boolean>>({});
   const [sent, setSent] = useState(false);
   const { busy, error, submit } = useSubmit();
   const decided = new Set(
@@ -24,7 +27,7 @@ export function DisputeDialog({ task, onClose }: { task: TaskDetail; onClose: (s
   const send = async () => {
     await app.api.post<Dispute>('/disputes', {
       task_uuid: task.uuid,
-      items: chosen.map((id) => ({ criterion_id: id, comment: comments[id] })),
+      items: chosen.map((id) => ({ criterion_id: id, comment: comments[id], not_applicable: claims[id] === true })),
     });
     setSent(true);
   };
@@ -56,11 +59,22 @@ export function DisputeDialog({ task, onClose }: { task: TaskDetail; onClose: (s
                     <input id={id} type="checkbox" checked={on} onChange={(e) => toggle(it.criterion_id, e.currentTarget.checked)} />
                     <span>
                       {it.question}
-                      <span class="muted small"> · {t(it.complies ? 'dispute.verdict.met' : 'dispute.verdict.notMet')}</span>
+                      <span class="muted small"> · {t(verdictKey(it))}</span>
                     </span>
                   </label>
                   {on && (
                     <>
+                      {!it.not_applicable && (
+                        <label class="check" for={`${id}-na`}>
+                          <input
+                            id={`${id}-na`}
+                            type="checkbox"
+                            checked={claims[it.criterion_id] === true}
+                            onChange={(e) => setClaims({ ...claims, [it.criterion_id]: e.currentTarget.checked })}
+                          />
+                          <span>{t('dispute.claimNA')}</span>
+                        </label>
+                      )}
                       <label for={`${id}-comment`}>{t('dispute.commentFor', { question: it.question })}</label>
                       <textarea
                         id={`${id}-comment`}

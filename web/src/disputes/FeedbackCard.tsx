@@ -7,7 +7,7 @@ import { atLeast, type Dispute, type TaskDetail } from '../types';
 import { useAction } from '../ui';
 import { DisputeDialog } from './DisputeDialog';
 import { ResolveDialog } from './ResolveDialog';
-import { statusKey } from './status';
+import { statusKey, verdictKey } from './status';
 
 /**
  * FeedbackCard is a validated task's acknowledgement and disputes: to its
@@ -133,10 +133,7 @@ export function DisputeOutcome({ dispute: d, children }: { dispute: Dispute; chi
       <ul class="dispute-items">
         {(d.items ?? []).map((it) => (
           <li key={it.criterion_id} data-criterion={it.criterion_id}>
-            <strong>{it.question}</strong>{' '}
-            <span class="muted small">
-              ({t('dispute.disputedVerdict', { verdict: t(it.complies ? 'dispute.verdict.met' : 'dispute.verdict.notMet') })})
-            </span>
+            <strong>{it.question}</strong> <span class="muted small">({t('dispute.disputedVerdict', { verdict: t(verdictKey(it)) })})</span>
             <p class="small">
               {t('dispute.comment')}: {it.comment}
             </p>

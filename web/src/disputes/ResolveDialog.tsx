@@ -3,9 +3,9 @@ import { formatScore, t } from '../i18n';
 import { useApp } from '../state';
 import type { Dispute } from '../types';
 import { DialogButtons, DialogDone, ErrorMessage, useModal, useSubmit } from '../ui';
-import { statusKey } from './status';
+import { statusKey, verdictKey } from './status';
 
-type Choice = { decision: 'accept' | 'reject' | ''; reason: string };
+type Choice = { decision: 'accept' | 'reject' | ''; not_applicable?: boolean; reason: string };
 
 /**
  * ResolveDialog is a supervisor's resolution of a dispute (POST
@@ -59,7 +59,8 @@ export function ResolveDialog({ dispute, onClose }: { dispute: Dispute; onClose:
             return (
               <fieldset key={it.criterion_id} class="criteria" data-criterion={it.criterion_id}>
                 <legend>{it.question}</legend>
-                <p class="small">{t('resolve.current', { verdict: t(it.complies ? 'dispute.verdict.met' : 'dispute.verdict.notMet') })}</p>
+                <p class="small">{t('resolve.current', { verdict: t(verdictKey(it)) })}</p>
+                {it.claims_not_applicable && <p class="small">{t('resolve.claimsNA')}</p>}
                 <p class="small">
                   <strong>{t('dispute.comment')}:</strong> {it.comment}
                 </p>
@@ -68,18 +69,30 @@ export function ResolveDialog({ dispute, onClose }: { dispute: Dispute; onClose:
                     id={`${id}-accept`}
                     type="radio"
                     name={id}
-                    checked={c.decision === 'accept'}
-                    onChange={() => set(it.criterion_id, { decision: 'accept' })}
+                    checked={c.decision === 'accept' && !c.not_applicable}
+                    onChange={() => set(it.criterion_id, { decision: 'accept', not_applicable: false })}
                   />
-                  <span>{t('resolve.accept')}</span>
+                  <span>{t(it.claims_not_applicable ? 'resolve.acceptNA' : 'resolve.accept')}</span>
                 </label>
+                {!it.claims_not_applicable && !it.not_applicable && (
+                  <label class="check" for={`${id}-accept-na`}>
+                    <input
+                      id={`${id}-accept-na`}
+                      type="radio"
+                      name={id}
+                      checked={c.decision === 'accept' && c.not_applicable === true}
+                      onChange={() => set(it.criterion_id, { decision: 'accept', not_applicable: true })}
+                    />
+                    <span>{t('resolve.acceptNA')}</span>
+                  </label>
+                )}
                 <label class="check" for={`${id}-reject`}>
                   <input
                     id={`${id}-reject`}
                     type="radio"
                     name={id}
                     checked={c.decision === 'reject'}
-                    onChange={() => set(it.criterion_id, { decision: 'reject' })}
+                    onChange={() => set(it.criterion_id, { decision: 'reject', not_applicable: false })}
                   />
                   <span>{t('resolve.reject')}</span>
                 </label>
