@@ -299,6 +299,8 @@ const moreFilters = [
  */
 function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boolean }) {
   const [f, setF] = useState<TaskFilters>(initial);
+  // Changes merge into the latest filters: a picker commits what was typed on blur, as the next control changes.
+  const put = (patch: Partial<TaskFilters>) => setF((cur) => ({ ...cur, ...patch }));
   const set = moreFilters.filter((k) => initial[k].trim()).length;
   const submit = (e: Event) => {
     e.preventDefault();
@@ -306,11 +308,11 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
   };
   const user = (k: 'operator' | 'validated_by' | 'assignee', id: string, label: MessageKey) =>
     quality ? (
-      <UserPicker id={id} free label={t(label)} value={f[k]} onChange={(v) => setF({ ...f, [k]: v })} />
+      <UserPicker id={id} free label={t(label)} value={f[k]} onChange={(v) => put({ [k]: v })} />
     ) : (
       <div class="field">
         <label for={id}>{t(label)}</label>
-        <input id={id} value={f[k]} size={12} onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })} />
+        <input id={id} value={f[k]} size={12} onInput={(e) => put({ [k]: e.currentTarget.value })} />
       </div>
     );
   return (
@@ -324,32 +326,26 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
             value={f.q}
             placeholder={t('tasks.searchExample')}
             title={t('tasks.searchHint')}
-            onInput={(e) => setF({ ...f, q: e.currentTarget.value })}
+            onInput={(e) => put({ q: e.currentTarget.value })}
           />
         </div>
         <div class="field">
           <label for="tasks-file">{t('tasks.fileName')}</label>
-          <input
-            id="tasks-file"
-            type="search"
-            size={14}
-            value={f.file_name}
-            onInput={(e) => setF({ ...f, file_name: e.currentTarget.value })}
-          />
+          <input id="tasks-file" type="search" size={14} value={f.file_name} onInput={(e) => put({ file_name: e.currentTarget.value })} />
         </div>
         <AnySelect
           id="tasks-status"
           label={t('tasks.status')}
           value={f.status}
           options={taskStatuses.map((s) => [s, t(`status.${s}` as MessageKey)] as const)}
-          onChange={(status) => setF({ ...f, status })}
+          onChange={(status) => put({ status })}
         />
         <CampaignPicker
           id="tasks-campaign"
           free
           label={t('tasks.campaign')}
           value={f.campaign}
-          onChange={(campaign) => setF({ ...f, campaign })}
+          onChange={(campaign) => put({ campaign })}
         />
         {user('operator', 'tasks-operator', 'tasks.operator')}
         <AnySelect
@@ -360,15 +356,15 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
             ['true', t('tasks.resultPassed')],
             ['false', t('tasks.resultFailed')],
           ]}
-          onChange={(passed) => setF({ ...f, passed })}
+          onChange={(passed) => put({ passed })}
         />
         <div class="field">
           <label for="tasks-from">{t('tasks.from')}</label>
-          <input id="tasks-from" type="date" value={f.from} onInput={(e) => setF({ ...f, from: e.currentTarget.value })} />
+          <input id="tasks-from" type="date" value={f.from} onInput={(e) => put({ from: e.currentTarget.value })} />
         </div>
         <div class="field">
           <label for="tasks-to">{t('tasks.to')}</label>
-          <input id="tasks-to" type="date" value={f.to} onInput={(e) => setF({ ...f, to: e.currentTarget.value })} />
+          <input id="tasks-to" type="date" value={f.to} onInput={(e) => put({ to: e.currentTarget.value })} />
         </div>
         <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
       </div>
@@ -386,7 +382,7 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
               ['call', t('tasks.call')],
               ['chat', t('tasks.chat')],
             ]}
-            onChange={(kind) => setF({ ...f, kind })}
+            onChange={(kind) => put({ kind })}
           />
           <AnySelect
             id="tasks-review"
@@ -396,7 +392,7 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
               ['true', t('tasks.reviewNeeded')],
               ['false', t('tasks.reviewNone')],
             ]}
-            onChange={(needs_review) => setF({ ...f, needs_review })}
+            onChange={(needs_review) => put({ needs_review })}
           />
           <AnySelect
             id="tasks-transcript"
@@ -406,14 +402,14 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
               ['true', t('transcript.unreliable')],
               ['false', t('transcript.reliable')],
             ]}
-            onChange={(transcript_unreliable) => setF({ ...f, transcript_unreliable })}
+            onChange={(transcript_unreliable) => put({ transcript_unreliable })}
           />
           <AnySelect
             id="tasks-review-state"
             label={t('review.state')}
             value={f.review_state}
             options={reviewStates.map((r) => [r, t(`reviewState.${r}`)] as const)}
-            onChange={(review_state) => setF({ ...f, review_state })}
+            onChange={(review_state) => put({ review_state })}
           />
           {(
             [
@@ -431,7 +427,7 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
                 step="0.01"
                 size={6}
                 value={f[k]}
-                onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })}
+                onInput={(e) => put({ [k]: e.currentTarget.value })}
               />
             </div>
           ))}
@@ -441,7 +437,7 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
             label={t('tasks.failedCriterion')}
             campaign={f.campaign}
             value={f.failed_criterion}
-            onChange={(failed_criterion) => setF({ ...f, failed_criterion })}
+            onChange={(failed_criterion) => put({ failed_criterion })}
           />
           {user('validated_by', 'tasks-validator', 'tasks.validatedBy')}
           {user('assignee', 'tasks-assignee', 'tasks.assignee')}
@@ -452,7 +448,7 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
               value={f.language}
               placeholder="es, en-GB"
               size={8}
-              onInput={(e) => setF({ ...f, language: e.currentTarget.value })}
+              onInput={(e) => put({ language: e.currentTarget.value })}
             />
           </div>
           <AnySelect
@@ -460,18 +456,18 @@ function FilterForm({ initial, quality }: { initial: TaskFilters; quality: boole
             label={t('tasks.direction')}
             value={f.direction}
             options={directions.map((d) => [d, t(`tasks.${d}`)] as const)}
-            onChange={(direction) => setF({ ...f, direction })}
+            onChange={(direction) => put({ direction })}
           />
           <div class="field">
             <label for="tasks-queue">{t('tasks.queue')}</label>
-            <input id="tasks-queue" value={f.queue} size={10} onInput={(e) => setF({ ...f, queue: e.currentTarget.value })} />
+            <input id="tasks-queue" value={f.queue} size={10} onInput={(e) => put({ queue: e.currentTarget.value })} />
           </div>
           <div class="field">
             <label for="tasks-call-id">{t('tasks.callId')}</label>
-            <input id="tasks-call-id" value={f.call_id} size={12} onInput={(e) => setF({ ...f, call_id: e.currentTarget.value })} />
+            <input id="tasks-call-id" value={f.call_id} size={12} onInput={(e) => put({ call_id: e.currentTarget.value })} />
           </div>
         </div>
-        <CallFilters f={f} setF={setF} quality={quality} />
+        <CallFilters f={f} put={put} quality={quality} />
       </details>
     </form>
   );
@@ -493,27 +489,22 @@ const channelBounds = [
  * CallFilters are the filters on a call's facts (when it started; its numbers and custom fields for quality and
  * above) and on what its channels tell.
  */
-function CallFilters({ f, setF, quality }: { f: TaskFilters; setF: (f: TaskFilters) => void; quality: boolean }) {
+function CallFilters({ f, put, quality }: { f: TaskFilters; put: (patch: Partial<TaskFilters>) => void; quality: boolean }) {
   const text = (k: 'caller' | 'called' | 'metadata', id: string, label: MessageKey, placeholder: string) => (
     <div class="field" key={k}>
       <label for={id}>{t(label)}</label>
-      <input id={id} value={f[k]} size={14} placeholder={placeholder} onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })} />
+      <input id={id} value={f[k]} size={14} placeholder={placeholder} onInput={(e) => put({ [k]: e.currentTarget.value })} />
     </div>
   );
   return (
     <div class="filter-row" data-testid="call-filters">
       <div class="field">
         <label for="tasks-started-from">{t('tasks.startedFrom')}</label>
-        <input
-          id="tasks-started-from"
-          type="date"
-          value={f.started_from}
-          onInput={(e) => setF({ ...f, started_from: e.currentTarget.value })}
-        />
+        <input id="tasks-started-from" type="date" value={f.started_from} onInput={(e) => put({ started_from: e.currentTarget.value })} />
       </div>
       <div class="field">
         <label for="tasks-started-to">{t('tasks.startedTo')}</label>
-        <input id="tasks-started-to" type="date" value={f.started_to} onInput={(e) => setF({ ...f, started_to: e.currentTarget.value })} />
+        <input id="tasks-started-to" type="date" value={f.started_to} onInput={(e) => put({ started_to: e.currentTarget.value })} />
       </div>
       {quality && (
         <>
@@ -533,7 +524,7 @@ function CallFilters({ f, setF, quality }: { f: TaskFilters; setF: (f: TaskFilte
             step={step}
             size={6}
             value={f[k]}
-            onInput={(e) => setF({ ...f, [k]: e.currentTarget.value })}
+            onInput={(e) => put({ [k]: e.currentTarget.value })}
           />
         </div>
       ))}
