@@ -68,7 +68,7 @@ func (u *usersResource) register(api huma.API) {
 	op = operation(http.MethodPatch, "/users/me", "update-current-user", "Choose the language and time zone of what the service writes the current user",
 		role.None, http.StatusBadRequest)
 	op.Description += " The dashboard sends the language the user chose; notifications and e-mails written from then on are in it, " +
-		"whatever the token's locale claim says. Likewise time_zone (an IANA name such as Europe/Madrid; anything else is 422 " +
+		"whatever the token's locale claim says. Likewise time_zone (an IANA name such as Europe/Madrid; anything else is 400 VALIDATION_ERROR " +
 		"with the field located) sets the zone of the times their e-mails show, whatever the token's zoneinfo claim says. " +
 		"A field left out is left as it is; at least one is required."
 	op.Tags = []string{"users"}
