@@ -102,9 +102,11 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 	var current *int
 	var previous []string
 	// previous: the criteria the current revision has items for (judged
-	// or not applicable; judged_criteria lists only the former).
+	// or not applicable; judged_criteria lists only the former); none for
+	// a revision stored without items.
 	if err := tx.QueryRow(ctx, `SELECT t.status, t.audit_revision,
-			ARRAY(SELECT i->>'criterion_id' FROM audit_revisions r, jsonb_array_elements(r.result->'items') i
+			ARRAY(SELECT i->>'criterion_id' FROM audit_revisions r,
+				jsonb_array_elements(CASE jsonb_typeof(r.result->'items') WHEN 'array' THEN r.result->'items' ELSE '[]' END) i
 				WHERE r.task_uuid = t.uuid AND r.revision = t.audit_revision)
 		FROM tasks t WHERE t.uuid = $1 FOR UPDATE`,
 		a.TaskUUID).Scan(&status, &current, &previous); err != nil {
