@@ -123,7 +123,7 @@ func channelRows(f StatsFilter, weeks []Week, args *[]any) string {
 		for i, w := range weeks {
 			starts[i] = w.From
 		}
-		calls := `SELECT width_bucket(t.created_at, ` + param(starts) + `::timestamptz[]) - 1, t.operator_id, ` +
+		calls := `SELECT width_bucket(t.created_at, ` + param(starts) + `::timestamptz[]) - 1 AS week, t.operator_id AS operator_id, ` +
 			channelFigures + `
 			FROM unnest(` + param(p.lo) + `::timestamptz[], ` + param(p.hi) + `::timestamptz[]) s (lo, hi)
 			JOIN tasks t ON t.created_at >= s.lo AND t.created_at < s.hi,
