@@ -1,7 +1,7 @@
 // One picker for every filter and form that takes a user, a campaign or a
 // criterion: a combobox (WAI-ARIA 1.2) where the name is typed and chosen,
 // while the filter or form keeps the value (an id, a campaign's name).
-import { useEffect, useId, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { locale, t } from '../i18n';
 import { useApp } from '../state';
 import type { Campaign } from '../types';
@@ -19,7 +19,7 @@ interface PickerProps {
   any: string;
   /** free keeps what is typed as the value when no option is picked (a filter also takes a username or an id). */
   free?: boolean;
-  /** find returns the options for what is typed. */
+  /** find returns the options for what is typed; a new find (its options loaded) finds them again. */
   find: (text: string, signal: AbortSignal) => Promise<Option[]>;
   onChange: (value: string) => void;
 }
@@ -43,7 +43,7 @@ export function Picker(p: PickerProps) {
       })
       .catch(() => {});
     return () => ctl.abort();
-  }, [open, text]);
+  }, [open, text, p.find]);
   const pick = (value: string) => {
     setOpen(false);
     if (value === p.value) setText(shown);
@@ -126,14 +126,18 @@ export function UserPicker(props: FieldProps) {
     [props.value],
   );
   const found = named.data?.items?.find((u) => u.id === props.value);
-  const find = async (text: string, signal: AbortSignal) =>
-    ((await app.api.get<components['schemas']['UserNames']>('/users/names', { q: text, limit: 20 }, signal)).items ?? []).map(userOption);
+  const find = useCallback(
+    async (text: string, signal: AbortSignal) =>
+      ((await app.api.get<components['schemas']['UserNames']>('/users/names', { q: text, limit: 20 }, signal)).items ?? []).map(userOption),
+    [app.api],
+  );
   return <Picker {...props} any={props.any ?? t('tasks.any')} name={found ? userOption(found).label : ''} find={find} />;
 }
 
 /** usePicked is a picker of a list loaded once: its options, found among them by what is typed. */
 function usePicked(options: Option[] | null, value: string) {
-  const find = (text: string) => Promise.resolve(matching(options ?? [], text));
+  // A list still loading finds nothing; once loaded, an open picker finds again in it.
+  const find = useCallback((text: string) => Promise.resolve(matching(options ?? [], text)), [options]);
   return { find, name: options?.find((o) => o.value === value)?.label ?? '' };
 }
 
@@ -141,7 +145,7 @@ function usePicked(options: Option[] | null, value: string) {
 export function CampaignPicker({ by = 'name', ...props }: FieldProps & { by?: 'name' | 'id' }) {
   const app = useApp();
   const { data } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
-  const options = data && data.map((c) => ({ value: by === 'id' ? c.id : c.name, label: c.name }));
+  const options = useMemo(() => data && data.map((c) => ({ value: by === 'id' ? c.id : c.name, label: c.name })), [data, by]);
   return <Picker {...props} any={props.any ?? t('tasks.any')} {...usePicked(options, props.value)} />;
 }
 
@@ -153,6 +157,9 @@ export function CriterionPicker({ campaign, ...props }: FieldProps & { campaign:
     (signal) => app.api.get<components['schemas']['CriterionName'][]>('/criteria', { campaign, lang }, signal),
     [campaign, lang],
   );
-  const options = data && data.map((c) => ({ value: c.id, label: c.question, hint: (c.campaigns ?? []).join(', ') }));
+  const options = useMemo(
+    () => data && data.map((c) => ({ value: c.id, label: c.question, hint: (c.campaigns ?? []).join(', ') })),
+    [data],
+  );
   return <Picker {...props} any={props.any ?? t('tasks.any')} {...usePicked(options, props.value)} />;
 }
