@@ -123,20 +123,24 @@ func channelRows(f StatsFilter, weeks []Week, args *[]any) string {
 		for i, w := range weeks {
 			starts[i] = w.From
 		}
-		calls := `SELECT width_bucket(t.created_at, ` + param(starts) + `::timestamptz[]) - 1 AS week, t.operator_id AS operator_id, ` +
-			channelFigures + `
-			FROM unnest(` + param(p.lo) + `::timestamptz[], ` + param(p.hi) + `::timestamptz[]) s (lo, hi)
-			JOIN tasks t ON t.created_at >= s.lo AND t.created_at < s.hi,
-			-- Each task's call looked up (OFFSET 0 keeps the lookup apart):
-			-- joined, the planner hashes every analysed call.
-			LATERAL (SELECT c.* FROM call_channels ch, call_channels_daily_of(ch) c WHERE ch.task_uuid = t.uuid OFFSET 0) c
-			WHERE true`
+		scope := ""
 		if f.CampaignID != "" {
-			calls += " AND t.campaign_id = " + param(f.CampaignID) + "::uuid"
+			scope += " AND t.campaign_id = " + param(f.CampaignID) + "::uuid"
 		}
 		if f.OperatorID != "" {
-			calls += " AND t.operator_id = " + param(f.OperatorID) + "::text"
+			scope += " AND t.operator_id = " + param(f.OperatorID) + "::text"
 		}
+		// The stretches' tasks first, by creation time, then each one's
+		// call looked up (each OFFSET 0 keeps its part apart): joined
+		// otherwise, the planner looks up the call of every task and
+		// filters by time last, or hashes every analysed call.
+		calls := `SELECT width_bucket(t.created_at, ` + param(starts) + `::timestamptz[]) - 1 AS week, t.operator_id AS operator_id, ` +
+			channelFigures + `
+			FROM (SELECT t.uuid, t.created_at, t.operator_id
+				FROM unnest(` + param(p.lo) + `::timestamptz[], ` + param(p.hi) + `::timestamptz[]) s (lo, hi)
+				JOIN tasks t ON t.created_at >= s.lo AND t.created_at < s.hi` + scope + `
+				OFFSET 0) t,
+			LATERAL (SELECT c.* FROM call_channels ch, call_channels_daily_of(ch) c WHERE ch.task_uuid = t.uuid OFFSET 0) c`
 		union = append(union, calls)
 	}
 	if len(union) == 0 {
