@@ -320,6 +320,16 @@ func TestRightOfAccessExport(t *testing.T) {
 	require.Equal(t, map[string]any{"user_id": "bob"}, exports[0]["detail"])
 }
 
+// subjectExport is user id's data export, made by admin.
+func (b *testBundle) subjectExport(t *testing.T, admin, id string) map[string]any {
+	t.Helper()
+	r := b.do(t, http.MethodGet, "/admin/users/"+id+"/data", admin, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.RawBody), &doc), r.RawBody)
+	return doc
+}
+
 // TestRightOfAccessExportHasDisputesAndCalibration: an agent's disputes and
 // acknowledgements and an analyst's calibration answers are in their
 // export, and it hides what is hidden from them.
@@ -347,13 +357,7 @@ func TestRightOfAccessExportHasDisputesAndCalibration(t *testing.T) {
 	r = b.submitAnswers(t, b.alice, session, answers)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
 
-	export := func(id string) map[string]any {
-		r := b.do(t, http.MethodGet, "/admin/users/"+id+"/data", root, nil)
-		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
-		var doc map[string]any
-		require.NoError(t, json.Unmarshal([]byte(r.RawBody), &doc), r.RawBody)
-		return doc
-	}
+	export := func(id string) map[string]any { return b.subjectExport(t, root, id) }
 	doc := export("sub-ana")
 	disputes := doc["disputes"].([]any)
 	require.Len(t, disputes, 1)
@@ -416,13 +420,7 @@ func TestRightOfAccessExportHasCoaching(t *testing.T) {
 	olgaItem := open("sub-olga", link(olgas, "Agente: Hasta luego."))
 	comment(b.sue, olgaItem, "Para olga.")
 
-	export := func(id string) map[string]any {
-		r := b.do(t, http.MethodGet, "/admin/users/"+id+"/data", root, nil)
-		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
-		var doc map[string]any
-		require.NoError(t, json.Unmarshal([]byte(r.RawBody), &doc), r.RawBody)
-		return doc
-	}
+	export := func(id string) map[string]any { return b.subjectExport(t, root, id) }
 	doc := export("sub-ana")
 	coached := doc["coaching"].([]any)
 	require.Len(t, coached, 1, "ana's item, not olga's")
