@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditd/auditd/db/dbtest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,16 +24,7 @@ func link(task, quote string) map[string]any {
 
 func (b disputeBundle) coachingEvents(t *testing.T, id string) []string {
 	t.Helper()
-	rows, err := b.pool.Query(context.Background(), `SELECT type FROM events WHERE type LIKE 'coaching.%' AND data->>'id' = $1 ORDER BY id`, id)
-	require.NoError(t, err)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(t, rows.Scan(&s))
-		out = append(out, s)
-	}
-	return out
+	return dbtest.Strings(t, b.pool, `SELECT type FROM events WHERE type LIKE 'coaching.%' AND data->>'id' = $1 ORDER BY id`, id)
 }
 
 func TestCoachingFromAFailedCriterion(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/auditd/auditd/db/dbtest"
 	"github.com/auditd/auditd/workers/mail/smtptest"
 )
 
@@ -55,17 +56,8 @@ func (b disputeBundle) notes(t *testing.T, token string) string {
 
 func (b disputeBundle) events(t *testing.T, uuid string) []string {
 	t.Helper()
-	rows, err := b.pool.Query(context.Background(), `SELECT type FROM events WHERE (type LIKE 'dispute.%' OR type = 'audit.acknowledged')
+	return dbtest.Strings(t, b.pool, `SELECT type FROM events WHERE (type LIKE 'dispute.%' OR type = 'audit.acknowledged')
 		AND data->>'task_uuid' = $1 ORDER BY id`, uuid)
-	require.NoError(t, err)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(t, rows.Scan(&s))
-		out = append(out, s)
-	}
-	return out
 }
 
 func claim(id, comment string) map[string]any {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -318,6 +320,16 @@ func TestRightOfAccessExport(t *testing.T) {
 	require.Equal(t, map[string]any{"user_id": "bob"}, exports[0]["detail"])
 }
 
+// subjectExport is user id's data export, made by admin.
+func (b *testBundle) subjectExport(t *testing.T, admin, id string) map[string]any {
+	t.Helper()
+	r := b.do(t, http.MethodGet, "/admin/users/"+id+"/data", admin, nil)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.RawBody), &doc), r.RawBody)
+	return doc
+}
+
 // TestRightOfAccessExportHasDisputesAndCalibration: an agent's disputes and
 // acknowledgements and an analyst's calibration answers are in their
 // export, and it hides what is hidden from them.
@@ -345,13 +357,7 @@ func TestRightOfAccessExportHasDisputesAndCalibration(t *testing.T) {
 	r = b.submitAnswers(t, b.alice, session, answers)
 	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
 
-	export := func(id string) map[string]any {
-		r := b.do(t, http.MethodGet, "/admin/users/"+id+"/data", root, nil)
-		require.Equal(t, http.StatusOK, r.Status, r.RawBody)
-		var doc map[string]any
-		require.NoError(t, json.Unmarshal([]byte(r.RawBody), &doc), r.RawBody)
-		return doc
-	}
+	export := func(id string) map[string]any { return b.subjectExport(t, root, id) }
 	doc := export("sub-ana")
 	disputes := doc["disputes"].([]any)
 	require.Len(t, disputes, 1)
@@ -383,4 +389,74 @@ func TestRightOfAccessExportHasDisputesAndCalibration(t *testing.T) {
 	require.NotEmpty(t, first["question"])
 	require.Empty(t, doc["disputes"], "alice validated, but neither opened nor resolved one")
 
+}
+
+// TestRightOfAccessExportHasCoaching: an agent's export holds the coaching
+// items that coach them, with their links and thread, and every comment a
+// person wrote; an erasure of the agent empties the quotes the items took
+// from the transcripts it deletes, and keeps the items and their threads,
+// as it keeps disputes and validations.
+func TestRightOfAccessExportHasCoaching(t *testing.T) {
+	t.Parallel()
+	b := setupDisputes(t)
+	ana := b.agent(t, "sub-ana", "ana", "ana@example.test")
+	b.agent(t, "sub-olga", "olga", "olga@example.test")
+	root := b.issuer.token(t, "root", "admin")
+	task := b.validatedChat(t, "chat-coached.txt", "ana")
+	olgas := b.auditedChat(t, b.alice, file("chat-olga.txt", []byte(goodChat+"\nAgente: Hasta luego.")), field("operator", "olga"))
+	camp := campaignID(t, b.testBundle, b.alice)
+	open := func(agent string, links ...any) string {
+		r := b.json(t, http.MethodPost, "/coaching", b.sue, coachingDraft(agent, camp, links...))
+		require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+		return details(r)["id"].(string)
+	}
+	comment := func(token, id, body string) {
+		r := b.json(t, http.MethodPost, "/coaching/"+id+"/comments", token, map[string]any{"body": body})
+		require.Equal(t, http.StatusCreated, r.Status, r.RawBody)
+	}
+	anas := open("sub-ana", link(task, "Cliente: estoy harto."))
+	comment(ana, anas, "Lo practico esta semana.")
+	comment(b.sue, anas, "Bien.")
+	olgaItem := open("sub-olga", link(olgas, "Agente: Hasta luego."))
+	comment(b.sue, olgaItem, "Para olga.")
+
+	export := func(id string) map[string]any { return b.subjectExport(t, root, id) }
+	doc := export("sub-ana")
+	coached := doc["coaching"].([]any)
+	require.Len(t, coached, 1, "ana's item, not olga's")
+	item := coached[0].(map[string]any)
+	require.Equal(t, []any{anas, "Empatía", "sue", "open"}, []any{item["id"], item["title"], item["coach_id"], item["status"]})
+	require.Equal(t, "empathy", item["criteria"].([]any)[0].(map[string]any)["criterion_id"])
+	require.Equal(t, []any{map[string]any{"task_uuid": task, "quote": "Cliente: estoy harto."}}, item["links"])
+	var thread []string
+	for _, c := range item["comments"].([]any) {
+		thread = append(thread, c.(map[string]any)["author_id"].(string)+": "+c.(map[string]any)["body"].(string))
+	}
+	require.Equal(t, []string{"sub-ana: Lo practico esta semana.", "sue: Bien."}, thread)
+	written := doc["coaching_comments"].([]any)
+	require.Len(t, written, 1)
+	require.Equal(t, []any{anas, "Lo practico esta semana."}, []any{written[0].(map[string]any)["coaching_id"], written[0].(map[string]any)["body"]})
+	require.NotContains(t, fmt.Sprint(doc), "Para olga", "another agent's item is not in hers")
+
+	// The coach's export: no item coaches sue, and both her comments.
+	doc = export("sue")
+	require.Empty(t, doc["coaching"])
+	require.Len(t, doc["coaching_comments"], 2)
+
+	// An erasure of ana: her item stays, with its link and thread; the
+	// quote, words of the transcript it deleted, goes with it.
+	r := b.json(t, http.MethodPost, "/admin/erasures", root, map[string]any{"operator": "ana"})
+	require.Equal(t, http.StatusAccepted, r.Status, r.RawBody)
+	erasure := "/admin/erasures/" + details(r)["id"].(string)
+	require.Eventually(t, func() bool { return details(b.do(t, http.MethodGet, erasure, root, nil))["status"] == "done" },
+		30*time.Second, 50*time.Millisecond)
+	view := details(b.do(t, http.MethodGet, "/coaching/"+anas, b.sue, nil))
+	require.Equal(t, "", view["links"].([]any)[0].(map[string]any)["quote"])
+	require.Equal(t, task, view["links"].([]any)[0].(map[string]any)["task_uuid"])
+	require.Len(t, view["thread"], 2)
+	item = export("sub-ana")["coaching"].([]any)[0].(map[string]any)
+	require.Equal(t, []any{map[string]any{"task_uuid": task, "quote": ""}}, item["links"])
+	require.Len(t, item["comments"], 2)
+	// Olga's item, of a task the erasure did not touch, keeps its quote.
+	require.Equal(t, "Agente: Hasta luego.", details(b.do(t, http.MethodGet, "/coaching/"+olgaItem, b.sue, nil))["links"].([]any)[0].(map[string]any)["quote"])
 }

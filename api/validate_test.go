@@ -343,6 +343,65 @@ func TestValidateAudit(t *testing.T) {
 	require.Len(t, srv.Messages(), 2)
 }
 
+// TestValidationEmailNotApplicable: each edition of the e-mail (the agent
+// reads English, the fixed recipient the campaign's Spanish) says a
+// criterion judged not applicable as such, neither met nor failed, and
+// shows the score computed without it.
+func TestValidationEmailNotApplicable(t *testing.T) {
+	t.Parallel()
+	srv := smtptest.New(t)
+	b, alice := setupMail(t, srv, setupOpts{jobWait: 20 * time.Second, validation: ValidationOptions{To: []string{"qa-lead@example.test"}}})
+	c := b.issuer.claims("sub-ana")
+	c["preferred_username"], c["email"], c["roles"], c["locale"] = "ana", "ana@example.test", []string{"operator"}, "en-GB"
+	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/users/me", b.issuer.sign(t, c), nil).Status)
+	task := b.audited(t, alice, file("na.txt", []byte(goodChat)), field("operator", "ana"))[0]
+	edit := editOf(t, task, map[string]bool{"greeting": false})
+	edit["audit"] = append(edit["audit"].([]map[string]any), naItem(t, task, "empathy"))
+	r := b.edit(t, alice, edit)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	audit := details(r)
+	greeting, empathy := auditItem(t, audit, "greeting"), auditItem(t, audit, "empathy")
+	// Out of the score: 75 possible of the chat's 90.
+	require.Equal(t, float64(75), audit["possible"])
+	score, withEmpathy := audit["score"].(float64), 100*(90-greeting["weight"].(float64))/90
+	require.InDelta(t, 100*(75-greeting["weight"].(float64))/75, score, 0.005)
+	r = b.validateJSON(t, alice, map[string]any{"task_uuid": task["uuid"], "notes": "Visto.", "isCall": false})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+
+	msgs := srv.Messages()
+	require.Len(t, msgs, 2, "one edition a language")
+	line := func(text, question string) string {
+		for l := range strings.Lines(text) {
+			if strings.Contains(l, question) {
+				return l
+			}
+		}
+		t.Fatalf("no line of %q in\n%s", question, text)
+		return ""
+	}
+	for _, m := range msgs {
+		got := parseReceived(t, m)
+		en := strings.HasPrefix(got.subject, "Audit validated")
+		decimal, na, notMet, leftOut, cell := ",", "[No aplica] ", "[NO cumple] ",
+			"Fuera de la puntuación: 1 criterio no aplicable\n", ">No aplica</td>"
+		if en {
+			decimal, na, notMet, leftOut, cell = ".", "[N/A] ", "[NOT met] ",
+				"Left out of the score: 1 criterion not applicable\n", ">N/A</td>"
+			require.Equal(t, []string{"ana@example.test"}, got.msg.Rcpt)
+		} else {
+			require.Equal(t, []string{"qa-lead@example.test"}, got.msg.Rcpt)
+		}
+		require.True(t, strings.HasPrefix(line(got.text, empathy["question"].(string)), na), na)
+		require.True(t, strings.HasPrefix(line(got.text, greeting["question"].(string)), notMet), notMet)
+		require.Contains(t, got.text, leftOut)
+		require.Contains(t, got.html, cell)
+		shown := strings.Replace(fmt.Sprintf("%.2f / 100", score), ".", decimal, 1)
+		require.Contains(t, got.text, shown)
+		require.Contains(t, got.html, shown)
+		require.NotContains(t, got.text, strings.Replace(fmt.Sprintf("%.2f / 100", withEmpathy), ".", decimal, 1))
+	}
+}
+
 func TestValidationRecipients(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

@@ -198,6 +198,39 @@ func TestWebhookSignedDeliveries(t *testing.T) {
 	require.Equal(t, 3, jobs)
 }
 
+// TestWebhookNotApplicable: a criterion judged not applicable is carried
+// as such (not_applicable_criteria), never among the failed ones, in the
+// json payload and in a Slack message.
+func TestWebhookNotApplicable(t *testing.T) {
+	t.Parallel()
+	b := setup(t, setupOpts{webhookAllowPrivate: true, jobWait: 20 * time.Second})
+	alice, _, root := b.users(t)
+	jsonURL, jsonGot := receiver(t, nil, func(int64) int { return http.StatusNoContent })
+	slackURL, slackGot := receiver(t, nil, func(int64) int { return http.StatusOK })
+	b.subscribe(t, root, map[string]any{"name": "QA system", "url": jsonURL, "events": []string{webhook.Validated}})
+	b.subscribe(t, root, map[string]any{"name": "QA channel", "url": slackURL, "events": []string{webhook.Validated}, "format": "slack"})
+	b.startWorkers(t, workers.Deps{WebhookAllowPrivate: true})
+	task := b.audited(t, alice, file("na.txt", []byte(goodChat)))[0]
+	audit := task["audit"].(map[string]any)
+	greeting, empathy := auditItem(t, audit, "greeting")["question"].(string), auditItem(t, audit, "empathy")["question"].(string)
+	edit := editOf(t, task, map[string]bool{"greeting": false})
+	edit["audit"] = append(edit["audit"].([]map[string]any), naItem(t, task, "empathy"))
+	r := b.edit(t, alice, edit)
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+	r = b.json(t, http.MethodPost, "/validate-audit", alice, map[string]any{"task_uuid": task["uuid"], "notes": "Visto.", "isCall": false})
+	require.Equal(t, http.StatusOK, r.Status, r.RawBody)
+
+	p := webhookPayload(t, next(t, jsonGot))
+	require.Equal(t, webhook.Validated, p.Type)
+	require.Equal(t, []webhook.Criterion{{ID: "empathy", Question: empathy}}, p.Data.Task.NotApplicableCriteria)
+	require.Equal(t, []webhook.Criterion{{ID: "greeting", Question: greeting}}, p.Data.Task.FailedCriteria)
+	var slack struct{ Text string }
+	d := next(t, slackGot)
+	require.NoError(t, json.Unmarshal(d.body, &slack), string(d.body))
+	require.Contains(t, slack.Text, "\nFailed criteria: "+greeting+"\n")
+	require.Contains(t, slack.Text, "\nNot applicable: "+empathy+"\n")
+}
+
 func TestWebhookReceiverDownThenBack(t *testing.T) {
 	t.Parallel()
 	b := setup(t, setupOpts{webhookAllowPrivate: true})

@@ -55,16 +55,7 @@ func (b *testBundle) open(t *testing.T, due time.Time) db.Coaching {
 // notices returns the texts of ana's notifications, oldest first.
 func (b *testBundle) notices(t *testing.T) []string {
 	t.Helper()
-	rows, err := b.pool.Query(context.Background(), `SELECT text FROM notifications WHERE user_id = 'ana' ORDER BY created_at, id`)
-	require.NoError(t, err)
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		require.NoError(t, rows.Scan(&s))
-		out = append(out, s)
-	}
-	return out
+	return dbtest.Strings(t, b.pool, `SELECT text FROM notifications WHERE user_id = 'ana' ORDER BY created_at, id`)
 }
 
 func TestReminderOnceADueDate(t *testing.T) {

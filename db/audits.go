@@ -101,12 +101,15 @@ func auditAppend(ctx context.Context, tx pgx.Tx, a AuditRevision, basedOn int, p
 	var status pipeline.Status
 	var current *int
 	var previous []string
+	if len(a.Result.Items) == 0 {
+		// Score never returns a result without items: this is a caller's
+		// bug, and every revision read takes its items as an array.
+		return AuditRevision{}, Task{}, fmt.Errorf("task %s: an audit revision needs items (a scored result)", a.TaskUUID)
+	}
 	// previous: the criteria the current revision has items for (judged
-	// or not applicable; judged_criteria lists only the former); none for
-	// a revision stored without items.
+	// or not applicable; judged_criteria lists only the former).
 	if err := tx.QueryRow(ctx, `SELECT t.status, t.audit_revision,
-			ARRAY(SELECT i->>'criterion_id' FROM audit_revisions r,
-				jsonb_array_elements(CASE jsonb_typeof(r.result->'items') WHEN 'array' THEN r.result->'items' ELSE '[]' END) i
+			ARRAY(SELECT i->>'criterion_id' FROM audit_revisions r, jsonb_array_elements(r.result->'items') i
 				WHERE r.task_uuid = t.uuid AND r.revision = t.audit_revision)
 		FROM tasks t WHERE t.uuid = $1 FOR UPDATE`,
 		a.TaskUUID).Scan(&status, &current, &previous); err != nil {

@@ -102,7 +102,8 @@ func TasksOfPersonHeld(ctx context.Context, q DBTX, operatorID, customerRef stri
 //   - recording: the uploaded file's reference (blob_key becomes NULL, the
 //     key is returned to delete after commit);
 //   - transcript: the transcript and the task's search document, a
-//     chat's uploaded file, which holds the same words, and what the
+//     chat's uploaded file, which holds the same words, as do the quotes
+//     coaching items took from it (emptied; the links stay), and what the
 //     platform said of the call's parties (caller, called, metadata);
 //   - audit: every revision and pending edit of the audit (the task keeps
 //     its score and pass, which the statistics count), the search document
@@ -118,6 +119,7 @@ func TasksForget(ctx context.Context, q DBTX, kind string, uuids []string, f *Fo
 		if err := forgetCounted(ctx, q, ForgetTranscript, f, `
 			WITH gone AS (DELETE FROM transcripts WHERE task_uuid = ANY($1::uuid[]) RETURNING task_uuid),
 			search AS (DELETE FROM task_search WHERE task_uuid = ANY($1::uuid[])),
+			quotes AS (UPDATE coaching_links SET quote = '' WHERE task_uuid = ANY($1::uuid[]) AND quote <> ''),
 			t AS (UPDATE tasks SET transcript_deleted_at = now(), caller = NULL, called = NULL, metadata = NULL
 				WHERE uuid = ANY($1::uuid[]) AND transcript_deleted_at IS NULL RETURNING uuid, campaign_id)
 			SELECT t.campaign_id, count(gone.task_uuid) FROM t LEFT JOIN gone ON gone.task_uuid = t.uuid GROUP BY 1`, uuids); err != nil {

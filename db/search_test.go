@@ -401,7 +401,8 @@ func TestTaskFilterValidatorAndLanguage(t *testing.T) {
 	require.NoError(t, err)
 	for validator, task := range map[string]db.NewTask{"vera": mexico, "otto": english} {
 		require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
-			if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Source: db.AuditByEngine}, 0); err != nil {
+			if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Source: db.AuditByEngine,
+				Result: scoring.Result{Items: []scoring.Item{{CriterionID: "greeting", Complies: true}}}}, 0); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, `UPDATE tasks SET status = 'audited' WHERE uuid = $1`, task.UUID); err != nil {

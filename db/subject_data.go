@@ -66,6 +66,20 @@ var SubjectSections = []struct {
 		JOIN calibration_items i USING (session_id, task_uuid, criterion_id)
 		JOIN calibration_session_analysts sa ON sa.session_id = a.session_id AND sa.user_id = a.analyst_id
 		WHERE a.analyst_id = $1 ORDER BY s.created_at, a.session_id, a.task_uuid, i.position`},
+	// The coaching items that coach them (as the agent), each with its
+	// links and its whole thread, and every comment they wrote on any item
+	// (a coach's on other agents' items too, without those items).
+	{"coaching", `SELECT jsonb_build_object('id', ci.id, 'campaign', c.name, 'coach_id', ci.coach_id,
+		'coach_name', ci.coach_name, 'title', ci.title, 'focus', ci.focus, 'criteria', ci.criteria,
+		'dispute_id', ci.dispute_id, 'status', ci.status, 'due_at', ci.due_at, 'opened_at', ci.opened_at,
+		'acknowledged_at', ci.acknowledged_at, 'closed_at', ci.closed_at, 'closed_by', ci.closed_by,
+		'links', COALESCE((SELECT jsonb_agg(jsonb_build_object('task_uuid', l.task_uuid, 'quote', l.quote) ORDER BY l.position)
+			FROM coaching_links l WHERE l.coaching_id = ci.id), '[]'),
+		'comments', COALESCE((SELECT jsonb_agg(jsonb_build_object('author_id', m.author_id, 'author_name', m.author_name,
+			'body', m.body, 'created_at', m.created_at) ORDER BY m.id) FROM coaching_comments m WHERE m.coaching_id = ci.id), '[]'))
+		FROM coaching_items ci JOIN campaigns c ON c.id = ci.campaign_id WHERE ci.agent_id = $1 ORDER BY ci.opened_at, ci.id`},
+	{"coaching_comments", `SELECT jsonb_build_object('coaching_id', coaching_id, 'body', body, 'created_at', created_at)
+		FROM coaching_comments WHERE author_id = $1 ORDER BY id`},
 }
 
 // SubjectEach calls fn with each JSON object query (one of

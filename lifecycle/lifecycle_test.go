@@ -144,7 +144,8 @@ func TestFinish(t *testing.T) {
 		require.NoError(t, err)
 		defer tx.Rollback(ctx) //nolint:errcheck
 		task, err := lifecycle.Finish(ctx, tx, db.AuditRevision{TaskUUID: id, Source: db.AuditByEngine, Engine: "rules",
-			Result: scoring.Result{ScorecardVersion: 1, Score: 90, Passed: true}}, lifecycle.With{Attempt: 2})
+			Result: scoring.Result{ScorecardVersion: 1, Score: 90, Passed: true, Items: []scoring.Item{{CriterionID: "greeting", Complies: true}}}},
+			lifecycle.With{Attempt: 2})
 		if err == nil {
 			require.NoError(t, tx.Commit(ctx))
 		}

@@ -83,6 +83,7 @@ func message(p Payload, dashboardURL string) summary {
 		add("Result", result(t))
 		add("Failed criteria", questions(t.FailedCriteria))
 		add("Pending review", questions(t.PendingCriteria))
+		add("Not applicable", questions(t.NotApplicableCriteria))
 		add("Validated by", t.ValidatedBy)
 		link("/tasks/" + t.UUID)
 	case d.Dispute != nil:
@@ -92,7 +93,7 @@ func message(p Payload, dashboardURL string) summary {
 		add("Status", d.Dispute.Status)
 		var qs []string
 		for _, c := range d.Dispute.Criteria {
-			qs = append(qs, strings.TrimSpace(c.Question+" "+decision(c.Decision)))
+			qs = append(qs, disputed(c))
 		}
 		add("Criteria", strings.Join(qs, "\n"))
 		link("/tasks/" + d.Dispute.TaskUUID)
@@ -132,11 +133,26 @@ func questions(cs []Criterion) string {
 	return strings.Join(qs, "\n")
 }
 
-func decision(d string) string {
-	if d == "" {
-		return ""
+// disputed says criterion c of a dispute: its question, whether its
+// verdict or the agent's claim is that it does not apply, and the decision.
+func disputed(c DisputedCriterion) string {
+	var notes []string
+	switch {
+	case c.NotApplicable:
+		notes = append(notes, "judged not applicable")
+	case c.ClaimsNotApplicable && !c.AcceptedNotApplicable:
+		notes = append(notes, "claimed not applicable")
 	}
-	return "(" + d + "ed)"
+	switch {
+	case c.AcceptedNotApplicable:
+		notes = append(notes, "accepted as not applicable")
+	case c.Decision != "":
+		notes = append(notes, c.Decision+"ed")
+	}
+	if len(notes) == 0 {
+		return c.Question
+	}
+	return c.Question + " (" + strings.Join(notes, ", ") + ")"
 }
 
 func percent(p *float64) string {

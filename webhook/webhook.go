@@ -6,9 +6,10 @@
 // A webhook goes to a system, not to a person, so an event carries what a
 // system acts on and nothing a campaign keeps private: ids, the campaign,
 // the agent's user id, the score and result, the questions of the criteria
-// failed or pending. Never the transcript, an explanation or an evidence
-// quote, a file name, a validation's notes or a dispute's comments: free
-// text that may hold what redaction removes, or was never redacted.
+// failed, pending or not applicable. Never the transcript, an explanation
+// or an evidence quote, a file name, a validation's notes or a dispute's
+// comments: free text that may hold what redaction removes, or was never
+// redacted.
 //
 // Each event that a subscription takes is one River job (jobs.DeliverWebhookArgs)
 // inserted by Queue in the transaction that produced the event.
@@ -99,8 +100,11 @@ type Task struct {
 	FailedCriteria []Criterion `json:"failed_criteria"`
 	// PendingCriteria await an analyst's review.
 	PendingCriteria []Criterion `json:"pending_criteria"`
-	ValidatedBy     string      `json:"validated_by,omitempty"`
-	ValidatedAt     *time.Time  `json:"validated_at,omitempty"`
+	// NotApplicableCriteria were judged not to apply: neither met nor
+	// failed, they count nowhere in the score.
+	NotApplicableCriteria []Criterion `json:"not_applicable_criteria"`
+	ValidatedBy           string      `json:"validated_by,omitempty"`
+	ValidatedAt           *time.Time  `json:"validated_at,omitempty"`
 }
 
 // Criterion is a criterion of an audit, by its id and question.
@@ -123,11 +127,18 @@ type Dispute struct {
 }
 
 // DisputedCriterion is a criterion of a dispute, with the resolver's
-// decision once resolved.
+// decision once resolved, and where its verdict is not applicable: the
+// one disputed, the one the agent claims, the one accepted.
 type DisputedCriterion struct {
 	ID       string `json:"id"`
 	Question string `json:"question"`
-	Decision string `json:"decision,omitempty"`
+	// NotApplicable: the verdict disputed is that the criterion does not apply.
+	NotApplicable bool `json:"not_applicable,omitempty"`
+	// ClaimsNotApplicable: the agent claims that it does not apply.
+	ClaimsNotApplicable bool   `json:"claims_not_applicable,omitempty"`
+	Decision            string `json:"decision,omitempty"`
+	// AcceptedNotApplicable: accepted as not applicable.
+	AcceptedNotApplicable bool `json:"accepted_not_applicable,omitempty"`
 }
 
 // Calibration is a closed calibration session and its figures.
@@ -206,12 +217,14 @@ func ValidatedEvent(task db.Task, r scoring.Result, v db.Validation) Event {
 func taskOf(task db.Task, r scoring.Result) *Task {
 	t := &Task{UUID: task.UUID, Kind: task.Kind, Campaign: task.CampaignName, OperatorID: task.OperatorID,
 		Language: task.Language, Status: string(task.Status), Score: task.Score, Passed: task.Passed,
-		FailedCriteria: []Criterion{}, PendingCriteria: []Criterion{}}
+		FailedCriteria: []Criterion{}, PendingCriteria: []Criterion{}, NotApplicableCriteria: []Criterion{}}
 	for _, it := range r.Items {
 		c := Criterion{ID: it.CriterionID, Question: it.Question, Critical: it.Critical}
 		switch {
 		case slices.Contains(r.Pending, it.CriterionID):
 			t.PendingCriteria = append(t.PendingCriteria, c)
+		case it.NotApplicable:
+			t.NotApplicableCriteria = append(t.NotApplicableCriteria, c)
 		case !it.Complies:
 			t.FailedCriteria = append(t.FailedCriteria, c)
 		}
@@ -225,7 +238,9 @@ func DisputeEvent(typ string, task db.Task, d db.Dispute) Event {
 	out := &Dispute{ID: d.ID, TaskUUID: d.TaskUUID, Campaign: task.CampaignName, AgentID: d.AgentID,
 		ValidatorID: d.ValidatorID, Status: d.Status, ScoreBefore: d.ScoreBefore}
 	for _, it := range d.Items {
-		out.Criteria = append(out.Criteria, DisputedCriterion{ID: it.CriterionID, Question: it.Question, Decision: it.Decision})
+		out.Criteria = append(out.Criteria, DisputedCriterion{ID: it.CriterionID, Question: it.Question,
+			NotApplicable: it.NotApplicable, ClaimsNotApplicable: it.ClaimsNotApplicable, Decision: it.Decision,
+			AcceptedNotApplicable: it.AcceptedNotApplicable})
 	}
 	return Event{Type: typ, CampaignIDs: []string{task.CampaignID}, Data: Data{Dispute: out}}
 }

@@ -94,6 +94,8 @@ func audited(t *testing.T) Payload {
 		{CriterionID: "greeting", Question: "¿Saludó?", Complies: true, Explanation: "Dijo «buenos días»", Evidence: "buenos días"},
 		{CriterionID: "respect", Question: "¿Trató con respeto?", Critical: true, Complies: false,
 			Explanation: "Insultó al cliente con DNI [DNI]", Evidence: "usted es tonto"},
+		{CriterionID: "callback", Question: "¿Ofreció devolver la llamada?", Complies: true, NotApplicable: true,
+			Explanation: "No hacía falta llamar"},
 	}}
 	events := Audited(task, r)
 	require.Len(t, events, 2)
@@ -108,6 +110,8 @@ func audited(t *testing.T) Payload {
 		require.NotContains(t, string(args.Payload), private)
 	}
 	require.Equal(t, []Criterion{{ID: "respect", Question: "¿Trató con respeto?", Critical: true}}, p.Data.Task.FailedCriteria)
+	require.Equal(t, []Criterion{{ID: "callback", Question: "¿Ofreció devolver la llamada?"}}, p.Data.Task.NotApplicableCriteria)
+	require.Contains(t, string(args.Payload), `"not_applicable_criteria":[{"id":"callback"`)
 	return p
 }
 
@@ -137,6 +141,9 @@ func TestBodies(t *testing.T) {
 	require.NoError(t, json.Unmarshal(out, &slack))
 	require.Contains(t, slack.Text, "Critical criterion failed")
 	require.Contains(t, slack.Text, "¿Trató con respeto? (critical)")
+	// Not applicable is said as such, never among the failed.
+	require.Contains(t, slack.Text, "\nNot applicable: ¿Ofreció devolver la llamada?\n")
+	require.Contains(t, fieldTexts(slack.Blocks[1].Fields), "*Not applicable*\n¿Ofreció devolver la llamada?")
 	require.Equal(t, []string{"header", "section", "actions"}, []string{slack.Blocks[0].Type, slack.Blocks[1].Type, slack.Blocks[2].Type})
 	require.Equal(t, "plain_text", slack.Blocks[0].Text.Type)
 	require.Contains(t, slack.Blocks[1].Fields[0].Text, "*Task*")
@@ -160,8 +167,56 @@ func TestBodies(t *testing.T) {
 	require.Equal(t, "Critical criterion failed", teams.Title)
 	require.NotEmpty(t, teams.Summary)
 	require.Contains(t, teams.Sections[0].Facts, struct{ Name, Value string }{"Result", "failed, 0.00"})
+	require.Contains(t, teams.Sections[0].Facts, struct{ Name, Value string }{"Failed criteria", "¿Trató con respeto? (critical)"})
+	require.Contains(t, teams.Sections[0].Facts, struct{ Name, Value string }{"Not applicable", "¿Ofreció devolver la llamada?"})
 	require.Empty(t, teams.Actions) // no dashboard URL, no link
 
 	_, err = Body("xml", raw, "")
 	require.Error(t, err)
+}
+
+func fieldTexts(fields []struct{ Type, Text string }) []string {
+	out := make([]string, len(fields))
+	for i, f := range fields {
+		out[i] = f.Text
+	}
+	return out
+}
+
+// A dispute's criteria carry their not applicable state, and its message
+// says it: the verdict disputed, the agent's claim, the decision.
+func TestDisputeNotApplicable(t *testing.T) {
+	t.Parallel()
+	task := db.Task{NewTask: db.NewTask{UUID: "7e123b5b-bb91-41d6-afa5-6ffa224e0653", CampaignID: "c1"}, CampaignName: "Ventas"}
+	d := db.Dispute{ID: "d1", TaskUUID: task.UUID, AgentID: "ana", ValidatorID: "alice", Status: db.DisputeAccepted, Items: []db.DisputeItem{
+		{CriterionID: "callback", Question: "¿Ofreció devolver la llamada?", Complies: true, ClaimsNotApplicable: true,
+			Comment: "No hacía falta", Decision: db.DecisionAccept, AcceptedNotApplicable: true},
+		{CriterionID: "verify", Question: "¿Verificó la identidad?", Complies: true, NotApplicable: true,
+			Comment: "Sí aplicaba", Decision: db.DecisionReject},
+		{CriterionID: "empathy", Question: "¿Mostró empatía?", ClaimsNotApplicable: true, Comment: "No aplica", Decision: db.DecisionReject},
+		{CriterionID: "greeting", Question: "¿Saludó?", Comment: "Saludé", Decision: db.DecisionAccept},
+	}}
+	e := DisputeEvent(DisputeResolved, task, d)
+	require.Equal(t, []DisputedCriterion{
+		{ID: "callback", Question: "¿Ofreció devolver la llamada?", ClaimsNotApplicable: true, Decision: db.DecisionAccept, AcceptedNotApplicable: true},
+		{ID: "verify", Question: "¿Verificó la identidad?", NotApplicable: true, Decision: db.DecisionReject},
+		{ID: "empathy", Question: "¿Mostró empatía?", ClaimsNotApplicable: true, Decision: db.DecisionReject},
+		{ID: "greeting", Question: "¿Saludó?", Decision: db.DecisionAccept},
+	}, e.Data.Dispute.Criteria)
+	args, err := delivery("sub", e.Type, e.Data)
+	require.NoError(t, err)
+	require.NotContains(t, string(args.Payload), "hacía falta", "no comment")
+	out, err := Body(FormatTeams, args.Payload, "")
+	require.NoError(t, err)
+	var teams struct {
+		Sections []struct {
+			Facts []struct{ Name, Value string }
+		} `json:"sections"`
+	}
+	require.NoError(t, json.Unmarshal(out, &teams))
+	require.Contains(t, teams.Sections[0].Facts, struct{ Name, Value string }{"Criteria", strings.Join([]string{
+		"¿Ofreció devolver la llamada? (accepted as not applicable)",
+		"¿Verificó la identidad? (judged not applicable, rejected)",
+		"¿Mostró empatía? (claimed not applicable, rejected)",
+		"¿Saludó? (accepted)"}, "\n")})
 }

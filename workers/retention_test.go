@@ -89,7 +89,7 @@ func (b *privacyBundle) seed(t *testing.T, campaignID, kind string, age time.Dur
 		Segments: []transcript.Segment{{Speaker: "agent", Text: "hola"}}}))
 	require.NoError(t, pgx.BeginFunc(ctx, b.pool, func(tx pgx.Tx) error {
 		_, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: task.UUID, Source: db.AuditByEngine,
-			Result: scoring.Result{Score: 90, Passed: true}}, 0)
+			Result: scoring.Result{Score: 90, Passed: true, Items: []scoring.Item{{CriterionID: "greeting", Complies: true}}}}, 0)
 		return err
 	}))
 	require.NoError(t, db.TaskSearchRefresh(ctx, b.pool, task.UUID))

@@ -74,7 +74,7 @@ func TestSweepBlobsDeletesOnlyOldOrphans(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if _, err := db.AuditAppend(ctx, tx, db.AuditRevision{TaskUUID: chat.UUID, Source: db.AuditByEngine,
-			Result: scoring.Result{Score: 100, Passed: true}}, 0); err != nil {
+			Result: scoring.Result{Score: 100, Passed: true, Items: []scoring.Item{{CriterionID: "greeting", Complies: true}}}}, 0); err != nil {
 			return err
 		}
 		_, err := db.ValidationInsert(ctx, tx, db.NewValidation{TaskUUID: chat.UUID, Notes: "ok", ValidatorID: "qa", ValidatorName: "QA",

@@ -299,6 +299,11 @@ func (w *SendValidationEmailWorker) audit(ctx context.Context, reader visibility
 		return fmt.Errorf("task %s audit: %w", task.UUID, err)
 	}
 	data.Score, data.PassingScore, data.Passed, data.Items = audit.Result.Score, audit.Result.PassingScore, audit.Result.Passed, audit.Result.Items
+	for _, it := range audit.Result.Items {
+		if it.NotApplicable {
+			data.NotApplicable++
+		}
+	}
 	for _, id := range audit.Result.FailedCritical {
 		question := id
 		for _, it := range audit.Result.Items {
@@ -327,11 +332,14 @@ type validationEmail struct {
 	AuditHidden, VerdictsHidden bool
 	// FailedCritical are the questions of the critical criteria not met.
 	FailedCritical []string
-	Items          []scoring.Item
-	Notes          string
-	Attachments    []emailAttachment
-	Validator      string
-	ValidatedAt    time.Time
+	// Items are the verdicts, each met, not met or not applicable;
+	// NotApplicable counts the last, which Score leaves out.
+	Items         []scoring.Item
+	NotApplicable int
+	Notes         string
+	Attachments   []emailAttachment
+	Validator     string
+	ValidatedAt   time.Time
 }
 
 type emailAttachment struct{ Name, Size string }

@@ -26,8 +26,10 @@ func TestValidationEmailTemplates(t *testing.T) {
 		Items: []scoring.Item{
 			{Category: "OPENING", Question: "¿Saludó?", Complies: true, Explanation: `Dijo "hola" a las 0:02.`},
 			{Category: "COMPLIANCE", Question: "¿Avisó de la grabación?", Critical: true, Explanation: "No lo dijo."},
+			{Category: "CLOSING", Question: "¿Ofreció devolver la llamada?", Complies: true, NotApplicable: true, Explanation: "No hacía falta."},
 		},
-		Notes: "línea 1\n<i>línea 2</i>", Attachments: []emailAttachment{{Name: "x.pdf", Size: "1.5 KiB"}},
+		NotApplicable: 1,
+		Notes:         "línea 1\n<i>línea 2</i>", Attachments: []emailAttachment{{Name: "x.pdf", Size: "1.5 KiB"}},
 		Validator: "Alicia", ValidatedAt: time.Date(2024, 5, 2, 12, 0, 0, 0, time.FixedZone("CEST", 2*3600)),
 	}
 	cases := []struct {
@@ -39,15 +41,20 @@ func TestValidationEmailTemplates(t *testing.T) {
 				"Criterios críticos no cumplidos (la puntuación queda en 0):\n  - ¿Avisó de la grabación?",
 				"Validada por Alicia el 2024-05-02 12:00 CEST", "OBSERVACIONES\n\nlínea 1\n<i>línea 2</i>\n",
 				"[Cumple] Apertura · ¿Saludó?\n    Dijo \"hola\" a las 0:02.", "[NO cumple] Cumplimiento · ¿Avisó de la grabación? (crítico)\n    No lo dijo.",
+				"[No aplica] Cierre · ¿Ofreció devolver la llamada?\n    No hacía falta.",
+				"(para aprobar: 85,00)\nFuera de la puntuación: 1 criterio no aplicable\n",
 				"ADJUNTOS\n\n  - x.pdf (1.5 KiB)", "Ver en auditd: https://auditd.example.test/app/tasks/1"},
 			[]string{`<html lang="es">`, "a&lt;b&gt;", "Ana &lt;ana@example.test&gt;", "&lt;i&gt;línea 2&lt;/i&gt;",
-				"Dijo &#34;hola&#34;", "<li>x.pdf (1.5 KiB)</li>", `<a href="https://auditd.example.test/app/tasks/1">`}},
+				"Dijo &#34;hola&#34;", "<li>x.pdf (1.5 KiB)</li>", `<a href="https://auditd.example.test/app/tasks/1">`,
+				"<br>fuera de la puntuación: 1 criterio no aplicable", `¿Ofreció devolver la llamada?</td><td style="padding:4px 8px;vertical-align:top">No aplica</td>`}},
 		{"es-MX", "Auditoría validada: a<b> c.wav · 72,50 · no aprobada", nil, []string{`<html lang="es">`}},
 		{"en", "Audit validated: a<b> c.wav · 72.50 · failed",
 			[]string{"Call: a<b>", "Score: 72.50 / 100, FAILED (passing score: 85.00)", "Critical criteria not met (the score is 0):",
 				"[Met] Opening · ¿Saludó?", "[NOT met] Compliance · ¿Avisó de la grabación? (critical)", "NOTES\n\nlínea 1",
+				"[N/A] Closing · ¿Ofreció devolver la llamada?", "(passing score: 85.00)\nLeft out of the score: 1 criterion not applicable\n",
 				"ATTACHMENTS\n\n  - x.pdf (1.5 KiB)", "Validated by Alicia on 2024-05-02 12:00 CEST"},
-			[]string{`<html lang="en">`, "&lt;i&gt;línea 2&lt;/i&gt;", "<strong style=\"color:#b42318\">failed</strong>"}},
+			[]string{`<html lang="en">`, "&lt;i&gt;línea 2&lt;/i&gt;", "<strong style=\"color:#b42318\">failed</strong>",
+				"<br>left out of the score: 1 criterion not applicable", `¿Ofreció devolver la llamada?</td><td style="padding:4px 8px;vertical-align:top">N/A</td>`}},
 		{"pt", "Audit validated: a<b> c.wav · 72.50 · failed", nil, []string{`<html lang="en">`}},
 	}
 	for _, tc := range cases {
@@ -65,8 +72,11 @@ func TestValidationEmailTemplates(t *testing.T) {
 	}
 
 	data.Passed, data.FailedCritical, data.Attachments, data.Operator = true, nil, nil, ""
+	data.Items, data.NotApplicable = data.Items[:2], 0
 	_, text, html, err := renderValidationEmail("es", data)
 	require.NoError(t, err)
+	require.NotContains(t, text, "Fuera de la puntuación")
+	require.NotContains(t, html, "fuera de la puntuación")
 	require.NotContains(t, text, "Criterios críticos")
 	require.NotContains(t, text, "ADJUNTOS")
 	require.Contains(t, text, "Agente: (sin indicar)")

@@ -98,6 +98,17 @@ func ForTasks(t testing.TB) (*pgxpool.Pool, db.Campaign) {
 	return pool, campaign
 }
 
+// Strings returns the values of the one text column that query (over
+// args) yields, in its order.
+func Strings(t testing.TB, q db.DBTX, query string, args ...any) []string {
+	t.Helper()
+	rows, err := q.Query(context.Background(), query, args...)
+	require.NoError(t, err)
+	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	require.NoError(t, err)
+	return out
+}
+
 // PoolFor returns a pool on the database at url, opened as the service
 // opens its own (db.Open), closed when t ends.
 func PoolFor(t testing.TB, url string) *pgxpool.Pool {
