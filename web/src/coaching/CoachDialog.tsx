@@ -186,7 +186,7 @@ function CoachingDialog(p: {
             />
             <button
               type="button"
-              class="button button-small"
+              class="button-link small"
               onClick={() => setD((cur) => ({ ...cur, links: cur.links.filter((k) => k.taskUuid !== l.taskUuid) }))}
             >
               {t('app.remove', { name: l.fileName })}

@@ -126,13 +126,13 @@ export function Picker(p: PickerProps) {
 
 type FieldProps = Omit<PickerProps, 'name' | 'find' | 'any'> & { any?: string };
 
-/** useUserNames loads the names of the users of ids (GET /users/names), as options. */
+/** useUserNames loads the names of the users of ids (GET /users/names, which names 50 at most), as options. */
 function useUserNames(ids: string[]): Option[] {
   const app = useApp();
   const { data } = useLoad(
     (signal) =>
       ids.length
-        ? app.api.get<components['schemas']['UserNames']>('/users/names', { id: ids, limit: ids.length }, signal)
+        ? app.api.get<components['schemas']['UserNames']>('/users/names', { id: ids.slice(0, 50), limit: 50 }, signal)
         : Promise.resolve({ items: [], total: 0 }),
     [ids.join(' ')],
   );
@@ -177,7 +177,7 @@ export function UsersPicker({
 }: Omit<PickerProps, 'name' | 'find' | 'value' | 'onChange' | 'free' | 'adding'> & { value: string[]; onChange: (ids: string[]) => void }) {
   const names = useUserNames(value);
   return (
-    <div class="picker-list">
+    <div>
       <UserPicker {...props} adding value="" onChange={(id) => id && !value.includes(id) && onChange([...value, id])} />
       <Chosen
         label={props.label}
