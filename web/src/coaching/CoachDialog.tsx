@@ -167,7 +167,6 @@ function CoachingDialog(p: {
           }
         />
         <Chosen
-          label={t('coaching.criteria')}
           options={d.criteria.map((c) => ({ value: c.id, label: c.question }))}
           onRemove={(id) => setD((cur) => ({ ...cur, criteria: cur.criteria.filter((c) => c.id !== id) }))}
         />

@@ -49,7 +49,7 @@ export function CoachingListPage() {
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t(coach ? 'coaching.title' : 'coaching.mine')} />
-      <div class="filter-row">
+      <div class="filters filter-row">
         <div class="field">
           <label for="coaching-status">{t('coaching.status')}</label>
           <select id="coaching-status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)}>

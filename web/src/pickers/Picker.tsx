@@ -152,10 +152,10 @@ export function UserPicker(props: FieldProps) {
 }
 
 /** Chosen lists what a picker of several holds, by name, each with a button that removes it. */
-export function Chosen({ label, options, onRemove }: { label: string; options: Option[]; onRemove: (value: string) => void }) {
+export function Chosen({ options, onRemove }: { options: Option[]; onRemove: (value: string) => void }) {
   if (options.length === 0) return null;
   return (
-    <ul class="chosen" aria-label={label}>
+    <ul class="chosen">
       {options.map((o) => (
         <li key={o.value} class="chip">
           {o.label}
@@ -180,7 +180,6 @@ export function UsersPicker({
     <div>
       <UserPicker {...props} adding value="" onChange={(id) => id && !value.includes(id) && onChange([...value, id])} />
       <Chosen
-        label={props.label}
         options={value.map((id) => names.find((u) => u.value === id) ?? { value: id, label: id })}
         onRemove={(id) => onChange(value.filter((v) => v !== id))}
       />
