@@ -55,6 +55,7 @@ export function Picker(p: PickerProps) {
     p.onChange(o.value, o.label);
   };
   const all: Option[] = p.adding ? options : [{ value: '', label: p.any }, ...options];
+  const shownList = open && all.length > 0;
   const onKey = (e: KeyboardEvent) => {
     if (e.key === 'Escape' && open) {
       e.preventDefault();
@@ -77,7 +78,7 @@ export function Picker(p: PickerProps) {
         role="combobox"
         autocomplete="off"
         aria-autocomplete="list"
-        aria-expanded={open}
+        aria-expanded={shownList}
         aria-controls={list}
         aria-activedescendant={open && active >= 0 ? `${list}-${active}` : undefined}
         aria-describedby={p.help ? `${p.id}-help` : undefined}
@@ -96,7 +97,7 @@ export function Picker(p: PickerProps) {
           else setText(shown);
         }}
       />
-      <ul id={list} role="listbox" class="picker-options" hidden={!open}>
+      <ul id={list} role="listbox" class="picker-options" hidden={!shownList}>
         {all.map((o, i) => (
           <li
             key={o.value}
