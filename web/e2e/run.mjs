@@ -615,6 +615,7 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   await visible(page.getByRole('main').getByText('Live'));
   await openUpload(page);
   await page.getByLabel('Agent (optional)').fill('olga');
+  await page.getByLabel('Agent (optional)').blur(); // the picker keeps what was typed on blur; a drop does not blur it
   const uploads = page.getByRole('list', { name: 'Uploads' });
   await drop(page.getByTestId('dropzone'), [
     { name: 'e2e-chat-1.json', type: 'application/json', body: chat('Olga') },
@@ -2531,7 +2532,7 @@ test('privacy: retention set, a legal hold placed on the task, the access record
 
   // An erasure of another agent's data, confirmed, then done: each part of the screen its own tab.
   await page.getByRole('link', { name: 'Erasures', exact: true }).click();
-  await page.getByLabel('Agent (user id or username)').fill('priv-luis');
+  await page.getByLabel('Agent', { exact: true }).fill('priv-luis');
   await page.getByRole('button', { name: 'Erase' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Erase' }).click();
   await visible(page.getByText(/^Erasure started \(job #\d+\)\.$/));

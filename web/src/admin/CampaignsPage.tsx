@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { t } from '../i18n';
+import { UsersPicker } from '../pickers/Picker';
 import { useApp } from '../state';
 import { SamplingRules } from '../reviews/SamplingRules';
 import type { MessageKey } from '../i18n';
@@ -154,7 +155,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
   const [emails, setEmails] = useState((campaign.supervisor_emails ?? []).join(', '));
   const [language, setLanguage] = useState(campaign.language);
   const [seesAutomatic, setSeesAutomatic] = useState(campaign.operator_sees_automatic);
-  const [analysts, setAnalysts] = useState((campaign.review_analysts ?? []).join(', '));
+  const [analysts, setAnalysts] = useState(campaign.review_analysts ?? []);
   const [disputeDays, setDisputeDays] = useState(String(campaign.dispute_window_days));
   const [retention, setRetention] = useState(retentionText(campaign.retention));
   const [agentsSeeAccess, setAgentsSeeAccess] = useState(campaign.agents_see_access);
@@ -169,7 +170,7 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
         supervisor_emails: commaList(emails),
         language: language.trim(),
         operator_sees_automatic: seesAutomatic,
-        review_analysts: commaList(analysts),
+        review_analysts: analysts,
         dispute_window_days: Number(disputeDays),
         retention: retentionBody(retention),
         agents_see_access: agentsSeeAccess,
@@ -207,18 +208,14 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
               onInput={(e) => setDisputeDays(e.currentTarget.value)}
             />
           </div>
-          <div class="field">
-            <label for="camp-analysts">{t('camp.analysts')}</label>
-            <input
-              id="camp-analysts"
-              value={analysts}
-              aria-describedby="camp-analysts-hint"
-              onInput={(e) => setAnalysts(e.currentTarget.value)}
-            />
-            <p id="camp-analysts-hint" class="small muted">
-              {t('camp.analystsHint')}
-            </p>
-          </div>
+          <UsersPicker
+            id="camp-analysts"
+            label={t('camp.analysts')}
+            any={t('camp.analystsAdd')}
+            help={t('camp.analystsHint')}
+            value={analysts}
+            onChange={setAnalysts}
+          />
         </div>
         <div class="checks">
           <label class="check">

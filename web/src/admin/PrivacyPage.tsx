@@ -1,6 +1,7 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { formatDateTime, t, type MessageKey } from '../i18n';
+import { UserPicker } from '../pickers/Picker';
 import { Link, location } from '../router';
 import { useApp } from '../state';
 import type { components } from '../openapi';
@@ -77,10 +78,12 @@ function AccessRecordCard() {
     [applied, pages],
   );
   const rows = data?.items ?? [];
+  // Changes merge into the latest filters: a picker commits what was typed on blur, as the next control changes.
+  const put = (patch: Partial<AccessFilters>) => setForm((cur) => ({ ...cur, ...patch }));
   const field = (key: keyof AccessFilters, label: MessageKey, type = 'text') => (
     <div class="field">
       <label for={`access-${key}`}>{t(label)}</label>
-      <input id={`access-${key}`} type={type} value={form[key]} onInput={(e) => setForm({ ...form, [key]: e.currentTarget.value })} />
+      <input id={`access-${key}`} type={type} value={form[key]} onInput={(e) => put({ [key]: e.currentTarget.value })} />
     </div>
   );
   return (
@@ -97,11 +100,11 @@ function AccessRecordCard() {
         }}
       >
         <div class="filter-row">
-          {field('user', 'privacy.user')}
+          <UserPicker id="access-user" free label={t('privacy.user')} value={form.user} onChange={(user) => put({ user })} />
           {field('task', 'privacy.task')}
           <div class="field">
             <label for="access-kind">{t('privacy.kind')}</label>
-            <select id="access-kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.currentTarget.value })}>
+            <select id="access-kind" value={form.kind} onChange={(e) => put({ kind: e.currentTarget.value })}>
               <option value="">{t('privacy.anyKind')}</option>
               {accessKinds.map((k) => (
                 <option key={k} value={k}>
@@ -192,22 +195,22 @@ function AccessRecordCard() {
 
 function ErasuresCard() {
   const app = useApp();
-  const [operator, setOperator] = useState('');
+  const [operator, setOperator] = useState({ id: '', name: '' });
   const [external, setExternal] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
   const { data, error, reload } = useLoad((signal) => app.api.get<{ items: Erasure[] }>('/admin/erasures', { limit: 50 }, signal), []);
-  const who = [operator.trim(), external.trim()].filter(Boolean).join(', ');
+  const who = [operator.name, external.trim()].filter(Boolean).join(', ');
   const erase = async () => {
     setConfirming(false);
     setOutcome(null);
     try {
       const e = await app.api.post<Erasure>('/admin/erasures', {
-        operator: operator.trim() || undefined,
+        operator: operator.id || undefined,
         customer_ref: external.trim() || undefined,
       });
       setOutcome({ ok: t('privacy.eraseStarted', { job: e.job_id ?? '—' }) });
-      setOperator('');
+      setOperator({ id: '', name: '' });
       setExternal('');
       reload();
     } catch (err) {
@@ -222,19 +225,24 @@ function ErasuresCard() {
         class="filter-row"
         onSubmit={(e) => {
           e.preventDefault();
-          setConfirming(true);
+          // The picker commits what was typed on blur, before the button's click: the button cannot wait for it.
+          if (who) setConfirming(true);
         }}
       >
-        <div class="field">
-          <label for="erase-operator">{t('privacy.operator')}</label>
-          <input id="erase-operator" value={operator} onInput={(e) => setOperator(e.currentTarget.value)} />
-        </div>
+        <UserPicker
+          id="erase-operator"
+          free
+          label={t('privacy.operator')}
+          any={t('pickers.none')}
+          value={operator.id}
+          onChange={(id, name) => setOperator({ id, name })}
+        />
         <div class="field">
           <label for="erase-external">{t('privacy.externalId')}</label>
           <input id="erase-external" value={external} onInput={(e) => setExternal(e.currentTarget.value)} />
         </div>
         <div class="filter-buttons">
-          <button type="submit" class="button button-danger" disabled={who === ''}>
+          <button type="submit" class="button button-danger">
             {t('privacy.erase')}
           </button>
         </div>
@@ -352,18 +360,16 @@ function SubjectCard() {
         class="filter-row"
         onSubmit={(e) => {
           e.preventDefault();
+          if (user === '') return;
           void run(
-            () => app.api.download(`/admin/users/${encodeURIComponent(user.trim())}/data`),
+            () => app.api.download(`/admin/users/${encodeURIComponent(user)}/data`),
             (name) => t('privacy.exported', { name }),
           );
         }}
       >
-        <div class="field">
-          <label for="subject-user">{t('privacy.subjectUser')}</label>
-          <input id="subject-user" value={user} onInput={(e) => setUser(e.currentTarget.value)} />
-        </div>
+        <UserPicker id="subject-user" free label={t('privacy.subjectUser')} any={t('pickers.none')} value={user} onChange={setUser} />
         <div class="filter-buttons">
-          <button type="submit" class="button button-primary" disabled={busy || user.trim() === ''}>
+          <button type="submit" class="button button-primary" disabled={busy}>
             {t('privacy.subjectDownload')}
           </button>
         </div>

@@ -3,6 +3,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ChartCard } from '../dashboard/ChartCard';
 import { locale, t, type MessageKey } from '../i18n';
+import { CampaignPicker, UserPicker } from '../pickers/Picker';
 import { Link, navigate } from '../router';
 import { useApp } from '../state';
 import {
@@ -168,7 +169,12 @@ export function CalibrationListPage() {
 export function CalibrationNewPage() {
   const app = useApp();
   const analysts = useLoad((signal) => app.api.get<CalibrationAnalystList>('/calibration-analysts', undefined, signal), []);
-  const tasks = useLoad((signal) => app.api.get<TaskPage>('/tasks', { status: 'audited', limit: 100 }, signal), []);
+  const [campaign, setCampaign] = useState('');
+  const [operator, setOperator] = useState('');
+  const tasks = useLoad(
+    (signal) => app.api.get<TaskPage>('/tasks', { status: 'audited', campaign, operator, limit: 100 }, signal),
+    [campaign, operator],
+  );
   const [name, setName] = useState('');
   const [due, setDue] = useState('');
   const [chosenAnalysts, setAnalysts] = useState<string[]>([]);
@@ -240,6 +246,13 @@ export function CalibrationNewPage() {
         <fieldset>
           <legend>{t('cal.form.tasks')}</legend>
           <p class="muted small">{t('cal.form.tasksHelp')}</p>
+          <div class="filter-row">
+            <CampaignPicker id="cal-campaign" label={t('tasks.campaign')} value={campaign} onChange={setCampaign} />
+            <UserPicker id="cal-operator" label={t('tasks.operator')} value={operator} onChange={setOperator} />
+          </div>
+          <p class="small" aria-live="polite">
+            {t('cal.form.chosen', { n: chosenTasks.length })}
+          </p>
           {tasks.error !== null ? (
             <ErrorMessage error={tasks.error} onRetry={tasks.reload} />
           ) : tasks.data === null ? (

@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime, formatRelative, t } from '../i18n';
+import { CampaignPicker, CriterionPicker, UserPicker } from '../pickers/Picker';
 import { Link } from '../router';
 import { useApp } from '../state';
 import { atLeast, type Coaching, type CoachingList, type CoachingView } from '../types';
 import { ConfirmDialog, ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
+import { CoachEditDialog } from './CoachDialog';
 
 const statuses = ['active', 'open', 'acknowledged', 'done', 'all'] as const;
 type Status = (typeof statuses)[number];
@@ -25,14 +27,20 @@ function Due({ item }: { item: Coaching }) {
 }
 
 /**
- * CoachingListPage lists coaching items (GET /coaching): for supervisors
- * every agent's, by status; for anyone else the items that coach them.
+ * CoachingListPage lists coaching items (GET /coaching) by status,
+ * campaign and criterion: for supervisors every agent's (or one's); for
+ * anyone else the items that coach them.
  */
 export function CoachingListPage() {
   const app = useApp();
   const [status, setStatus] = useState<Status>('active');
+  const [f, setF] = useState({ agent_id: '', campaign_id: '', criterion_id: '' });
+  const put = (patch: Partial<typeof f>) => setF((cur) => ({ ...cur, ...patch }));
   const coach = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
-  const { data, error, reload } = useLoad((signal) => app.api.get<CoachingList>('/coaching', { status }, signal), [status]);
+  const { data, error, reload } = useLoad(
+    (signal) => app.api.get<CoachingList>('/coaching', { status, ...f }, signal),
+    [status, f.agent_id, f.campaign_id, f.criterion_id],
+  );
   useEffect(() => {
     const offs = events.map((type) => app.events.on(type, () => reload()));
     return () => offs.forEach((off) => off());
@@ -41,7 +49,7 @@ export function CoachingListPage() {
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t(coach ? 'coaching.title' : 'coaching.mine')} />
-      <div class="filter-row">
+      <div class="filters filter-row">
         <div class="field">
           <label for="coaching-status">{t('coaching.status')}</label>
           <select id="coaching-status" value={status} onChange={(e) => setStatus(e.currentTarget.value as Status)}>
@@ -52,6 +60,23 @@ export function CoachingListPage() {
             ))}
           </select>
         </div>
+        {coach && (
+          <UserPicker id="coaching-agent" label={t('coaching.agent')} value={f.agent_id} onChange={(agent_id) => put({ agent_id })} />
+        )}
+        <CampaignPicker
+          id="coaching-campaign"
+          by="id"
+          label={t('coaching.campaign')}
+          value={f.campaign_id}
+          onChange={(campaign_id) => put({ campaign_id })}
+        />
+        <CriterionPicker
+          id="coaching-criterion"
+          label={t('coaching.criterion')}
+          campaign=""
+          value={f.criterion_id}
+          onChange={(criterion_id) => put({ criterion_id })}
+        />
       </div>
       {error !== null && !data ? (
         <ErrorMessage error={error} onRetry={reload} />
@@ -108,6 +133,7 @@ export function CoachingItemPage({ id }: { id: string }) {
   const { data: c, error, reload } = useLoad((signal) => app.api.get<CoachingView>(path, undefined, signal), [id]);
   const [comment, setComment] = useState('');
   const [closing, setClosing] = useState(false);
+  const [editing, setEditing] = useState(false);
   const { busy, run } = useAction();
   useEffect(() => {
     const offs = events.map((type) => app.events.on(type, (ev) => (ev.data as { id?: string }).id === id && reload()));
@@ -138,9 +164,14 @@ export function CoachingItemPage({ id }: { id: string }) {
           </button>
         )}
         {c.can_edit && (
-          <button type="button" class="button" disabled={busy} onClick={() => setClosing(true)}>
-            {t('coaching.close')}
-          </button>
+          <>
+            <button type="button" class="button" disabled={busy} onClick={() => setEditing(true)}>
+              {t('coaching.edit')}
+            </button>
+            <button type="button" class="button" disabled={busy} onClick={() => setClosing(true)}>
+              {t('coaching.close')}
+            </button>
+          </>
         )}
       </PageHeader>
       <div class="card">
@@ -224,6 +255,7 @@ export function CoachingItemPage({ id }: { id: string }) {
           </form>
         )}
       </section>
+      {editing && <CoachEditDialog item={c} onSaved={reload} onClose={() => setEditing(false)} />}
       <ConfirmDialog
         open={closing}
         title={t('coaching.close')}

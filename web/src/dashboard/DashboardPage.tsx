@@ -3,7 +3,7 @@ import { formatScore, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
 import { dayOf, dayStart, taskListLink } from '../tasks/state';
-import type { Dashboard } from '../types';
+import { atLeast, type Dashboard } from '../types';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 import { ChannelsCard } from './ChannelsCard';
 import { ChartCard } from './ChartCard';
@@ -46,6 +46,7 @@ export function DashboardPage() {
   const applied = filtersOf(query);
   const key = query.toString();
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const quality = atLeast(app.profile.value?.role ?? 'none', 'quality');
   const { data, error, reload } = useLoad(
     (signal) => app.api.get<Dashboard>('/stats/dashboard', { ...applied, tz }, signal).then(withLists),
     [key],
@@ -58,7 +59,7 @@ export function DashboardPage() {
           {t('app.refresh')}
         </button>
       </PageHeader>
-      <PeriodForm key={key} id="dash" label={t('dash.filters')} basePath={basePath} initial={applied} query={queryOf} />
+      <PeriodForm key={key} id="dash" label={t('dash.filters')} basePath={basePath} initial={applied} agent={quality} query={queryOf} />
       {error !== null ? (
         <ErrorMessage error={error} onRetry={reload} />
       ) : data === null ? (

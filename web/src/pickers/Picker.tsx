@@ -17,11 +17,16 @@ interface PickerProps {
   name: string;
   /** any names the empty value ("Any", "Default campaign"). */
   any: string;
+  /** help is a line below the field that describes it. */
+  help?: string;
+  /** adding is a picker that adds what is picked to a list: it has no empty option (any is its placeholder) and empties once one is picked. */
+  adding?: boolean;
   /** free keeps what is typed as the value when no option is picked (a filter also takes a username or an id). */
   free?: boolean;
   /** find returns the options for what is typed; a new find (its options loaded) finds them again. */
   find: (text: string, signal: AbortSignal) => Promise<Option[]>;
-  onChange: (value: string) => void;
+  /** onChange is given the value and its name (what was typed, for a free one). */
+  onChange: (value: string, name: string) => void;
 }
 
 /** Picker is a labelled combobox: typing finds options, arrows move among them, Enter or a click picks one, Escape closes. */
@@ -44,12 +49,13 @@ export function Picker(p: PickerProps) {
       .catch(() => {});
     return () => ctl.abort();
   }, [open, text, p.find]);
-  const pick = (value: string) => {
+  const pick = (o: Option) => {
     setOpen(false);
-    if (value === p.value) setText(shown);
-    p.onChange(value);
+    if (o.value === p.value || p.adding) setText(shown);
+    p.onChange(o.value, o.label);
   };
-  const all: Option[] = [{ value: '', label: p.any }, ...options];
+  const all: Option[] = p.adding ? options : [{ value: '', label: p.any }, ...options];
+  const shownList = open && all.length > 0;
   const onKey = (e: KeyboardEvent) => {
     if (e.key === 'Escape' && open) {
       e.preventDefault();
@@ -57,7 +63,7 @@ export function Picker(p: PickerProps) {
       setText(shown);
     } else if (e.key === 'Enter' && open && active >= 0) {
       e.preventDefault();
-      pick(all[active].value);
+      pick(all[active]);
     } else if (['ArrowDown', 'ArrowUp'].includes(e.key) || (open && ['Home', 'End'].includes(e.key))) {
       e.preventDefault();
       setOpen(true);
@@ -72,9 +78,10 @@ export function Picker(p: PickerProps) {
         role="combobox"
         autocomplete="off"
         aria-autocomplete="list"
-        aria-expanded={open}
+        aria-expanded={shownList}
         aria-controls={list}
         aria-activedescendant={open && active >= 0 ? `${list}-${active}` : undefined}
+        aria-describedby={p.help ? `${p.id}-help` : undefined}
         placeholder={p.any}
         value={text}
         onFocus={() => setOpen(true)}
@@ -85,12 +92,12 @@ export function Picker(p: PickerProps) {
         onKeyDown={onKey}
         onBlur={() => {
           setOpen(false);
-          if (text.trim() === '') p.onChange('');
-          else if (p.free && text !== shown) p.onChange(text.trim());
+          if (text.trim() === '') p.onChange('', '');
+          else if (p.free && text !== shown) p.onChange(text.trim(), text.trim());
           else setText(shown);
         }}
       />
-      <ul id={list} role="listbox" class="picker-options" hidden={!open}>
+      <ul id={list} role="listbox" class="picker-options" hidden={!shownList}>
         {all.map((o, i) => (
           <li
             key={o.value}
@@ -101,7 +108,7 @@ export function Picker(p: PickerProps) {
             // Before the input's blur, which would close the list.
             onMouseDown={(e) => {
               e.preventDefault();
-              pick(o.value);
+              pick(o);
             }}
           >
             {o.label}
@@ -109,29 +116,76 @@ export function Picker(p: PickerProps) {
           </li>
         ))}
       </ul>
+      {p.help && (
+        <p id={`${p.id}-help`} class="help">
+          {p.help}
+        </p>
+      )}
     </div>
   );
 }
 
 type FieldProps = Omit<PickerProps, 'name' | 'find' | 'any'> & { any?: string };
 
+/** useUserNames loads the names of the users of ids (GET /users/names, which names 50 at most), as options. */
+function useUserNames(ids: string[]): Option[] {
+  const app = useApp();
+  const { data } = useLoad(
+    (signal) =>
+      ids.length
+        ? app.api.get<components['schemas']['UserNames']>('/users/names', { id: ids.slice(0, 50), limit: 50 }, signal)
+        : Promise.resolve({ items: [], total: 0 }),
+    [ids.join(' ')],
+  );
+  return (data?.items ?? []).map(userOption);
+}
+
 /** UserPicker picks a user by name (GET /users/names, quality and above); the value is their id. */
 export function UserPicker(props: FieldProps) {
   const app = useApp();
-  const named = useLoad(
-    (signal) =>
-      props.value
-        ? app.api.get<components['schemas']['UserNames']>('/users/names', { id: [props.value] }, signal)
-        : Promise.resolve({ items: [], total: 0 }),
-    [props.value],
-  );
-  const found = named.data?.items?.find((u) => u.id === props.value);
+  const found = useUserNames(props.value ? [props.value] : []).find((u) => u.value === props.value);
   const find = useCallback(
     async (text: string, signal: AbortSignal) =>
       ((await app.api.get<components['schemas']['UserNames']>('/users/names', { q: text, limit: 20 }, signal)).items ?? []).map(userOption),
     [app.api],
   );
-  return <Picker {...props} any={props.any ?? t('tasks.any')} name={found ? userOption(found).label : ''} find={find} />;
+  return <Picker {...props} any={props.any ?? t('tasks.any')} name={found?.label ?? ''} find={find} />;
+}
+
+/** Chosen lists what a picker of several holds, by name, each with a button that removes it. */
+export function Chosen({ options, onRemove }: { options: Option[]; onRemove: (value: string) => void }) {
+  if (options.length === 0) return null;
+  return (
+    <ul class="chosen">
+      {options.map((o) => (
+        <li key={o.value} class="chip">
+          {o.label}
+          {o.hint && <span class="muted small"> {o.hint}</span>}
+          <button type="button" class="chip-remove" aria-label={t('app.remove', { name: o.label })} onClick={() => onRemove(o.value)}>
+            ×
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** UsersPicker picks several users by name, each once: those chosen, then a picker that adds one (any is its placeholder); the value is their ids. */
+export function UsersPicker({
+  value,
+  onChange,
+  ...props
+}: Omit<PickerProps, 'name' | 'find' | 'value' | 'onChange' | 'free' | 'adding'> & { value: string[]; onChange: (ids: string[]) => void }) {
+  const names = useUserNames(value);
+  return (
+    <div>
+      <UserPicker {...props} adding value="" onChange={(id) => id && !value.includes(id) && onChange([...value, id])} />
+      <Chosen
+        options={value.map((id) => names.find((u) => u.value === id) ?? { value: id, label: id })}
+        onRemove={(id) => onChange(value.filter((v) => v !== id))}
+      />
+    </div>
+  );
 }
 
 /** usePicked is a picker of a list loaded once: its options, found among them by what is typed. */

@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Query } from '../api';
 import { formatDateTime, formatNumber, t, type MessageKey } from '../i18n';
+import { UserPicker } from '../pickers/Picker';
 import { Link, location } from '../router';
 import { useApp } from '../state';
 import { atLeast } from '../types';
@@ -129,6 +130,7 @@ function BulkBar(props: { bulk: Bulk; filter: Query; total: number; estimated?: 
   const app = useApp();
   const s = bulk.selection;
   const [choice, setChoice] = useState<Choice>({ action: 'reaudit', assignee: '', notes: '' });
+  const [assigneeName, setAssigneeName] = useState('');
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -194,15 +196,16 @@ function BulkBar(props: { bulk: Bulk; filter: Query; total: number; estimated?: 
           </select>
         </div>
         {choice.action === 'assign' && (
-          <div class="field">
-            <label for="bulk-assignee">{t('bulk.assignee')}</label>
-            <input
-              id="bulk-assignee"
-              required
-              value={choice.assignee}
-              onInput={(e) => setChoice({ ...choice, assignee: e.currentTarget.value })}
-            />
-          </div>
+          <UserPicker
+            id="bulk-assignee"
+            label={t('bulk.assignee')}
+            any={t('pickers.none')}
+            value={choice.assignee}
+            onChange={(assignee, name) => {
+              setChoice((c) => ({ ...c, assignee }));
+              setAssigneeName(name);
+            }}
+          />
         )}
         {choice.action === 'validate' && (
           <div class="field bulk-notes">
@@ -216,7 +219,7 @@ function BulkBar(props: { bulk: Bulk; filter: Query; total: number; estimated?: 
             />
           </div>
         )}
-        <button type="submit" class="button button-primary" disabled={busy}>
+        <button type="submit" class="button button-primary" disabled={busy || (choice.action === 'assign' && !choice.assignee)}>
           {t('bulk.run')}
         </button>
       </form>
@@ -229,7 +232,7 @@ function BulkBar(props: { bulk: Bulk; filter: Query; total: number; estimated?: 
         onConfirm={() => void run()}
         onClose={() => setAsking(false)}
       >
-        <p>{t(`bulk.explain.${choice.action}` as MessageKey, { n, assignee: choice.assignee.trim() })}</p>
+        <p>{t(`bulk.explain.${choice.action}` as MessageKey, { n, assignee: assigneeName })}</p>
         <p>
           {s.all
             ? t(estimated ? 'bulk.whichFilterAbout' : 'bulk.whichFilter', { n, filter: filterString(filter) || t('bulk.noFilter') })

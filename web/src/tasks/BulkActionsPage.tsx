@@ -4,6 +4,7 @@
 // (GET /bulk-actions/{id}/items), each said in the reader's language.
 import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime, formatNumber, formatRelative, t, type MessageKey } from '../i18n';
+import { UserPicker } from '../pickers/Picker';
 import { Link, location } from '../router';
 import { useApp } from '../state';
 import { atLeast } from '../types';
@@ -154,20 +155,23 @@ function ListFilterForm({ initial, lead }: { initial: ListFilters; lead: boolean
           label={t('bulk.list.status')}
           value={f.status}
           options={bulkStatuses.map((s) => [s, statusName(s)] as const)}
-          onChange={(status) => setF({ ...f, status })}
+          onChange={(status) => setF((cur) => ({ ...cur, status }))}
         />
         <AnySelect
           id="bulk-list-action"
           label={t('bulk.action')}
           value={f.action}
           options={bulkActions.map((a) => [a, actionName(a)] as const)}
-          onChange={(action) => setF({ ...f, action })}
+          onChange={(action) => setF((cur) => ({ ...cur, action }))}
         />
         {lead && (
-          <div class="field">
-            <label for="bulk-list-requester">{t('bulk.list.requester')}</label>
-            <input id="bulk-list-requester" value={f.requested_by} onInput={(e) => setF({ ...f, requested_by: e.currentTarget.value })} />
-          </div>
+          <UserPicker
+            id="bulk-list-requester"
+            free
+            label={t('bulk.list.requester')}
+            value={f.requested_by}
+            onChange={(requested_by) => setF((cur) => ({ ...cur, requested_by }))}
+          />
         )}
         <FilterButtons basePath={basePath} apply={t('tasks.apply')} reset={t('tasks.reset')} />
       </div>

@@ -1,9 +1,10 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ApiError, errorMessage } from '../api';
 import { languageName, listOf, t } from '../i18n';
+import { CampaignPicker, UserPicker } from '../pickers/Picker';
 import { Link } from '../router';
 import { useApp } from '../state';
-import type { Campaign, ClientConfig, TaskSummary, UploadedTask } from '../types';
+import type { ClientConfig, TaskSummary, UploadedTask } from '../types';
 import { StatusBadge } from './badges';
 import { uploadFile } from './upload';
 
@@ -47,18 +48,10 @@ export function Upload({ live, onUploaded }: { live: Map<string, TaskSummary>; o
   const [campaign, setCampaign] = useState('default');
   const [operator, setOperator] = useState('');
   const [language, setLanguage] = useState('');
-  const [campaigns, setCampaigns] = useState<Campaign[]>([]);
   const [items, setItems] = useState<Item[]>([]);
   const [over, setOver] = useState(false);
   const nextId = useRef(0);
   const input = useRef<HTMLInputElement>(null);
-
-  useEffect(() => {
-    app.api
-      .get<Campaign[]>('/campaigns')
-      .then(setCampaigns)
-      .catch(() => {}); // only suggestions: the upload itself reports an unknown campaign
-  }, []);
 
   const update = (id: number, patch: Partial<Item>) => setItems((xs) => xs.map((x) => (x.id === id ? { ...x, ...patch } : x)));
 
@@ -85,27 +78,23 @@ export function Upload({ live, onUploaded }: { live: Map<string, TaskSummary>; o
     <section class="upload card" aria-labelledby="upload-title">
       <h2 id="upload-title">{t('upload.title')}</h2>
       <div class="filter-row">
-        <div class="field">
-          <label for="upload-campaign">{t('upload.campaign')}</label>
-          <input id="upload-campaign" list="upload-campaigns" value={campaign} onInput={(e) => setCampaign(e.currentTarget.value)} />
-          <datalist id="upload-campaigns">
-            {campaigns.map((c) => (
-              <option key={c.id} value={c.name} />
-            ))}
-          </datalist>
-        </div>
-        <div class="field">
-          <label for="upload-operator">{t('upload.operator')}</label>
-          <input
-            id="upload-operator"
-            value={operator}
-            aria-describedby="upload-operator-help"
-            onInput={(e) => setOperator(e.currentTarget.value)}
-          />
-          <p id="upload-operator-help" class="help">
-            {t('upload.operatorHelp')}
-          </p>
-        </div>
+        <CampaignPicker
+          id="upload-campaign"
+          free
+          label={t('upload.campaign')}
+          any={t('ingest.defaultCampaign')}
+          value={campaign}
+          onChange={setCampaign}
+        />
+        <UserPicker
+          id="upload-operator"
+          free
+          label={t('upload.operator')}
+          any={t('pickers.none')}
+          help={t('upload.operatorHelp')}
+          value={operator}
+          onChange={setOperator}
+        />
         <div class="field">
           <label for="upload-language">{t('upload.language')}</label>
           <input
