@@ -25,19 +25,19 @@ var floors = map[string]struct {
 	// interactions with a verdict to review in any language or kind.
 	ece, review float64
 }{
-	// Measured at the default review threshold (0.80), confidences
+	// Measured at the default review threshold (0.82), confidences
 	// cross-validated by writer batch (each batch's from a table fitted on
 	// the others, its respect verdicts judged by a tone model trained
 	// without it), 1,762 cases with issue 38's fifth held-out set among
-	// them: 97.1 % (lowest group English chats, 96.3), confident 97.8 %
-	// (lowest language or kind 97.5, English), 19 of 747 critical failures
-	// passed (2.5 %; English chats 4.5), expected calibration error 0.006,
-	// interactions to review 21.5 % (at most 24.7 % in a language or kind,
-	// English; English chats, a language and kind together, 27.1 %). The
+	// them: 97.3 % (lowest group English chats, 96.7), confident 98.0 %
+	// (lowest language or kind 97.8, English), 19 of 747 critical failures
+	// passed (2.5 %; English chats 4.5), expected calibration error 0.004,
+	// interactions to review 23.2 % (at most 23.5 % in a language or kind,
+	// Spanish; Spanish calls, a language and kind together, 26.4 %). The
 	// threshold is the highest within the review budget, since dev cannot
 	// reach ConfidentTarget (97 % plus the gap unseen writing showed)
 	// within it. The rules were tuned on dev: see docs/engines.md.
-	eval.Dev: {agreement: 0.97, groupAgreement: 0.96, confident: 0.977, criticalFalse: 0.03, ece: 0.01, review: 0.28},
+	eval.Dev: {agreement: 0.97, groupAgreement: 0.965, confident: 0.977, criticalFalse: 0.03, ece: 0.01, review: 0.28},
 	// The floors of the held-out set written for issue 38's fifth round
 	// (140 cases, ids 2101–2170 and 2201–2270, by two new writers who read
 	// only FORMAT.md and CRITERIA.md), read once at the review threshold
