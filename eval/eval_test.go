@@ -32,8 +32,8 @@ var floors = map[string]struct {
 	// them: 97.3 % (lowest group English chats, 96.7), confident 98.0 %
 	// (lowest language or kind 97.8, English), 19 of 747 critical failures
 	// passed (2.5 %; English chats 4.5), expected calibration error 0.004,
-	// interactions to review 23.2 % (at most 23.5 % in a language or kind,
-	// Spanish; Spanish calls, a language and kind together, 26.4 %). The
+	// interactions to review 22.9 % (at most 23.2 % in a language or kind,
+	// calls; Spanish calls, a language and kind together, 26.1 %). The
 	// threshold is the highest within the review budget, since dev cannot
 	// reach ConfidentTarget (97 % plus the gap unseen writing showed)
 	// within it. The rules were tuned on dev: see docs/engines.md.

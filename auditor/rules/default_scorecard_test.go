@@ -338,8 +338,10 @@ func TestDefaultScorecardIssue38FifthRound(t *testing.T) {
 // «le he congelado»), account data read out before the first verification
 // item ("has a balance of", «veo en su tarjeta terminada en…»), a curt
 // ask for a waybill number or an account's reference, an awkward moment
-// and an apology for our own failure as empathy, and dialect closings
-// ("owt else", "ta-ra", «otra cosita que le pueda…», «nos hablamos»).
+// and an apology for our own failure as empathy, dialect closings ("owt
+// else", "ta-ra", «otra cosita que le pueda…», «nos hablamos»), and a
+// brush-off of two words said together («allá usted», "who cares"), not
+// with a word between («de allá y usted lo presenta», "who really cares").
 func TestDefaultScorecardIssue38SixthRound(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -365,6 +367,10 @@ func TestDefaultScorecardIssue38SixthRound(t *testing.T) {
 		{"farewell", []string{"Hola, soy Ana.", "Nada más, gracias.", "Perfecto, nos hablamos."}, true},
 		{"further_help", []string{"Hi, I'm Sam.", "Thanks, that's sorted.", "Is there owt else I can sort for you?"}, true},
 		{"further_help", []string{"Hola, soy Ana.", "Gracias, ya está.", "¿Hay otra cosita que le pueda revisar?"}, true},
+		{"no_forbidden_phrases", []string{"Hola, soy Ana.", "¿Y si no lo lee?", "Allá usted si no lo lee."}, false},
+		{"no_forbidden_phrases", []string{"Hola, soy Ana.", "¿Quién firma?", "Él firma ante el consulado de allá y usted lo presenta aquí."}, true},
+		{"no_forbidden_phrases", []string{"Hi, I'm Sam.", "It's only a tiny dent.", "Who cares? It's a tiny dent."}, false},
+		{"no_forbidden_phrases", []string{"Hi, I'm Sam.", "Is my data safe?", "You're talking to a team who really cares about your data."}, true},
 	} {
 		v := verdictOf(t, c.id, c.turns...)
 		require.Equal(t, c.met, v.Complies, "%s %q: %s", c.id, c.turns, v.Explanation)
