@@ -38,18 +38,18 @@ var floors = map[string]struct {
 	// reach ConfidentTarget (97 % plus the gap unseen writing showed)
 	// within it. The rules were tuned on dev: see docs/engines.md.
 	eval.Dev: {agreement: 0.97, groupAgreement: 0.965, confident: 0.977, criticalFalse: 0.03, ece: 0.01, review: 0.28},
-	// The floors of the held-out set written for issue 38's fifth round
-	// (140 cases, ids 2101–2170 and 2201–2270, by two new writers who read
+	// The floors of the held-out set written for issue 38's sixth round
+	// (140 cases, ids 2301–2370 and 2401–2470, by two new writers who read
 	// only FORMAT.md and CRITERIA.md), read once at the review threshold
-	// 0.81: 94.7 % (lowest group English chats, 91.4), confident 95.9 %
-	// (Spanish 97.4, English 94.4, chats 94.1, calls 97.4), 1 of 39
-	// critical failures passed (2.6 %; an English chat), expected
-	// calibration error 0.029, interactions to review 17.1 % (Spanish 22.9,
-	// English 11.4, chats 15.7, calls 18.6; at most 25.7 %, Spanish calls).
-	// Its floors are what it measured, to keep from falling below;
-	// confident agreement (97 %) in English and in chats is not met on
-	// this writing.
-	eval.Holdout: {agreement: 0.945, groupAgreement: 0.91, confident: 0.955, criticalFalse: 0.03, ece: 0.03, review: 0.26},
+	// 0.82: 94.8 % (lowest group English chats, 92.4), confident 96.2 %
+	// (Spanish 97.2, English 95.1, chats 95.4, calls 96.9), 2 of 46
+	// critical failures passed (4.3 %; both English, one chat and one
+	// call), expected calibration error 0.031, interactions to review
+	// 25.0 % (Spanish 25.7, English 24.3, chats 21.4, calls 28.6; at most
+	// 33.3 %, English calls). Its floors are what it measured, to keep from
+	// falling below; confident agreement (97 %) in English and in chats is
+	// not met on this writing, nor the review budget in Spanish and calls.
+	eval.Holdout: {agreement: 0.945, groupAgreement: 0.92, confident: 0.96, criticalFalse: 0.045, ece: 0.035, review: 0.34},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.
