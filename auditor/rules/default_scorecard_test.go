@@ -331,3 +331,48 @@ func TestDefaultScorecardIssue38FifthRound(t *testing.T) {
 		"Le actualicé la dirección de la factura. Lo de la mesa, ellos le van a buscar.")
 	require.False(t, v.Complies, v.Explanation)
 }
+
+// TestDefaultScorecardIssue38SixthRound holds what issue 38's fifth
+// held-out set taught, each in Spanish and English: a customer saying it
+// works now after the fix, a request done in few words ("I've frozen",
+// «le he congelado»), account data read out before the first verification
+// item ("has a balance of", «veo en su tarjeta terminada en…»), a curt
+// ask for a waybill number or an account's reference, an awkward moment
+// and an apology for our own failure as empathy, dialect closings ("owt
+// else", "ta-ra", «otra cosita que le pueda…», «nos hablamos»), and a
+// brush-off of two words said together («allá usted», "who cares"), not
+// with a word between («de allá y usted lo presenta», "who really cares").
+func TestDefaultScorecardIssue38SixthRound(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		id    string
+		turns []string
+		met   bool
+	}{
+		{"resolution", []string{"Hi, I'm Sam.", "The label prints blank.", "Try a different browser.", "Ok got it, it prints now."}, true},
+		{"resolution", []string{"Hola, soy Ana.", "La etiqueta sale en blanco.", "Pruebe con otro navegador.", "Vale, ya imprime."}, true},
+		{"resolution", []string{"Hi, I'm Sam.", "Can I pause my gym membership?", "I've frozen your membership until 2 June."}, true},
+		{"resolution", []string{"Hola, soy Ana.", "¿Puedo pausar la cuota del gimnasio?", "Le he congelado la cuota hasta junio."}, true},
+		{"verification", []string{"Hi, I'm Sam.", "Why no bonus interest on my savings?", "Your saver has a balance of $18,420 and I can see a withdrawal on the 14th.",
+			"Oh, right.", "Can you confirm your date of birth?"}, false},
+		{"verification", []string{"Hola, soy Ana.", "Tengo un cobro raro en mi tarjeta.", "Veo en su tarjeta terminada en 4471 un cargo de 300 euros.",
+			"No lo hice yo.", "¿Me confirma su DNI?"}, false},
+		{"verification", []string{"Hi, I'm Sam.", "My parcel never came.", "Waybill number?", "SWC 7720 1189", "It was left with security at 10:42."}, true},
+		{"verification", []string{"Hola, soy Ana.", "Me cobraron dos veces la factura.", "¿Referencia del contrato?", "CT-4410",
+			"Gracias. Ya veo el cobro duplicado, se lo devuelvo."}, true},
+		{"empathy", []string{"Hi, I'm Sam.", "The engineer is booked on my wedding day.", "Ah, that's awkward timing. Let me find another slot."}, true},
+		{"empathy", []string{"Hola, soy Ana.", "Nadie me avisó de que la furgoneta no estaba lista.", "Perdone que no le hayamos avisado. Estará el jueves."}, true},
+		{"empathy", []string{"Hola, soy Ana.", "Me dan la cita el día de la boda.", "Uy, qué mal momento. Le busco otra fecha."}, true},
+		{"farewell", []string{"Hi, I'm Sam.", "That's all, thanks.", "Enjoy the new place, ta-ra."}, true},
+		{"farewell", []string{"Hola, soy Ana.", "Nada más, gracias.", "Perfecto, nos hablamos."}, true},
+		{"further_help", []string{"Hi, I'm Sam.", "Thanks, that's sorted.", "Is there owt else I can sort for you?"}, true},
+		{"further_help", []string{"Hola, soy Ana.", "Gracias, ya está.", "¿Hay otra cosita que le pueda revisar?"}, true},
+		{"no_forbidden_phrases", []string{"Hola, soy Ana.", "¿Y si no lo lee?", "Allá usted si no lo lee."}, false},
+		{"no_forbidden_phrases", []string{"Hola, soy Ana.", "¿Quién firma?", "Él firma ante el consulado de allá y usted lo presenta aquí."}, true},
+		{"no_forbidden_phrases", []string{"Hi, I'm Sam.", "It's only a tiny dent.", "Who cares? It's a tiny dent."}, false},
+		{"no_forbidden_phrases", []string{"Hi, I'm Sam.", "Is my data safe?", "You're talking to a team who really cares about your data."}, true},
+	} {
+		v := verdictOf(t, c.id, c.turns...)
+		require.Equal(t, c.met, v.Complies, "%s %q: %s", c.id, c.turns, v.Explanation)
+	}
+}
