@@ -23,8 +23,8 @@ const EventCalibrationUpdated = "calibration.updated"
 
 // CalibrationRef names a calibration session.
 type CalibrationRef struct {
-	ID   string `json:"id" format:"uuid"`
-	Name string `json:"name"`
+	ID   string
+	Name string
 }
 
 // CalibrationSession is a calibration session with its counts.
