@@ -91,12 +91,22 @@ func noItems(what string) *Error {
 	return Errorf(CodeValidation, "items is empty: "+what).WithDetail("body.items", "expected at least one item", nil)
 }
 
-func (r *disputesResource) acknowledge(ctx context.Context, in *taskInput) (*Output[db.Acknowledgement], error) {
+// Acknowledgement is an agent's acknowledgement of their task's
+// evaluation; its audit.acknowledged event carries the same
+// (db.Acknowledgement).
+type Acknowledgement struct {
+	TaskUUID       string    `json:"task_uuid" format:"uuid"`
+	AgentID        string    `json:"agent_id"`
+	AuditRevision  int       `json:"audit_revision" doc:"The revision of the audit the agent acknowledged"`
+	AcknowledgedAt time.Time `json:"acknowledged_at"`
+}
+
+func (r *disputesResource) acknowledge(ctx context.Context, in *taskInput) (*Output[Acknowledgement], error) {
 	ack, err := dispute.Acknowledge(ctx, r.deps(), in.UUID, principal(ctx).User)
 	if err != nil {
 		return nil, err
 	}
-	return ok(ack), nil
+	return ok(Acknowledgement(ack)), nil
 }
 
 // DisputeClaimInput is one criterion an agent disputes.
@@ -246,12 +256,12 @@ func (r *disputesResource) resolve(ctx context.Context, in *resolveDisputeInput)
 // Feedback is where a validated task's evaluation stands with its agent:
 // acknowledged, disputed and how each dispute ended.
 type Feedback struct {
-	DisputeWindowDays int                 `json:"dispute_window_days" doc:"The campaign's window, in days after the validation; 0: no disputes"`
-	DisputeUntil      *time.Time          `json:"dispute_until,omitempty" doc:"Until when the evaluation may be disputed; absent when the campaign takes no disputes"`
-	Acknowledgement   *db.Acknowledgement `json:"acknowledgement" doc:"null until the agent acknowledges the evaluation"`
-	Disputes          []db.Dispute        `json:"disputes" doc:"The task's disputes, oldest first"`
-	CanAcknowledge    bool                `json:"can_acknowledge" doc:"Whether the caller, the task's agent, may acknowledge it now"`
-	CanDispute        bool                `json:"can_dispute" doc:"Whether the caller, the task's agent, may dispute it now"`
+	DisputeWindowDays int              `json:"dispute_window_days" doc:"The campaign's window, in days after the validation; 0: no disputes"`
+	DisputeUntil      *time.Time       `json:"dispute_until,omitempty" doc:"Until when the evaluation may be disputed; absent when the campaign takes no disputes"`
+	Acknowledgement   *Acknowledgement `json:"acknowledgement" doc:"null until the agent acknowledges the evaluation"`
+	Disputes          []db.Dispute     `json:"disputes" doc:"The task's disputes, oldest first"`
+	CanAcknowledge    bool             `json:"can_acknowledge" doc:"Whether the caller, the task's agent, may acknowledge it now"`
+	CanDispute        bool             `json:"can_dispute" doc:"Whether the caller, the task's agent, may dispute it now"`
 	// WhyNot says why the agent may not dispute now.
 	WhyNot *WhyNot        `json:"why_not,omitempty" doc:"To the task's agent: why they may not dispute now"`
 	Steps  []FeedbackStep `json:"steps" doc:"Its history, oldest first"`
@@ -277,8 +287,7 @@ func feedbackOf(ctx context.Context, q db.DBTX, task db.Task, caller db.User) (*
 	if err != nil {
 		return nil, err
 	}
-	f := &Feedback{DisputeWindowDays: s.Campaign.DisputeWindowDays, Acknowledgement: s.Acknowledgement,
-		Disputes: s.Disputes, Steps: []FeedbackStep{}}
+	f := &Feedback{DisputeWindowDays: s.Campaign.DisputeWindowDays, Disputes: s.Disputes, Steps: []FeedbackStep{}}
 	if f.Disputes == nil {
 		f.Disputes = []db.Dispute{}
 	}
@@ -299,6 +308,8 @@ func feedbackOf(ctx context.Context, q db.DBTX, task db.Task, caller db.User) (*
 		}
 	}
 	if a := s.Acknowledgement; a != nil {
+		ack := Acknowledgement(*a)
+		f.Acknowledgement = &ack
 		f.Steps = append(f.Steps, FeedbackStep{Step: "acknowledged", At: a.AcknowledgedAt, By: a.AgentID})
 	}
 	slices.SortStableFunc(f.Steps, func(a, b FeedbackStep) int { return a.At.Compare(b.At) })
