@@ -227,8 +227,8 @@ type ValidationEmailView struct {
 	SentAt    *time.Time `json:"sent_at,omitempty"`
 }
 
-// View returns v as its events and the API show it; full includes what only quality and
-// above may see (the blind copies and delivery errors).
+// View returns v as its events and the API show it; full includes what
+// only quality and above may see (the blind copies and delivery errors).
 func (v Validation) View(full bool) ValidationView {
 	out := ValidationView{
 		TaskUUID: v.TaskUUID, AuditRevision: v.AuditRevision, Type: v.Type, Notes: v.Notes, ValidatorID: v.ValidatorID, ValidatorName: v.ValidatorName,
