@@ -18,6 +18,7 @@ import (
 	"github.com/auditd/auditd/errcode"
 	"github.com/auditd/auditd/jobs"
 	"github.com/auditd/auditd/l10n"
+	"github.com/auditd/auditd/pipeline"
 	"github.com/auditd/auditd/role"
 	"github.com/auditd/auditd/visibility"
 )
@@ -99,7 +100,7 @@ type createBulkInput struct {
 // BulkActionSummary is a bulk action as lists show it: what it does, to
 // which tasks (by filter, or how many by id), and how far it has got.
 type BulkActionSummary struct {
-	db.BulkProgress
+	BulkProgress
 	AssigneeID       string     `json:"assignee_id,omitempty" doc:"assign: the analyst's user id"`
 	Notes            string     `json:"notes,omitempty" doc:"validate: the notes"`
 	Filter           *string    `json:"filter,omitempty" doc:"The task list's query string that selects the tasks, when given by filter (its parameters sorted, empty ones left out); tasks created after the request are not part of it"`
@@ -114,8 +115,31 @@ type BulkActionView struct {
 	TaskUUIDs []string `json:"task_uuids,omitempty" doc:"The tasks, when given by id"`
 }
 
+// BulkProgress is how far a bulk action has got: what GET
+// /bulk-actions/{id} shows of it; its bulk_action.updated events carry the
+// same (db.BulkProgress).
+type BulkProgress struct {
+	ID          string `json:"id" format:"uuid"`
+	Action      string `json:"action" enum:"reaudit,retry,assign,unassign,validate"`
+	Status      string `json:"status" enum:"queued,running,done,failed,cancelled"`
+	RequestedBy string `json:"requested_by" doc:"The user id of who asked for it"`
+	// Matched is nil until the job has counted a filter's tasks.
+	Matched   *int64 `json:"matched" doc:"The tasks selected: null until the job has counted a filter's; at the end, the tasks the job went through"`
+	Done      int64  `json:"done" doc:"The tasks with a result so far: succeeded + skipped + failed"`
+	Succeeded int64  `json:"succeeded"`
+	Skipped   int64  `json:"skipped" doc:"Tasks the action does not apply to (their state), each with the reason"`
+	Failed    int64  `json:"failed"`
+	// Error says why a failed action stopped.
+	Error       string     `json:"error,omitempty" doc:"Why the action stopped, when its status is failed"`
+	CancelledBy string     `json:"cancelled_by,omitempty" doc:"The user id of who cancelled it"`
+	CreatedAt   time.Time  `json:"created_at"`
+	StartedAt   *time.Time `json:"started_at,omitempty"`
+	FinishedAt  *time.Time `json:"finished_at,omitempty"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+}
+
 func bulkSummary(a db.BulkAction) BulkActionSummary {
-	v := BulkActionSummary{BulkProgress: a.BulkProgress, AssigneeID: a.Params.AssigneeID, Notes: a.Params.Notes,
+	v := BulkActionSummary{BulkProgress: BulkProgress(a.BulkProgress), AssigneeID: a.Params.AssigneeID, Notes: a.Params.Notes,
 		JobID: a.JobID, ResultsDeletedAt: a.ResultsDeletedAt}
 	if a.Filter != nil {
 		v.Filter = &a.FilterQuery
@@ -389,7 +413,7 @@ type bulkItemsInput struct {
 
 // BulkItemList is a page of a bulk action's results.
 type BulkItemList struct {
-	Items []db.BulkItem `json:"items"`
+	Items []BulkItem `json:"items"`
 	// Next continues after this page; absent on the last page.
 	Next  string `json:"next,omitempty" doc:"Pass as cursor to get the next page; absent on the last page"`
 	Limit int    `json:"limit"`
@@ -397,12 +421,68 @@ type BulkItemList struct {
 	ResultsDeletedAt *time.Time `json:"results_deleted_at,omitempty" doc:"Set when the action's results were deleted (BULK_RESULTS_DAYS days after it ended): items is then empty, though its counts say how many there were"`
 }
 
+// BulkReason is what a bulk action's result on a task says, as a stable
+// code and its parameters (db.BulkReason).
+type BulkReason struct {
+	Code   string           `json:"code,omitempty" doc:"What the message says, as a stable code (package bulk lists them: skipped and failed ones such as not_failed, not_assigned, requester_deactivated, refused; succeeded ones such as assigned, unassigned); absent on results recorded before codes were"`
+	Params BulkReasonParams `json:"params,omitzero" doc:"The code's parameters"`
+}
+
+// BulkReasonParams are the parameters of a BulkReason, each set by the
+// codes that take it (db.BulkReasonParams).
+type BulkReasonParams struct {
+	// Status is the task's status, when it is the reason.
+	Status pipeline.Status `json:"status,omitempty" doc:"The task's status"`
+	// Requester and Role name the requester and the role they lack.
+	Requester string `json:"requester,omitempty" doc:"The requester's user id"`
+	Role      string `json:"role,omitempty" doc:"The role the action needs"`
+	// Action is the bulk action, when the reason names it.
+	Action string `json:"action,omitempty" doc:"The action"`
+	// AssigneeID is the analyst assigned, or unassigned.
+	AssigneeID string `json:"assignee_id,omitempty" doc:"The analyst's user id"`
+	// Revision, Score, Passed, PassingScore and ScorecardVersion are a
+	// re-audit's new revision.
+	Revision         int      `json:"revision,omitempty" doc:"The audit's new revision"`
+	Score            *float64 `json:"score,omitempty" doc:"Its score"`
+	Passed           *bool    `json:"passed,omitempty" doc:"Whether it passed"`
+	PassingScore     *float64 `json:"passing_score,omitempty" doc:"The campaign's passing score"`
+	ScorecardVersion int      `json:"scorecard_version,omitempty" doc:"The scorecard version it was judged against"`
+	// Pending are the criteria whose verdicts await an analyst's
+	// confirmation, when they are the reason (or a re-audit left them).
+	Pending []string `json:"pending,omitempty" doc:"The criteria (ids) whose verdicts await an analyst's confirmation"`
+	// Recipients are the addresses a validation's e-mail goes to.
+	Recipients []string `json:"recipients,omitempty" doc:"The addresses of the validation's e-mail"`
+	// Campaign is the task's campaign, by name.
+	Campaign string `json:"campaign,omitempty" doc:"The task's campaign"`
+	// Error is what refused the task, in English: a rule of the service or
+	// the audit engine.
+	Error string `json:"error,omitempty" doc:"What refused it, in English"`
+}
+
+// BulkItem is the result of a bulk action on one task (db.BulkItem).
+type BulkItem struct {
+	TaskUUID string `json:"task_uuid" format:"uuid"`
+	FileName string `json:"file_name"`
+	Outcome  string `json:"outcome" enum:"succeeded,skipped,failed"`
+	BulkReason
+	// Message is stored in English; the API writes it from the code in
+	// the reader's language.
+	Message string    `json:"message,omitempty" doc:"What was done, or why not, in the reader's language (their locale); in English on results recorded before codes were"`
+	At      time.Time `json:"at"`
+}
+
+// bulkItemOf is i as the API shows it.
+func bulkItemOf(i db.BulkItem) BulkItem {
+	return BulkItem{TaskUUID: i.TaskUUID, FileName: i.FileName, Outcome: i.Outcome,
+		BulkReason: BulkReason{Code: i.Code, Params: BulkReasonParams(i.Params)}, Message: i.Message, At: i.At}
+}
+
 func (b *bulkResource) items(ctx context.Context, in *bulkItemsInput) (*Output[BulkItemList], error) {
 	a, err := b.visible(ctx, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	out := BulkItemList{Items: []db.BulkItem{}, Limit: in.Limit, ResultsDeletedAt: a.ResultsDeletedAt}
+	out := BulkItemList{Items: []BulkItem{}, Limit: in.Limit, ResultsDeletedAt: a.ResultsDeletedAt}
 	if a.ResultsDeletedAt != nil {
 		return ok(out), nil
 	}
@@ -427,7 +507,7 @@ func (b *bulkResource) items(ctx context.Context, in *bulkItemsInput) (*Output[B
 			list[i].Message = t.In(locale)
 		}
 	}
-	out.Items, out.Next = cut(list, in.Limit, func(i db.BulkItem) string { return i.TaskUUID })
+	out.Items, out.Next = cut(each(list, bulkItemOf), in.Limit, func(i BulkItem) string { return i.TaskUUID })
 	return ok(out), nil
 }
 

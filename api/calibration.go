@@ -143,10 +143,10 @@ func (c *calibrationResource) analysts(ctx context.Context, _ *struct{}) (*Outpu
 
 // CalibrationSessionPage is a page of calibration sessions.
 type CalibrationSessionPage struct {
-	Items []db.CalibrationSession `json:"items" doc:"Newest first"`
-	Total int                     `json:"total"`
-	Skip  int                     `json:"skip"`
-	Limit int                     `json:"limit"`
+	Items []CalibrationSession `json:"items" doc:"Newest first"`
+	Total int                  `json:"total"`
+	Skip  int                  `json:"skip"`
+	Limit int                  `json:"limit"`
 }
 
 type listCalibrationInput struct {
@@ -161,7 +161,8 @@ func (c *calibrationResource) list(ctx context.Context, in *listCalibrationInput
 	if err != nil {
 		return nil, err
 	}
-	return ok(CalibrationSessionPage{Items: items, Total: total, Skip: in.Skip, Limit: in.Limit}), nil
+	sessions := each(items, func(s db.CalibrationSession) CalibrationSession { return CalibrationSession(s) })
+	return ok(CalibrationSessionPage{Items: sessions, Total: total, Skip: in.Skip, Limit: in.Limit}), nil
 }
 
 type createCalibrationInput struct {
@@ -191,15 +192,15 @@ type CalibrationYou struct {
 
 // CalibrationDetail is a calibration session as one user may see it.
 type CalibrationDetail struct {
-	Session  db.CalibrationSession   `json:"session"`
-	Tasks    []db.CalibrationTask    `json:"tasks" doc:"The interactions, in the order given"`
-	Items    []db.CalibrationItem    `json:"items" doc:"Every criterion of every interaction, by interaction and scorecard order"`
-	Analysts []db.CalibrationAnalyst `json:"analysts"`
+	Session  CalibrationSession   `json:"session"`
+	Tasks    []CalibrationTask    `json:"tasks" doc:"The interactions, in the order given"`
+	Items    []CalibrationItem    `json:"items" doc:"Every criterion of every interaction, by interaction and scorecard order"`
+	Analysts []CalibrationAnalyst `json:"analysts"`
 	// Answers are the caller's own while the session is open, everyone's
 	// once it is closed.
-	Answers []db.CalibrationAnswer `json:"answers" doc:"The caller's own answers while the session is open; every analyst's once it is closed"`
-	Results *calibration.Results   `json:"results" doc:"The agreement figures, once closed; null while open"`
-	You     CalibrationYou         `json:"you"`
+	Answers []CalibrationAnswer  `json:"answers" doc:"The caller's own answers while the session is open; every analyst's once it is closed"`
+	Results *calibration.Results `json:"results" doc:"The agreement figures, once closed; null while open"`
+	You     CalibrationYou       `json:"you"`
 }
 
 // detailOf answers a session as the caller sees it, d, after a step that
@@ -208,8 +209,12 @@ func detailOf(d calibration.Detail, err error) (*Output[CalibrationDetail], erro
 	if err != nil {
 		return nil, err
 	}
-	return ok(CalibrationDetail{Session: d.Session, Tasks: d.Tasks, Items: d.Items, Analysts: d.Analysts, Answers: d.Answers,
-		Results: d.Results, You: CalibrationYou{Analyst: d.Analyst, Submitted: d.Submitted}}), nil
+	return ok(CalibrationDetail{Session: CalibrationSession(d.Session),
+		Tasks:    each(d.Tasks, func(t db.CalibrationTask) CalibrationTask { return CalibrationTask(t) }),
+		Items:    each(d.Items, func(i db.CalibrationItem) CalibrationItem { return CalibrationItem(i) }),
+		Analysts: each(d.Analysts, calibrationAnalystOf),
+		Answers:  each(d.Answers, func(a db.CalibrationAnswer) CalibrationAnswer { return CalibrationAnswer(a) }),
+		Results:  d.Results, You: CalibrationYou{Analyst: d.Analyst, Submitted: d.Submitted}}), nil
 }
 
 type calibrationIDInput struct {

@@ -123,14 +123,14 @@ type openCoachingInput struct {
 	}
 }
 
-func (r *coachingResource) open(ctx context.Context, in *openCoachingInput) (*Output[db.Coaching], error) {
+func (r *coachingResource) open(ctx context.Context, in *openCoachingInput) (*Output[Coaching], error) {
 	d := in.Body.draft()
 	d.AgentID, d.CampaignID, d.DisputeID = in.Body.AgentID, in.Body.CampaignID, in.Body.DisputeID
 	c, err := coaching.Open(ctx, r.deps(), coachingCaller(ctx), d)
 	if err != nil {
 		return nil, err
 	}
-	return ok(c), nil
+	return ok(coachingOf(c)), nil
 }
 
 type listCoachingInput struct {
@@ -145,10 +145,10 @@ type listCoachingInput struct {
 
 // CoachingList is a page of coaching items.
 type CoachingList struct {
-	Items []db.Coaching `json:"items"`
-	Total int           `json:"total" doc:"How many items the filters select, for the caller"`
-	Skip  int           `json:"skip"`
-	Limit int           `json:"limit"`
+	Items []Coaching `json:"items"`
+	Total int        `json:"total" doc:"How many items the filters select, for the caller"`
+	Skip  int        `json:"skip"`
+	Limit int        `json:"limit"`
 }
 
 func (r *coachingResource) list(ctx context.Context, in *listCoachingInput) (*Output[CoachingList], error) {
@@ -164,7 +164,7 @@ func (r *coachingResource) list(ctx context.Context, in *listCoachingInput) (*Ou
 	if err != nil {
 		return nil, err
 	}
-	return ok(CoachingList{Items: items, Total: total, Skip: in.Skip, Limit: in.Limit}), nil
+	return ok(CoachingList{Items: each(items, coachingOf), Total: total, Skip: in.Skip, Limit: in.Limit}), nil
 }
 
 type coachingIDInput struct {
@@ -174,11 +174,11 @@ type coachingIDInput struct {
 // CoachingView is a coaching item with its thread and what the caller may
 // do with it.
 type CoachingView struct {
-	db.Coaching
-	Thread         []db.CoachingComment `json:"thread" doc:"Its comments, oldest first"`
-	CanAcknowledge bool                 `json:"can_acknowledge" doc:"Whether the caller, its agent, may acknowledge it now"`
-	CanComment     bool                 `json:"can_comment"`
-	CanEdit        bool                 `json:"can_edit" doc:"Whether the caller may edit or close it"`
+	Coaching
+	Thread         []CoachingComment `json:"thread" doc:"Its comments, oldest first"`
+	CanAcknowledge bool              `json:"can_acknowledge" doc:"Whether the caller, its agent, may acknowledge it now"`
+	CanComment     bool              `json:"can_comment"`
+	CanEdit        bool              `json:"can_edit" doc:"Whether the caller may edit or close it"`
 }
 
 func (r *coachingResource) get(ctx context.Context, in *coachingIDInput) (*Output[CoachingView], error) {
@@ -192,8 +192,10 @@ func (r *coachingResource) get(ctx context.Context, in *coachingIDInput) (*Outpu
 		return nil, err
 	}
 	active := c.Status != coaching.Done
-	return ok(CoachingView{Coaching: c, Thread: thread, CanAcknowledge: c.Status == coaching.StatusOpen && c.AgentID == who.User.ID,
-		CanComment: active, CanEdit: active && who.Coach()}), nil
+	return ok(CoachingView{Coaching: coachingOf(c),
+		Thread:         each(thread, func(t db.CoachingComment) CoachingComment { return CoachingComment(t) }),
+		CanAcknowledge: c.Status == coaching.StatusOpen && c.AgentID == who.User.ID,
+		CanComment:     active, CanEdit: active && who.Coach()}), nil
 }
 
 type updateCoachingInput struct {
@@ -201,20 +203,20 @@ type updateCoachingInput struct {
 	Body CoachingDraftInput
 }
 
-func (r *coachingResource) update(ctx context.Context, in *updateCoachingInput) (*Output[db.Coaching], error) {
+func (r *coachingResource) update(ctx context.Context, in *updateCoachingInput) (*Output[Coaching], error) {
 	c, err := coaching.Update(ctx, r.deps(), in.ID, coachingCaller(ctx), in.Body.draft())
 	if err != nil {
 		return nil, err
 	}
-	return ok(c), nil
+	return ok(coachingOf(c)), nil
 }
 
-func (r *coachingResource) acknowledge(ctx context.Context, in *coachingIDInput) (*Output[db.Coaching], error) {
+func (r *coachingResource) acknowledge(ctx context.Context, in *coachingIDInput) (*Output[Coaching], error) {
 	c, err := coaching.Acknowledge(ctx, r.deps(), in.ID, coachingCaller(ctx))
 	if err != nil {
 		return nil, err
 	}
-	return ok(c), nil
+	return ok(coachingOf(c)), nil
 }
 
 type commentCoachingInput struct {
@@ -224,26 +226,20 @@ type commentCoachingInput struct {
 	}
 }
 
-func (r *coachingResource) comment(ctx context.Context, in *commentCoachingInput) (*Output[db.CoachingComment], error) {
+func (r *coachingResource) comment(ctx context.Context, in *commentCoachingInput) (*Output[CoachingComment], error) {
 	c, err := coaching.Comment(ctx, r.deps(), in.ID, coachingCaller(ctx), cleanNotes(in.Body.Body))
 	if err != nil {
 		return nil, err
 	}
-	return ok(c), nil
+	return ok(CoachingComment(c)), nil
 }
 
-func (r *coachingResource) close(ctx context.Context, in *coachingIDInput) (*Output[db.Coaching], error) {
+func (r *coachingResource) close(ctx context.Context, in *coachingIDInput) (*Output[Coaching], error) {
 	c, err := coaching.Close(ctx, r.deps(), in.ID, coachingCaller(ctx))
 	if err != nil {
 		return nil, err
 	}
-	return ok(c), nil
-}
-
-// CoachingReport is the coaching report with the period it covers.
-type CoachingReport struct {
-	StatsPeriod
-	db.CoachingReport
+	return ok(coachingOf(c)), nil
 }
 
 func (s *statsResource) coaching(ctx context.Context, in *ReportInput) (*Output[CoachingReport], error) {
@@ -263,5 +259,5 @@ func (s *statsResource) coaching(ctx context.Context, in *ReportInput) (*Output[
 	if err != nil {
 		return nil, err
 	}
-	return ok(CoachingReport{StatsPeriod: StatsPeriod{From: from.In(loc), To: to.In(loc), TZ: loc.String()}, CoachingReport: r}), nil
+	return ok(CoachingReport{StatsPeriod: StatsPeriod{From: from.In(loc), To: to.In(loc), TZ: loc.String()}, CoachingFigures: coachingFiguresOf(r)}), nil
 }

@@ -91,12 +91,22 @@ func noItems(what string) *Error {
 	return Errorf(CodeValidation, "items is empty: "+what).WithDetail("body.items", "expected at least one item", nil)
 }
 
-func (r *disputesResource) acknowledge(ctx context.Context, in *taskInput) (*Output[db.Acknowledgement], error) {
+// Acknowledgement is an agent's acknowledgement of their task's
+// evaluation; its audit.acknowledged event carries the same
+// (db.Acknowledgement).
+type Acknowledgement struct {
+	TaskUUID       string    `json:"task_uuid" format:"uuid"`
+	AgentID        string    `json:"agent_id"`
+	AuditRevision  int       `json:"audit_revision" doc:"The revision of the audit the agent acknowledged"`
+	AcknowledgedAt time.Time `json:"acknowledged_at"`
+}
+
+func (r *disputesResource) acknowledge(ctx context.Context, in *taskInput) (*Output[Acknowledgement], error) {
 	ack, err := dispute.Acknowledge(ctx, r.deps(), in.UUID, principal(ctx).User)
 	if err != nil {
 		return nil, err
 	}
-	return ok(ack), nil
+	return ok(Acknowledgement(ack)), nil
 }
 
 // DisputeClaimInput is one criterion an agent disputes.
@@ -114,7 +124,7 @@ type openDisputeInput struct {
 	}
 }
 
-func (r *disputesResource) open(ctx context.Context, in *openDisputeInput) (*Output[db.Dispute], error) {
+func (r *disputesResource) open(ctx context.Context, in *openDisputeInput) (*Output[Dispute], error) {
 	// JSON null passes the schema as an empty list.
 	if len(in.Body.Items) == 0 {
 		return nil, noItems("dispute at least one criterion")
@@ -130,7 +140,7 @@ func (r *disputesResource) open(ctx context.Context, in *openDisputeInput) (*Out
 	if err != nil {
 		return nil, err
 	}
-	return ok(d), nil
+	return ok(disputeOf(d)), nil
 }
 
 type listDisputesInput struct {
@@ -142,10 +152,10 @@ type listDisputesInput struct {
 
 // DisputeList is a page of disputes.
 type DisputeList struct {
-	Items []db.Dispute `json:"items"`
-	Total int          `json:"total" doc:"How many disputes the filters select, for the caller"`
-	Skip  int          `json:"skip"`
-	Limit int          `json:"limit"`
+	Items []Dispute `json:"items"`
+	Total int       `json:"total" doc:"How many disputes the filters select, for the caller"`
+	Skip  int       `json:"skip"`
+	Limit int       `json:"limit"`
 }
 
 func (r *disputesResource) list(ctx context.Context, in *listDisputesInput) (*Output[DisputeList], error) {
@@ -169,14 +179,14 @@ func (r *disputesResource) list(ctx context.Context, in *listDisputesInput) (*Ou
 	if err != nil {
 		return nil, err
 	}
-	return ok(DisputeList{Items: items, Total: total, Skip: in.Skip, Limit: in.Limit}), nil
+	return ok(DisputeList{Items: disputesOf(items), Total: total, Skip: in.Skip, Limit: in.Limit}), nil
 }
 
 type disputeIDInput struct {
 	ID string `path:"id" format:"uuid" doc:"The dispute's id"`
 }
 
-func (r *disputesResource) get(ctx context.Context, in *disputeIDInput) (*Output[db.Dispute], error) {
+func (r *disputesResource) get(ctx context.Context, in *disputeIDInput) (*Output[Dispute], error) {
 	d, err := db.DisputeGet(ctx, r.pool, in.ID)
 	if err != nil {
 		return nil, err
@@ -195,7 +205,7 @@ func (r *disputesResource) get(ctx context.Context, in *disputeIDInput) (*Output
 		return nil, Errorf(CodeConflict, fmt.Sprintf("dispute %s is of an audit hidden from you until you submit your answers to "+
 			"the calibration session of task %s", in.ID, d.TaskUUID))
 	}
-	return ok(d), nil
+	return ok(disputeOf(d)), nil
 }
 
 // DisputeDecisionInput is a supervisor's decision on one disputed criterion.
@@ -214,7 +224,7 @@ type resolveDisputeInput struct {
 	}
 }
 
-func (r *disputesResource) resolve(ctx context.Context, in *resolveDisputeInput) (*Output[db.Dispute], error) {
+func (r *disputesResource) resolve(ctx context.Context, in *resolveDisputeInput) (*Output[Dispute], error) {
 	if len(in.Body.Items) == 0 {
 		return nil, noItems("decide every disputed criterion")
 	}
@@ -229,7 +239,7 @@ func (r *disputesResource) resolve(ctx context.Context, in *resolveDisputeInput)
 		return nil, err
 	}
 	if res.JobID == 0 {
-		return ok(res.Dispute), nil
+		return ok(disputeOf(res.Dispute)), nil
 	}
 	// The resolution is recorded either way; the wait only lets the
 	// answer show the new revision.
@@ -240,18 +250,18 @@ func (r *disputesResource) resolve(ctx context.Context, in *resolveDisputeInput)
 	if err != nil {
 		return nil, err
 	}
-	return ok(d), nil
+	return ok(disputeOf(d)), nil
 }
 
 // Feedback is where a validated task's evaluation stands with its agent:
 // acknowledged, disputed and how each dispute ended.
 type Feedback struct {
-	DisputeWindowDays int                 `json:"dispute_window_days" doc:"The campaign's window, in days after the validation; 0: no disputes"`
-	DisputeUntil      *time.Time          `json:"dispute_until,omitempty" doc:"Until when the evaluation may be disputed; absent when the campaign takes no disputes"`
-	Acknowledgement   *db.Acknowledgement `json:"acknowledgement" doc:"null until the agent acknowledges the evaluation"`
-	Disputes          []db.Dispute        `json:"disputes" doc:"The task's disputes, oldest first"`
-	CanAcknowledge    bool                `json:"can_acknowledge" doc:"Whether the caller, the task's agent, may acknowledge it now"`
-	CanDispute        bool                `json:"can_dispute" doc:"Whether the caller, the task's agent, may dispute it now"`
+	DisputeWindowDays int              `json:"dispute_window_days" doc:"The campaign's window, in days after the validation; 0: no disputes"`
+	DisputeUntil      *time.Time       `json:"dispute_until,omitempty" doc:"Until when the evaluation may be disputed; absent when the campaign takes no disputes"`
+	Acknowledgement   *Acknowledgement `json:"acknowledgement" doc:"null until the agent acknowledges the evaluation"`
+	Disputes          []Dispute        `json:"disputes" doc:"The task's disputes, oldest first"`
+	CanAcknowledge    bool             `json:"can_acknowledge" doc:"Whether the caller, the task's agent, may acknowledge it now"`
+	CanDispute        bool             `json:"can_dispute" doc:"Whether the caller, the task's agent, may dispute it now"`
 	// WhyNot says why the agent may not dispute now.
 	WhyNot *WhyNot        `json:"why_not,omitempty" doc:"To the task's agent: why they may not dispute now"`
 	Steps  []FeedbackStep `json:"steps" doc:"Its history, oldest first"`
@@ -277,11 +287,7 @@ func feedbackOf(ctx context.Context, q db.DBTX, task db.Task, caller db.User) (*
 	if err != nil {
 		return nil, err
 	}
-	f := &Feedback{DisputeWindowDays: s.Campaign.DisputeWindowDays, Acknowledgement: s.Acknowledgement,
-		Disputes: s.Disputes, Steps: []FeedbackStep{}}
-	if f.Disputes == nil {
-		f.Disputes = []db.Dispute{}
-	}
+	f := &Feedback{DisputeWindowDays: s.Campaign.DisputeWindowDays, Disputes: disputesOf(s.Disputes), Steps: []FeedbackStep{}}
 	if !s.Until.IsZero() {
 		f.DisputeUntil = &s.Until
 	}
@@ -299,6 +305,8 @@ func feedbackOf(ctx context.Context, q db.DBTX, task db.Task, caller db.User) (*
 		}
 	}
 	if a := s.Acknowledgement; a != nil {
+		ack := Acknowledgement(*a)
+		f.Acknowledgement = &ack
 		f.Steps = append(f.Steps, FeedbackStep{Step: "acknowledged", At: a.AcknowledgedAt, By: a.AgentID})
 	}
 	slices.SortStableFunc(f.Steps, func(a, b FeedbackStep) int { return a.At.Compare(b.At) })

@@ -30,16 +30,16 @@ type myEvaluationsInput struct {
 
 // MyEvaluation is one validated evaluation of the caller's task.
 type MyEvaluation struct {
-	TaskUUID       string       `json:"task_uuid" format:"uuid"`
-	FileName       string       `json:"file_name"`
-	Kind           string       `json:"kind" enum:"call,chat"`
-	Campaign       string       `json:"campaign" doc:"The campaign's name"`
-	Score          *float64     `json:"score,omitempty" doc:"The current audit's score (0..100)"`
-	Passed         *bool        `json:"passed,omitempty" doc:"Whether it reaches the campaign's passing score"`
-	ValidatedAt    time.Time    `json:"validated_at"`
-	ValidatorName  string       `json:"validator_name"`
-	AcknowledgedAt *time.Time   `json:"acknowledged_at,omitempty" doc:"When you acknowledged it; absent until you do"`
-	Disputes       []db.Dispute `json:"disputes" doc:"Your disputes of it, oldest first, each with its outcome (a dispute accepted with some criteria rejected is partly accepted: its items say which)"`
+	TaskUUID       string     `json:"task_uuid" format:"uuid"`
+	FileName       string     `json:"file_name"`
+	Kind           string     `json:"kind" enum:"call,chat"`
+	Campaign       string     `json:"campaign" doc:"The campaign's name"`
+	Score          *float64   `json:"score,omitempty" doc:"The current audit's score (0..100)"`
+	Passed         *bool      `json:"passed,omitempty" doc:"Whether it reaches the campaign's passing score"`
+	ValidatedAt    time.Time  `json:"validated_at"`
+	ValidatorName  string     `json:"validator_name"`
+	AcknowledgedAt *time.Time `json:"acknowledged_at,omitempty" doc:"When you acknowledged it; absent until you do"`
+	Disputes       []Dispute  `json:"disputes" doc:"Your disputes of it, oldest first, each with its outcome (a dispute accepted with some criteria rejected is partly accepted: its items say which)"`
 }
 
 // MyEvaluations is one page of the caller's evaluations.
@@ -70,5 +70,5 @@ func (r *disputesResource) evaluations(ctx context.Context, in *myEvaluationsInp
 func myEvaluation(e db.Evaluation) MyEvaluation {
 	return MyEvaluation{TaskUUID: e.TaskUUID, FileName: e.FileName, Kind: e.Kind, Campaign: e.Campaign, Score: e.Score,
 		Passed: e.Passed, ValidatedAt: e.ValidatedAt, ValidatorName: e.ValidatorName, AcknowledgedAt: e.AcknowledgedAt,
-		Disputes: append([]db.Dispute{}, e.Disputes...)}
+		Disputes: disputesOf(e.Disputes)}
 }

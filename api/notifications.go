@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/jackc/pgx/v5"
@@ -58,13 +59,32 @@ func (n *notificationsResource) register(api huma.API) {
 	huma.Register(api, op, n.deleteAll)
 }
 
+// NotificationView is a notification as the API returns it, seen by one
+// user; its events carry the same (db.NotificationView).
+type NotificationView struct {
+	ID        string     `json:"id" format:"uuid"`
+	UserID    *string    `json:"user_id" doc:"The owner's id; null for a global notification"`
+	IsGlobal  bool       `json:"is_global"`
+	Text      string     `json:"text,omitempty"`
+	Variant   string     `json:"variant,omitempty" enum:"success,info,warning,error"`
+	Kind      string     `json:"kind,omitempty" enum:"evaluation" doc:"What the notification is about, when a client may offer actions on it: evaluation tells an agent their task's evaluation (task_uuid) was validated, which they may acknowledge or dispute"`
+	Link      string     `json:"link,omitempty" doc:"Where a client can open what the notification is about"`
+	TaskUUID  *string    `json:"task_uuid,omitempty" format:"uuid"`
+	Read      bool       `json:"read" doc:"Whether the viewing user has read it"`
+	ReadAt    *time.Time `json:"read_at,omitempty"`
+	CreatedAt time.Time  `json:"created_at,omitzero"`
+}
+
+// notificationViewOf is n as the API shows it to the user who reads it.
+func notificationViewOf(n db.Notification) NotificationView { return NotificationView(n.View()) }
+
 // NotificationPage is one page of notifications.
 type NotificationPage struct {
-	Items  []db.NotificationView `json:"items"`
-	Total  int                   `json:"total" doc:"Notifications matching the filter"`
-	Unread int                   `json:"unread" doc:"Unread notifications matching the filter"`
-	Skip   int                   `json:"skip"`
-	Limit  int                   `json:"limit"`
+	Items  []NotificationView `json:"items"`
+	Total  int                `json:"total" doc:"Notifications matching the filter"`
+	Unread int                `json:"unread" doc:"Unread notifications matching the filter"`
+	Skip   int                `json:"skip"`
+	Limit  int                `json:"limit"`
 }
 
 type listNotificationsInput struct {
@@ -101,9 +121,9 @@ func (n *notificationsResource) list(ctx context.Context, in *listNotificationsI
 	if err != nil {
 		return nil, err
 	}
-	page := NotificationPage{Items: make([]db.NotificationView, len(items)), Total: total, Unread: unread, Skip: in.Skip, Limit: in.Limit}
+	page := NotificationPage{Items: make([]NotificationView, len(items)), Total: total, Unread: unread, Skip: in.Skip, Limit: in.Limit}
 	for i, it := range items {
-		page.Items[i] = it.View()
+		page.Items[i] = notificationViewOf(it)
 	}
 	return ok(page), nil
 }
@@ -119,7 +139,7 @@ type createNotificationInput struct {
 	}
 }
 
-func (n *notificationsResource) create(ctx context.Context, in *createNotificationInput) (*Output[db.NotificationView], error) {
+func (n *notificationsResource) create(ctx context.Context, in *createNotificationInput) (*Output[NotificationView], error) {
 	b := in.Body
 	p := principal(ctx)
 	switch {
@@ -159,7 +179,7 @@ func (n *notificationsResource) create(ctx context.Context, in *createNotificati
 	if err != nil {
 		return nil, err
 	}
-	return ok(created.View()), nil
+	return ok(notificationViewOf(created)), nil
 }
 
 type notificationIDInput struct {
@@ -195,7 +215,7 @@ type markReadInput struct {
 	}
 }
 
-func (n *notificationsResource) markRead(ctx context.Context, in *markReadInput) (*Output[db.NotificationView], error) {
+func (n *notificationsResource) markRead(ctx context.Context, in *markReadInput) (*Output[NotificationView], error) {
 	note, reader, err := n.visible(ctx, in.ID)
 	if err != nil {
 		return nil, err
@@ -208,7 +228,7 @@ func (n *notificationsResource) markRead(ctx context.Context, in *markReadInput)
 	if err != nil {
 		return nil, err
 	}
-	return ok(note.View()), nil
+	return ok(notificationViewOf(note)), nil
 }
 
 // Deleted reports what a delete removed.

@@ -102,9 +102,46 @@ type campaignRuleInput struct {
 	Body SamplingRuleInput
 }
 
+// SamplingRuleFields are what a supervisor sets on a sampling rule
+// (db.SamplingRuleFields).
+type SamplingRuleFields struct {
+	Name string `json:"name" doc:"The rule's name"`
+	Kind string `json:"kind" enum:"per_agent,failed_critical,needs_review,random_share" doc:"per_agent: up to per_agent tasks of each agent per period; failed_critical: every task whose audit failed a critical criterion; needs_review: every task with verdicts that need review; random_share: share percent of the tasks"`
+	// PerAgent is per_agent's count; Share random_share's percentage.
+	PerAgent *int     `json:"per_agent,omitempty" doc:"per_agent: how many tasks of each agent per period"`
+	Share    *float64 `json:"share,omitempty" doc:"random_share: the percentage of tasks picked (above 0, up to 100)"`
+	Period   string   `json:"period" enum:"day,week,month" doc:"The period per_agent counts over (UTC); a rule looks at tasks audited since the start of the period it was created in"`
+	Language string   `json:"language,omitempty" doc:"Only tasks in this language (es: every Spanish)"`
+	TaskKind string   `json:"task_kind,omitempty" enum:"call,chat" doc:"Only calls or only chats"`
+	Strategy string   `json:"strategy" enum:"round_robin,load" doc:"round_robin: the analysts in turn; load: the analyst with the fewest open assignments"`
+	DueDays  int      `json:"due_days" doc:"Days from assignment to the due date"`
+	Enabled  bool     `json:"enabled"`
+}
+
+// SamplingRule is a campaign's rule for picking newly audited tasks for an
+// analyst's review, with how its last run went (db.SamplingRule).
+type SamplingRule struct {
+	ID         string `json:"id" format:"uuid"`
+	CampaignID string `json:"campaign_id" format:"uuid"`
+	SamplingRuleFields
+	LastRunAt   *time.Time `json:"last_run_at,omitempty" doc:"When the rule last ran"`
+	LastPicked  int        `json:"last_picked" doc:"How many tasks its last run picked"`
+	TotalPicked int        `json:"total_picked" doc:"How many tasks it has picked in all"`
+	CreatedBy   string     `json:"created_by"`
+	CreatedAt   time.Time  `json:"created_at"`
+	UpdatedAt   time.Time  `json:"updated_at"`
+}
+
+// samplingRuleOf is r as the API shows it.
+func samplingRuleOf(r db.SamplingRule) SamplingRule {
+	return SamplingRule{ID: r.ID, CampaignID: r.CampaignID, SamplingRuleFields: SamplingRuleFields(r.SamplingRuleFields),
+		LastRunAt: r.LastRunAt, LastPicked: r.LastPicked, TotalPicked: r.TotalPicked, CreatedBy: r.CreatedBy,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+}
+
 // SamplingRules are a campaign's rules.
 type SamplingRules struct {
-	Items []db.SamplingRule `json:"items"`
+	Items []SamplingRule `json:"items"`
 }
 
 func (s *samplingResource) rules(ctx context.Context, campaignID string) (SamplingRules, error) {
@@ -112,7 +149,7 @@ func (s *samplingResource) rules(ctx context.Context, campaignID string) (Sampli
 	if rules == nil {
 		rules = []db.SamplingRule{}
 	}
-	return SamplingRules{Items: rules}, err
+	return SamplingRules{Items: each(rules, samplingRuleOf)}, err
 }
 
 func (s *samplingResource) list(ctx context.Context, in *campaignInput) (*Output[SamplingRules], error) {
@@ -126,7 +163,7 @@ func (s *samplingResource) list(ctx context.Context, in *campaignInput) (*Output
 	return ok(out), nil
 }
 
-func (s *samplingResource) create(ctx context.Context, in *campaignRuleInput) (*Output[db.SamplingRule], error) {
+func (s *samplingResource) create(ctx context.Context, in *campaignRuleInput) (*Output[SamplingRule], error) {
 	f, err := in.Body.fields()
 	if err != nil {
 		return nil, err
@@ -138,10 +175,10 @@ func (s *samplingResource) create(ctx context.Context, in *campaignRuleInput) (*
 	if err != nil {
 		return nil, err
 	}
-	return ok(r), nil
+	return ok(samplingRuleOf(r)), nil
 }
 
-func (s *samplingResource) update(ctx context.Context, in *samplingRuleInput) (*Output[db.SamplingRule], error) {
+func (s *samplingResource) update(ctx context.Context, in *samplingRuleInput) (*Output[SamplingRule], error) {
 	f, err := in.Body.fields()
 	if err != nil {
 		return nil, err
@@ -150,26 +187,26 @@ func (s *samplingResource) update(ctx context.Context, in *samplingRuleInput) (*
 	if err != nil {
 		return nil, err
 	}
-	return ok(r), nil
+	return ok(samplingRuleOf(r)), nil
 }
 
 type ruleIDInput struct {
 	ID string `path:"id" format:"uuid" doc:"The sampling rule's id"`
 }
 
-func (s *samplingResource) delete(ctx context.Context, in *ruleIDInput) (*Output[db.SamplingRule], error) {
+func (s *samplingResource) delete(ctx context.Context, in *ruleIDInput) (*Output[SamplingRule], error) {
 	r, err := db.SamplingRuleDelete(ctx, s.pool, in.ID)
 	if err != nil {
 		return nil, err
 	}
-	return ok(r), nil
+	return ok(samplingRuleOf(r)), nil
 }
 
 // SamplingRun is a run of a campaign's rules asked for.
 type SamplingRun struct {
 	JobID int64 `json:"job_id" doc:"The apply_sampling job (GET /admin/jobs/{id})"`
 	// Rules are the campaign's rules as the run left them; absent on a 202.
-	Rules []db.SamplingRule `json:"rules,omitempty" doc:"The campaign's rules as the run left them (last_run_at, last_picked); absent when the run outlasted the wait"`
+	Rules []SamplingRule `json:"rules,omitempty" doc:"The campaign's rules as the run left them (last_run_at, last_picked); absent when the run outlasted the wait"`
 }
 
 type runSamplingOutput struct {

@@ -556,17 +556,17 @@ type TaskDetail struct {
 	// Channels is null for a chat and a call not yet analysed.
 	Channels *transcript.Channels `json:"channels" doc:"What the call's channels tell from its audio alone (voice activity per channel, measured when it is transcribed): talk time and ratio, silences, dead air, overtalk, holds, and the stretches for a timeline; words per minute once a transcript exists. Null for a chat and a call not analysed yet"`
 	// Audit is null until the task is audited.
-	Audit     *Audit                 `json:"audit"`
-	Revisions []db.AuditRevisionInfo `json:"revisions" doc:"Every revision of the audit, oldest first"`
-	History   []db.TaskStateChange   `json:"history" doc:"Every change of status, oldest first"`
+	Audit     *Audit              `json:"audit"`
+	Revisions []AuditRevisionInfo `json:"revisions" doc:"Every revision of the audit, oldest first"`
+	History   []TaskStateChange   `json:"history" doc:"Every change of status, oldest first"`
 	// Validation is null until the task is validated.
-	Validation *db.ValidationView `json:"validation" doc:"The validation and the delivery of its e-mail; null until validated"`
+	Validation *ValidationView `json:"validation" doc:"The validation and the delivery of its e-mail; null until validated"`
 	// Feedback is null until the task is validated.
 	Feedback *Feedback `json:"feedback" doc:"The agent's acknowledgement and disputes of the validated evaluation; null until validated"`
 	// CalibrationBlind, when set, is the open calibration session the
 	// caller has still to answer about this task: its audit, revisions
 	// and review count are left out until they submit.
-	CalibrationBlind *db.CalibrationRef `json:"calibration_blind,omitempty" doc:"The open calibration session you have still to submit your answers to about this task: until you do, its audit, revisions and review count are left out (null, empty)"`
+	CalibrationBlind *CalibrationRef `json:"calibration_blind,omitempty" doc:"The open calibration session you have still to submit your answers to about this task: until you do, its audit, revisions and review count are left out (null, empty)"`
 	// Privacy is the task's legal hold and what retention or erasure deleted.
 	Privacy TaskPrivacy `json:"privacy" doc:"The task's legal hold, and when retention or an erasure deleted its recording, transcript or audit"`
 	// Redactions are where the transcript's placeholders are, never what
@@ -642,7 +642,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		UploadedBy: task.UploadedBy, DurationSeconds: task.DurationSeconds, Error: task.Error, Attempts: task.Attempts,
 		ReviewItems: task.ReviewItems, AssigneeID: task.AssigneeID, CreatedAt: task.CreatedAt, UpdatedAt: task.UpdatedAt,
 		AssignedAt: task.AssignedAt, DueAt: task.DueAt, ReviewState: task.ReviewState(), ReviewedAt: task.ReviewedAt,
-		ReviewedBy: task.ReviewedBy, Revisions: []db.AuditRevisionInfo{}, TranscriptUnreliable: task.TranscriptUnreliable,
+		ReviewedBy: task.ReviewedBy, Revisions: []AuditRevisionInfo{}, TranscriptUnreliable: task.TranscriptUnreliable,
 	}
 	viewer, err := viewerOf(ctx, t.pool)
 	if err != nil {
@@ -684,10 +684,12 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 	}
 	if viewer.BlindTo(task.Row()) {
 		// The session the caller answers blind, named.
-		if d.CalibrationBlind, err = db.CalibrationBlindFor(ctx, t.pool, task.UUID, principal(ctx).User.ID); err != nil {
+		blind, err := db.CalibrationBlindFor(ctx, t.pool, task.UUID, principal(ctx).User.ID)
+		if err != nil {
 			return nil, err
 		}
-		d.ReviewItems, d.Revisions = nil, []db.AuditRevisionInfo{}
+		d.CalibrationBlind = calibrationRefOf(blind)
+		d.ReviewItems, d.Revisions = nil, []AuditRevisionInfo{}
 	} else if task.AuditRevision != nil && !hidden {
 		audit, err := db.AuditCurrent(ctx, t.pool, task.UUID)
 		if err != nil {
@@ -702,13 +704,17 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		}
 	}
 	if !viewer.AuditHidden(task.Row()) {
-		if d.Revisions, err = db.AuditRevisionList(ctx, t.pool, task.UUID); err != nil {
+		revisions, err := db.AuditRevisionList(ctx, t.pool, task.UUID)
+		if err != nil {
 			return nil, err
 		}
+		d.Revisions = each(revisions, auditRevisionInfoOf)
 	}
-	if d.History, err = db.TaskHistory(ctx, t.pool, task.UUID); err != nil {
+	history, err := db.TaskHistory(ctx, t.pool, task.UUID)
+	if err != nil {
 		return nil, err
 	}
+	d.History = each(history, func(c db.TaskStateChange) TaskStateChange { return TaskStateChange(c) })
 	// A validation's record (its notes judge the audit) is part of what
 	// calibrating blind hides.
 	if task.Status == pipeline.Validated && !viewer.BlindTo(task.Row()) {
@@ -716,7 +722,7 @@ func (t *tasksResource) get(ctx context.Context, in *taskInput) (*Output[TaskDet
 		if err != nil {
 			return nil, err
 		}
-		view := v.View(principal(ctx).Is(role.Quality))
+		view := validationViewOf(v.View(principal(ctx).Is(role.Quality)))
 		d.Validation = &view
 		if d.Feedback, err = feedbackOf(ctx, t.pool, task, principal(ctx).User); err != nil {
 			return nil, err

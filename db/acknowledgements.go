@@ -8,11 +8,11 @@ import (
 )
 
 // Acknowledgement is an agent's acknowledgement of their task's
-// evaluation.
+// evaluation, as its audit.acknowledged event carries it (stored JSON).
 type Acknowledgement struct {
-	TaskUUID       string    `json:"task_uuid" format:"uuid"`
+	TaskUUID       string    `json:"task_uuid"`
 	AgentID        string    `json:"agent_id"`
-	AuditRevision  int       `json:"audit_revision" doc:"The revision of the audit the agent acknowledged"`
+	AuditRevision  int       `json:"audit_revision"`
 	AcknowledgedAt time.Time `json:"acknowledged_at"`
 }
 

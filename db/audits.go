@@ -263,21 +263,21 @@ func AuditRevisionGet(ctx context.Context, q DBTX, taskUUID string, n int) (Audi
 
 // AuditRevisionInfo is one entry of a task's revision list.
 type AuditRevisionInfo struct {
-	Revision   int    `json:"revision"`
-	Source     string `json:"source" enum:"engine,analyst,recompute"`
-	Engine     string `json:"engine,omitempty"`
-	AuthorID   string `json:"author_id,omitempty" doc:"The token subject of the analyst"`
-	AuthorName string `json:"author_name,omitempty" doc:"The x-username the analyst sent"`
+	Revision   int
+	Source     string
+	Engine     string
+	AuthorID   string
+	AuthorName string
 	// Calibration names the calibration session the revision applies.
-	Calibration      *CalibrationRef `json:"calibration,omitempty" doc:"The calibration session whose calibrated answers this revision applies (its reason); absent otherwise"`
-	ScorecardVersion int             `json:"scorecard_version"`
-	ScoreBefore      *float64        `json:"score_before,omitempty" doc:"The previous revision's score"`
-	Score            float64         `json:"score"`
-	Passed           bool            `json:"passed"`
+	Calibration      *CalibrationRef
+	ScorecardVersion int
+	ScoreBefore      *float64
+	Score            float64
+	Passed           bool
 	// Pending counts the revision's verdicts pending an analyst's
 	// confirmation: its score is then provisional, and it did not pass.
-	Pending   int       `json:"pending,omitempty" doc:"How many of the revision's verdicts were pending an analyst's confirmation: its score was provisional, neither a pass nor a fail"`
-	CreatedAt time.Time `json:"created_at"`
+	Pending   int
+	CreatedAt time.Time
 }
 
 // AuditRevisionList lists a task's audit revisions, oldest first.
@@ -312,14 +312,14 @@ type AuditUpdate struct {
 	// Task is the task's summary after the change (its score and passed).
 	Task             TaskSummary `json:"task"`
 	Revision         int         `json:"revision"`
-	Source           string      `json:"source" enum:"engine,analyst,recompute"`
+	Source           string      `json:"source"`
 	AuthorID         string      `json:"author_id,omitempty"`
 	AuthorName       string      `json:"author_name,omitempty"`
 	ScorecardVersion int         `json:"scorecard_version"`
-	Score            float64     `json:"score" doc:"The revision's score; provisional while pending is not empty"`
-	Passed           bool        `json:"passed" doc:"Whether it passed; false (undecided) while pending is not empty"`
+	Score            float64     `json:"score"`
+	Passed           bool        `json:"passed"`
 	// Pending are the revision's pending verdicts (scoring.Result.Pending).
-	Pending []string `json:"pending,omitempty" doc:"The criteria whose verdicts await an analyst's confirmation: the score is provisional"`
+	Pending []string `json:"pending,omitempty"`
 	// ScoreBefore is the previous revision's score.
 	ScoreBefore *float64 `json:"score_before,omitempty"`
 }

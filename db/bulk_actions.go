@@ -37,19 +37,19 @@ const EventBulkActionUpdated = "bulk_action.updated"
 // BulkProgress is how far a bulk action has got: what GET
 // /bulk-actions/{id} shows of it and its bulk_action.updated events carry.
 type BulkProgress struct {
-	ID          string `json:"id" format:"uuid"`
-	Action      string `json:"action" enum:"reaudit,retry,assign,unassign,validate"`
-	Status      string `json:"status" enum:"queued,running,done,failed,cancelled"`
-	RequestedBy string `json:"requested_by" doc:"The user id of who asked for it"`
+	ID          string `json:"id"`
+	Action      string `json:"action"`
+	Status      string `json:"status"`
+	RequestedBy string `json:"requested_by"`
 	// Matched is nil until the job has counted a filter's tasks.
-	Matched   *int64 `json:"matched" doc:"The tasks selected: null until the job has counted a filter's; at the end, the tasks the job went through"`
-	Done      int64  `json:"done" doc:"The tasks with a result so far: succeeded + skipped + failed"`
+	Matched   *int64 `json:"matched"`
+	Done      int64  `json:"done"`
 	Succeeded int64  `json:"succeeded"`
-	Skipped   int64  `json:"skipped" doc:"Tasks the action does not apply to (their state), each with the reason"`
+	Skipped   int64  `json:"skipped"`
 	Failed    int64  `json:"failed"`
 	// Error says why a failed action stopped.
-	Error       string     `json:"error,omitempty" doc:"Why the action stopped, when its status is failed"`
-	CancelledBy string     `json:"cancelled_by,omitempty" doc:"The user id of who cancelled it"`
+	Error       string     `json:"error,omitempty"`
+	CancelledBy string     `json:"cancelled_by,omitempty"`
 	CreatedAt   time.Time  `json:"created_at"`
 	StartedAt   *time.Time `json:"started_at,omitempty"`
 	FinishedAt  *time.Time `json:"finished_at,omitempty"`
@@ -299,51 +299,51 @@ func BulkEventInsert(ctx context.Context, q DBTX, p BulkProgress) error {
 // code and its parameters; package bulk writes it in a language. The zero
 // BulkReason says nothing.
 type BulkReason struct {
-	Code   string           `json:"code,omitempty" doc:"What the message says, as a stable code (package bulk lists them: skipped and failed ones such as not_failed, not_assigned, requester_deactivated, refused; succeeded ones such as assigned, unassigned); absent on results recorded before codes were"`
-	Params BulkReasonParams `json:"params,omitzero" doc:"The code's parameters"`
+	Code   string
+	Params BulkReasonParams
 }
 
 // BulkReasonParams are the parameters of a BulkReason, each set by the
 // codes that take it.
 type BulkReasonParams struct {
 	// Status is the task's status, when it is the reason.
-	Status pipeline.Status `json:"status,omitempty" doc:"The task's status"`
+	Status pipeline.Status `json:"status,omitempty"`
 	// Requester and Role name the requester and the role they lack.
-	Requester string `json:"requester,omitempty" doc:"The requester's user id"`
-	Role      string `json:"role,omitempty" doc:"The role the action needs"`
+	Requester string `json:"requester,omitempty"`
+	Role      string `json:"role,omitempty"`
 	// Action is the bulk action, when the reason names it.
-	Action string `json:"action,omitempty" doc:"The action"`
+	Action string `json:"action,omitempty"`
 	// AssigneeID is the analyst assigned, or unassigned.
-	AssigneeID string `json:"assignee_id,omitempty" doc:"The analyst's user id"`
+	AssigneeID string `json:"assignee_id,omitempty"`
 	// Revision, Score, Passed, PassingScore and ScorecardVersion are a
 	// re-audit's new revision.
-	Revision         int      `json:"revision,omitempty" doc:"The audit's new revision"`
-	Score            *float64 `json:"score,omitempty" doc:"Its score"`
-	Passed           *bool    `json:"passed,omitempty" doc:"Whether it passed"`
-	PassingScore     *float64 `json:"passing_score,omitempty" doc:"The campaign's passing score"`
-	ScorecardVersion int      `json:"scorecard_version,omitempty" doc:"The scorecard version it was judged against"`
+	Revision         int      `json:"revision,omitempty"`
+	Score            *float64 `json:"score,omitempty"`
+	Passed           *bool    `json:"passed,omitempty"`
+	PassingScore     *float64 `json:"passing_score,omitempty"`
+	ScorecardVersion int      `json:"scorecard_version,omitempty"`
 	// Pending are the criteria whose verdicts await an analyst's
 	// confirmation, when they are the reason (or a re-audit left them).
-	Pending []string `json:"pending,omitempty" doc:"The criteria (ids) whose verdicts await an analyst's confirmation"`
+	Pending []string `json:"pending,omitempty"`
 	// Recipients are the addresses a validation's e-mail goes to.
-	Recipients []string `json:"recipients,omitempty" doc:"The addresses of the validation's e-mail"`
+	Recipients []string `json:"recipients,omitempty"`
 	// Campaign is the task's campaign, by name.
-	Campaign string `json:"campaign,omitempty" doc:"The task's campaign"`
+	Campaign string `json:"campaign,omitempty"`
 	// Error is what refused the task, in English: a rule of the service or
 	// the audit engine.
-	Error string `json:"error,omitempty" doc:"What refused it, in English"`
+	Error string `json:"error,omitempty"`
 }
 
 // BulkItem is the result of a bulk action on one task.
 type BulkItem struct {
-	TaskUUID string `json:"task_uuid" format:"uuid"`
-	FileName string `json:"file_name"`
-	Outcome  string `json:"outcome" enum:"succeeded,skipped,failed"`
+	TaskUUID string
+	FileName string
+	Outcome  string
 	BulkReason
 	// Message is stored in English; the API writes it from the code in
 	// the reader's language.
-	Message string    `json:"message,omitempty" doc:"What was done, or why not, in the reader's language (their locale); in English on results recorded before codes were"`
-	At      time.Time `json:"at"`
+	Message string
+	At      time.Time
 }
 
 // BulkItemInsert records the outcome of bulk action bulkID on task, with

@@ -9,11 +9,11 @@ import (
 // CalibrationAnswer is an answer to a criterion of an interaction of a
 // calibration session: an analyst's, or the calibrated one.
 type CalibrationAnswer struct {
-	TaskUUID    string `json:"task_uuid" format:"uuid"`
-	CriterionID string `json:"criterion_id"`
-	AnalystID   string `json:"analyst_id,omitempty" doc:"The analyst who gave it"`
-	Answer      string `json:"answer" enum:"complies,does_not_comply,not_applicable"`
-	Comment     string `json:"comment,omitempty"`
+	TaskUUID    string
+	CriterionID string
+	AnalystID   string
+	Answer      string
+	Comment     string
 }
 
 // CalibrationAnswersInsert stores analyst's answers to session id.

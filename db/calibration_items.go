@@ -11,21 +11,21 @@ import (
 // session, as the session's scorecard version has it, with the automatic
 // verdict and the calibrated answer.
 type CalibrationItem struct {
-	TaskUUID    string `json:"task_uuid" format:"uuid"`
-	CriterionID string `json:"criterion_id"`
-	Category    string `json:"category"`
-	Question    string `json:"question"`
-	Critical    bool   `json:"critical"`
+	TaskUUID    string
+	CriterionID string
+	Category    string
+	Question    string
+	Critical    bool
 	// Automatic is the automatic audit's verdict, nil when it has none;
 	// shown only once the session is closed.
-	Automatic *bool `json:"automatic,omitempty" doc:"The automatic audit's verdict (complies; true when not applicable); only once the session is closed, absent when it has none"`
+	Automatic *bool
 	// AutomaticNotApplicable: the automatic verdict is not applicable.
-	AutomaticNotApplicable bool `json:"automatic_not_applicable,omitempty" doc:"true when the automatic verdict is that the criterion does not apply (automatic is then true); absent otherwise"`
+	AutomaticNotApplicable bool
 	// Calibrated is the agreed answer, "" until the supervisor records it.
-	Calibrated        string     `json:"calibrated,omitempty" enum:"complies,does_not_comply,not_applicable" doc:"The agreed (calibrated) answer the supervisor recorded"`
-	CalibratedComment string     `json:"calibrated_comment,omitempty"`
-	CalibratedBy      string     `json:"calibrated_by,omitempty"`
-	CalibratedAt      *time.Time `json:"calibrated_at,omitempty"`
+	Calibrated        string
+	CalibratedComment string
+	CalibratedBy      string
+	CalibratedAt      *time.Time
 }
 
 func calibrationItemsInsert(ctx context.Context, tx pgx.Tx, sessionID, task string, items []CalibrationItem) error {

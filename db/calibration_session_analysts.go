@@ -13,11 +13,11 @@ import (
 
 // CalibrationAnalyst is an analyst of a calibration session.
 type CalibrationAnalyst struct {
-	UserID      string     `json:"user_id"`
-	Name        string     `json:"name" doc:"Their display name, else username"`
-	Roles       []string   `json:"-"`
-	Locale      string     `json:"-"`
-	SubmittedAt *time.Time `json:"submitted_at,omitempty" doc:"When they submitted their answers; absent until then"`
+	UserID      string
+	Name        string
+	Roles       []string
+	Locale      string
+	SubmittedAt *time.Time
 }
 
 // CalibrationAnalysts returns the analysts of session id by name.

@@ -18,15 +18,15 @@ type CalibrationTaskNew struct {
 
 // CalibrationTask is an interaction of a calibration session.
 type CalibrationTask struct {
-	TaskUUID         string     `json:"task_uuid" format:"uuid"`
-	FileName         string     `json:"file_name"`
-	Kind             string     `json:"kind" enum:"call,chat"`
-	OperatorID       string     `json:"operator_id,omitempty" doc:"The audited agent"`
-	AuditRevision    int        `json:"audit_revision" doc:"The audit revision the session took the interaction's criteria from"`
-	ScorecardVersion int        `json:"scorecard_version" doc:"The scorecard version the analysts answer against: that revision's"`
-	AppliedEditID    *int64     `json:"applied_edit_id,omitempty" doc:"The edit the calibrated answers became, once applied"`
-	AppliedRevision  *int       `json:"applied_revision,omitempty" doc:"The audit revision that edit became, once the recomputation applied it"`
-	AppliedAt        *time.Time `json:"applied_at,omitempty"`
+	TaskUUID         string
+	FileName         string
+	Kind             string
+	OperatorID       string
+	AuditRevision    int
+	ScorecardVersion int
+	AppliedEditID    *int64
+	AppliedRevision  *int
+	AppliedAt        *time.Time
 }
 
 func calibrationTasksInsert(ctx context.Context, tx pgx.Tx, sessionID string, tasks []CalibrationTaskNew) error {

@@ -23,28 +23,29 @@ const EventCalibrationUpdated = "calibration.updated"
 
 // CalibrationRef names a calibration session.
 type CalibrationRef struct {
-	ID   string `json:"id" format:"uuid"`
-	Name string `json:"name"`
+	ID   string
+	Name string
 }
 
-// CalibrationSession is a calibration session with its counts.
+// CalibrationSession is a calibration session with its counts, as its
+// calibration.updated events carry it (stored JSON).
 type CalibrationSession struct {
-	ID            string     `json:"id" format:"uuid"`
+	ID            string     `json:"id"`
 	Name          string     `json:"name"`
-	CreatedBy     string     `json:"created_by" doc:"The supervisor who created it (user id)"`
-	CreatedByName string     `json:"created_by_name" doc:"Their display name, else username"`
+	CreatedBy     string     `json:"created_by"`
+	CreatedByName string     `json:"created_by_name"`
 	DueAt         *time.Time `json:"due_at,omitempty"`
-	Status        string     `json:"status" enum:"open,closed"`
+	Status        string     `json:"status"`
 	CreatedAt     time.Time  `json:"created_at"`
 	ClosedAt      *time.Time `json:"closed_at,omitempty"`
-	ClosedBy      string     `json:"closed_by,omitempty" doc:"The supervisor who closed it; absent when the last submission did"`
+	ClosedBy      string     `json:"closed_by,omitempty"`
 	// Alpha and PercentAgreement are the session's overall figures, kept
 	// when it closed.
-	Alpha            *float64 `json:"alpha" doc:"Krippendorff's alpha (nominal) among the analysts over the whole session, once closed; null while open or when undefined"`
-	PercentAgreement *float64 `json:"percent_agreement" doc:"Share of pairs of analysts' answers that agree over the whole session, once closed; null while open or when undefined"`
-	Tasks            int      `json:"tasks" doc:"Interactions in the session"`
-	Analysts         int      `json:"analysts" doc:"Analysts in the session"`
-	Submitted        int      `json:"submitted" doc:"Analysts who have submitted"`
+	Alpha            *float64 `json:"alpha"`
+	PercentAgreement *float64 `json:"percent_agreement"`
+	Tasks            int      `json:"tasks"`
+	Analysts         int      `json:"analysts"`
+	Submitted        int      `json:"submitted"`
 }
 
 // CalibrationUpdate is what a calibration.updated event carries: the
@@ -52,7 +53,7 @@ type CalibrationSession struct {
 type CalibrationUpdate struct {
 	Session CalibrationSession `json:"session"`
 	// Change is started, submitted, closed, calibrated or applied.
-	Change string `json:"change" enum:"started,submitted,closed,calibrated,applied"`
+	Change string `json:"change"`
 }
 
 const calibrationSessionColumns = `s.id, s.name, s.created_by, COALESCE(NULLIF(u.name, ''), NULLIF(u.username, ''), s.created_by),

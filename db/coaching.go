@@ -32,7 +32,7 @@ type CoachingCriterion struct {
 // CoachingLink is an interaction an item links, with the quote that shows
 // the point.
 type CoachingLink struct {
-	TaskUUID string `json:"task_uuid" format:"uuid"`
+	TaskUUID string `json:"task_uuid"`
 	FileName string `json:"file_name"`
 	Quote    string `json:"quote"`
 }
@@ -46,28 +46,29 @@ type CoachingComment struct {
 	CreatedAt  time.Time `json:"created_at"`
 }
 
-// Coaching is a coaching item with its campaign's and agent's names.
+// Coaching is a coaching item with its campaign's and agent's names, as
+// its events carry it (stored JSON).
 type Coaching struct {
-	ID             string              `json:"id" format:"uuid"`
-	CampaignID     string              `json:"campaign_id" format:"uuid"`
-	Campaign       string              `json:"campaign" doc:"The campaign's name: the team it is reported under"`
-	AgentID        string              `json:"agent_id" doc:"The agent coached"`
+	ID             string              `json:"id"`
+	CampaignID     string              `json:"campaign_id"`
+	Campaign       string              `json:"campaign"`
+	AgentID        string              `json:"agent_id"`
 	AgentName      string              `json:"agent_name"`
-	CoachID        string              `json:"coach_id" doc:"Who opened it"`
+	CoachID        string              `json:"coach_id"`
 	CoachName      string              `json:"coach_name"`
 	Title          string              `json:"title"`
-	Focus          string              `json:"focus" doc:"What to work on"`
-	Criteria       []CoachingCriterion `json:"criteria" doc:"The criteria coached"`
-	DisputeID      string              `json:"dispute_id,omitempty" format:"uuid" doc:"The dispute it was opened from"`
-	Status         string              `json:"status" enum:"open,acknowledged,done"`
+	Focus          string              `json:"focus"`
+	Criteria       []CoachingCriterion `json:"criteria"`
+	DisputeID      string              `json:"dispute_id,omitempty"`
+	Status         string              `json:"status"`
 	DueAt          time.Time           `json:"due_at"`
 	OpenedAt       time.Time           `json:"opened_at"`
 	UpdatedAt      time.Time           `json:"updated_at"`
 	AcknowledgedAt *time.Time          `json:"acknowledged_at,omitempty"`
 	ClosedAt       *time.Time          `json:"closed_at,omitempty"`
 	ClosedBy       string              `json:"closed_by,omitempty"`
-	Links          []CoachingLink      `json:"links" doc:"The interactions it links, in order"`
-	Comments       int                 `json:"comments" doc:"How many comments its thread has"`
+	Links          []CoachingLink      `json:"links"`
+	Comments       int                 `json:"comments"`
 	// RemindedDueAt is the due date the agent was last reminded of.
 	RemindedDueAt *time.Time `json:"-"`
 }
@@ -257,32 +258,32 @@ func CoachingEventInsert(ctx context.Context, q DBTX, typ string, c Coaching) er
 
 // CoachingTeam is one team's coaching in a report: a campaign's items.
 type CoachingTeam struct {
-	CampaignID string `json:"campaign_id" format:"uuid"`
-	Campaign   string `json:"campaign"`
-	Open       int    `json:"open" doc:"Items not done yet (open or acknowledged)"`
-	Overdue    int    `json:"overdue" doc:"Of those, how many are past their due date"`
-	Done       int    `json:"done"`
+	CampaignID string
+	Campaign   string
+	Open       int
+	Overdue    int
+	Done       int
 }
 
 // CoachingCriterionScore is a coached criterion's compliance rate before
 // and after its items were opened.
 type CoachingCriterionScore struct {
-	CampaignID   string   `json:"campaign_id" format:"uuid"`
-	Campaign     string   `json:"campaign"`
-	CriterionID  string   `json:"criterion_id"`
-	Question     string   `json:"question"`
-	Items        int      `json:"items" doc:"How many coaching items coach it"`
-	Before       *float64 `json:"before" doc:"Percentage of the coached agents' validated audits that met it in the window before each item was opened; null with none"`
-	AuditsBefore int      `json:"audits_before" doc:"How many validated audits judged it in those windows"`
-	After        *float64 `json:"after" doc:"The same in the window after each item was opened (so far); null with none"`
-	AuditsAfter  int      `json:"audits_after"`
+	CampaignID   string
+	Campaign     string
+	CriterionID  string
+	Question     string
+	Items        int
+	Before       *float64
+	AuditsBefore int
+	After        *float64
+	AuditsAfter  int
 }
 
 // CoachingReport is coaching per team and per coached criterion.
 type CoachingReport struct {
-	WindowDays int                      `json:"window_days" doc:"The length of the windows before and after an item's opening that its criteria's scores are measured over"`
-	Teams      []CoachingTeam           `json:"teams"`
-	Criteria   []CoachingCriterionScore `json:"criteria"`
+	WindowDays int
+	Teams      []CoachingTeam
+	Criteria   []CoachingCriterionScore
 }
 
 // CoachingReportFilter selects the items a report counts: opened in

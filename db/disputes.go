@@ -35,45 +35,47 @@ const (
 )
 
 // DisputeItem is one disputed criterion: the verdict as the disputed
-// revision has it, the agent's comment and, once resolved, the decision.
+// revision has it, the agent's comment and, once resolved, the decision;
+// stored as JSON (a dispute's items).
 type DisputeItem struct {
-	CriterionID string `json:"criterion_id" doc:"The criterion's id in the disputed revision"`
+	CriterionID string `json:"criterion_id"`
 	Category    string `json:"category"`
 	Question    string `json:"question"`
-	Complies    bool   `json:"complies" doc:"The verdict disputed, as the disputed revision has it"`
+	Complies    bool   `json:"complies"`
 	// NotApplicable: the verdict disputed is not applicable.
-	NotApplicable bool `json:"not_applicable,omitempty" doc:"true when the verdict disputed is that the criterion does not apply"`
+	NotApplicable bool `json:"not_applicable,omitempty"`
 	// ClaimsNotApplicable: the agent claims the criterion does not apply.
-	ClaimsNotApplicable bool   `json:"claims_not_applicable,omitempty" doc:"true when the agent claims that the criterion does not apply, rather than that the verdict is reversed"`
-	Comment             string `json:"comment" doc:"The agent's comment"`
-	Decision            string `json:"decision,omitempty" enum:"accept,reject" doc:"The resolver's decision, once resolved: accept gives the claim (the verdict reversed, or not applicable)"`
+	ClaimsNotApplicable bool   `json:"claims_not_applicable,omitempty"`
+	Comment             string `json:"comment"`
+	Decision            string `json:"decision,omitempty"`
 	// AcceptedNotApplicable: accepted as not applicable.
-	AcceptedNotApplicable bool   `json:"accepted_not_applicable,omitempty" doc:"true when accepted as not applicable (claimed so, or decided so by the resolver)"`
-	Reason                string `json:"reason,omitempty" doc:"The resolver's reason (the new verdict's explanation when accepted) or reply (when rejected)"`
+	AcceptedNotApplicable bool   `json:"accepted_not_applicable,omitempty"`
+	Reason                string `json:"reason,omitempty"`
 }
 
 // Dispute is an agent's dispute of criteria of a validated audit, with
-// its task's name and the outcome of its accepted criteria.
+// its task's name and the outcome of its accepted criteria, as its events
+// carry it (stored JSON).
 type Dispute struct {
-	ID            string        `json:"id" format:"uuid"`
-	TaskUUID      string        `json:"task_uuid" format:"uuid"`
+	ID            string        `json:"id"`
+	TaskUUID      string        `json:"task_uuid"`
 	FileName      string        `json:"file_name"`
-	Campaign      string        `json:"campaign" doc:"The campaign's name"`
-	AgentID       string        `json:"agent_id" doc:"The agent who opened it: the task's operator"`
-	ValidatorID   string        `json:"validator_id" doc:"Who validated the disputed audit"`
-	AuditRevision int           `json:"audit_revision" doc:"The revision disputed"`
-	ScoreBefore   float64       `json:"score_before" doc:"The disputed revision's score"`
-	Status        string        `json:"status" enum:"open,accepted,rejected"`
+	Campaign      string        `json:"campaign"`
+	AgentID       string        `json:"agent_id"`
+	ValidatorID   string        `json:"validator_id"`
+	AuditRevision int           `json:"audit_revision"`
+	ScoreBefore   float64       `json:"score_before"`
+	Status        string        `json:"status"`
 	Items         []DisputeItem `json:"items"`
 	OpenedAt      time.Time     `json:"opened_at"`
-	ResolvedBy    string        `json:"resolved_by,omitempty" doc:"The supervisor who resolved it"`
+	ResolvedBy    string        `json:"resolved_by,omitempty"`
 	ResolverName  string        `json:"resolver_name,omitempty"`
 	ResolvedAt    *time.Time    `json:"resolved_at,omitempty"`
 	// EditID is the audit edit of the accepted criteria, 0 for none.
 	EditID     int64    `json:"-"`
-	EditStatus string   `json:"edit_status,omitempty" enum:"pending,applied,rejected,failed" doc:"Accepted: whether the new revision is made (applied) or still being recomputed (pending)"`
-	Revision   *int     `json:"revision,omitempty" doc:"Accepted: the revision the accepted criteria became, once applied"`
-	ScoreAfter *float64 `json:"score_after,omitempty" doc:"Accepted: that revision's score"`
+	EditStatus string   `json:"edit_status,omitempty"`
+	Revision   *int     `json:"revision,omitempty"`
+	ScoreAfter *float64 `json:"score_after,omitempty"`
 }
 
 // DisputeNew is a dispute to open.

@@ -70,18 +70,18 @@ const (
 	EventNotificationCleared = "notification.cleared"
 )
 
-// NotificationView is a notification as the API returns it and as its
-// events carry it, seen by one user.
+// NotificationView is a notification as its events carry it (stored JSON)
+// and the API returns it (api.NotificationView), seen by one user.
 type NotificationView struct {
-	ID        string     `json:"id" format:"uuid"`
-	UserID    *string    `json:"user_id" doc:"The owner's id; null for a global notification"`
+	ID        string     `json:"id"`
+	UserID    *string    `json:"user_id"`
 	IsGlobal  bool       `json:"is_global"`
 	Text      string     `json:"text,omitempty"`
-	Variant   string     `json:"variant,omitempty" enum:"success,info,warning,error"`
-	Kind      string     `json:"kind,omitempty" enum:"evaluation" doc:"What the notification is about, when a client may offer actions on it: evaluation tells an agent their task's evaluation (task_uuid) was validated, which they may acknowledge or dispute"`
-	Link      string     `json:"link,omitempty" doc:"Where a client can open what the notification is about"`
-	TaskUUID  *string    `json:"task_uuid,omitempty" format:"uuid"`
-	Read      bool       `json:"read" doc:"Whether the viewing user has read it"`
+	Variant   string     `json:"variant,omitempty"`
+	Kind      string     `json:"kind,omitempty"`
+	Link      string     `json:"link,omitempty"`
+	TaskUUID  *string    `json:"task_uuid,omitempty"`
+	Read      bool       `json:"read"`
 	ReadAt    *time.Time `json:"read_at,omitempty"`
 	CreatedAt time.Time  `json:"created_at,omitzero"`
 }

@@ -24,33 +24,33 @@ const (
 
 // SamplingRuleFields are what a supervisor sets on a sampling rule.
 type SamplingRuleFields struct {
-	Name string `json:"name" doc:"The rule's name"`
-	Kind string `json:"kind" enum:"per_agent,failed_critical,needs_review,random_share" doc:"per_agent: up to per_agent tasks of each agent per period; failed_critical: every task whose audit failed a critical criterion; needs_review: every task with verdicts that need review; random_share: share percent of the tasks"`
+	Name string
+	Kind string
 	// PerAgent is per_agent's count; Share random_share's percentage.
-	PerAgent *int     `json:"per_agent,omitempty" doc:"per_agent: how many tasks of each agent per period"`
-	Share    *float64 `json:"share,omitempty" doc:"random_share: the percentage of tasks picked (above 0, up to 100)"`
-	Period   string   `json:"period" enum:"day,week,month" doc:"The period per_agent counts over (UTC); a rule looks at tasks audited since the start of the period it was created in"`
-	Language string   `json:"language,omitempty" doc:"Only tasks in this language (es: every Spanish)"`
-	TaskKind string   `json:"task_kind,omitempty" enum:"call,chat" doc:"Only calls or only chats"`
-	Strategy string   `json:"strategy" enum:"round_robin,load" doc:"round_robin: the analysts in turn; load: the analyst with the fewest open assignments"`
-	DueDays  int      `json:"due_days" doc:"Days from assignment to the due date"`
-	Enabled  bool     `json:"enabled"`
+	PerAgent *int
+	Share    *float64
+	Period   string
+	Language string
+	TaskKind string
+	Strategy string
+	DueDays  int
+	Enabled  bool
 }
 
 // SamplingRule is a campaign's rule for picking newly audited tasks for an
 // analyst's review (migration 00030), with how its last run went.
 type SamplingRule struct {
-	ID         string `json:"id" format:"uuid"`
-	CampaignID string `json:"campaign_id" format:"uuid"`
+	ID         string
+	CampaignID string
 	SamplingRuleFields
 	// LastAnalyst is where round robin goes on from.
-	LastAnalyst string     `json:"-"`
-	LastRunAt   *time.Time `json:"last_run_at,omitempty" doc:"When the rule last ran"`
-	LastPicked  int        `json:"last_picked" doc:"How many tasks its last run picked"`
-	TotalPicked int        `json:"total_picked" doc:"How many tasks it has picked in all"`
-	CreatedBy   string     `json:"created_by"`
-	CreatedAt   time.Time  `json:"created_at"`
-	UpdatedAt   time.Time  `json:"updated_at"`
+	LastAnalyst string
+	LastRunAt   *time.Time
+	LastPicked  int
+	TotalPicked int
+	CreatedBy   string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 const samplingRuleColumns = `id, campaign_id, name, kind, per_agent, share::float8, period, COALESCE(language, ''),

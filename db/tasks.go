@@ -514,11 +514,11 @@ func (t Task) audience() Audience {
 
 // TaskStateChange is one entry of a task's history.
 type TaskStateChange struct {
-	From    pipeline.Status `json:"from,omitempty" doc:"The previous status; absent for the creation"`
-	To      pipeline.Status `json:"to"`
-	Error   string          `json:"error,omitempty"`
-	Attempt int             `json:"attempt,omitempty"`
-	At      time.Time       `json:"at"`
+	From    pipeline.Status
+	To      pipeline.Status
+	Error   string
+	Attempt int
+	At      time.Time
 }
 
 // TaskHistory returns the status changes of task uuid, oldest first.

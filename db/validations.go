@@ -192,24 +192,25 @@ func ValidationBlobKeysReferenced(ctx context.Context, q DBTX, keys []string) (m
 			WHERE attachments @> jsonb_build_array(jsonb_build_object('blob_key', k)))`, keys))
 }
 
-// ValidationView is a validation as the API and its events show it.
+// ValidationView is a validation as its events carry it (stored JSON) and
+// the API shows it (api.ValidationView).
 type ValidationView struct {
-	TaskUUID      string    `json:"task_uuid" format:"uuid"`
-	AuditRevision int       `json:"audit_revision" doc:"The revision of the audit that was validated"`
-	Type          string    `json:"type" enum:"llamada,chat" doc:"llamada for a call, chat for a chat"`
+	TaskUUID      string    `json:"task_uuid"`
+	AuditRevision int       `json:"audit_revision"`
+	Type          string    `json:"type"`
 	Notes         string    `json:"notes"`
-	ValidatorID   string    `json:"validator_id" doc:"The token subject of the validator"`
-	ValidatorName string    `json:"validator_name" doc:"The x-username the validator sent, else their name"`
+	ValidatorID   string    `json:"validator_id"`
+	ValidatorName string    `json:"validator_name"`
 	ValidatedAt   time.Time `json:"validated_at"`
-	SentTo        []string  `json:"sent_to" doc:"Where the e-mail goes"`
+	SentTo        []string  `json:"sent_to"`
 	// Bcc is left out for operators: they are among the recipients who must
 	// not see the blind copies.
-	Bcc         []string                   `json:"bcc,omitzero" doc:"Blind copies; shown to quality and above only"`
+	Bcc         []string                   `json:"bcc,omitzero"`
 	Attachments []ValidationAttachmentView `json:"attachments"`
 	Email       ValidationEmailView        `json:"email"`
 }
 
-// ValidationAttachmentView is an attachment as the API shows it.
+// ValidationAttachmentView is an attachment as a ValidationView has it.
 type ValidationAttachmentView struct {
 	Name        string `json:"name"`
 	ContentType string `json:"content_type"`
@@ -219,15 +220,15 @@ type ValidationAttachmentView struct {
 
 // ValidationEmailView is the delivery state of a validation's e-mail.
 type ValidationEmailView struct {
-	Status    string     `json:"status" enum:"pending,sent,failed" doc:"sent: accepted by the SMTP server (or written to the outbox); pending: not yet, being retried; failed: refused for good or out of attempts"`
-	Attempts  int        `json:"attempts" doc:"Delivery attempts made"`
-	Error     string     `json:"error,omitempty" doc:"Why the last attempt failed; shown to quality and above only"`
-	MessageID string     `json:"message_id,omitempty" doc:"The e-mail's Message-ID, the same on every attempt"`
+	Status    string     `json:"status"`
+	Attempts  int        `json:"attempts"`
+	Error     string     `json:"error,omitempty"`
+	MessageID string     `json:"message_id,omitempty"`
 	SentAt    *time.Time `json:"sent_at,omitempty"`
 }
 
-// View returns v as the API shows it; full includes what only quality and
-// above may see (the blind copies and delivery errors).
+// View returns v as its events and the API show it; full includes what
+// only quality and above may see (the blind copies and delivery errors).
 func (v Validation) View(full bool) ValidationView {
 	out := ValidationView{
 		TaskUUID: v.TaskUUID, AuditRevision: v.AuditRevision, Type: v.Type, Notes: v.Notes, ValidatorID: v.ValidatorID, ValidatorName: v.ValidatorName,
