@@ -48,7 +48,8 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   await expect(page.getByRole('heading', { name: 'Tasks' })).toBeVisible();
   await expect(page.getByRole('main').getByText('Live')).toBeVisible();
   await openUpload(page);
-  await page.getByLabel('Agent (optional)').fill('olga');
+  // An agent of its own: the sign-in test's agent, olga, has no tasks.
+  await page.getByLabel('Agent (optional)').fill('oriol');
   const uploads = page.getByRole('list', { name: 'Uploads' });
   await drop(page.getByTestId('dropzone'), [
     { name: 'e2e-chat-1.json', type: 'application/json', body: chat('Olga') },
@@ -83,12 +84,12 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   // The agent, the result, the days (the browser's) and the score range.
   const today = new Date();
   const day = `${today.getFullYear()}-${String(today.getMonth() + 1).padStart(2, '0')}-${String(today.getDate()).padStart(2, '0')}`;
-  await page.getByLabel('Agent', { exact: true }).fill('olga');
+  await page.getByLabel('Agent', { exact: true }).fill('oriol');
   await page.getByLabel('Result').selectOption('false');
   await page.getByLabel('From (day)').fill(day);
   await page.getByLabel('To (day, included)').fill(day);
   await page.getByRole('button', { name: 'Apply filters' }).click();
-  await expect.poll(() => new URL(page.url()).search).toContain(`operator=olga&passed=false&from=${day}&to=${day}`);
+  await expect.poll(() => new URL(page.url()).search).toContain(`operator=oriol&passed=false&from=${day}&to=${day}`);
   await expect(row).toBeVisible();
   await shot(page, 'tasks-filters');
   await openMoreFilters(page);
@@ -131,8 +132,8 @@ test('tasks: files dropped upload with progress and reach audited live in the li
   await expect(page.locator('tbody tr'), 'shown on asking').toHaveCount(shown + 1);
 
   // The agent sees the task as theirs.
-  const olga = await devToken(base, 'olga', ['operator']);
-  const mine = await api(base, olga, 'GET', '/tasks?file_name=e2e-chat-1');
+  const oriol = await devToken(base, 'oriol', ['operator']);
+  const mine = await api(base, oriol, 'GET', '/tasks?file_name=e2e-chat-1');
   expect(mine.tasks.length).toBe(1);
 });
 
