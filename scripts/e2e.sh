@@ -25,5 +25,5 @@ psql "$TEST_DATABASE_URL" -qc "CREATE DATABASE $db" >/dev/null
 go build -o "$tmp/auditd" ./cmd/auditd
 grep=()
 [ $# -gt 0 ] && grep=(--grep "$(printf '%s' "$1" | sed 's/[][\\.^$*+?(){}]/\\&/g')")
-cd web
-AUDITD_BIN="$tmp/auditd" DATABASE_URL="${base%/*}/$db$query" npx --no-install playwright test ${grep[@]+"${grep[@]}"}
+# From here, as every auditd is started: its files go to ./data (ignored).
+AUDITD_BIN="$tmp/auditd" DATABASE_URL="${base%/*}/$db$query" web/node_modules/.bin/playwright test -c web/playwright.config.ts ${grep[@]+"${grep[@]}"}
