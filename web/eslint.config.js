@@ -7,7 +7,7 @@ import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'src/openapi.d.ts'] },
+  { ignores: ['dist/', 'node_modules/', 'src/openapi.d.ts', 'e2e/artifacts/'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {
