@@ -35,7 +35,7 @@ test('the agent: told of a validated evaluation, opens the task from the notific
   await expect(page.getByRole('heading', { name: 'My evaluations' })).toBeVisible();
   const row = page.getByTestId('my-evaluations').locator('tr', { hasText: 'e2e-agent-1.json' });
   await expect(row.getByText(/^Acknowledged on /)).toBeVisible();
-  await expect(row.getByText('e2e-agent')).toBeVisible();
+  await expect(row.getByText('e2e-agent', { exact: true })).toBeVisible(); // the campaign
   await expect(page.getByRole('heading', { name: 'My average score by week' })).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Criteria met by week (%)' })).toBeVisible();
   await expect(page.getByRole('cell', { name: 'Did the agent greet the customer?' })).toBeVisible();
