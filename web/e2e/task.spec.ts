@@ -165,7 +165,7 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   expect(message.data, 'the attachment arrives intact').toContain(Buffer.from('evidence').toString('base64'));
   expect(message.data, 'the notes are in the message').toContain('Good call overall.');
   await dialog.getByRole('button', { name: 'Close' }).click();
-  await expect(page.locator('.facts').getByText('validated')).toBeVisible();
+  await expect(page.locator('.facts').getByText('validated', { exact: true })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Validate', exact: true }), 'a validated task can be validated again').toHaveCount(0);
 
   // The validation stays on the page: notes, validator, recipients, attachments, the e-mail's status.

@@ -547,8 +547,8 @@ test("call metadata in Spanish: the filters read from the URL, the call's facts 
     await expect(p.locator('#tasks-direction'), 'el filtro de sentido no se lee de la URL').toHaveValue('inbound');
     await p.getByRole('link', { name: 'Ventas-inbound.json' }).click();
     await expect(p.getByTestId('task-direction'), 'el sentido no está en español').toHaveText('Entrante');
-    await expect(p.getByText('Id. de la llamada')).toBeVisible();
-    await expect(p.getByText('Llamante')).toBeVisible();
+    await expect(p.getByText('Id. de la llamada').first()).toBeVisible();
+    await expect(p.getByText('Llamante').first()).toBeVisible();
     await shot(p, 'task-call-metadata-es');
   });
 });
