@@ -43,8 +43,8 @@ test('privacy: retention set, a legal hold placed on the task, the access record
   await page.getByLabel('What').selectOption('transcript');
   await page.getByRole('button', { name: 'Apply' }).click();
   const records = page.getByTestId('access-records');
-  await expect(records.getByRole('cell', { name: 'Transcript' })).toBeVisible();
-  await expect(records.getByRole('cell', { name: 'priv-root' })).toBeVisible();
+  await expect(records.getByRole('cell', { name: 'Transcript' }).first()).toBeVisible();
+  await expect(records.getByRole('cell', { name: 'priv-root' }).first()).toBeVisible();
   const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
   expect(download.suggestedFilename()).toMatch(/^access-record-\d{8}-\d{6}\.csv$/);
   const csv = readFileSync(await download.path(), 'utf8');
@@ -60,13 +60,13 @@ test('privacy: retention set, a legal hold placed on the task, the access record
   await expect(page.getByText(/^Erasure started \(job #\d+\)\.$/)).toBeVisible();
   await expect(async () => {
     await page.reload();
-    await expect(page.getByTestId('erasures').getByRole('cell', { name: 'Done' })).toBeVisible({ timeout: 2_000 });
+    await expect(page.getByTestId('erasures').getByRole('cell', { name: 'Done' }).first()).toBeVisible({ timeout: 2_000 });
   }).toPass({ timeout: 20_000 });
   await expect(
     page.getByTestId('erasures').getByText('Tasks: 1 · recordings: 1 · transcripts: 1 · audits: 1 · on hold, untouched: 0'),
   ).toBeVisible();
   await page.getByRole('link', { name: 'Deleted by retention and erasures' }).click();
-  await expect(page.getByTestId('deletions').getByRole('cell', { name: 'Erasure' })).toBeVisible();
+  await expect(page.getByTestId('deletions').getByRole('cell', { name: 'Erasure' }).first()).toBeVisible();
   const after = await api(base, root, 'GET', `/tasks/${erased}`);
   expect(after.transcript, 'the erased task keeps its transcript').toBeNull();
   expect(after.privacy.transcript_deleted_at, 'the erased task keeps its transcript').toBeTruthy();
@@ -82,7 +82,7 @@ test('privacy: retention set, a legal hold placed on the task, the access record
     await es.getByRole('link', { name: 'Privacidad' }).click();
     await expect(es.getByRole('heading', { name: 'Registro de accesos' })).toBeVisible();
     await es.getByRole('link', { name: 'Supresiones', exact: true }).click();
-    await expect(es.getByTestId('erasures').getByRole('cell', { name: 'Hecha' })).toBeVisible();
+    await expect(es.getByTestId('erasures').getByRole('cell', { name: 'Hecha' }).first()).toBeVisible();
     await es.getByRole('link', { name: 'Borrado por conservación y supresiones' }).click();
     await expect(es.getByTestId('deletions').getByRole('cell', { name: 'Supresión' }).first()).toBeVisible();
     await shot(es, 'privacy-es');

@@ -32,7 +32,7 @@ test('webhooks: a subscription made, its secret shown once, a test and an audite
     await page.getByRole('button', { name: 'Save' }).click();
     const secret = (await page.locator('.hook-secret').textContent()) ?? '';
     expect(secret).toMatch(/^whsec_[0-9a-f]{64}$/);
-    await expect(page.getByRole('cell', { name: 'Slack message' })).toBeVisible();
+    await expect(page.getByRole('cell', { name: 'Slack message' }).first()).toBeVisible();
 
     await page.getByRole('button', { name: 'Send test' }).click();
     await expect(page.getByText(/^Test delivered: the receiver answered 204 in \d+ ms\.$/)).toBeVisible();
@@ -47,7 +47,7 @@ test('webhooks: a subscription made, its secret shown once, a test and an audite
       expect(got.length).toBe(2);
       await page.reload();
       await page.getByRole('button', { name: 'Delivery log' }).click();
-      await expect(page.getByRole('cell', { name: 'Task audited' })).toBeVisible({ timeout: 2_000 });
+      await expect(page.getByRole('cell', { name: 'Task audited' }).first()).toBeVisible({ timeout: 2_000 });
     }).toPass({ timeout: 20_000 });
     expect(JSON.parse(got[1].body).text).toMatch(/^Task audited/);
     await shot(page, 'webhooks');
@@ -72,9 +72,9 @@ test('webhooks: a subscription made, its secret shown once, a test and an audite
     expect(v1Old).toBe(createHmac('sha256', secret).update(`${ts2}.${last.body}`).digest('hex'));
 
     await inSpanish(browser, `${base}/app/admin/webhooks`, { username: 'hook-root', roles: ['admin'] }, async (es) => {
-      await expect(es.getByRole('cell', { name: 'Mensaje de Slack' })).toBeVisible();
+      await expect(es.getByRole('cell', { name: 'Mensaje de Slack' }).first()).toBeVisible();
       await es.getByRole('button', { name: 'Registro de entregas' }).click();
-      await expect(es.getByRole('cell', { name: 'Tarea auditada' })).toBeVisible();
+      await expect(es.getByRole('cell', { name: 'Tarea auditada' }).first()).toBeVisible();
       await expect(es.getByRole('cell', { name: 'Prueba', exact: true }).first()).toBeVisible();
       await expect(es.getByText(/^El secreto anterior también firma hasta el /)).toBeVisible();
       await shot(es, 'webhooks-es');
