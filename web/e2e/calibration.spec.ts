@@ -98,7 +98,7 @@ test('calibration: a supervisor runs a session with three analysts who score bli
 
   // The last submission closed it: the supervisor's screen shows the
   // results live, and the alpha shown is the one computed from the answers.
-  await expect(page.getByRole('heading', { name: 'Results' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Results' }).first()).toBeVisible();
   const detail = await api(base, sup, 'GET', `/calibration-sessions/${id}`);
   const units = detail.items.map((it: any) =>
     detail.answers.filter((a: any) => a.task_uuid === it.task_uuid && a.criterion_id === it.criterion_id).map((a: any) => a.answer),
@@ -134,7 +134,7 @@ test('calibration: a supervisor runs a session with three analysts who score bli
 
   // In Spanish, the supervisor reads the same results.
   await inSpanish(browser, `${base}/app/calibration/${id}`, { username: 'carmen', roles: ['supervisor'] }, async (p) => {
-    await expect(p.getByRole('heading', { name: 'Resultados' })).toBeVisible();
+    await expect(p.getByRole('heading', { name: 'Resultados' }).first()).toBeVisible();
     await expect(p.getByTestId('overall-alpha')).toHaveText(alpha!.toFixed(2).replace('.', ','));
     await expect(p.getByRole('columnheader', { name: 'Alfa de Krippendorff' }).first()).toBeVisible();
     await shot(p, 'calibration-results-es');

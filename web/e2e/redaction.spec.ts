@@ -10,7 +10,7 @@ test('redaction: a Spanish campaign redacts the defaults of its language, change
   await page.goto(base + '/app/admin/campaigns');
   await signIn(page, { username: 'sue', roles: ['supervisor'] });
   await page.getByRole('button', { name: 'Edit e2e-redaction' }).click();
-  await expect(page.getByRole('heading', { name: 'Redaction' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Redaction', exact: true })).toBeVisible();
   await expect(
     page.getByRole('checkbox', { name: 'Card numbers and their expiry dates [CARD] [EXPIRY]' }),
     'cards by default',
