@@ -121,18 +121,23 @@ func TestDocumentationLinks(t *testing.T) {
 }
 
 // TestTourIsTheEndToEndTests checks the README's pictures against the
-// end-to-end tests: each is a screenshot web/e2e/run.mjs takes (so a test
+// end-to-end tests: each is a screenshot a spec of web/e2e/ takes (so a test
 // checked what it shows), kept in docs/tour/ by scripts/tour.sh, and
 // docs/tour/ holds nothing else.
 func TestTourIsTheEndToEndTests(t *testing.T) {
 	t.Parallel()
 	readme, err := os.ReadFile("README.md")
 	require.NoError(t, err)
-	e2e, err := os.ReadFile("web/e2e/run.mjs")
+	specs, err := filepath.Glob("web/e2e/*.spec.ts")
 	require.NoError(t, err)
+	require.NotEmpty(t, specs, "the end-to-end specs")
 	shots := map[string]bool{}
-	for _, m := range regexp.MustCompile(`shot\(\w+, '([a-z0-9-]+)'`).FindAllStringSubmatch(string(e2e), -1) {
-		shots[m[1]] = true
+	for _, spec := range specs {
+		e2e, err := os.ReadFile(spec)
+		require.NoError(t, err)
+		for _, m := range regexp.MustCompile(`shot\(\w+, '([a-z0-9-]+)'`).FindAllStringSubmatch(string(e2e), -1) {
+			shots[m[1]] = true
+		}
 	}
 	shown := map[string]bool{}
 	for _, m := range regexp.MustCompile(`\]\(docs/tour/([a-z0-9-]+)\.jpg\)`).FindAllStringSubmatch(string(readme), -1) {

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# The dashboard's end-to-end tests (web/e2e/run.mjs): headless Chromium
-# against a real `auditd all` (built here, with the dashboard built by
-# scripts/web.sh embedded) on a fresh database of TEST_DATABASE_URL's
-# cluster, dropped afterwards. Screenshots go to web/e2e/artifacts/.
+# The dashboard's end-to-end tests (web/e2e/*.spec.ts, Playwright Test):
+# headless Chromium against a real `auditd all` (built here, with the
+# dashboard built by scripts/web.sh embedded) on a fresh database of
+# TEST_DATABASE_URL's cluster, dropped afterwards. Screenshots go to
+# web/e2e/artifacts/, a failed test's trace to web/e2e/artifacts/results/.
+#   scripts/e2e.sh                  every test
+#   scripts/e2e.sh 'part a|part b'  the tests whose names contain either part
+# (as text, whatever its characters; Playwright matches them ignoring case,
+# and also against the spec's file name). It fails when a test fails, and
+# when no test ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${TEST_DATABASE_URL:?e2e.sh needs TEST_DATABASE_URL (run it through scripts/with-test-db.sh)}"
@@ -17,4 +23,7 @@ cleanup() {
 trap cleanup EXIT
 psql "$TEST_DATABASE_URL" -qc "CREATE DATABASE $db" >/dev/null
 go build -o "$tmp/auditd" ./cmd/auditd
-AUDITD_BIN="$tmp/auditd" DATABASE_URL="${base%/*}/$db$query" node web/e2e/run.mjs "$@"
+grep=()
+[ $# -gt 0 ] && grep=(--grep "$(printf '%s' "$1" | sed 's/[][\\.^$*+?(){}]/\\&/g')")
+# From here, as every auditd is started: its files go to ./data (ignored).
+AUDITD_BIN="$tmp/auditd" DATABASE_URL="${base%/*}/$db$query" web/node_modules/.bin/playwright test -c web/playwright.config.ts ${grep[@]+"${grep[@]}"}

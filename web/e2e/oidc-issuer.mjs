@@ -1,7 +1,8 @@
 // A fake OpenID Connect provider on loopback for the end-to-end tests: the
 // authorization code flow with PKCE (S256 required), refresh tokens and an
 // end-session endpoint, at the protocol's wire level. It signs in one fixed
-// user at once, without a login page, and records what it was asked.
+// user at once, without a login page, and records what it was asked, which
+// the tests (in Playwright's worker, another process) read at GET /e2e/asked.
 import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { createServer } from 'node:http';
 
@@ -127,6 +128,8 @@ export function startFakeIssuer({ clientId, audience, tokenLifetime, user }) {
         }
         return oauthError(res, 'unsupported_grant_type', grant ?? '');
       }
+      case 'GET /e2e/asked':
+        return send(res, 200, { grants: state.grants, pkce: state.pkce, signedOut: state.signedOut });
       case 'GET /logout': {
         state.signedOut++;
         const back = url.searchParams.get('post_logout_redirect_uri');
@@ -144,15 +147,6 @@ export function startFakeIssuer({ clientId, audience, tokenLifetime, user }) {
       resolve({
         get url() {
           return state.url;
-        },
-        get grants() {
-          return state.grants;
-        },
-        get pkce() {
-          return state.pkce;
-        },
-        get signedOut() {
-          return state.signedOut;
         },
         close: () => new Promise((r) => server.close(() => r())),
       });

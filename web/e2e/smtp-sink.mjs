@@ -1,7 +1,9 @@
 // A minimal SMTP server on loopback for the end-to-end tests: it accepts
 // every message (plain SMTP, no TLS, no auth) and keeps it, so a test can
-// check what auditd sent. Only the commands a client sends to deliver are
-// understood.
+// check what auditd sent: the messages are served as JSON at inbox, over
+// HTTP on loopback (the tests run in Playwright's worker, another process).
+// Only the commands a client sends to deliver are understood.
+import { createServer as createHTTPServer } from 'node:http';
 import { createServer } from 'node:net';
 
 export async function startSMTPSink() {
@@ -45,6 +47,11 @@ export async function startSMTPSink() {
     });
     sock.on('error', () => {});
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `smtp://127.0.0.1:${server.address().port}?tls=none`, messages, close: () => server.close() };
+  const inbox = createHTTPServer((_, res) => res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(messages)));
+  await Promise.all([server, inbox].map((s) => new Promise((resolve) => s.listen(0, '127.0.0.1', resolve))));
+  return {
+    url: `smtp://127.0.0.1:${server.address().port}?tls=none`,
+    inbox: `http://127.0.0.1:${inbox.address().port}/`,
+    close: () => Promise.all([server, inbox].map((s) => new Promise((resolve) => s.close(resolve)))),
+  };
 }
