@@ -11,7 +11,7 @@ import { ScorecardBuilder } from './ScorecardBuilder';
 /** CampaignsPage lists campaigns; one opens for editing its settings and publishing its scorecard. */
 export function CampaignsPage() {
   const app = useApp();
-  const { data: campaigns, error, reload } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
+  const { data: campaigns, error, reload } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), [app.api]);
   const [open, setOpen] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const current = campaigns?.find((c) => c.id === open);

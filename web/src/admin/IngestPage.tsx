@@ -9,7 +9,7 @@ import { CampaignPicker } from '../pickers/Picker';
 /** IngestPage manages the ingest sources (bucket prefixes and directories polled for recordings) and shows what became of each object. */
 export function IngestPage() {
   const app = useApp();
-  const { data, error, reload } = useLoad((signal) => app.api.get<IngestSourceList>('/ingest-sources', undefined, signal), []);
+  const { data, error, reload } = useLoad((signal) => app.api.get<IngestSourceList>('/ingest-sources', undefined, signal), [app.api]);
   const [editing, setEditing] = useState<IngestSource | 'new' | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -290,7 +290,7 @@ function ObjectLog({ source }: { source: IngestSource | undefined }) {
         { skip, limit: pageSize, status: status || undefined },
         signal,
       ),
-    [source?.id, status, skip],
+    [app.api, source?.id, skip, status],
   );
   if (!source) return null;
   const total = data?.total ?? 0;

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { Query } from '../api';
 import { formatDateTime, formatNumber, jobStateName, t } from '../i18n';
 import { location } from '../router';
@@ -41,9 +41,12 @@ function queryOf(f: Filters): URLSearchParams {
 export function JobsPage() {
   const app = useApp();
   const query = location.value.query;
-  const applied = filtersOf(query);
   const key = query.toString();
-  const { data, setData, error, reload } = useLoad((signal) => app.api.get<JobPage>('/admin/jobs', apiQuery(applied), signal), [key]);
+  const applied = useMemo(() => filtersOf(new URLSearchParams(key)), [key]);
+  const { data, setData, error, reload } = useLoad(
+    (signal) => app.api.get<JobPage>('/admin/jobs', apiQuery(applied), signal),
+    [app.api, applied],
+  );
   const jobs = data?.items ?? null;
   const next = data?.next;
   const { busy, run } = useAction();
@@ -69,15 +72,18 @@ export function JobsPage() {
   // cookie scoped to /riverui/, then River UI opens in this tab, at the
   // page River UI sent a browser without a session from (?riverui=).
   const back = riverUIPage(query.get('riverui'));
-  const openRiverUI = () =>
-    run(async () => {
-      const s = await app.api.post<RiverUISession>('/admin/riverui/session');
-      window.location.assign(back ?? s.url);
-    });
+  const openRiverUI = useCallback(
+    () =>
+      run(async () => {
+        const s = await app.api.post<RiverUISession>('/admin/riverui/session');
+        window.location.assign(back ?? s.url);
+      }),
+    [app.api, back, run],
+  );
   useEffect(() => {
     if (back && app.auth.config?.river_ui) void openRiverUI();
     // Once, for the page River UI sent the browser from.
-  }, [back]);
+  }, [app.auth.config?.river_ui, back, openRiverUI]);
 
   return (
     <section aria-labelledby="page-title">

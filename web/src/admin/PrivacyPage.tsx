@@ -74,7 +74,7 @@ function AccessRecordCard() {
         { ...applied, limit: pageSize, cursor: pages[pages.length - 1] },
         signal,
       ),
-    [applied, pages],
+    [app.api, applied, pages],
   );
   const rows = data?.items ?? [];
   const field = (key: keyof AccessFilters, label: MessageKey, type = 'text') => (
@@ -196,7 +196,10 @@ function ErasuresCard() {
   const [external, setExternal] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
-  const { data, error, reload } = useLoad((signal) => app.api.get<{ items: Erasure[] }>('/admin/erasures', { limit: 50 }, signal), []);
+  const { data, error, reload } = useLoad(
+    (signal) => app.api.get<{ items: Erasure[] }>('/admin/erasures', { limit: 50 }, signal),
+    [app.api],
+  );
   const who = [operator.trim(), external.trim()].filter(Boolean).join(', ');
   const erase = async () => {
     setConfirming(false);
@@ -299,7 +302,7 @@ function DeletionsCard() {
   const app = useApp();
   const { data, error, reload } = useLoad(
     (signal) => app.api.get<{ items: Schemas['PrivacyDeletion'][] }>('/admin/deletions', { limit: 100 }, signal),
-    [],
+    [app.api],
   );
   return (
     <section class="card" aria-labelledby="deletions-title">

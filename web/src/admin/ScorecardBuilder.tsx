@@ -47,7 +47,7 @@ export function ScorecardBuilder({ campaign, onPublished }: { campaign: Campaign
         setDrafts(toDrafts(s.criteria ?? [], primary));
       })
       .catch((err: unknown) => setOutcome({ error: err }));
-  }, [campaign.id, primary]);
+  }, [app.api, campaign.id, primary]);
 
   const update = (i: number, patch: Partial<Draft>) => setDrafts((ds) => ds.map((d, j) => (j === i ? { ...d, ...patch } : d)));
   const criteria = toCriteria(drafts, primary);

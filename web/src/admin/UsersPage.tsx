@@ -13,7 +13,10 @@ export function UsersPage() {
     data: users,
     error,
     reload,
-  } = useLoad((signal) => app.api.get<{ items: UserInfo[]; total: number }>('/users', { q: applied, limit: 200 }, signal), [applied]);
+  } = useLoad(
+    (signal) => app.api.get<{ items: UserInfo[]; total: number }>('/users', { q: applied, limit: 200 }, signal),
+    [app.api, applied],
+  );
   const [sync, setSync] = useState<Outcome>(null);
 
   const syncNow = async () => {

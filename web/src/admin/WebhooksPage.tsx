@@ -8,7 +8,7 @@ import { CampaignPicker } from '../pickers/Picker';
 /** WebhooksPage manages the subscriptions of other systems to events: create, edit, delete, send a test and read the delivery log. */
 export function WebhooksPage() {
   const app = useApp();
-  const { data, error, reload } = useLoad((signal) => app.api.get<WebhookList>('/webhooks', undefined, signal), []);
+  const { data, error, reload } = useLoad((signal) => app.api.get<WebhookList>('/webhooks', undefined, signal), [app.api]);
   const [editing, setEditing] = useState<Webhook | 'new' | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -260,7 +260,7 @@ function DeliveryLog({ hook }: { hook: Webhook | undefined }) {
   const app = useApp();
   const { data, error, reload } = useLoad(
     (signal) => app.api.get<{ items: WebhookAttempt[]; kept: number }>(`/webhooks/${hook?.id}/deliveries`, undefined, signal),
-    [hook?.id],
+    [app.api, hook?.id],
   );
   if (!hook) return null;
   return (

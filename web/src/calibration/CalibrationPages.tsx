@@ -47,7 +47,7 @@ function useCalibrationEvents(reload: () => void, id?: string) {
         const s = (ev.data as { session?: { id?: string } }).session;
         if (!id || s?.id === id) reload();
       }),
-    [id],
+    [app.events, id, reload],
   );
 }
 
@@ -93,7 +93,7 @@ export function DashboardCalibration() {
   const { data } = useLoad(
     (signal) =>
       shown ? app.api.get<CalibrationSessionPage>('/calibration-sessions', { status: 'closed', limit: 50 }, signal) : Promise.resolve(null),
-    [shown],
+    [app.api, shown],
   );
   return data ? <CalibrationHistory sessions={data.items ?? []} /> : null;
 }
@@ -104,7 +104,7 @@ export function CalibrationListPage() {
   const supervisor = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   const { data, error, reload } = useLoad(
     (signal) => app.api.get<CalibrationSessionPage>('/calibration-sessions', { limit: 200 }, signal),
-    [],
+    [app.api],
   );
   useCalibrationEvents(reload);
   const sessions = data?.items ?? [];
@@ -167,8 +167,8 @@ export function CalibrationListPage() {
 /** CalibrationNewPage starts a session: its name, due date, analysts and audited tasks. */
 export function CalibrationNewPage() {
   const app = useApp();
-  const analysts = useLoad((signal) => app.api.get<CalibrationAnalystList>('/calibration-analysts', undefined, signal), []);
-  const tasks = useLoad((signal) => app.api.get<TaskPage>('/tasks', { status: 'audited', limit: 100 }, signal), []);
+  const analysts = useLoad((signal) => app.api.get<CalibrationAnalystList>('/calibration-analysts', undefined, signal), [app.api]);
+  const tasks = useLoad((signal) => app.api.get<TaskPage>('/tasks', { status: 'audited', limit: 100 }, signal), [app.api]);
   const [name, setName] = useState('');
   const [due, setDue] = useState('');
   const [chosenAnalysts, setAnalysts] = useState<string[]>([]);
@@ -279,7 +279,7 @@ export function CalibrationSessionPage({ id }: { id: string }) {
   const app = useApp();
   const { data, setData, error, reload } = useLoad(
     (signal) => app.api.get<CalibrationDetail>(`/calibration-sessions/${encodeURIComponent(id)}`, undefined, signal),
-    [id],
+    [app.api, id],
   );
   useCalibrationEvents(reload, id);
   if (error !== null) return <ErrorMessage error={error} onRetry={reload} />;
@@ -335,7 +335,7 @@ function Transcript({ uuid }: { uuid: string }) {
   const [open, setOpen] = useState(false);
   const { data, error } = useLoad(
     (signal) => (open ? app.api.get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, signal) : Promise.resolve(null)),
-    [uuid, open],
+    [open, app.api, uuid],
   );
   return (
     <details onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>

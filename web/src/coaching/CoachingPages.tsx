@@ -32,11 +32,11 @@ export function CoachingListPage() {
   const app = useApp();
   const [status, setStatus] = useState<Status>('active');
   const coach = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
-  const { data, error, reload } = useLoad((signal) => app.api.get<CoachingList>('/coaching', { status }, signal), [status]);
+  const { data, error, reload } = useLoad((signal) => app.api.get<CoachingList>('/coaching', { status }, signal), [app.api, status]);
   useEffect(() => {
     const offs = events.map((type) => app.events.on(type, () => reload()));
     return () => offs.forEach((off) => off());
-  }, [status]);
+  }, [app.events, reload, status]);
 
   return (
     <section aria-labelledby="page-title">
@@ -105,14 +105,14 @@ export function CoachingListPage() {
 export function CoachingItemPage({ id }: { id: string }) {
   const app = useApp();
   const path = `/coaching/${encodeURIComponent(id)}`;
-  const { data: c, error, reload } = useLoad((signal) => app.api.get<CoachingView>(path, undefined, signal), [id]);
+  const { data: c, error, reload } = useLoad((signal) => app.api.get<CoachingView>(path, undefined, signal), [app.api, path]);
   const [comment, setComment] = useState('');
   const [closing, setClosing] = useState(false);
   const { busy, run } = useAction();
   useEffect(() => {
     const offs = events.map((type) => app.events.on(type, (ev) => (ev.data as { id?: string }).id === id && reload()));
     return () => offs.forEach((off) => off());
-  }, [id]);
+  }, [app.events, id, reload]);
   if (error !== null && !c) return <ErrorMessage error={error} onRetry={reload} />;
   if (!c) return <Loading />;
 

@@ -21,12 +21,12 @@ export function DisputesPage() {
   const [status, setStatus] = useState<Status>('open');
   const [resolving, setResolving] = useState<Dispute | null>(null);
   const [coaching, setCoaching] = useState<CoachingSeed | null>(null);
-  const { data, error, reload } = useLoad((signal) => app.api.get<DisputeList>('/disputes', { status }, signal), [status]);
+  const { data, error, reload } = useLoad((signal) => app.api.get<DisputeList>('/disputes', { status }, signal), [app.api, status]);
   const canResolve = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   useEffect(() => {
     const offs = ['dispute.opened', 'dispute.accepted', 'dispute.rejected'].map((type) => app.events.on(type, () => reload()));
     return () => offs.forEach((off) => off());
-  }, [status]);
+  }, [app.events, reload, status]);
 
   return (
     <section aria-labelledby="page-title">

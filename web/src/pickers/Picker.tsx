@@ -33,17 +33,18 @@ export function Picker(p: PickerProps) {
   const [active, setActive] = useState(-1);
   const [options, setOptions] = useState<Option[]>([]);
   useEffect(() => setText(shown), [shown]);
+  const { find } = p;
   useEffect(() => {
     if (!open) return;
     const ctl = new AbortController();
-    p.find(text === shown ? '' : text, ctl.signal)
+    find(text === shown ? '' : text, ctl.signal)
       .then((o) => {
         setOptions(o);
         setActive(-1);
       })
       .catch(() => {});
     return () => ctl.abort();
-  }, [open, text, p.find]);
+  }, [open, text, find, shown]);
   const pick = (value: string) => {
     setOpen(false);
     if (value === p.value) setText(shown);
@@ -123,7 +124,7 @@ export function UserPicker(props: FieldProps) {
       props.value
         ? app.api.get<components['schemas']['UserNames']>('/users/names', { id: [props.value] }, signal)
         : Promise.resolve({ items: [], total: 0 }),
-    [props.value],
+    [app.api, props.value],
   );
   const found = named.data?.items?.find((u) => u.id === props.value);
   const find = useCallback(
@@ -144,7 +145,7 @@ function usePicked(options: Option[] | null, value: string) {
 /** CampaignPicker picks a campaign by name; the value is its name, or its id with by="id". */
 export function CampaignPicker({ by = 'name', ...props }: FieldProps & { by?: 'name' | 'id' }) {
   const app = useApp();
-  const { data } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
+  const { data } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), [app.api]);
   const options = useMemo(() => data && data.map((c) => ({ value: by === 'id' ? c.id : c.name, label: c.name })), [data, by]);
   return <Picker {...props} any={props.any ?? t('tasks.any')} {...usePicked(options, props.value)} />;
 }
@@ -155,7 +156,7 @@ export function CriterionPicker({ campaign, ...props }: FieldProps & { campaign:
   const lang = locale.value;
   const { data } = useLoad(
     (signal) => app.api.get<components['schemas']['CriterionName'][]>('/criteria', { campaign, lang }, signal),
-    [campaign, lang],
+    [app.api, campaign, lang],
   );
   const options = useMemo(
     () => data && data.map((c) => ({ value: c.id, label: c.question, hint: (c.campaigns ?? []).join(', ') })),

@@ -18,7 +18,7 @@ export function MyReviewsPage() {
   const [withReviewed, setWithReviewed] = useState(false);
   const { data, error, reload } = useLoad(
     (signal) => app.api.get<ReviewQueue>('/reviews/mine', { include_reviewed: withReviewed ? 'true' : undefined }, signal),
-    [withReviewed],
+    [app.api, withReviewed],
   );
   // A task assigned to the user, or one of the queue that changed, reloads it.
   useEffect(
@@ -27,7 +27,7 @@ export function MyReviewsPage() {
         const s = ev.data as TaskSummary;
         if (s.assignee_id === me?.id || data?.items?.some((x) => x.uuid === s.uuid)) reload();
       }),
-    [data, me?.id],
+    [app.events, data, me?.id, reload],
   );
   const items = data?.items ?? [];
   return (

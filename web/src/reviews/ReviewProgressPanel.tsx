@@ -16,7 +16,7 @@ export function ReviewProgressPanel() {
   const [to, setTo] = useState(daysAgo(-1));
   const { data, error, reload } = useLoad(
     (signal) => app.api.get<ReviewProgress>('/reviews/progress', { campaign: campaign || undefined, from, to }, signal),
-    [campaign, from, to],
+    [app.api, campaign, from, to],
   );
   const rows = data?.analysts ?? [];
   return (

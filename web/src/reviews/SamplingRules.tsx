@@ -67,7 +67,7 @@ export function SamplingRules({ campaign }: { campaign: Campaign }) {
   const path = `/campaigns/${campaign.id}/sampling-rules`;
   const { data, setData, error, reload } = useLoad(
     (signal) => app.api.get<{ items: SamplingRule[] | null }>(path, undefined, signal),
-    [path],
+    [app.api, path],
   );
   const [draft, setDraft] = useState<Draft>(blank);
   const [outcome, setOutcome] = useState<Outcome>(null);

@@ -103,7 +103,7 @@ export function BulkActions({ bulk, filter, total, estimated }: { bulk: Bulk; fi
   useEffect(() => {
     if (!named) return;
     app.api.get<BulkAction>(`/bulk-actions/${encodeURIComponent(named)}`).then(show, setError);
-  }, [named]);
+  }, [app.api, named]);
   useEffect(() => {
     const off = app.events.on('bulk_action.updated', (ev) => {
       const p = ev.data as BulkProgress;
@@ -111,7 +111,7 @@ export function BulkActions({ bulk, filter, total, estimated }: { bulk: Bulk; fi
       setShown((a) => a && advance(a, p));
     });
     return off;
-  }, []);
+  }, [app.events]);
   const s = bulk.selection;
   return (
     <>
@@ -271,7 +271,7 @@ export function BulkPanel({
             ),
           ).then((pages) => pages.flatMap((p) => p.items ?? []))
         : Promise.resolve([]),
-    [a.id, ended],
+    [a.failed, a.id, a.results_deleted_at, a.skipped, app.api, ended, labelledBy],
   );
   const counts = { matched: a.matched ?? '—', done: a.done, succeeded: a.succeeded, skipped: a.skipped, failed: a.failed };
   return (

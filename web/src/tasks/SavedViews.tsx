@@ -32,7 +32,7 @@ function viewProblem(err: unknown, name: string, views: SavedView[], max: number
 export function SavedViews() {
   const app = useApp();
   const { busy, run } = useAction();
-  const { data, error, reload } = useLoad<ViewList>((signal) => app.api.get<ViewList>('/views', undefined, signal), []);
+  const { data, error, reload } = useLoad<ViewList>((signal) => app.api.get<ViewList>('/views', undefined, signal), [app.api]);
   const [dialog, setDialog] = useState<{ kind: 'save' } | { kind: 'rename'; view: SavedView } | null>(null);
   const [deleting, setDeleting] = useState<SavedView | null>(null);
   const views = data?.items ?? [];

@@ -53,7 +53,7 @@ export function TaskView({ uuid }: { uuid: string }) {
     data: task,
     error,
     reload,
-  } = useLoad((signal) => app.api.get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, signal), [uuid]);
+  } = useLoad((signal) => app.api.get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, signal), [app.api, uuid]);
 
   useEffect(() => {
     const offs = [
@@ -72,7 +72,7 @@ export function TaskView({ uuid }: { uuid: string }) {
       }),
     );
     return () => offs.forEach((off) => off());
-  }, [uuid]);
+  }, [app.events, reload, uuid]);
 
   if (error !== null && !task) return <ErrorMessage error={error} onRetry={reload} />;
   if (!task) return <Loading />;
@@ -315,7 +315,7 @@ function Player({ uuid, audio, onTime }: { uuid: string; audio: preact.RefObject
       ctl.abort();
       if (url) URL.revokeObjectURL(url);
     };
-  }, [uuid]);
+  }, [app.auth, uuid]);
   if (error !== null) return <ErrorMessage error={error} />;
   if (!src) return <Loading />;
   return (

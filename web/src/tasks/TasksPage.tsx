@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Query } from '../api';
 import { t, type MessageKey } from '../i18n';
 import { Link, location } from '../router';
@@ -64,9 +64,12 @@ function summaryOf(type: string, data: unknown): TaskSummary {
 export function TasksPage() {
   const app = useApp();
   const query = location.value.query;
-  const applied = filtersOf(query);
   const key = query.toString();
+  const applied = useMemo(() => filtersOf(new URLSearchParams(key)), [key]);
   const [live, setLive] = useState(new Map<string, TaskSummary>());
+  // A load applies the latest live tasks to its page; they do not load it again.
+  const seen = useRef(live);
+  seen.current = live;
   const { busy, run } = useAction();
   const filters = useRef(applied);
   filters.current = applied;
@@ -76,23 +79,6 @@ export function TasksPage() {
   const bulk = useBulk(key);
   // Kept once opened: closing it does not lose the uploads in progress.
   const [uploading, setUploading] = useState(false);
-
-  // Subscribed before loading: events that arrive meanwhile are applied on
-  // top of the page, which gives the same result whatever the order.
-  useEffect(() => {
-    const offs = liveEvents.map((type) =>
-      app.events.on(type, (ev) => {
-        const s = summaryOf(ev.type, ev.data);
-        setLive((m) => new Map(m).set(s.uuid, s));
-        setView((v) => {
-          if (!v) return v;
-          const shown = arrive(v, filters.current, s, mine.current.has(s.uuid));
-          return { ...v, ...shown, total: v.total + shown.tasks.length + shown.fresh.length - v.tasks.length - v.fresh.length };
-        });
-      }),
-    );
-    return () => offs.forEach((off) => off());
-  }, []);
 
   // The list, its total and the cursor after it change together: an event
   // adds or drops a task.
@@ -107,7 +93,7 @@ export function TasksPage() {
       app.api.get<TaskPage>('/tasks', apiQuery(applied), signal).then((page) => {
         const listed = page.tasks ?? [];
         let list = listed;
-        for (const s of live.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
+        for (const s of seen.current.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
         return {
           tasks: list,
           fresh: [],
@@ -116,8 +102,25 @@ export function TasksPage() {
           next: page.next,
         };
       }),
-    [key],
+    [app.api, applied],
   );
+  // Subscribed as the load starts: events that arrive meanwhile are applied
+  // on top of the page, which gives the same result whatever the order.
+  useEffect(() => {
+    const offs = liveEvents.map((type) =>
+      app.events.on(type, (ev) => {
+        const s = summaryOf(ev.type, ev.data);
+        setLive((m) => new Map(m).set(s.uuid, s));
+        setView((v) => {
+          if (!v) return v;
+          const shown = arrive(v, filters.current, s, mine.current.has(s.uuid));
+          return { ...v, ...shown, total: v.total + shown.tasks.length + shown.fresh.length - v.tasks.length - v.fresh.length };
+        });
+      }),
+    );
+    return () => offs.forEach((off) => off());
+  }, [app.events, setView]);
+
   const tasks = view?.tasks ?? null;
   const total = view?.total ?? 0;
   const next = view?.next;

@@ -58,7 +58,7 @@ export function Upload({ live, onUploaded }: { live: Map<string, TaskSummary>; o
       .get<Campaign[]>('/campaigns')
       .then(setCampaigns)
       .catch(() => {}); // only suggestions: the upload itself reports an unknown campaign
-  }, []);
+  }, [app.api]);
 
   const update = (id: number, patch: Partial<Item>) => setItems((xs) => xs.map((x) => (x.id === id ? { ...x, ...patch } : x)));
 

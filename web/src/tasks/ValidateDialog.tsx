@@ -29,7 +29,7 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
   const { busy, error, submit } = useSubmit();
   const recipients = useLoad(
     (signal) => app.api.get<ValidationRecipients>(`/tasks/${encodeURIComponent(task.uuid)}/validation-recipients`, undefined, signal),
-    [task.uuid],
+    [app.api, task.uuid],
   );
 
   // A 409 naming pending verdicts offers to validate accepting them.
