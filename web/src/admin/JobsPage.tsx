@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import type { Query } from '../api';
+import type { QueryOf } from '../api';
 import { formatDateTime, formatNumber, jobStateName, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
-import { jobStates, type CanaryResult, type Job, type JobPage, type RiverUISession } from '../types';
+import { jobStates, type CanaryResult, type Job } from '../types';
 import { Ago, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 
 const basePath = '/app/admin/jobs';
@@ -23,8 +23,15 @@ function filtersOf(q: URLSearchParams): Filters {
 }
 
 /** apiQuery is the GET /admin/jobs query for f. */
-function apiQuery(f: Filters, cursor?: string): Query {
-  return { state: f.state, kind: f.kind.trim(), queue: f.queue.trim(), limit: f.limit, cursor };
+function apiQuery(f: Filters, cursor?: string): QueryOf<'/admin/jobs'> {
+  const one = (x: string) => (x.trim() ? [x.trim()] : undefined);
+  return {
+    state: f.state.flatMap((s) => jobStates.find((j) => j === s) ?? []),
+    kind: one(f.kind),
+    queue: one(f.queue),
+    limit: Number(f.limit),
+    cursor,
+  };
 }
 
 /** queryOf is the page's own query string for f (defaults left out). */
@@ -44,7 +51,7 @@ export function JobsPage() {
   const key = query.toString();
   const applied = useMemo(() => filtersOf(new URLSearchParams(key)), [key]);
   const { data, setData, error, reload } = useLoad(
-    (signal) => app.api.get<JobPage>('/admin/jobs', apiQuery(applied), signal),
+    (signal) => app.api.get('/admin/jobs', { params: { query: apiQuery(applied) }, signal }),
     [app.api, applied],
   );
   const jobs = data?.items ?? null;
@@ -53,7 +60,7 @@ export function JobsPage() {
 
   const loadMore = () =>
     run(async () => {
-      const page = await app.api.get<JobPage>('/admin/jobs', apiQuery(applied, next));
+      const page = await app.api.get('/admin/jobs', { params: { query: apiQuery(applied, next) } });
       setData({ items: [...(jobs ?? []), ...(page.items ?? [])], next: page.next });
     });
 
@@ -61,7 +68,7 @@ export function JobsPage() {
   const act = (j: Job, action: 'retry' | 'cancel') =>
     run(
       async () => {
-        const updated = await app.api.post<Job>(`/admin/jobs/${j.id}/${action}`);
+        const updated = await app.api.post(`/admin/jobs/{id}/${action}`, { params: { path: { id: j.id } } });
         replace(updated);
         return updated;
       },
@@ -75,7 +82,7 @@ export function JobsPage() {
   const openRiverUI = useCallback(
     () =>
       run(async () => {
-        const s = await app.api.post<RiverUISession>('/admin/riverui/session');
+        const s = await app.api.post('/admin/riverui/session');
         window.location.assign(back ?? s.url);
       }),
     [app.api, back, run],
@@ -271,7 +278,7 @@ function Canary({ onDone }: { onDone: () => void }) {
     setResult(null);
     setError(null);
     try {
-      setResult(await app.api.post<CanaryResult>('/admin/canary'));
+      setResult(await app.api.post('/admin/canary'));
     } catch (err) {
       setError(err);
     } finally {

@@ -6,23 +6,31 @@ import { useApp } from '../state';
 import type { components } from '../openapi';
 import { ConfirmDialog, ErrorMessage, Loading, OutcomeMessage, PageHeader, useAction, useLoad, type Outcome } from '../ui';
 
-type Schemas = components['schemas'];
-type AccessRecord = Schemas['AccessRecord'];
-type Erasure = Schemas['Erasure'];
-
 /** accessKinds are the kinds of read the access record keeps. */
-const accessKinds = ['recording', 'transcript', 'revision', 'validation', 'export', 'subject_export'] as const;
+const accessKinds = [
+  'recording',
+  'transcript',
+  'revision',
+  'validation',
+  'export',
+  'subject_export',
+] as const satisfies readonly components['schemas']['AccessRecord']['kind'][];
 
 /** AccessFilters are the access record's filters as the form holds them. */
 interface AccessFilters {
   user: string;
   task: string;
-  kind: string;
+  kind: (typeof accessKinds)[number] | '';
   from: string;
   to: string;
 }
 
 const noFilters: AccessFilters = { user: '', task: '', kind: '', from: '', to: '' };
+
+/** accessQuery is the filters as GET /admin/access-records and its export take them. */
+function accessQuery(f: AccessFilters) {
+  return { ...f, kind: f.kind || undefined };
+}
 
 /** pageSize is how many access records a page shows. */
 const pageSize = 50;
@@ -69,11 +77,10 @@ function AccessRecordCard() {
   const { run, busy } = useAction();
   const { data, error, reload } = useLoad(
     (signal) =>
-      app.api.get<{ items: AccessRecord[]; next?: string }>(
-        '/admin/access-records',
-        { ...applied, limit: pageSize, cursor: pages[pages.length - 1] },
+      app.api.get('/admin/access-records', {
+        params: { query: { ...accessQuery(applied), limit: pageSize, cursor: pages[pages.length - 1] } },
         signal,
-      ),
+      }),
     [app.api, applied, pages],
   );
   const rows = data?.items ?? [];
@@ -101,7 +108,11 @@ function AccessRecordCard() {
           {field('task', 'privacy.task')}
           <div class="field">
             <label for="access-kind">{t('privacy.kind')}</label>
-            <select id="access-kind" value={form.kind} onChange={(e) => setForm({ ...form, kind: e.currentTarget.value })}>
+            <select
+              id="access-kind"
+              value={form.kind}
+              onChange={(e) => setForm({ ...form, kind: accessKinds.find((k) => k === e.currentTarget.value) ?? '' })}
+            >
               <option value="">{t('privacy.anyKind')}</option>
               {accessKinds.map((k) => (
                 <option key={k} value={k}>
@@ -122,7 +133,7 @@ function AccessRecordCard() {
               disabled={busy}
               onClick={() =>
                 void run(
-                  () => app.api.download('/admin/access-records/export', { ...applied }),
+                  () => app.api.download('/admin/access-records/export', { params: { query: accessQuery(applied) } }),
                   (name) => t('privacy.exported', { name }),
                 )
               }
@@ -197,7 +208,7 @@ function ErasuresCard() {
   const [confirming, setConfirming] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<{ items: Erasure[] }>('/admin/erasures', { limit: 50 }, signal),
+    (signal) => app.api.get('/admin/erasures', { params: { query: { limit: 50 } }, signal }),
     [app.api],
   );
   const who = [operator.trim(), external.trim()].filter(Boolean).join(', ');
@@ -205,9 +216,11 @@ function ErasuresCard() {
     setConfirming(false);
     setOutcome(null);
     try {
-      const e = await app.api.post<Erasure>('/admin/erasures', {
-        operator: operator.trim() || undefined,
-        customer_ref: external.trim() || undefined,
+      const e = await app.api.post('/admin/erasures', {
+        body: {
+          operator: operator.trim() || undefined,
+          customer_ref: external.trim() || undefined,
+        },
       });
       setOutcome({ ok: t('privacy.eraseStarted', { job: e.job_id ?? '—' }) });
       setOperator('');
@@ -257,7 +270,7 @@ function ErasuresCard() {
         <ErrorMessage error={error} onRetry={reload} />
       ) : data === null ? (
         <Loading />
-      ) : data.items.length === 0 ? (
+      ) : !data.items?.length ? (
         <p class="muted">{t('privacy.noErasures')}</p>
       ) : (
         <div class="table-wrap">
@@ -273,7 +286,7 @@ function ErasuresCard() {
               </tr>
             </thead>
             <tbody>
-              {data.items.map((e) => (
+              {(data.items ?? []).map((e) => (
                 <tr key={e.id}>
                   <td>{formatDateTime(e.created_at)}</td>
                   <td>{e.requested_by}</td>
@@ -301,7 +314,7 @@ function ErasuresCard() {
 function DeletionsCard() {
   const app = useApp();
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<{ items: Schemas['PrivacyDeletion'][] }>('/admin/deletions', { limit: 100 }, signal),
+    (signal) => app.api.get('/admin/deletions', { params: { query: { limit: 100 } }, signal }),
     [app.api],
   );
   return (
@@ -311,7 +324,7 @@ function DeletionsCard() {
         <ErrorMessage error={error} onRetry={reload} />
       ) : data === null ? (
         <Loading />
-      ) : data.items.length === 0 ? (
+      ) : !data.items?.length ? (
         <p class="muted">{t('privacy.noDeletions')}</p>
       ) : (
         <div class="table-wrap">
@@ -327,7 +340,7 @@ function DeletionsCard() {
               </tr>
             </thead>
             <tbody>
-              {data.items.map((d) => (
+              {(data.items ?? []).map((d) => (
                 <tr key={d.id}>
                   <td>{formatDateTime(d.at)}</td>
                   <td>{t(`privacy.cause.${d.cause}`)}</td>
@@ -356,7 +369,7 @@ function SubjectCard() {
         onSubmit={(e) => {
           e.preventDefault();
           void run(
-            () => app.api.download(`/admin/users/${encodeURIComponent(user.trim())}/data`),
+            () => app.api.download('/admin/users/{id}/data', { params: { path: { id: user.trim() } } }),
             (name) => t('privacy.exported', { name }),
           );
         }}

@@ -2,7 +2,6 @@ import { useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { useApp } from '../state';
-import type { Campaign, Coaching } from '../types';
 import { DialogButtons, ErrorMessage, useModal, useSubmit } from '../ui';
 
 /** CoachingSeed is where a coaching item starts: a failed criterion, a dispute or a report's agent × criterion. */
@@ -41,16 +40,18 @@ export function CoachDialog({ seed, onClose }: { seed: CoachingSeed; onClose: ()
   const { busy, error, submit } = useSubmit();
 
   const open = async () => {
-    const campaigns = await app.api.get<Campaign[]>('/campaigns');
-    const c = await app.api.post<Coaching>('/coaching', {
-      agent_id: seed.agentId,
-      campaign_id: campaigns.find((k) => k.name === seed.campaign)?.id,
-      dispute_id: seed.disputeId,
-      title,
-      focus,
-      criteria: seed.criteria.map((c) => c.id),
-      due_at: new Date(`${due}T23:59:59`).toISOString(),
-      links: seed.links.map((l, i) => ({ task_uuid: l.taskUuid, quote: quotes[i] })),
+    const campaigns = await app.api.get('/campaigns');
+    const c = await app.api.post('/coaching', {
+      body: {
+        agent_id: seed.agentId,
+        campaign_id: campaigns?.find((k) => k.name === seed.campaign)?.id ?? '',
+        dispute_id: seed.disputeId,
+        title,
+        focus,
+        criteria: seed.criteria.map((c) => c.id),
+        due_at: new Date(`${due}T23:59:59`).toISOString(),
+        links: seed.links.map((l, i) => ({ task_uuid: l.taskUuid, quote: quotes[i] })),
+      },
     });
     ref.current?.close();
     navigate(`/app/coaching/${c.id}`);

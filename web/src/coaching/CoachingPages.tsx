@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime, formatRelative, t } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
-import { atLeast, type Coaching, type CoachingList, type CoachingView } from '../types';
+import { atLeast, type Coaching } from '../types';
 import { ConfirmDialog, ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
 
 const statuses = ['active', 'open', 'acknowledged', 'done', 'all'] as const;
@@ -32,7 +32,10 @@ export function CoachingListPage() {
   const app = useApp();
   const [status, setStatus] = useState<Status>('active');
   const coach = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
-  const { data, error, reload } = useLoad((signal) => app.api.get<CoachingList>('/coaching', { status }, signal), [app.api, status]);
+  const { data, error, reload } = useLoad(
+    (signal) => app.api.get('/coaching', { params: { query: { status } }, signal }),
+    [app.api, status],
+  );
   useEffect(() => {
     const offs = events.map((type) => app.events.on(type, () => reload()));
     return () => offs.forEach((off) => off());
@@ -104,8 +107,12 @@ export function CoachingListPage() {
  */
 export function CoachingItemPage({ id }: { id: string }) {
   const app = useApp();
-  const path = `/coaching/${encodeURIComponent(id)}`;
-  const { data: c, error, reload } = useLoad((signal) => app.api.get<CoachingView>(path, undefined, signal), [app.api, path]);
+  const item = { params: { path: { id } } };
+  const {
+    data: c,
+    error,
+    reload,
+  } = useLoad((signal) => app.api.get('/coaching/{id}', { params: { path: { id } }, signal }), [app.api, id]);
   const [comment, setComment] = useState('');
   const [closing, setClosing] = useState(false);
   const { busy, run } = useAction();
@@ -120,7 +127,7 @@ export function CoachingItemPage({ id }: { id: string }) {
   const send = (e: Event) => {
     e.preventDefault();
     act(async () => {
-      await app.api.post(`${path}/comments`, { body: comment });
+      await app.api.post('/coaching/{id}/comments', { ...item, body: { body: comment } });
       setComment('');
     });
   };
@@ -132,7 +139,7 @@ export function CoachingItemPage({ id }: { id: string }) {
             type="button"
             class="button button-primary"
             disabled={busy}
-            onClick={() => act(() => app.api.post(`${path}/acknowledgement`))}
+            onClick={() => act(() => app.api.post('/coaching/{id}/acknowledgement', item))}
           >
             {t('coaching.acknowledge')}
           </button>
@@ -230,7 +237,7 @@ export function CoachingItemPage({ id }: { id: string }) {
         confirm={t('coaching.close')}
         onConfirm={() => {
           setClosing(false);
-          act(() => app.api.post(`${path}/closure`));
+          act(() => app.api.post('/coaching/{id}/closure', item));
         }}
         onClose={() => setClosing(false)}
       >

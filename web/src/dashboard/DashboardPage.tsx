@@ -48,7 +48,7 @@ export function DashboardPage() {
   const applied = useMemo(() => filtersOf(new URLSearchParams(key)), [key]);
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<Dashboard>('/stats/dashboard', { ...applied, tz }, signal).then(withLists),
+    (signal) => app.api.get('/stats/dashboard', { params: { query: { ...applied, tz } }, signal }).then(withLists),
     [app.api, applied, tz],
   );
 

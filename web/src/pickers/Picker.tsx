@@ -4,8 +4,6 @@
 import { useCallback, useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { locale, t } from '../i18n';
 import { useApp } from '../state';
-import type { Campaign } from '../types';
-import type { components } from '../openapi';
 import { useLoad } from '../ui';
 import { matching, nextActive, userOption, type Option } from './options';
 
@@ -122,14 +120,14 @@ export function UserPicker(props: FieldProps) {
   const named = useLoad(
     (signal) =>
       props.value
-        ? app.api.get<components['schemas']['UserNames']>('/users/names', { id: [props.value] }, signal)
+        ? app.api.get('/users/names', { params: { query: { id: [props.value] } }, signal })
         : Promise.resolve({ items: [], total: 0 }),
     [app.api, props.value],
   );
   const found = named.data?.items?.find((u) => u.id === props.value);
   const find = useCallback(
     async (text: string, signal: AbortSignal) =>
-      ((await app.api.get<components['schemas']['UserNames']>('/users/names', { q: text, limit: 20 }, signal)).items ?? []).map(userOption),
+      ((await app.api.get('/users/names', { params: { query: { q: text, limit: 20 } }, signal })).items ?? []).map(userOption),
     [app.api],
   );
   return <Picker {...props} any={props.any ?? t('tasks.any')} name={found ? userOption(found).label : ''} find={find} />;
@@ -145,7 +143,7 @@ function usePicked(options: Option[] | null, value: string) {
 /** CampaignPicker picks a campaign by name; the value is its name, or its id with by="id". */
 export function CampaignPicker({ by = 'name', ...props }: FieldProps & { by?: 'name' | 'id' }) {
   const app = useApp();
-  const { data } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), [app.api]);
+  const { data } = useLoad((signal) => app.api.get('/campaigns', { signal }), [app.api]);
   const options = useMemo(() => data && data.map((c) => ({ value: by === 'id' ? c.id : c.name, label: c.name })), [data, by]);
   return <Picker {...props} any={props.any ?? t('tasks.any')} {...usePicked(options, props.value)} />;
 }
@@ -155,7 +153,7 @@ export function CriterionPicker({ campaign, ...props }: FieldProps & { campaign:
   const app = useApp();
   const lang = locale.value;
   const { data } = useLoad(
-    (signal) => app.api.get<components['schemas']['CriterionName'][]>('/criteria', { campaign, lang }, signal),
+    (signal) => app.api.get('/criteria', { params: { query: { campaign, lang } }, signal }),
     [app.api, campaign, lang],
   );
   const options = useMemo(

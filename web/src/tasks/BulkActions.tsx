@@ -24,7 +24,6 @@ import {
   type BulkAction,
   type BulkActionName,
   type BulkItem,
-  type BulkItemList,
   type BulkProgress,
   type Choice,
   type Selection,
@@ -102,7 +101,7 @@ export function BulkActions({ bulk, filter, total, estimated }: { bulk: Bulk; fi
   const named = location.value.query.get('bulk');
   useEffect(() => {
     if (!named) return;
-    app.api.get<BulkAction>(`/bulk-actions/${encodeURIComponent(named)}`).then(show, setError);
+    app.api.get('/bulk-actions/{id}', { params: { path: { id: named } } }).then(show, setError);
   }, [app.api, named]);
   useEffect(() => {
     const off = app.events.on('bulk_action.updated', (ev) => {
@@ -143,7 +142,7 @@ function BulkBar(props: { bulk: Bulk; filter: Query; total: number; estimated?: 
     setBusy(true);
     setError(null);
     try {
-      props.onStarted(await app.api.post<BulkAction>('/bulk-actions', requestOf(choice, s, filter)));
+      props.onStarted(await app.api.post('/bulk-actions', { body: requestOf(choice, s, filter) }));
       bulk.select(noSelection);
     } catch (err) {
       setError(err);
@@ -267,7 +266,7 @@ export function BulkPanel({
       !labelledBy && ended && a.failed + a.skipped > 0 && !a.results_deleted_at
         ? Promise.all(
             (['failed', 'skipped'] as const).map((outcome) =>
-              app.api.get<BulkItemList>(`/bulk-actions/${encodeURIComponent(a.id)}/items`, { outcome, limit: problemsShown }, signal),
+              app.api.get('/bulk-actions/{id}/items', { params: { path: { id: a.id }, query: { outcome, limit: problemsShown } }, signal }),
             ),
           ).then((pages) => pages.flatMap((p) => p.items ?? []))
         : Promise.resolve([]),
@@ -335,7 +334,7 @@ export function BulkPanel({
             type="button"
             class="button button-danger"
             disabled={busy}
-            onClick={() => void run(() => app.api.post<BulkAction>(`/bulk-actions/${encodeURIComponent(a.id)}/cancel`).then(onChange))}
+            onClick={() => void run(() => app.api.post('/bulk-actions/{id}/cancel', { params: { path: { id: a.id } } }).then(onChange))}
           >
             {t('bulk.cancel')}
           </button>

@@ -18,10 +18,8 @@ import {
   listFiltersOf,
   listQueryOf,
   type BulkAction,
-  type BulkActionList,
   type BulkActionSummary,
   type BulkItem,
-  type BulkItemList,
   type BulkProgress,
   type ListFilters,
 } from './bulk';
@@ -58,13 +56,13 @@ export function BulkActionsPage() {
   const params = useCallback((cursor?: string) => ({ ...Object.fromEntries(new URLSearchParams(key)), limit: pageSize, cursor }), [key]);
   const { data, setData, error, loading, reload } = useLoad<Listing>(
     (signal) =>
-      app.api.get<BulkActionList>('/bulk-actions', params(), signal).then((page) => ({ items: page.items ?? [], next: page.next })),
+      app.api.get('/bulk-actions', { params: { query: params() }, signal }).then((page) => ({ items: page.items ?? [], next: page.next })),
     [app.api, params],
   );
   useBulkEvents((p) => setData((d) => d && { ...d, items: advanceAll(d.items, p) }));
   const loadMore = () =>
     run(async () => {
-      const page = await app.api.get<BulkActionList>('/bulk-actions', params(data?.next));
+      const page = await app.api.get('/bulk-actions', { params: { query: params(data?.next) } });
       setData((d) => d && { items: [...d.items, ...(page.items ?? [])], next: page.next });
     });
 
@@ -183,10 +181,7 @@ type OutcomeFilter = (typeof outcomes)[number] | '';
 /** BulkActionPage is one bulk action, live, and its result on every task, in pages. */
 export function BulkActionPage({ id }: { id: string }) {
   const app = useApp();
-  const action = useLoad<BulkAction>(
-    (signal) => app.api.get<BulkAction>(`/bulk-actions/${encodeURIComponent(id)}`, {}, signal),
-    [app.api, id],
-  );
+  const action = useLoad<BulkAction>((signal) => app.api.get('/bulk-actions/{id}', { params: { path: { id } }, signal }), [app.api, id]);
   useBulkEvents((p) => action.setData((a) => a && advance(a, p)));
   const a = action.data;
   return (
@@ -217,7 +212,6 @@ function BulkResults({ action: a }: { action: BulkAction }) {
   const [outcome, setOutcome] = useState<OutcomeFilter>('');
   const { busy, run } = useAction();
   const ended = finished(a.status);
-  const path = `/bulk-actions/${encodeURIComponent(a.id)}/items`;
   const params = useCallback((cursor?: string) => ({ outcome: outcome || undefined, limit: resultsPageSize, cursor }), [outcome]);
   // Deleted results are not read (the screen says they were deleted).
   const deleted = a.results_deleted_at !== undefined;
@@ -225,8 +219,10 @@ function BulkResults({ action: a }: { action: BulkAction }) {
     (signal) =>
       deleted
         ? Promise.resolve({ items: [] })
-        : app.api.get<BulkItemList>(path, params(), signal).then((p) => ({ items: p.items ?? [], next: p.next })),
-    [app.api, deleted, path, params],
+        : app.api
+            .get('/bulk-actions/{id}/items', { params: { path: { id: a.id }, query: params() }, signal })
+            .then((p) => ({ items: p.items ?? [], next: p.next })),
+    [app.api, deleted, a.id, params],
   );
   // Read again when the action ends.
   const wasEnded = useRef(ended);
@@ -236,7 +232,7 @@ function BulkResults({ action: a }: { action: BulkAction }) {
   }, [ended, reload]);
   const loadMore = () =>
     run(async () => {
-      const page = await app.api.get<BulkItemList>(path, params(data?.next));
+      const page = await app.api.get('/bulk-actions/{id}/items', { params: { path: { id: a.id }, query: params(data?.next) } });
       setData((d) => d && { items: [...d.items, ...(page.items ?? [])], next: page.next });
     });
   return (

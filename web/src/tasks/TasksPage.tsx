@@ -4,7 +4,7 @@ import { t, type MessageKey } from '../i18n';
 import { Link, location } from '../router';
 import { useApp } from '../state';
 import { StreamStatus } from '../notifications/Bell';
-import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
+import { atLeast, taskStatuses, type TaskSummary } from '../types';
 import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
@@ -90,7 +90,7 @@ export function TasksPage() {
     reload,
   } = useLoad<Listing>(
     (signal) =>
-      app.api.get<TaskPage>('/tasks', apiQuery(applied), signal).then((page) => {
+      app.api.get('/tasks', { params: { query: apiQuery(applied) }, signal }).then((page) => {
         const listed = page.tasks ?? [];
         let list = listed;
         for (const s of seen.current.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
@@ -127,7 +127,7 @@ export function TasksPage() {
 
   const loadMore = () =>
     run(async () => {
-      const page = await app.api.get<TaskPage>('/tasks', apiQuery(applied, next));
+      const page = await app.api.get('/tasks', { params: { query: apiQuery(applied, next) } });
       const known = new Set((tasks ?? []).map((x) => x.uuid));
       setView({
         tasks: [...(tasks ?? []), ...(page.tasks ?? []).filter((x) => !known.has(x.uuid))],
@@ -178,7 +178,7 @@ export function TasksPage() {
             title={t('tasks.exportHint')}
             onClick={() =>
               void run(
-                () => app.api.download('/tasks/export', exportQuery(applied, format)),
+                () => app.api.download('/tasks/export', { params: { query: exportQuery(applied, format) } }),
                 (name) => t('tasks.exported', { name }),
               )
             }

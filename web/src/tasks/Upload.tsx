@@ -55,8 +55,8 @@ export function Upload({ live, onUploaded }: { live: Map<string, TaskSummary>; o
 
   useEffect(() => {
     app.api
-      .get<Campaign[]>('/campaigns')
-      .then(setCampaigns)
+      .get('/campaigns')
+      .then((cs) => setCampaigns(cs ?? []))
       .catch(() => {}); // only suggestions: the upload itself reports an unknown campaign
   }, [app.api]);
 
