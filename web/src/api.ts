@@ -86,13 +86,8 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
-interface ErrorBody {
-  success: false;
-  code: string;
-  message: string;
-  details?: unknown;
-  request_id?: string;
-}
+/** ErrorBody is the body of the API's errors (problem+json). */
+type ErrorBody = components['schemas']['Error'];
 
 /** Query is a query string's parameters; arrays repeat the parameter, empty values are left out. */
 export type Query = Record<string, string | number | boolean | string[] | undefined | null>;

@@ -171,8 +171,8 @@ function SourceForm(props: { source: IngestSource | null; onDone: () => void }) 
       ...(keyID !== '' || secret !== '' ? { access_key_id: keyID, secret_access_key: secret } : {}),
     };
     try {
-      if (s) await app.api.patch('/ingest-sources/{id}', { params: { path: { id: s.id } }, body: body });
-      else await app.api.post('/ingest-sources', { body: body });
+      if (s) await app.api.patch('/ingest-sources/{id}', { params: { path: { id: s.id } }, body });
+      else await app.api.post('/ingest-sources', { body });
       props.onDone();
     } catch (err) {
       setOutcome({ error: err });

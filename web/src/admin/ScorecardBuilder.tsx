@@ -81,7 +81,7 @@ export function ScorecardBuilder({ campaign, onPublished }: { campaign: Campaign
   const tryIt = () =>
     void send(async () => {
       const body = taskUUID.trim() ? { criteria, task_uuid: taskUUID.trim() } : { criteria, text };
-      setPreview(await app.api.post('/campaigns/{id}/scorecard/preview', { params: { path: { id: campaign.id } }, body: body }));
+      setPreview(await app.api.post('/campaigns/{id}/scorecard/preview', { params: { path: { id: campaign.id } }, body }));
     });
 
   if (published === null) return outcome ? <OutcomeMessage outcome={outcome} /> : <Loading />;

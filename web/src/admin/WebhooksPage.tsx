@@ -209,8 +209,8 @@ function WebhookForm(props: { hook: Webhook | null; eventTypes: string[]; format
     const body = { name, url, events, campaign, format, enabled };
     try {
       const saved = h
-        ? await app.api.patch('/webhooks/{id}', { params: { path: { id: h.id } }, body: body })
-        : await app.api.post('/webhooks', { body: body });
+        ? await app.api.patch('/webhooks/{id}', { params: { path: { id: h.id } }, body })
+        : await app.api.post('/webhooks', { body });
       props.onDone(h ? null : saved);
     } catch (err) {
       setOutcome({ error: err });
