@@ -146,9 +146,6 @@ export type Details<M extends Method, P extends Path<M>> = Envelope<paths[P][M]>
 /** Envelope is the JSON body of an operation's success. */
 type Envelope<Op> = Op extends Record<string, unknown> ? NonNullable<FetchResponse<Op, object, 'application/json'>['data']> : never;
 
-/** QueryOf is the query a GET of path takes. */
-export type QueryOf<P extends Path<'get'>> = NonNullable<NonNullable<NonNullable<Init<'get', P>>['params']>['query']>;
-
 /** Send is openapi-fetch's request, its types left to the methods that call it (they take them from the document). */
 type Send = (method: string, path: string, init?: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
@@ -243,7 +240,7 @@ export class Api {
 
   /** blob is the file a GET of path answers (a recording, an export), with the response it came in. */
   async blob<P extends Path<'get'>>(path: P, ...[init]: Args<'get', P>): Promise<{ blob: Blob; response: Response }> {
-    const { data, error, response } = await this.send('get', path, { ...init, parseAs: 'blob' });
+    const { data, error, response } = await this.send('get', path, { ...init, headers: { Accept: '*/*' }, parseAs: 'blob' });
     if (!response.ok) throw this.failure(response, error);
     return { blob: data as Blob, response };
   }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import type { QueryOf } from '../api';
+import type { Query } from '../api';
 import { formatDateTime, formatNumber, jobStateName, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
@@ -22,16 +22,9 @@ function filtersOf(q: URLSearchParams): Filters {
   return { state: q.getAll('state'), kind: q.get('kind') ?? '', queue: q.get('queue') ?? '', limit: q.get('limit') ?? '50' };
 }
 
-/** apiQuery is the GET /admin/jobs query for f. */
-function apiQuery(f: Filters, cursor?: string): QueryOf<'/admin/jobs'> {
-  const one = (x: string) => (x.trim() ? [x.trim()] : undefined);
-  return {
-    state: f.state.flatMap((s) => jobStates.find((j) => j === s) ?? []),
-    kind: one(f.kind),
-    queue: one(f.queue),
-    limit: Number(f.limit),
-    cursor,
-  };
+/** apiQuery is the GET /admin/jobs query for f, as the URL has it: the API checks it (an unknown state is its 400). */
+function apiQuery(f: Filters, cursor?: string): Query {
+  return { state: f.state, kind: f.kind.trim(), queue: f.queue.trim(), limit: f.limit, cursor };
 }
 
 /** queryOf is the page's own query string for f (defaults left out). */
