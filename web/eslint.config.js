@@ -14,6 +14,8 @@ export default tseslint.config(
     plugins: { 'react-hooks': reactHooks },
     rules: {
       'react-hooks/rules-of-hooks': 'error',
+      // useLoad(load, deps) runs load as an effect with deps (ui.tsx): its deps are checked as useEffect's.
+      'react-hooks/exhaustive-deps': ['error', { additionalHooks: '^useLoad$' }],
       // { file: _, ...rest } is how a field is left out of a copy.
       '@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
     },

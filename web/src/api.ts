@@ -1,9 +1,10 @@
-// The API client: every call goes through request(), which adds the access
-// token, unwraps the success envelope and turns every failure into an
-// ApiError. What a person reads of it comes from its code, translated
+// The API client: openapi-fetch typed from the API's OpenAPI document
+// (openapi.d.ts); every call adds the access token, unwraps the success
+// envelope and turns every failure into an ApiError. What a person reads of it comes from its code, translated
 // (errorMessage); the API's own words (in English) come second.
+import createClient, { type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import { t, type MessageKey } from './i18n';
-import type { components } from './openapi';
+import type { components, paths } from './openapi';
 
 /** ErrorCode is the API's error code, as its OpenAPI document lists them. */
 export type ErrorCode = components['schemas']['Error']['code'];
@@ -85,39 +86,23 @@ export function errorMessage(err: unknown): string {
   return String(err);
 }
 
-interface ErrorBody {
-  success: false;
-  code: string;
-  message: string;
-  details?: unknown;
-  request_id?: string;
-}
+/** ErrorBody is the body of the API's errors (problem+json). */
+type ErrorBody = components['schemas']['Error'];
 
-/** Query is a request's query string; arrays repeat the parameter, empty values are left out. */
+/** Query is a query string's parameters; arrays repeat the parameter, empty values are left out. */
 export type Query = Record<string, string | number | boolean | string[] | undefined | null>;
-
-export interface RequestOptions {
-  query?: Query;
-  body?: unknown;
-  /** form is a multipart body, sent instead of body. */
-  form?: FormData;
-  headers?: Record<string, string>;
-  /** auth false sends no token (public endpoints). */
-  auth?: boolean;
-  signal?: AbortSignal;
-}
 
 /** TokenSource returns a valid access token, renewing it first when it is about to expire. */
 export type TokenSource = () => Promise<string>;
 
-export function buildURL(path: string, query?: Query): string {
+/** queryString is query as the API reads it: an array as its parameter repeated (id=a&id=b), empty values left out. */
+export function queryString(query: Query): string {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query ?? {})) {
+  for (const [k, v] of Object.entries(query)) {
     if (v === undefined || v === null || v === '') continue;
     for (const one of Array.isArray(v) ? v : [v]) params.append(k, String(one));
   }
-  const qs = params.toString();
-  return qs ? `${path}?${qs}` : path;
+  return params.toString();
 }
 
 function toDetails(raw: unknown): ErrorDetail[] {
@@ -144,52 +129,127 @@ export function failureOf(status: number, parsed: unknown, requestId: string | n
     : new ApiError(t('error.http', { status }), 'HTTP_ERROR', status, [], requestId ?? undefined);
 }
 
+type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
+
+/** Path is a path of the OpenAPI document that takes method. */
+export type Path<M extends Method> = ClientPathsWithMethod<Client<paths>, M>;
+
+/** Init is what a call of method on path takes: its path parameters, query and body as the document has them, and fetch's options (signal, headers). */
+type Init<M extends Method, P extends Path<M>> = MaybeOptionalInit<paths[P], M>;
+
+/** Args is a call's init, which may be left out when nothing in it is required. */
+type Args<M extends Method, P extends Path<M>> = undefined extends Init<M, P> ? [init?: Init<M, P>] : [init: Init<M, P>];
+
+/** Details is what a call answers: the details of its success envelope (undefined for a 204). */
+export type Details<M extends Method, P extends Path<M>> = Envelope<paths[P][M]> extends { details: infer D } ? D : undefined;
+
+/** Envelope is the JSON body of an operation's success. */
+type Envelope<Op> = Op extends Record<string, unknown> ? NonNullable<FetchResponse<Op, object, 'application/json'>['data']> : never;
+
+/** Send is openapi-fetch's request, its types left to the methods that call it (they take them from the document). */
+type Send = (method: string, path: string, init?: object) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+
 /**
- * Api calls the auditd API on this page's origin. onUnauthorized is told
- * when the API refuses the session's token (expired or revoked), so the app
- * can ask the user to sign in again.
+ * client is an openapi-fetch client of the API on this page's origin: it
+ * asks for JSON, serialises queries as the API reads them, signs each
+ * request when token is given, and turns a failure to connect into the
+ * network error (an abort stays itself).
+ */
+function client(token: TokenSource | null): Send {
+  const c = createClient<paths>({
+    baseUrl: location.origin,
+    headers: { Accept: 'application/json' },
+    querySerializer: (q) => queryString(q as Query),
+    // The fetch of the moment (tests replace it).
+    fetch: (req) => fetch(req),
+  });
+  c.use({
+    async onRequest({ request }) {
+      if (token) request.headers.set('Authorization', `Bearer ${await token()}`);
+      return request;
+    },
+    onError({ error }) {
+      if (error instanceof DOMException && error.name === 'AbortError') return error;
+      return new ApiError(t('error.network'), 'NETWORK_ERROR', 0);
+    },
+  });
+  return c.request as unknown as Send;
+}
+
+/**
+ * Api calls the auditd API: each method takes a path of its OpenAPI
+ * document, with the path parameters, query and body the document gives
+ * it, and answers the details of the success envelope, typed from the
+ * document; every failure is an ApiError. onUnauthorized is told when the
+ * API refuses the session's token (expired or revoked), so the app can ask
+ * the user to sign in again. Without a token source the calls are not
+ * signed (the public endpoints).
  */
 export class Api {
-  constructor(
-    private readonly token: TokenSource,
-    private readonly onUnauthorized: (err: ApiError) => void,
-  ) {}
+  private readonly send: Send;
 
-  async request<T>(method: string, path: string, opts: RequestOptions = {}): Promise<T> {
-    return (await this.send<T>(method, path, opts)).details;
+  constructor(
+    private readonly token: TokenSource | null,
+    private readonly onUnauthorized: (err: ApiError) => void = () => {},
+  ) {
+    this.send = client(token);
   }
 
-  /** send is request with the success's status and code, for endpoints whose successes differ (200 or 202). */
-  async send<T>(method: string, path: string, opts: RequestOptions = {}): Promise<{ status: number; code: string; details: T }> {
-    const headers: Record<string, string> = { Accept: 'application/json', ...opts.headers };
-    if (opts.auth !== false) headers.Authorization = `Bearer ${await this.token()}`;
-    let body: string | FormData | undefined;
-    if (opts.form) body = opts.form;
-    else if (opts.body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      body = JSON.stringify(opts.body);
-    }
-    const res = await reach(buildURL(path, opts.query), { method, headers, body, signal: opts.signal });
-    if (res.status === 204) return { status: 204, code: 'NO_CONTENT', details: undefined as T };
-    const parsed = await jsonOf(res);
-    const ok = successOf<T>(res.status, parsed);
-    if (ok) return { status: res.status, code: ok.code, details: ok.details };
-    throw this.failure(res, parsed, opts.auth !== false);
+  private async call(method: Method, path: string, init?: object): Promise<unknown> {
+    const { data, error, response } = await this.send(method, path, init);
+    if (response.status === 204) return undefined;
+    const ok = successOf(response.status, data);
+    if (ok) return ok.details;
+    throw this.failure(response, response.ok ? data : error);
   }
 
   /** failure is the error of an answer that is not a success; a 401 to a signed request also signs out. */
-  private failure(res: Response, parsed: unknown, signed: boolean): ApiError {
+  private failure(res: Response, parsed: unknown): ApiError {
     const err = failureOf(res.status, parsed, res.headers.get('X-Request-Id'));
-    if (res.status === 401 && signed) this.onUnauthorized(err);
+    if (res.status === 401 && this.token) this.onUnauthorized(err);
     return err;
   }
 
+  get<P extends Path<'get'>>(path: P, ...[init]: Args<'get', P>) {
+    return this.call('get', path, init) as Promise<Details<'get', P>>;
+  }
+
+  post<P extends Path<'post'>>(path: P, ...[init]: Args<'post', P>) {
+    return this.call('post', path, init) as Promise<Details<'post', P>>;
+  }
+
+  put<P extends Path<'put'>>(path: P, ...[init]: Args<'put', P>) {
+    return this.call('put', path, init) as Promise<Details<'put', P>>;
+  }
+
+  patch<P extends Path<'patch'>>(path: P, ...[init]: Args<'patch', P>) {
+    return this.call('patch', path, init) as Promise<Details<'patch', P>>;
+  }
+
+  delete<P extends Path<'delete'>>(path: P, ...[init]: Args<'delete', P>) {
+    return this.call('delete', path, init) as Promise<Details<'delete', P>>;
+  }
+
+  /**
+   * unlisted calls an endpoint the OpenAPI document does not list (the
+   * development sign-in): T is what it answers, as its handler has it.
+   */
+  unlisted<T>(method: Method, path: string, body?: unknown) {
+    return this.call(method, path, { body }) as Promise<T>;
+  }
+
+  /** blob is the file a GET of path answers (a recording, an export), with the response it came in. */
+  async blob<P extends Path<'get'>>(path: P, ...[init]: Args<'get', P>): Promise<{ blob: Blob; response: Response }> {
+    const { data, error, response } = await this.send('get', path, { ...init, headers: { Accept: '*/*' }, parseAs: 'blob' });
+    if (!response.ok) throw this.failure(response, error);
+    return { blob: data as Blob, response };
+  }
+
   /** download saves the file a GET of path answers (an export) under the name the server gives it. */
-  async download(path: string, query?: Query): Promise<string> {
-    const res = await reach(buildURL(path, query), { headers: { Authorization: `Bearer ${await this.token()}` } });
-    if (!res.ok) throw this.failure(res, await jsonOf(res), true);
-    const name = /filename="?([^";]+)"?/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export';
-    const url = URL.createObjectURL(await res.blob());
+  async download<P extends Path<'get'>>(path: P, ...init: Args<'get', P>): Promise<string> {
+    const { blob, response } = await this.blob(path, ...init);
+    const name = /filename="?([^";]+)"?/.exec(response.headers.get('Content-Disposition') ?? '')?.[1] ?? 'export';
+    const url = URL.createObjectURL(blob);
     const a = document.createElement('a');
     a.href = url;
     a.download = name;
@@ -199,48 +259,4 @@ export class Api {
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
     return name;
   }
-
-  get<T>(path: string, query?: Query, signal?: AbortSignal) {
-    return this.request<T>('GET', path, { query, signal });
-  }
-
-  post<T>(path: string, body?: unknown) {
-    return this.request<T>('POST', path, { body });
-  }
-
-  patch<T>(path: string, body?: unknown) {
-    return this.request<T>('PATCH', path, { body });
-  }
-
-  delete<T>(path: string, query?: Query) {
-    return this.request<T>('DELETE', path, { query });
-  }
-}
-
-/** reach fetches url, a failure to connect as the network error (an abort as itself). */
-async function reach(url: string, init: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init);
-  } catch (err) {
-    if (err instanceof DOMException && err.name === 'AbortError') throw err;
-    throw new ApiError(t('error.network'), 'NETWORK_ERROR', 0);
-  }
-}
-
-/** jsonOf is res's body as JSON, or undefined when it is not JSON. */
-async function jsonOf(res: Response): Promise<unknown> {
-  try {
-    return await res.json();
-  } catch {
-    return undefined;
-  }
-}
-
-/** publicRequest calls an endpoint that needs no token (sign-in settings, development sign-in). */
-export function publicRequest<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const api = new Api(
-    () => Promise.resolve(''),
-    () => {},
-  );
-  return api.request<T>(method, path, { body, auth: false });
 }

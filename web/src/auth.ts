@@ -4,9 +4,12 @@
 // development sign-in that mints a token for any user and roles.
 import { signal } from '@preact/signals';
 import type { UserManager, User } from 'oidc-client-ts';
-import { ApiError, publicRequest } from './api';
+import { Api, ApiError } from './api';
 import { t } from './i18n';
 import type { ClientConfig } from './types';
+
+/** unsigned calls the endpoints that need no token (the sign-in settings, the development sign-in). */
+const unsigned = new Api(null);
 
 /** Session is the signed-in user's access token. */
 export interface Session {
@@ -66,7 +69,7 @@ export class Auth {
   async start(): Promise<string | undefined> {
     this.status.value = 'loading';
     try {
-      this.config = await publicRequest<ClientConfig>('GET', '/client-config');
+      this.config = await unsigned.get('/client-config');
     } catch (err) {
       this.notice.value = t('signin.configFailed', { message: (err as Error).message });
       this.status.value = 'unavailable';
@@ -206,7 +209,7 @@ class DevProvider implements Provider {
 
   async signIn(request: DevSignIn): Promise<Session> {
     const now = Date.now();
-    const tok = await publicRequest<DevToken>('POST', '/dev-oidc/token', request);
+    const tok = await unsigned.unlisted<DevToken>('post', '/dev-oidc/token', request);
     const session = { accessToken: tok.access_token, obtainedAt: now, expiresAt: now + tok.expires_in * 1000 };
     localStorage.setItem(devKey, JSON.stringify({ request, session }));
     return session;

@@ -1,7 +1,7 @@
 // The live event stream (GET /notifications/events). One stream per signed-in
 // tab; features subscribe to the event types they show.
 import { signal } from '@preact/signals';
-import { buildURL, type TokenSource } from './api';
+import { queryString, type TokenSource } from './api';
 
 /** StreamEvent is one server-sent event: its id, type and decoded data. */
 export interface StreamEvent {
@@ -83,7 +83,7 @@ export class EventStream {
     }
     if (gen !== this.generation) return;
     const resumed = this.lastId !== null;
-    const es = new EventSource(buildURL('/notifications/events', { access_token: token, last_event_id: this.lastId }));
+    const es = new EventSource(`/notifications/events?${queryString({ access_token: token, last_event_id: this.lastId })}`);
     this.source = es;
     for (const type of this.handlers.keys()) es.addEventListener(type, this.dispatch);
     es.onopen = () => {

@@ -52,7 +52,7 @@ export class AppState {
     this.entered = true;
     this.profileError.value = null;
     try {
-      const me = await this.api.get<Profile>('/users/me');
+      const me = await this.api.get('/users/me');
       if (!this.entered) return;
       this.profile.value = me;
       this.syncLocale(me);
@@ -81,7 +81,7 @@ export class AppState {
   async saveLocale(l: Locale) {
     if (!this.profile.value) return;
     try {
-      this.profile.value = await this.api.patch<Profile>('/users/me', { locale: l });
+      this.profile.value = await this.api.patch('/users/me', { body: { locale: l } });
     } catch (err) {
       this.toast('error', errorMessage(err));
     }

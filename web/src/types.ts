@@ -7,7 +7,7 @@ import type { components } from './openapi';
 type Schemas = components['schemas'];
 
 /** Role is a rank: a higher role may do everything a lower one may. */
-export const roles = ['none', 'operator', 'quality', 'supervisor', 'admin'] as const;
+export const roles = ['none', 'operator', 'quality', 'supervisor', 'admin'] as const satisfies readonly Schemas['Profile']['role'][];
 export type Role = (typeof roles)[number];
 
 /** atLeast reports whether role has at least the rank of need. */
@@ -19,10 +19,10 @@ export function atLeast(role: Role, need: Role): boolean {
 export type ClientConfig = Schemas['ClientConfig'];
 
 /** UserInfo is one user of GET /users. */
-export type UserInfo = Schemas['UserInfo'] & { role: Role };
+export type UserInfo = Schemas['UserInfo'];
 
 /** Profile is GET /users/me: the user as GET /users shows them, with their unread count. */
-export type Profile = Schemas['Profile'] & { role: Role };
+export type Profile = Schemas['Profile'];
 
 /**
  * Notification is one notification as the signed-in user sees it. Listed or
@@ -32,8 +32,13 @@ export type Profile = Schemas['Profile'] & { role: Role };
 export type Notification = Schemas['NotificationView'] & Required<Pick<Schemas['NotificationView'], 'text' | 'variant' | 'created_at'>>;
 export type Variant = Notification['variant'];
 
+/** listed reports whether n is a notification as listed or created: with its text, variant and time. */
+export function listed(n: Schemas['NotificationView']): n is Notification {
+  return n.text !== undefined && n.variant !== undefined && n.created_at !== undefined;
+}
+
 /** NotificationPage is GET /notifications. */
-export type NotificationPage = Omit<Schemas['NotificationPage'], 'items'> & { items: Notification[] | null };
+export type NotificationPage = Schemas['NotificationPage'];
 
 /** Job is a background job (GET /admin/jobs). */
 export type Job = Schemas['Job'];
@@ -128,7 +133,7 @@ export type ScorecardPreview = Schemas['ScorecardPreview'];
 export type SavedView = Schemas['SavedView'];
 
 /** ViewList is GET /views: the user's views by name, and how many they may keep. */
-export type ViewList = Omit<Schemas['ViewList'], 'items'> & { items: SavedView[] | null };
+export type ViewList = Schemas['ViewList'];
 
 /** ChannelFigures is what the channels of some calls tell (a dashboard's, a report's week). */
 export type ChannelFigures = Schemas['ChannelFigures'];
@@ -147,11 +152,11 @@ export type SamplingRule = Schemas['SamplingRule'];
 export type SamplingRun = Schemas['SamplingRun'];
 
 /** ReviewQueue is a page of an analyst's review queue (GET /reviews/mine). */
-export type ReviewQueue = Omit<Schemas['ReviewQueue'], 'items'> & { items: ReviewItem[] | null };
+export type ReviewQueue = Schemas['ReviewQueue'];
 export type ReviewItem = Schemas['ReviewItem'];
 
 /** ReviewProgress is each analyst's progress with their assignments (GET /reviews/progress). */
-export type ReviewProgress = Omit<Schemas['ReviewProgress'], 'analysts'> & { analysts: AnalystProgress[] | null };
+export type ReviewProgress = Schemas['ReviewProgress'];
 export type AnalystProgress = Schemas['AnalystProgress'];
 
 /** Dispute is an agent's dispute of criteria of a validated audit (GET /disputes/{id}). */
@@ -165,7 +170,7 @@ export type Coaching = Schemas['Coaching'];
 export type CoachingView = Schemas['CoachingView'];
 
 /** CoachingList is GET /coaching. */
-export type CoachingList = Omit<Schemas['CoachingList'], 'items'> & { items: Coaching[] | null };
+export type CoachingList = Schemas['CoachingList'];
 
 /** CoachingReport is GET /stats/coaching. */
 export type CoachingReport = Schemas['CoachingReport'];
@@ -174,14 +179,14 @@ export type CoachingReport = Schemas['CoachingReport'];
 export type MyEvaluations = Schemas['MyEvaluations'];
 
 /** DisputeList is GET /disputes. */
-export type DisputeList = Omit<Schemas['DisputeList'], 'items'> & { items: Dispute[] | null };
+export type DisputeList = Schemas['DisputeList'];
 
 /** Feedback is a validated task's acknowledgement and disputes (GET /tasks/{uuid}'s feedback). */
 export type Feedback = Schemas['Feedback'];
 
 /** CalibrationSession is a calibration session with its counts (GET /calibration-sessions). */
 export type CalibrationSession = Schemas['CalibrationSession'];
-export type CalibrationSessionPage = Omit<Schemas['CalibrationSessionPage'], 'items'> & { items: CalibrationSession[] | null };
+export type CalibrationSessionPage = Schemas['CalibrationSessionPage'];
 
 /** Lists are the schema's arrays that the API always sends (never null). */
 type Lists<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };

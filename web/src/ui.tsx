@@ -1,6 +1,6 @@
 // Small building blocks shared by the screens.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { codeMessage, errorMessage, fromAPI } from './api';
 import { navigate } from './router';
 import { formatDateTime, formatRelative, t } from './i18n';
@@ -128,44 +128,59 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
   const [data, setData] = useState<T | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [reloads, setReloads] = useState(0);
-  // The deps of the latest load that ended: loading is known in the very
-  // render that changes deps, before the effect starts the load.
-  const [ended, setEnded] = useState<unknown[] | null>(null);
-  const current = [...deps, reloads];
+  // generation counts the changes of deps (each compared with Object.is), so
+  // that the effect's own dependencies are a list the lint rule can check;
+  // the callers' deps are checked against their load (additionalHooks).
+  const seen = useRef({ deps, generation: 0 });
+  if (deps.length !== seen.current.deps.length || deps.some((d, i) => !Object.is(d, seen.current.deps[i]))) {
+    seen.current = { deps, generation: seen.current.generation + 1 };
+  }
+  const generation = seen.current.generation;
+  // The effect runs the load of the render that started it.
+  const latest = useRef(load);
+  latest.current = load;
+  // The load that ended last: loading is known in the very render that
+  // changes deps, before the effect starts the load.
+  const [ended, setEnded] = useState<{ generation: number; reloads: number } | null>(null);
   useEffect(() => {
     const ctl = new AbortController();
     setError(null);
-    load(ctl.signal)
+    latest
+      .current(ctl.signal)
       .then((v) => setData(() => v))
       .catch((err: unknown) => {
         if (!ctl.signal.aborted) setError(err);
       })
       .finally(() => {
-        if (!ctl.signal.aborted) setEnded(current);
+        if (!ctl.signal.aborted) setEnded({ generation, reloads });
       });
     return () => ctl.abort();
-  }, current);
-  const loading = ended === null || ended.length !== current.length || ended.some((d, i) => !Object.is(d, current[i]));
-  return { data, setData, error, loading, reload: () => setReloads((r) => r + 1) };
+  }, [generation, reloads]);
+  const loading = ended?.generation !== generation || ended.reloads !== reloads;
+  const reload = useCallback(() => setReloads((r) => r + 1), []);
+  return { data, setData, error, loading, reload };
 }
 
 /** useAction runs an async action from a button, reporting failures as error toasts and exposing when it is busy. */
 export function useAction() {
   const app = useApp();
   const [busy, setBusy] = useState(false);
-  const run = async <T,>(fn: () => Promise<T>, success?: (v: T) => string): Promise<T | undefined> => {
-    setBusy(true);
-    try {
-      const v = await fn();
-      if (success) app.toast('success', success(v));
-      return v;
-    } catch (err) {
-      app.toast('error', errorMessage(err));
-      return undefined;
-    } finally {
-      setBusy(false);
-    }
-  };
+  const run = useCallback(
+    async <T,>(fn: () => Promise<T>, success?: (v: T) => string): Promise<T | undefined> => {
+      setBusy(true);
+      try {
+        const v = await fn();
+        if (success) app.toast('success', success(v));
+        return v;
+      } catch (err) {
+        app.toast('error', errorMessage(err));
+        return undefined;
+      } finally {
+        setBusy(false);
+      }
+    },
+    [app],
+  );
   return { busy, run };
 }
 

@@ -12,7 +12,7 @@ import { ScorecardBuilder } from './ScorecardBuilder';
 /** CampaignsPage lists campaigns; one opens for editing its settings and publishing its scorecard. */
 export function CampaignsPage() {
   const app = useApp();
-  const { data: campaigns, error, reload } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
+  const { data: campaigns, error, reload } = useLoad((signal) => app.api.get('/campaigns', { signal }), [app.api]);
   const [open, setOpen] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
   const current = campaigns?.find((c) => c.id === open);
@@ -90,11 +90,13 @@ function NewCampaign({ onCreated }: { onCreated: (c: Campaign) => void }) {
     setOutcome(null);
     try {
       onCreated(
-        await app.api.post<Campaign>('/campaigns', {
-          name: name.trim(),
-          language: language.trim(),
-          passing_score: Number(passing),
-          supervisor_emails: commaList(emails),
+        await app.api.post('/campaigns', {
+          body: {
+            name: name.trim(),
+            language: language.trim(),
+            passing_score: Number(passing),
+            supervisor_emails: commaList(emails),
+          },
         }),
       );
     } catch (err) {
@@ -165,15 +167,18 @@ function CampaignEditor({ campaign, onSaved }: { campaign: Campaign; onSaved: ()
     e.preventDefault();
     setSettings(null);
     try {
-      await app.api.patch<Campaign>(`/campaigns/${campaign.id}`, {
-        passing_score: Number(passing),
-        supervisor_emails: commaList(emails),
-        language: language.trim(),
-        operator_sees_automatic: seesAutomatic,
-        review_analysts: analysts,
-        dispute_window_days: Number(disputeDays),
-        retention: retentionBody(retention),
-        agents_see_access: agentsSeeAccess,
+      await app.api.patch('/campaigns/{id}', {
+        params: { path: { id: campaign.id } },
+        body: {
+          passing_score: Number(passing),
+          supervisor_emails: commaList(emails),
+          language: language.trim(),
+          operator_sees_automatic: seesAutomatic,
+          review_analysts: analysts,
+          dispute_window_days: Number(disputeDays),
+          retention: retentionBody(retention),
+          agents_see_access: agentsSeeAccess,
+        },
       });
       setSettings({ ok: t('camp.saved') });
       onSaved();

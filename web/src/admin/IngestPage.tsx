@@ -2,14 +2,14 @@ import { useState } from 'preact/hooks';
 import { formatDateTime, t, type MessageKey } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
-import type { IngestObjectPage, IngestSource, IngestSourceList } from '../types';
+import type { IngestSource } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 import { CampaignPicker } from '../pickers/Picker';
 
 /** IngestPage manages the ingest sources (bucket prefixes and directories polled for recordings) and shows what became of each object. */
 export function IngestPage() {
   const app = useApp();
-  const { data, error, reload } = useLoad((signal) => app.api.get<IngestSourceList>('/ingest-sources', undefined, signal), []);
+  const { data, error, reload } = useLoad((signal) => app.api.get('/ingest-sources', { signal }), [app.api]);
   const [editing, setEditing] = useState<IngestSource | 'new' | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -17,7 +17,7 @@ export function IngestPage() {
   const poll = async (s: IngestSource) => {
     setOutcome(null);
     try {
-      await app.api.post(`/ingest-sources/${s.id}/poll`);
+      await app.api.post('/ingest-sources/{id}/poll', { params: { path: { id: s.id } } });
       setOutcome({ ok: t('ingest.pollQueued', { name: s.name }) });
     } catch (err) {
       setOutcome({ error: err });
@@ -28,7 +28,7 @@ export function IngestPage() {
     if (!confirm(t('ingest.confirmDelete', { name: s.name }))) return;
     setOutcome(null);
     try {
-      await app.api.delete<IngestSource>(`/ingest-sources/${s.id}`);
+      await app.api.delete('/ingest-sources/{id}', { params: { path: { id: s.id } } });
       setOutcome({ ok: t('ingest.deleted', { name: s.name }) });
       if (open === s.id) setOpen(null);
       reload();
@@ -143,7 +143,7 @@ function SourceForm(props: { source: IngestSource | null; onDone: () => void }) 
   const app = useApp();
   const s = props.source;
   const [name, setName] = useState(s?.name ?? '');
-  const [kind, setKind] = useState<string>(s?.kind ?? 'directory');
+  const [kind, setKind] = useState<IngestSource['kind']>(s?.kind ?? 'directory');
   const [location, setLocation] = useState(s?.location ?? '');
   const [keyID, setKeyID] = useState('');
   const [secret, setSecret] = useState('');
@@ -158,7 +158,7 @@ function SourceForm(props: { source: IngestSource | null; onDone: () => void }) 
   const save = async (e: Event) => {
     e.preventDefault();
     setOutcome(null);
-    const body: Record<string, unknown> = {
+    const body = {
       name,
       kind,
       location,
@@ -168,11 +168,11 @@ function SourceForm(props: { source: IngestSource | null; onDone: () => void }) 
       poll_seconds: Number(every),
       sidecar_wait_seconds: Number(wait),
       enabled,
+      ...(keyID !== '' || secret !== '' ? { access_key_id: keyID, secret_access_key: secret } : {}),
     };
-    if (keyID !== '' || secret !== '') Object.assign(body, { access_key_id: keyID, secret_access_key: secret });
     try {
-      if (s) await app.api.patch<IngestSource>(`/ingest-sources/${s.id}`, body);
-      else await app.api.post<IngestSource>('/ingest-sources', body);
+      if (s) await app.api.patch('/ingest-sources/{id}', { params: { path: { id: s.id } }, body });
+      else await app.api.post('/ingest-sources', { body });
       props.onDone();
     } catch (err) {
       setOutcome({ error: err });
@@ -189,7 +189,7 @@ function SourceForm(props: { source: IngestSource | null; onDone: () => void }) 
         </div>
         <div class="field">
           <label for="ingest-kind">{t('ingest.kind')}</label>
-          <select id="ingest-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+          <select id="ingest-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value === 's3' ? 's3' : 'directory')}>
             <option value="directory">{t('ingest.kind.directory')}</option>
             <option value="s3">{t('ingest.kind.s3')}</option>
           </select>
@@ -281,16 +281,18 @@ const statuses = ['', 'taken', 'skipped', 'failed', 'retry'] as const;
 /** ObjectLog pages through what became of a source's objects, by status. */
 function ObjectLog({ source }: { source: IngestSource | undefined }) {
   const app = useApp();
-  const [status, setStatus] = useState<string>('');
+  const [status, setStatus] = useState<(typeof statuses)[number]>('');
   const [skip, setSkip] = useState(0);
+  const id = source?.id;
   const { data, error, reload } = useLoad(
     (signal) =>
-      app.api.get<IngestObjectPage>(
-        `/ingest-sources/${source?.id}/objects`,
-        { skip, limit: pageSize, status: status || undefined },
-        signal,
-      ),
-    [source?.id, status, skip],
+      id
+        ? app.api.get('/ingest-sources/{id}/objects', {
+            params: { path: { id }, query: { skip, limit: pageSize, status: status || undefined } },
+            signal,
+          })
+        : Promise.resolve(null),
+    [app.api, id, skip, status],
   );
   if (!source) return null;
   const total = data?.total ?? 0;
@@ -304,7 +306,7 @@ function ObjectLog({ source }: { source: IngestSource | undefined }) {
             id="ingest-status"
             value={status}
             onChange={(e) => {
-              setStatus(e.currentTarget.value);
+              setStatus(statuses.find((st) => st === e.currentTarget.value) ?? '');
               setSkip(0);
             }}
           >

@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import type { Query } from '../api';
 import { formatDateTime, formatNumber, jobStateName, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
-import { jobStates, type CanaryResult, type Job, type JobPage, type RiverUISession } from '../types';
+import { jobStates, type CanaryResult, type Job } from '../types';
 import { Ago, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, useAction, useLoad } from '../ui';
 
 const basePath = '/app/admin/jobs';
@@ -22,7 +22,7 @@ function filtersOf(q: URLSearchParams): Filters {
   return { state: q.getAll('state'), kind: q.get('kind') ?? '', queue: q.get('queue') ?? '', limit: q.get('limit') ?? '50' };
 }
 
-/** apiQuery is the GET /admin/jobs query for f. */
+/** apiQuery is the GET /admin/jobs query for f, as the URL has it: the API checks it (an unknown state is its 400). */
 function apiQuery(f: Filters, cursor?: string): Query {
   return { state: f.state, kind: f.kind.trim(), queue: f.queue.trim(), limit: f.limit, cursor };
 }
@@ -41,16 +41,19 @@ function queryOf(f: Filters): URLSearchParams {
 export function JobsPage() {
   const app = useApp();
   const query = location.value.query;
-  const applied = filtersOf(query);
   const key = query.toString();
-  const { data, setData, error, reload } = useLoad((signal) => app.api.get<JobPage>('/admin/jobs', apiQuery(applied), signal), [key]);
+  const applied = useMemo(() => filtersOf(new URLSearchParams(key)), [key]);
+  const { data, setData, error, reload } = useLoad(
+    (signal) => app.api.get('/admin/jobs', { params: { query: apiQuery(applied) }, signal }),
+    [app.api, applied],
+  );
   const jobs = data?.items ?? null;
   const next = data?.next;
   const { busy, run } = useAction();
 
   const loadMore = () =>
     run(async () => {
-      const page = await app.api.get<JobPage>('/admin/jobs', apiQuery(applied, next));
+      const page = await app.api.get('/admin/jobs', { params: { query: apiQuery(applied, next) } });
       setData({ items: [...(jobs ?? []), ...(page.items ?? [])], next: page.next });
     });
 
@@ -58,7 +61,7 @@ export function JobsPage() {
   const act = (j: Job, action: 'retry' | 'cancel') =>
     run(
       async () => {
-        const updated = await app.api.post<Job>(`/admin/jobs/${j.id}/${action}`);
+        const updated = await app.api.post(`/admin/jobs/{id}/${action}`, { params: { path: { id: j.id } } });
         replace(updated);
         return updated;
       },
@@ -69,15 +72,18 @@ export function JobsPage() {
   // cookie scoped to /riverui/, then River UI opens in this tab, at the
   // page River UI sent a browser without a session from (?riverui=).
   const back = riverUIPage(query.get('riverui'));
-  const openRiverUI = () =>
-    run(async () => {
-      const s = await app.api.post<RiverUISession>('/admin/riverui/session');
-      window.location.assign(back ?? s.url);
-    });
+  const openRiverUI = useCallback(
+    () =>
+      run(async () => {
+        const s = await app.api.post('/admin/riverui/session');
+        window.location.assign(back ?? s.url);
+      }),
+    [app.api, back, run],
+  );
   useEffect(() => {
     if (back && app.auth.config?.river_ui) void openRiverUI();
     // Once, for the page River UI sent the browser from.
-  }, [back]);
+  }, [app.auth.config?.river_ui, back, openRiverUI]);
 
   return (
     <section aria-labelledby="page-title">
@@ -265,7 +271,7 @@ function Canary({ onDone }: { onDone: () => void }) {
     setResult(null);
     setError(null);
     try {
-      setResult(await app.api.post<CanaryResult>('/admin/canary'));
+      setResult(await app.api.post('/admin/canary'));
     } catch (err) {
       setError(err);
     } finally {

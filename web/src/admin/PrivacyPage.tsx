@@ -7,23 +7,31 @@ import { useApp } from '../state';
 import type { components } from '../openapi';
 import { ConfirmDialog, ErrorMessage, Loading, OutcomeMessage, PageHeader, useAction, useLoad, type Outcome } from '../ui';
 
-type Schemas = components['schemas'];
-type AccessRecord = Schemas['AccessRecord'];
-type Erasure = Schemas['Erasure'];
-
 /** accessKinds are the kinds of read the access record keeps. */
-const accessKinds = ['recording', 'transcript', 'revision', 'validation', 'export', 'subject_export'] as const;
+const accessKinds = [
+  'recording',
+  'transcript',
+  'revision',
+  'validation',
+  'export',
+  'subject_export',
+] as const satisfies readonly components['schemas']['AccessRecord']['kind'][];
 
 /** AccessFilters are the access record's filters as the form holds them. */
 interface AccessFilters {
   user: string;
   task: string;
-  kind: string;
+  kind: (typeof accessKinds)[number] | '';
   from: string;
   to: string;
 }
 
 const noFilters: AccessFilters = { user: '', task: '', kind: '', from: '', to: '' };
+
+/** accessQuery is the filters as GET /admin/access-records and its export take them. */
+function accessQuery(f: AccessFilters) {
+  return { ...f, kind: f.kind || undefined };
+}
 
 /** pageSize is how many access records a page shows. */
 const pageSize = 50;
@@ -70,12 +78,11 @@ function AccessRecordCard() {
   const { run, busy } = useAction();
   const { data, error, reload } = useLoad(
     (signal) =>
-      app.api.get<{ items: AccessRecord[]; next?: string }>(
-        '/admin/access-records',
-        { ...applied, limit: pageSize, cursor: pages[pages.length - 1] },
+      app.api.get('/admin/access-records', {
+        params: { query: { ...accessQuery(applied), limit: pageSize, cursor: pages[pages.length - 1] } },
         signal,
-      ),
-    [applied, pages],
+      }),
+    [app.api, applied, pages],
   );
   const rows = data?.items ?? [];
   // Changes merge into the latest filters: a picker commits what was typed on blur, as the next control changes.
@@ -104,7 +111,11 @@ function AccessRecordCard() {
           {field('task', 'privacy.task')}
           <div class="field">
             <label for="access-kind">{t('privacy.kind')}</label>
-            <select id="access-kind" value={form.kind} onChange={(e) => put({ kind: e.currentTarget.value })}>
+            <select
+              id="access-kind"
+              value={form.kind}
+              onChange={(e) => put({ kind: accessKinds.find((k) => k === e.currentTarget.value) ?? '' })}
+            >
               <option value="">{t('privacy.anyKind')}</option>
               {accessKinds.map((k) => (
                 <option key={k} value={k}>
@@ -125,7 +136,7 @@ function AccessRecordCard() {
               disabled={busy}
               onClick={() =>
                 void run(
-                  () => app.api.download('/admin/access-records/export', { ...applied }),
+                  () => app.api.download('/admin/access-records/export', { params: { query: accessQuery(applied) } }),
                   (name) => t('privacy.exported', { name }),
                 )
               }
@@ -199,15 +210,20 @@ function ErasuresCard() {
   const [external, setExternal] = useState('');
   const [confirming, setConfirming] = useState(false);
   const [outcome, setOutcome] = useState<Outcome>(null);
-  const { data, error, reload } = useLoad((signal) => app.api.get<{ items: Erasure[] }>('/admin/erasures', { limit: 50 }, signal), []);
+  const { data, error, reload } = useLoad(
+    (signal) => app.api.get('/admin/erasures', { params: { query: { limit: 50 } }, signal }),
+    [app.api],
+  );
   const who = [operator.name, external.trim()].filter(Boolean).join(', ');
   const erase = async () => {
     setConfirming(false);
     setOutcome(null);
     try {
-      const e = await app.api.post<Erasure>('/admin/erasures', {
-        operator: operator.id || undefined,
-        customer_ref: external.trim() || undefined,
+      const e = await app.api.post('/admin/erasures', {
+        body: {
+          operator: operator.id || undefined,
+          customer_ref: external.trim() || undefined,
+        },
       });
       setOutcome({ ok: t('privacy.eraseStarted', { job: e.job_id ?? '—' }) });
       setOperator({ id: '', name: '' });
@@ -262,7 +278,7 @@ function ErasuresCard() {
         <ErrorMessage error={error} onRetry={reload} />
       ) : data === null ? (
         <Loading />
-      ) : data.items.length === 0 ? (
+      ) : !data.items?.length ? (
         <p class="muted">{t('privacy.noErasures')}</p>
       ) : (
         <div class="table-wrap">
@@ -278,7 +294,7 @@ function ErasuresCard() {
               </tr>
             </thead>
             <tbody>
-              {data.items.map((e) => (
+              {(data.items ?? []).map((e) => (
                 <tr key={e.id}>
                   <td>{formatDateTime(e.created_at)}</td>
                   <td>{e.requested_by}</td>
@@ -306,8 +322,8 @@ function ErasuresCard() {
 function DeletionsCard() {
   const app = useApp();
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<{ items: Schemas['PrivacyDeletion'][] }>('/admin/deletions', { limit: 100 }, signal),
-    [],
+    (signal) => app.api.get('/admin/deletions', { params: { query: { limit: 100 } }, signal }),
+    [app.api],
   );
   return (
     <section class="card" aria-labelledby="deletions-title">
@@ -316,7 +332,7 @@ function DeletionsCard() {
         <ErrorMessage error={error} onRetry={reload} />
       ) : data === null ? (
         <Loading />
-      ) : data.items.length === 0 ? (
+      ) : !data.items?.length ? (
         <p class="muted">{t('privacy.noDeletions')}</p>
       ) : (
         <div class="table-wrap">
@@ -332,7 +348,7 @@ function DeletionsCard() {
               </tr>
             </thead>
             <tbody>
-              {data.items.map((d) => (
+              {(data.items ?? []).map((d) => (
                 <tr key={d.id}>
                   <td>{formatDateTime(d.at)}</td>
                   <td>{t(`privacy.cause.${d.cause}`)}</td>
@@ -362,7 +378,7 @@ function SubjectCard() {
           e.preventDefault();
           if (user === '') return;
           void run(
-            () => app.api.download(`/admin/users/${encodeURIComponent(user)}/data`),
+            () => app.api.download('/admin/users/{id}/data', { params: { path: { id: user } } }),
             (name) => t('privacy.exported', { name }),
           );
         }}

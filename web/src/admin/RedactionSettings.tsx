@@ -24,7 +24,7 @@ export function RedactionSettings({ campaign, onSaved }: { campaign: Campaign; o
     e.preventDefault();
     setOutcome(null);
     try {
-      await app.api.patch<Campaign>(`/campaigns/${campaign.id}`, { redaction: { types: chosen, patterns } });
+      await app.api.patch('/campaigns/{id}', { params: { path: { id: campaign.id } }, body: { redaction: { types: chosen, patterns } } });
       setOutcome({ ok: t('redact.saved') });
       onSaved();
     } catch (err) {

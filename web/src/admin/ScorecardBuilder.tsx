@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { t, type MessageKey } from '../i18n';
 import { useApp } from '../state';
-import type { Campaign, Criterion, Scorecard, ScorecardPreview } from '../types';
+import type { Campaign, Criterion, ScorecardPreview } from '../types';
 import { Loading, OutcomeMessage, type Outcome } from '../ui';
 import {
   blank,
@@ -41,13 +41,13 @@ export function ScorecardBuilder({ campaign, onPublished }: { campaign: Campaign
 
   useEffect(() => {
     app.api
-      .get<Scorecard>(`/campaigns/${campaign.id}/scorecard`)
+      .get('/campaigns/{id}/scorecard', { params: { path: { id: campaign.id } } })
       .then((s) => {
         setPublished(s.criteria ?? []);
         setDrafts(toDrafts(s.criteria ?? [], primary));
       })
       .catch((err: unknown) => setOutcome({ error: err }));
-  }, [campaign.id, primary]);
+  }, [app.api, campaign.id, primary]);
 
   const update = (i: number, patch: Partial<Draft>) => setDrafts((ds) => ds.map((d, j) => (j === i ? { ...d, ...patch } : d)));
   const criteria = toCriteria(drafts, primary);
@@ -70,7 +70,7 @@ export function ScorecardBuilder({ campaign, onPublished }: { campaign: Campaign
   const publish = (e: Event) => {
     e.preventDefault();
     void send(async () => {
-      const s = await app.api.request<Scorecard>('PUT', `/campaigns/${campaign.id}/scorecard`, { body: { criteria } });
+      const s = await app.api.put('/campaigns/{id}/scorecard', { params: { path: { id: campaign.id } }, body: { criteria } });
       setPublished(s.criteria ?? []);
       setDrafts((ds) => ds.map((d, i) => ({ ...d, id: criteria[i].id, published: true })));
       setOutcome({ ok: t('camp.published', { version: s.version, job: s.recompute_job_id ?? '—' }) });
@@ -81,7 +81,7 @@ export function ScorecardBuilder({ campaign, onPublished }: { campaign: Campaign
   const tryIt = () =>
     void send(async () => {
       const body = taskUUID.trim() ? { criteria, task_uuid: taskUUID.trim() } : { criteria, text };
-      setPreview(await app.api.post<ScorecardPreview>(`/campaigns/${campaign.id}/scorecard/preview`, body));
+      setPreview(await app.api.post('/campaigns/{id}/scorecard/preview', { params: { path: { id: campaign.id } }, body }));
     });
 
   if (published === null) return outcome ? <OutcomeMessage outcome={outcome} /> : <Loading />;

@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime, roleName, t } from '../i18n';
 import { useApp } from '../state';
-import type { UserInfo } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 
 /** UsersPage lists the known users and starts a directory sync. */
@@ -13,13 +12,13 @@ export function UsersPage() {
     data: users,
     error,
     reload,
-  } = useLoad((signal) => app.api.get<{ items: UserInfo[]; total: number }>('/users', { q: applied, limit: 200 }, signal), [applied]);
+  } = useLoad((signal) => app.api.get('/users', { params: { query: { q: applied, limit: 200 } }, signal }), [app.api, applied]);
   const [sync, setSync] = useState<Outcome>(null);
 
   const syncNow = async () => {
     setSync(null);
     try {
-      const r = await app.api.post<{ job_id: number; duplicate: boolean; provider: string }>('/users/sync');
+      const r = await app.api.post('/users/sync');
       setSync({ ok: t(r.duplicate ? 'users.syncRunning' : 'users.syncStarted', { job: r.job_id, provider: r.provider }) });
     } catch (err) {
       setSync({ error: err });
@@ -74,7 +73,7 @@ export function UsersPage() {
               </tr>
             </thead>
             <tbody>
-              {users.items.map((u) => (
+              {(users.items ?? []).map((u) => (
                 <tr key={u.id}>
                   <td>{u.username}</td>
                   <td>{u.name || '—'}</td>

@@ -1,14 +1,34 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime, hookEventName, hookFormatName, t } from '../i18n';
 import { useApp } from '../state';
-import type { Webhook, WebhookAttempt, WebhookList, WebhookTest } from '../types';
+import type { components } from '../openapi';
+import type { Webhook } from '../types';
 import { ConfirmDialog, ErrorMessage, Loading, OutcomeMessage, PageHeader, useLoad, type Outcome } from '../ui';
 import { CampaignPicker } from '../pickers/Picker';
+
+type HookEvent = NonNullable<components['schemas']['CreateWebhookInputBody']['events']>[number];
+
+/** hookEvents are the events a subscription may take, as the API's input has them (it lists them too: event_types). */
+const hookEvents = [
+  'task.audited',
+  'task.critical_failure',
+  'task.needs_review',
+  'task.validated',
+  'dispute.opened',
+  'dispute.resolved',
+  'calibration.closed',
+] as const satisfies readonly HookEvent[];
+
+/** hookEvent is the event type named x, if a subscription may take it. */
+const hookEvent = (x: string) => hookEvents.find((e) => e === x);
+
+/** hookFormats are the formats of a subscription's deliveries. */
+const hookFormats = ['json', 'slack', 'teams'] as const satisfies readonly Webhook['format'][];
 
 /** WebhooksPage manages the subscriptions of other systems to events: create, edit, delete, send a test and read the delivery log. */
 export function WebhooksPage() {
   const app = useApp();
-  const { data, error, reload } = useLoad((signal) => app.api.get<WebhookList>('/webhooks', undefined, signal), []);
+  const { data, error, reload } = useLoad((signal) => app.api.get('/webhooks', { signal }), [app.api]);
   const [editing, setEditing] = useState<Webhook | 'new' | null>(null);
   const [open, setOpen] = useState<string | null>(null);
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -20,7 +40,7 @@ export function WebhooksPage() {
     setOutcome(null);
     setOpen(h.id);
     try {
-      const r = await app.api.post<WebhookTest>(`/webhooks/${h.id}/test`);
+      const r = await app.api.post('/webhooks/{id}/test', { params: { path: { id: h.id } } });
       const a = r.attempt;
       setOutcome(
         !a
@@ -38,7 +58,7 @@ export function WebhooksPage() {
     setDeleting(null);
     setOutcome(null);
     try {
-      await app.api.delete<Webhook>(`/webhooks/${h.id}`);
+      await app.api.delete('/webhooks/{id}', { params: { path: { id: h.id } } });
       setOutcome({ ok: t('hooks.deleted', { name: h.name }) });
       if (open === h.id) setOpen(null);
       reload();
@@ -52,7 +72,7 @@ export function WebhooksPage() {
     setOutcome(null);
     setSecret(null);
     try {
-      const r = await app.api.post<Webhook>(`/webhooks/${h.id}/secret`);
+      const r = await app.api.post('/webhooks/{id}/secret', { params: { path: { id: h.id } } });
       setOutcome({ ok: t('hooks.rotated', { name: h.name, until: formatDateTime(r.previous_secret_until ?? '') }) });
       setSecret(r.secret ?? null);
       reload();
@@ -177,9 +197,9 @@ function WebhookForm(props: { hook: Webhook | null; eventTypes: string[]; format
   const h = props.hook;
   const [name, setName] = useState(h?.name ?? '');
   const [url, setUrl] = useState(h?.url ?? '');
-  const [events, setEvents] = useState<string[]>(h?.events ?? []);
+  const [events, setEvents] = useState<HookEvent[]>((h?.events ?? []).flatMap((x) => hookEvent(x) ?? []));
   const [campaign, setCampaign] = useState(h?.campaign ?? '');
-  const [format, setFormat] = useState<string>(h?.format ?? 'json');
+  const [format, setFormat] = useState<Webhook['format']>(h?.format ?? 'json');
   const [enabled, setEnabled] = useState(h?.enabled ?? true);
   const [outcome, setOutcome] = useState<Outcome>(null);
 
@@ -188,14 +208,19 @@ function WebhookForm(props: { hook: Webhook | null; eventTypes: string[]; format
     setOutcome(null);
     const body = { name, url, events, campaign, format, enabled };
     try {
-      const saved = h ? await app.api.patch<Webhook>(`/webhooks/${h.id}`, body) : await app.api.post<Webhook>('/webhooks', body);
+      const saved = h
+        ? await app.api.patch('/webhooks/{id}', { params: { path: { id: h.id } }, body })
+        : await app.api.post('/webhooks', { body });
       props.onDone(h ? null : saved);
     } catch (err) {
       setOutcome({ error: err });
     }
   };
 
-  const toggle = (type: string, on: boolean) => setEvents(on ? [...events, type] : events.filter((x) => x !== type));
+  const toggle = (type: string, on: boolean) => {
+    const e = hookEvent(type);
+    if (e) setEvents(on ? [...events, e] : events.filter((x) => x !== e));
+  };
 
   return (
     <form class="card" onSubmit={(e) => void save(e)} aria-labelledby="hook-form">
@@ -218,7 +243,11 @@ function WebhookForm(props: { hook: Webhook | null; eventTypes: string[]; format
         />
         <div class="field">
           <label for="hook-format">{t('hooks.format')}</label>
-          <select id="hook-format" value={format} onChange={(e) => setFormat(e.currentTarget.value)}>
+          <select
+            id="hook-format"
+            value={format}
+            onChange={(e) => setFormat(hookFormats.find((f) => f === e.currentTarget.value) ?? 'json')}
+          >
             {props.formats.map((f) => (
               <option key={f} value={f}>
                 {hookFormatName(f)}
@@ -231,7 +260,7 @@ function WebhookForm(props: { hook: Webhook | null; eventTypes: string[]; format
         <legend>{t('hooks.events')}</legend>
         {props.eventTypes.map((type) => (
           <label class="check" key={type}>
-            <input type="checkbox" checked={events.includes(type)} onChange={(e) => toggle(type, e.currentTarget.checked)} />
+            <input type="checkbox" checked={events.some((x) => x === type)} onChange={(e) => toggle(type, e.currentTarget.checked)} />
             {hookEventName(type)}
           </label>
         ))}
@@ -258,9 +287,10 @@ function WebhookForm(props: { hook: Webhook | null; eventTypes: string[]; format
 /** DeliveryLog lists a subscription's last delivery attempts. */
 function DeliveryLog({ hook }: { hook: Webhook | undefined }) {
   const app = useApp();
+  const id = hook?.id;
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<{ items: WebhookAttempt[]; kept: number }>(`/webhooks/${hook?.id}/deliveries`, undefined, signal),
-    [hook?.id],
+    (signal) => (id ? app.api.get('/webhooks/{id}/deliveries', { params: { path: { id } }, signal }) : Promise.resolve(null)),
+    [app.api, id],
   );
   if (!hook) return null;
   return (
@@ -270,7 +300,7 @@ function DeliveryLog({ hook }: { hook: Webhook | undefined }) {
         <ErrorMessage error={error} onRetry={reload} />
       ) : data === null ? (
         <Loading />
-      ) : data.items.length === 0 ? (
+      ) : !data.items?.length ? (
         <p class="muted">{t('hooks.noAttempts')}</p>
       ) : (
         <div class="table-wrap">
@@ -286,7 +316,7 @@ function DeliveryLog({ hook }: { hook: Webhook | undefined }) {
               </tr>
             </thead>
             <tbody>
-              {data.items.map((a) => (
+              {(data.items ?? []).map((a) => (
                 <tr key={`${a.delivery_id}-${a.attempt}`}>
                   <td>{formatDateTime(a.at)}</td>
                   <td>{hookEventName(a.event)}</td>

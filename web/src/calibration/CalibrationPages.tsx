@@ -10,18 +10,15 @@ import {
   answers as answerChoices,
   atLeast,
   type Answer,
-  type CalibrationAnalystList,
   type CalibrationDetail,
   type CalibrationItem,
   type CalibrationSession,
   type CalibrationSessionPage,
-  type TaskDetail,
-  type TaskPage,
 } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, PageHeader, useAction, useLoad, type Outcome } from '../ui';
 import { speakerLabel } from '../tasks/TaskView';
 import { VerdictControl, verdictLabel, verdictOf } from '../verdict';
-import { byItem, history, itemKey, missing, submission, type Draft } from './state';
+import { byItem, history, itemKey, missing, submission, withLists, type Draft } from './state';
 
 const basePath = '/app/calibration';
 
@@ -48,7 +45,7 @@ function useCalibrationEvents(reload: () => void, id?: string) {
         const s = (ev.data as { session?: { id?: string } }).session;
         if (!id || s?.id === id) reload();
       }),
-    [id],
+    [app.events, id, reload],
   );
 }
 
@@ -93,8 +90,8 @@ export function DashboardCalibration() {
   const shown = atLeast(app.profile.value?.role ?? 'none', 'quality');
   const { data } = useLoad(
     (signal) =>
-      shown ? app.api.get<CalibrationSessionPage>('/calibration-sessions', { status: 'closed', limit: 50 }, signal) : Promise.resolve(null),
-    [shown],
+      shown ? app.api.get('/calibration-sessions', { params: { query: { status: 'closed', limit: 50 } }, signal }) : Promise.resolve(null),
+    [app.api, shown],
   );
   return data ? <CalibrationHistory sessions={data.items ?? []} /> : null;
 }
@@ -104,8 +101,8 @@ export function CalibrationListPage() {
   const app = useApp();
   const supervisor = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<CalibrationSessionPage>('/calibration-sessions', { limit: 200 }, signal),
-    [],
+    (signal) => app.api.get('/calibration-sessions', { params: { query: { limit: 200 } }, signal }),
+    [app.api],
   );
   useCalibrationEvents(reload);
   const sessions = data?.items ?? [];
@@ -168,12 +165,12 @@ export function CalibrationListPage() {
 /** CalibrationNewPage starts a session: its name, due date, analysts and audited tasks. */
 export function CalibrationNewPage() {
   const app = useApp();
-  const analysts = useLoad((signal) => app.api.get<CalibrationAnalystList>('/calibration-analysts', undefined, signal), []);
+  const analysts = useLoad((signal) => app.api.get('/calibration-analysts', { signal }), [app.api]);
   const [campaign, setCampaign] = useState('');
   const [operator, setOperator] = useState('');
   const tasks = useLoad(
-    (signal) => app.api.get<TaskPage>('/tasks', { status: 'audited', campaign, operator, limit: 100 }, signal),
-    [campaign, operator],
+    (signal) => app.api.get('/tasks', { params: { query: { status: 'audited', campaign, operator, limit: 100 } }, signal }),
+    [app.api, campaign, operator],
   );
   const [name, setName] = useState('');
   const [due, setDue] = useState('');
@@ -189,11 +186,13 @@ export function CalibrationNewPage() {
     setBusy(true);
     setOutcome(null);
     try {
-      const d = await app.api.post<CalibrationDetail>('/calibration-sessions', {
-        name,
-        task_uuids: chosenTasks,
-        analysts: chosenAnalysts,
-        due_at: due ? new Date(due).toISOString() : undefined,
+      const d = await app.api.post('/calibration-sessions', {
+        body: {
+          name,
+          task_uuids: chosenTasks,
+          analysts: chosenAnalysts,
+          due_at: due ? new Date(due).toISOString() : undefined,
+        },
       });
       app.toast('success', t('cal.form.created'));
       navigate(`${basePath}/${d.session.id}`);
@@ -226,7 +225,7 @@ export function CalibrationNewPage() {
             <Loading />
           ) : (
             <ul class="checklist">
-              {analysts.data.items.map((u) => (
+              {(analysts.data.items ?? []).map((u) => (
                 <li key={u.id}>
                   <label>
                     <input
@@ -291,8 +290,8 @@ export function CalibrationNewPage() {
 export function CalibrationSessionPage({ id }: { id: string }) {
   const app = useApp();
   const { data, setData, error, reload } = useLoad(
-    (signal) => app.api.get<CalibrationDetail>(`/calibration-sessions/${encodeURIComponent(id)}`, undefined, signal),
-    [id],
+    (signal) => app.api.get('/calibration-sessions/{id}', { params: { path: { id } }, signal }).then(withLists),
+    [app.api, id],
   );
   useCalibrationEvents(reload, id);
   if (error !== null) return <ErrorMessage error={error} onRetry={reload} />;
@@ -347,8 +346,8 @@ function Transcript({ uuid }: { uuid: string }) {
   const app = useApp();
   const [open, setOpen] = useState(false);
   const { data, error } = useLoad(
-    (signal) => (open ? app.api.get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, signal) : Promise.resolve(null)),
-    [uuid, open],
+    (signal) => (open ? app.api.get('/tasks/{uuid}', { params: { path: { uuid } }, signal }) : Promise.resolve(null)),
+    [open, app.api, uuid],
   );
   return (
     <details onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
@@ -384,10 +383,12 @@ function ScoringForm({ detail, onSubmitted }: { detail: CalibrationDetail; onSub
     e.preventDefault();
     setBusy(true);
     try {
-      const d = await app.api.post<CalibrationDetail>(
-        `/calibration-sessions/${encodeURIComponent(detail.session.id)}/submission`,
-        submission(detail.items, draft),
-      );
+      const d = await app.api
+        .post('/calibration-sessions/{id}/submission', {
+          params: { path: { id: detail.session.id } },
+          body: submission(detail.items, draft),
+        })
+        .then(withLists);
       app.toast('success', t('cal.submittedOk'));
       onSubmitted(d);
     } catch (err) {
@@ -447,7 +448,7 @@ function Waiting({
   const { busy, run } = useAction();
   const close = async () => {
     const d = await run(
-      () => app.api.post<CalibrationDetail>(`/calibration-sessions/${encodeURIComponent(detail.session.id)}/close`),
+      () => app.api.post('/calibration-sessions/{id}/close', { params: { path: { id: detail.session.id } } }).then(withLists),
       () => t('cal.closedOk'),
     );
     if (d) onClosed(d);
@@ -508,19 +509,18 @@ function Results({
       }),
     };
     const d = await run(
-      () => app.api.request<CalibrationDetail>('PUT', `/calibration-sessions/${sid}/calibrated`, { body }),
+      () => app.api.put('/calibration-sessions/{id}/calibrated', { params: { path: { id: sid } }, body }).then(withLists),
       () => t('cal.savedCalibrated'),
     );
     if (d) onChange(d);
   };
   const apply = async (task: string) => {
     const r = await run(
-      () => app.api.send<{ revision?: number }>('POST', `/calibration-sessions/${sid}/tasks/${encodeURIComponent(task)}/apply`),
-      (v) => (v.details.revision ? t('cal.appliedOk', { n: v.details.revision }) : t('cal.appliedPending')),
+      () => app.api.post('/calibration-sessions/{id}/tasks/{uuid}/apply', { params: { path: { id: sid, uuid: task } } }),
+      (v) => ('job_id' in v ? t('cal.appliedPending') : t('cal.appliedOk', { n: v.revision })),
     );
     if (r) {
-      const d = await app.api.get<CalibrationDetail>(`/calibration-sessions/${sid}`);
-      onChange(d);
+      onChange(withLists(await app.api.get('/calibration-sessions/{id}', { params: { path: { id: sid } } })));
     }
   };
   if (!res) return null;

@@ -1,7 +1,28 @@
 // What the calibration screens compute from the API's answers: the
 // session's answers by item, the form's answers to submit, and the history
 // of agreement (closed sessions, oldest first).
-import type { Answer, CalibrationAnswer, CalibrationItem, CalibrationSession } from '../types';
+import type { components } from '../openapi';
+import type { Answer, CalibrationAnswer, CalibrationDetail, CalibrationItem, CalibrationSession } from '../types';
+
+/** withLists is a session as the API sends it with its lists never null, and no results while it is open. */
+export function withLists(d: components['schemas']['CalibrationDetail']): CalibrationDetail {
+  const r = d.results;
+  return {
+    ...d,
+    tasks: d.tasks ?? [],
+    items: d.items ?? [],
+    analysts: d.analysts ?? [],
+    answers: d.answers ?? [],
+    results: r
+      ? {
+          ...r,
+          analysts: r.analysts ?? [],
+          outliers: r.outliers ?? [],
+          criteria: (r.criteria ?? []).map((c) => ({ ...c, analysts: c.analysts ?? [], outliers: c.outliers ?? [] })),
+        }
+      : null,
+  };
+}
 
 /** itemKey names an item of a session: its interaction and criterion. */
 export function itemKey(x: { task_uuid: string; criterion_id: string }): string {

@@ -3,7 +3,7 @@ import { t } from '../i18n';
 import { Chosen, CriterionPicker } from '../pickers/Picker';
 import { navigate } from '../router';
 import { useApp } from '../state';
-import type { Campaign, Coaching } from '../types';
+import type { Coaching } from '../types';
 import { DialogButtons, ErrorMessage, useModal, useSubmit } from '../ui';
 
 /** CoachingSeed is where a coaching item starts: a failed criterion, a dispute or a report's agent × criterion. */
@@ -63,12 +63,14 @@ export function CoachDialog({ seed, onClose }: { seed: CoachingSeed; onClose: ()
     links: seed.links.map((l) => ({ ...l, quote: l.quote.slice(0, 1000) })),
   };
   const open = async (d: Draft) => {
-    const campaigns = await app.api.get<Campaign[]>('/campaigns');
-    const c = await app.api.post<Coaching>('/coaching', {
-      agent_id: seed.agentId,
-      campaign_id: campaigns.find((k) => k.name === seed.campaign)?.id,
-      dispute_id: seed.disputeId,
-      ...draftBody(d),
+    const campaigns = await app.api.get('/campaigns');
+    const c = await app.api.post('/coaching', {
+      body: {
+        agent_id: seed.agentId,
+        campaign_id: campaigns?.find((k) => k.name === seed.campaign)?.id ?? '',
+        dispute_id: seed.disputeId,
+        ...draftBody(d),
+      },
     });
     navigate(`/app/coaching/${c.id}`);
   };
@@ -95,7 +97,7 @@ export function CoachEditDialog({ item, onSaved, onClose }: { item: Coaching; on
     links: (item.links ?? []).map((l) => ({ taskUuid: l.task_uuid, fileName: l.file_name, quote: l.quote })),
   };
   const save = async (d: Draft) => {
-    await app.api.request('PUT', `/coaching/${encodeURIComponent(item.id)}`, { body: draftBody(d) });
+    await app.api.put('/coaching/{id}', { params: { path: { id: item.id } }, body: draftBody(d) });
     onSaved();
   };
   return (

@@ -3,7 +3,7 @@ import { formatDateTime, formatRelative, t } from '../i18n';
 import { CampaignPicker, CriterionPicker, UserPicker } from '../pickers/Picker';
 import { Link } from '../router';
 import { useApp } from '../state';
-import { atLeast, type Coaching, type CoachingList, type CoachingView } from '../types';
+import { atLeast, type Coaching } from '../types';
 import { ConfirmDialog, ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
 import { CoachEditDialog } from './CoachDialog';
 
@@ -38,13 +38,17 @@ export function CoachingListPage() {
   const put = (patch: Partial<typeof f>) => setF((cur) => ({ ...cur, ...patch }));
   const coach = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<CoachingList>('/coaching', { status, ...f }, signal),
-    [status, f.agent_id, f.campaign_id, f.criterion_id],
+    (signal) =>
+      app.api.get('/coaching', {
+        params: { query: { status, agent_id: f.agent_id, campaign_id: f.campaign_id, criterion_id: f.criterion_id } },
+        signal,
+      }),
+    [app.api, status, f.agent_id, f.campaign_id, f.criterion_id],
   );
   useEffect(() => {
     const offs = events.map((type) => app.events.on(type, () => reload()));
     return () => offs.forEach((off) => off());
-  }, [status]);
+  }, [app.events, reload, status]);
 
   return (
     <section aria-labelledby="page-title">
@@ -129,8 +133,12 @@ export function CoachingListPage() {
  */
 export function CoachingItemPage({ id }: { id: string }) {
   const app = useApp();
-  const path = `/coaching/${encodeURIComponent(id)}`;
-  const { data: c, error, reload } = useLoad((signal) => app.api.get<CoachingView>(path, undefined, signal), [id]);
+  const item = { params: { path: { id } } };
+  const {
+    data: c,
+    error,
+    reload,
+  } = useLoad((signal) => app.api.get('/coaching/{id}', { params: { path: { id } }, signal }), [app.api, id]);
   const [comment, setComment] = useState('');
   const [closing, setClosing] = useState(false);
   const [editing, setEditing] = useState(false);
@@ -138,7 +146,7 @@ export function CoachingItemPage({ id }: { id: string }) {
   useEffect(() => {
     const offs = events.map((type) => app.events.on(type, (ev) => (ev.data as { id?: string }).id === id && reload()));
     return () => offs.forEach((off) => off());
-  }, [id]);
+  }, [app.events, id, reload]);
   if (error !== null && !c) return <ErrorMessage error={error} onRetry={reload} />;
   if (!c) return <Loading />;
 
@@ -146,7 +154,7 @@ export function CoachingItemPage({ id }: { id: string }) {
   const send = (e: Event) => {
     e.preventDefault();
     act(async () => {
-      await app.api.post(`${path}/comments`, { body: comment });
+      await app.api.post('/coaching/{id}/comments', { ...item, body: { body: comment } });
       setComment('');
     });
   };
@@ -158,7 +166,7 @@ export function CoachingItemPage({ id }: { id: string }) {
             type="button"
             class="button button-primary"
             disabled={busy}
-            onClick={() => act(() => app.api.post(`${path}/acknowledgement`))}
+            onClick={() => act(() => app.api.post('/coaching/{id}/acknowledgement', item))}
           >
             {t('coaching.acknowledge')}
           </button>
@@ -262,7 +270,7 @@ export function CoachingItemPage({ id }: { id: string }) {
         confirm={t('coaching.close')}
         onConfirm={() => {
           setClosing(false);
-          act(() => app.api.post(`${path}/closure`));
+          act(() => app.api.post('/coaching/{id}/closure', item));
         }}
         onClose={() => setClosing(false)}
       >

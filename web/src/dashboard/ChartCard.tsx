@@ -25,6 +25,10 @@ export function useChart(config: ChartConfiguration, pointLink?: PointLink) {
   const link = useRef(pointLink);
   link.current = pointLink;
   const clickable = pointLink !== undefined;
+  // The chart is drawn again when its figures change (the config is made anew each render).
+  const figures = JSON.stringify(config);
+  const latest = useRef(config);
+  latest.current = config;
   const [error, setError] = useState<unknown>(null);
   useEffect(() => {
     let chart: { destroy(): void } | null = null;
@@ -43,9 +47,10 @@ export function useChart(config: ChartConfiguration, pointLink?: PointLink) {
               },
             }
           : {};
+        const { options, ...rest } = latest.current;
         chart = new Chart(canvas.current, {
-          ...config,
-          options: { responsive: true, maintainAspectRatio: false, animation: false, ...click, ...config.options },
+          ...rest,
+          options: { responsive: true, maintainAspectRatio: false, animation: false, ...click, ...options },
         } as ChartConfiguration);
       })
       .catch(setError);
@@ -53,7 +58,7 @@ export function useChart(config: ChartConfiguration, pointLink?: PointLink) {
       gone = true;
       chart?.destroy();
     };
-  }, [JSON.stringify(config), clickable]);
+  }, [clickable, figures]);
   return { canvas: canvas as Ref<HTMLCanvasElement>, error };
 }
 

@@ -1,4 +1,5 @@
 import { DashboardCalibration } from '../calibration/CalibrationPages';
+import { useMemo } from 'preact/hooks';
 import { formatScore, t } from '../i18n';
 import { location } from '../router';
 import { useApp } from '../state';
@@ -43,13 +44,13 @@ const percent = (x: number | null) => (x === null ? '—' : `${formatScore(x * 1
 export function DashboardPage() {
   const app = useApp();
   const query = location.value.query;
-  const applied = filtersOf(query);
   const key = query.toString();
+  const applied = useMemo(() => filtersOf(new URLSearchParams(key)), [key]);
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const quality = atLeast(app.profile.value?.role ?? 'none', 'quality');
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<Dashboard>('/stats/dashboard', { ...applied, tz }, signal).then(withLists),
-    [key],
+    (signal) => app.api.get('/stats/dashboard', { params: { query: { ...applied, tz } }, signal }).then(withLists),
+    [app.api, applied, tz],
   );
 
   return (

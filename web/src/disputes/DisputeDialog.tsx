@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { t } from '../i18n';
 import { useApp } from '../state';
-import type { Dispute, TaskDetail } from '../types';
+import type { TaskDetail } from '../types';
 import { DialogButtons, DialogDone, ErrorMessage, useModal, useSubmit } from '../ui';
 import { verdictKey } from './status';
 
@@ -25,9 +25,11 @@ export function DisputeDialog({ task, onClose }: { task: TaskDetail; onClose: (s
   const chosen = Object.keys(comments);
 
   const send = async () => {
-    await app.api.post<Dispute>('/disputes', {
-      task_uuid: task.uuid,
-      items: chosen.map((id) => ({ criterion_id: id, comment: comments[id], not_applicable: claims[id] === true })),
+    await app.api.post('/disputes', {
+      body: {
+        task_uuid: task.uuid,
+        items: chosen.map((id) => ({ criterion_id: id, comment: comments[id], not_applicable: claims[id] === true })),
+      },
     });
     setSent(true);
   };

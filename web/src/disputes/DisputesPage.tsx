@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { formatRelative, t } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
-import { atLeast, type Dispute, type DisputeList } from '../types';
+import { atLeast, type Dispute } from '../types';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 import { CoachDialog, type CoachingSeed } from '../coaching/CoachDialog';
 import { ResolveDialog } from './ResolveDialog';
@@ -21,12 +21,15 @@ export function DisputesPage() {
   const [status, setStatus] = useState<Status>('open');
   const [resolving, setResolving] = useState<Dispute | null>(null);
   const [coaching, setCoaching] = useState<CoachingSeed | null>(null);
-  const { data, error, reload } = useLoad((signal) => app.api.get<DisputeList>('/disputes', { status }, signal), [status]);
+  const { data, error, reload } = useLoad(
+    (signal) => app.api.get('/disputes', { params: { query: { status } }, signal }),
+    [app.api, status],
+  );
   const canResolve = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   useEffect(() => {
     const offs = ['dispute.opened', 'dispute.accepted', 'dispute.rejected'].map((type) => app.events.on(type, () => reload()));
     return () => offs.forEach((off) => off());
-  }, [status]);
+  }, [app.events, reload, status]);
 
   return (
     <section aria-labelledby="page-title">

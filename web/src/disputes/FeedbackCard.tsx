@@ -54,7 +54,7 @@ export function FeedbackCard({ task, onChanged }: { task: TaskDetail; onChanged:
                 disabled={busy}
                 onClick={() =>
                   void run(
-                    () => app.api.post(`/tasks/${encodeURIComponent(task.uuid)}/acknowledgement`),
+                    () => app.api.post('/tasks/{uuid}/acknowledgement', { params: { path: { uuid: task.uuid } } }),
                     () => t('feedback.acknowledgedToast'),
                   ).then(onChanged)
                 }

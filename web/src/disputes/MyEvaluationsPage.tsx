@@ -20,8 +20,11 @@ const percent = (x: number | null | undefined) =>
 export function MyEvaluationsPage() {
   const app = useApp();
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const list = useLoad((signal) => app.api.get<MyEvaluations>('/users/me/evaluations', { limit: 200 }, signal), []);
-  const trends = useLoad((signal) => app.api.get<Trends>('/stats/trends', { tz, operator: app.profile.value?.id }, signal), []);
+  const list = useLoad((signal) => app.api.get('/users/me/evaluations', { params: { query: { limit: 200 } }, signal }), [app.api]);
+  const trends = useLoad(
+    (signal) => app.api.get('/stats/trends', { params: { query: { tz, operator: app.profile.value?.id } }, signal }),
+    [app.api, app.profile.value?.id, tz],
+  );
   return (
     <section aria-labelledby="page-title">
       <PageHeader title={t('mine.title')} />

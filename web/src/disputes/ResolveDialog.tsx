@@ -26,8 +26,14 @@ export function ResolveDialog({ dispute, onClose }: { dispute: Dispute; onClose:
 
   const resolve = async () => {
     setResolved(
-      await app.api.post<Dispute>(`/disputes/${encodeURIComponent(dispute.id)}/resolution`, {
-        items: items.map((i) => ({ criterion_id: i.criterion_id, ...choices[i.criterion_id] })),
+      await app.api.post('/disputes/{id}/resolution', {
+        params: { path: { id: dispute.id } },
+        body: {
+          items: items.flatMap((i) => {
+            const c = choices[i.criterion_id];
+            return c.decision === '' ? [] : [{ criterion_id: i.criterion_id, ...c, decision: c.decision }];
+          }),
+        },
       }),
     );
   };

@@ -16,7 +16,7 @@ function EvaluationActions({ n, task }: { n: Notification; task: string }) {
   const app = useApp();
   const { busy, run } = useAction();
   const acknowledge = async () => {
-    await app.api.post(`/tasks/${encodeURIComponent(task)}/acknowledgement`);
+    await app.api.post('/tasks/{uuid}/acknowledgement', { params: { path: { uuid: task } } });
     if (!n.read) await app.notifications.setRead(n, true);
   };
   return (

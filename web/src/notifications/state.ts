@@ -1,7 +1,7 @@
 // The signed-in user's notifications as the dashboard holds them: a snapshot
 // of the newest ones (GET /notifications) kept current by the event stream.
 // Pure functions, so the ordering rules are tested on their own.
-import type { Notification, NotificationPage } from '../types';
+import { listed, type Notification, type NotificationPage } from '../types';
 
 export interface NotificationsState {
   /** items are the loaded notifications, newest first. */
@@ -96,11 +96,11 @@ export function applyEvent(s: NotificationsState, ev: NotificationEvent): Applie
 
 /** fromPage is the state a snapshot gives. */
 export function fromPage(p: NotificationPage): NotificationsState {
-  return { items: p.items ?? [], total: p.total, unread: p.unread };
+  return { items: (p.items ?? []).filter(listed), total: p.total, unread: p.unread };
 }
 
 /** appendPage adds an older page to s, skipping what s already has. */
 export function appendPage(s: NotificationsState, p: NotificationPage): NotificationsState {
   const have = new Set(s.items.map((x) => x.id));
-  return { items: [...s.items, ...(p.items ?? []).filter((x) => !have.has(x.id))], total: p.total, unread: p.unread };
+  return { items: [...s.items, ...(p.items ?? []).filter(listed).filter((x) => !have.has(x.id))], total: p.total, unread: p.unread };
 }

@@ -2,7 +2,7 @@
 import { signal } from '@preact/signals';
 import { errorMessage, type Api } from '../api';
 import type { EventStream } from '../events';
-import type { Notification, NotificationPage } from '../types';
+import { listed, type Notification } from '../types';
 import {
   appendPage,
   applyEvent,
@@ -75,7 +75,7 @@ export class NotificationsStore {
     }
     this.queue = [];
     try {
-      const page = await this.api.get<NotificationPage>('/notifications', { limit: pageSize });
+      const page = await this.api.get('/notifications', { params: { query: { limit: pageSize } } });
       let s = fromPage(page);
       for (const ev of this.queue) s = applyEvent(s, ev).state;
       this.state.value = s;
@@ -94,27 +94,31 @@ export class NotificationsStore {
 
   /** loadMore appends the next older page. */
   async loadMore() {
-    const page = await this.api.get<NotificationPage>('/notifications', {
-      limit: pageSize,
-      skip: this.state.value.items.length,
+    const page = await this.api.get('/notifications', {
+      params: {
+        query: {
+          limit: pageSize,
+          skip: this.state.value.items.length,
+        },
+      },
     });
     this.state.value = appendPage(this.state.value, page);
   }
 
   async setRead(n: Notification, read: boolean) {
-    const updated = await this.api.patch<Notification>(`/notifications/${n.id}`, { read });
-    this.apply({ type: 'notification.updated', data: updated });
+    const updated = await this.api.patch('/notifications/{id}', { params: { path: { id: n.id } }, body: { read } });
+    if (listed(updated)) this.apply({ type: 'notification.updated', data: updated });
   }
 
   async remove(n: Notification) {
     this.deleted.add(n.id);
-    await this.api.delete(`/notifications/${n.id}`);
+    await this.api.delete('/notifications/{id}', { params: { path: { id: n.id } } });
     this.apply({ type: 'notification.deleted', data: { id: n.id, user_id: n.user_id, is_global: n.is_global } });
   }
 
   /** removeAll deletes all of the user's own notifications and returns how many went. */
   async removeAll(): Promise<number> {
-    const res = await this.api.delete<{ deleted: number }>('/notifications', { user_id: this.userId });
+    const res = await this.api.delete('/notifications', { params: { query: { user_id: this.userId } } });
     this.apply({ type: 'notification.cleared', data: { user_id: this.userId, deleted: res.deleted } });
     return res.deleted;
   }

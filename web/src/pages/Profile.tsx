@@ -61,7 +61,7 @@ function TimeZoneForm({ me }: { me: Profile }) {
   const { busy, error, submit } = useSubmit();
   const save = async () => {
     setSaved(false);
-    app.profile.value = await app.api.patch<Profile>('/users/me', { time_zone: zone.trim() });
+    app.profile.value = await app.api.patch('/users/me', { body: { time_zone: zone.trim() } });
     setSaved(true);
   };
   return (

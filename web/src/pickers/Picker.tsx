@@ -4,8 +4,6 @@
 import { useCallback, useEffect, useId, useMemo, useState } from 'preact/hooks';
 import { locale, t } from '../i18n';
 import { useApp } from '../state';
-import type { Campaign } from '../types';
-import type { components } from '../openapi';
 import { useLoad } from '../ui';
 import { matching, nextActive, userOption, type Option } from './options';
 
@@ -38,17 +36,18 @@ export function Picker(p: PickerProps) {
   const [active, setActive] = useState(-1);
   const [options, setOptions] = useState<Option[]>([]);
   useEffect(() => setText(shown), [shown]);
+  const { find } = p;
   useEffect(() => {
     if (!open) return;
     const ctl = new AbortController();
-    p.find(text === shown ? '' : text, ctl.signal)
+    find(text === shown ? '' : text, ctl.signal)
       .then((o) => {
         setOptions(o);
         setActive(-1);
       })
       .catch(() => {});
     return () => ctl.abort();
-  }, [open, text, p.find]);
+  }, [open, text, find, shown]);
   const pick = (o: Option) => {
     setOpen(false);
     if (o.value === p.value || p.adding) setText(shown);
@@ -130,12 +129,13 @@ type FieldProps = Omit<PickerProps, 'name' | 'find' | 'any'> & { any?: string };
 /** useUserNames loads the names of the users of ids (GET /users/names, which names 50 at most), as options. */
 function useUserNames(ids: string[]): Option[] {
   const app = useApp();
+  const key = ids.join(' ');
   const { data } = useLoad(
     (signal) =>
-      ids.length
-        ? app.api.get<components['schemas']['UserNames']>('/users/names', { id: ids.slice(0, 50), limit: 50 }, signal)
+      key
+        ? app.api.get('/users/names', { params: { query: { id: key.split(' ').slice(0, 50), limit: 50 } }, signal })
         : Promise.resolve({ items: [], total: 0 }),
-    [ids.join(' ')],
+    [app.api, key],
   );
   return (data?.items ?? []).map(userOption);
 }
@@ -146,7 +146,7 @@ export function UserPicker(props: FieldProps) {
   const found = useUserNames(props.value ? [props.value] : []).find((u) => u.value === props.value);
   const find = useCallback(
     async (text: string, signal: AbortSignal) =>
-      ((await app.api.get<components['schemas']['UserNames']>('/users/names', { q: text, limit: 20 }, signal)).items ?? []).map(userOption),
+      ((await app.api.get('/users/names', { params: { query: { q: text, limit: 20 } }, signal })).items ?? []).map(userOption),
     [app.api],
   );
   return <Picker {...props} any={props.any ?? t('tasks.any')} name={found?.label ?? ''} find={find} />;
@@ -198,7 +198,7 @@ function usePicked(options: Option[] | null, value: string) {
 /** CampaignPicker picks a campaign by name; the value is its name, or its id with by="id". */
 export function CampaignPicker({ by = 'name', ...props }: FieldProps & { by?: 'name' | 'id' }) {
   const app = useApp();
-  const { data } = useLoad((signal) => app.api.get<Campaign[]>('/campaigns', undefined, signal), []);
+  const { data } = useLoad((signal) => app.api.get('/campaigns', { signal }), [app.api]);
   const options = useMemo(() => data && data.map((c) => ({ value: by === 'id' ? c.id : c.name, label: c.name })), [data, by]);
   return <Picker {...props} any={props.any ?? t('tasks.any')} {...usePicked(options, props.value)} />;
 }
@@ -208,8 +208,8 @@ export function CriterionPicker({ campaign, ...props }: FieldProps & { campaign:
   const app = useApp();
   const lang = locale.value;
   const { data } = useLoad(
-    (signal) => app.api.get<components['schemas']['CriterionName'][]>('/criteria', { campaign, lang }, signal),
-    [campaign, lang],
+    (signal) => app.api.get('/criteria', { params: { query: { campaign, lang } }, signal }),
+    [app.api, campaign, lang],
   );
   const options = useMemo(
     () => data && data.map((c) => ({ value: c.id, label: c.question, hint: (c.campaigns ?? []).join(', ') })),

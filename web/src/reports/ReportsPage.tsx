@@ -1,4 +1,5 @@
 import type { ChartConfiguration } from 'chart.js';
+import { useMemo } from 'preact/hooks';
 import { channelFigures } from '../dashboard/ChannelsCard';
 import { ChartCard, FiguresTable, useChart, type Cell } from '../dashboard/ChartCard';
 import { CoachingReportCard } from '../coaching/CoachingReportCard';
@@ -6,7 +7,7 @@ import { PeriodForm } from '../dashboard/PeriodForm';
 import { formatNumber, locale, t, type MessageKey } from '../i18n';
 import { Link, location } from '../router';
 import { useApp } from '../state';
-import { atLeast, type AnalystsReport, type AnalystWork, type CoachingReport, type Trends } from '../types';
+import { atLeast, type AnalystsReport, type AnalystWork, type Trends } from '../types';
 import { ErrorMessage, Loading, PageHeader, showFilters, SortHeader, useLoad } from '../ui';
 import { duration, reportFiltersOf, reportQueryOf, signed, tasksLink, weekLabel, type ReportFilters } from './state';
 
@@ -29,25 +30,28 @@ export function ReportsPage() {
   const app = useApp();
   const analystsShown = atLeast(app.profile.value?.role ?? 'none', 'quality');
   const query = location.value.query;
-  const applied = reportFiltersOf(query);
   const key = query.toString();
+  const applied = useMemo(() => reportFiltersOf(new URLSearchParams(key)), [key]);
   const tz = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  const period = { from: applied.from, to: applied.to, tz, campaign: applied.campaign };
+  const period = useMemo(() => ({ from: applied.from, to: applied.to, tz, campaign: applied.campaign }), [applied, tz]);
   const trends = useLoad(
     (signal) =>
       app.api
-        .get<Trends>('/stats/trends', { ...period, operator: applied.operator, sort: applied.sort, order: applied.order }, signal)
+        .get('/stats/trends', {
+          params: { query: { ...period, operator: applied.operator, sort: applied.sort, order: applied.order } },
+          signal,
+        })
         .then(withLists),
-    [key],
+    [app.api, applied.operator, applied.order, applied.sort, period],
   );
   const analysts = useLoad(
-    (signal) => (analystsShown ? app.api.get<AnalystsReport>('/stats/analysts', period, signal) : Promise.resolve(null)),
-    [key, analystsShown],
+    (signal) => (analystsShown ? app.api.get('/stats/analysts', { params: { query: period }, signal }) : Promise.resolve(null)),
+    [analystsShown, app.api, period],
   );
   const coachingShown = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   const coaching = useLoad(
-    (signal) => (coachingShown ? app.api.get<CoachingReport>('/stats/coaching', period, signal) : Promise.resolve(null)),
-    [key, coachingShown],
+    (signal) => (coachingShown ? app.api.get('/stats/coaching', { params: { query: period }, signal }) : Promise.resolve(null)),
+    [coachingShown, app.api, period],
   );
   const reload = () => {
     trends.reload();

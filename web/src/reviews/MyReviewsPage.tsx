@@ -6,7 +6,7 @@ import { t } from '../i18n';
 import { Link } from '../router';
 import { useApp } from '../state';
 import { StatusBadge } from '../tasks/badges';
-import { atLeast, type ReviewQueue, type TaskSummary } from '../types';
+import { atLeast, type TaskSummary } from '../types';
 import { Ago, ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 import { ReviewProgressPanel } from './ReviewProgressPanel';
 import { ReviewStateBadge } from './ReviewStateBadge';
@@ -17,8 +17,8 @@ export function MyReviewsPage() {
   const me = app.profile.value;
   const [withReviewed, setWithReviewed] = useState(false);
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<ReviewQueue>('/reviews/mine', { include_reviewed: withReviewed ? 'true' : undefined }, signal),
-    [withReviewed],
+    (signal) => app.api.get('/reviews/mine', { params: { query: { include_reviewed: withReviewed || undefined } }, signal }),
+    [app.api, withReviewed],
   );
   // A task assigned to the user, or one of the queue that changed, reloads it.
   useEffect(
@@ -27,7 +27,7 @@ export function MyReviewsPage() {
         const s = ev.data as TaskSummary;
         if (s.assignee_id === me?.id || data?.items?.some((x) => x.uuid === s.uuid)) reload();
       }),
-    [data, me?.id],
+    [app.events, data, me?.id, reload],
   );
   const items = data?.items ?? [];
   return (

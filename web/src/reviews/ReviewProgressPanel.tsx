@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
 import { formatNumber, t } from '../i18n';
 import { useApp } from '../state';
-import type { ReviewProgress } from '../types';
 import { ErrorMessage, Loading, useLoad } from '../ui';
 import { CampaignPicker } from '../pickers/Picker';
 
@@ -15,8 +14,8 @@ export function ReviewProgressPanel() {
   const [from, setFrom] = useState(daysAgo(30));
   const [to, setTo] = useState(daysAgo(-1));
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get<ReviewProgress>('/reviews/progress', { campaign: campaign || undefined, from, to }, signal),
-    [campaign, from, to],
+    (signal) => app.api.get('/reviews/progress', { params: { query: { campaign: campaign || undefined, from, to } }, signal }),
+    [app.api, campaign, from, to],
   );
   const rows = data?.analysts ?? [];
   return (

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime, t, type MessageKey } from '../i18n';
 import { useApp } from '../state';
-import type { Campaign, SamplingRule, SamplingRun } from '../types';
+import type { Campaign, SamplingRule } from '../types';
 import { ErrorMessage, Loading, OutcomeMessage, useLoad, type Outcome } from '../ui';
 
 type Kind = SamplingRule['kind'];
@@ -34,7 +34,7 @@ const blank: Draft = {
 };
 
 /** bodyOf is the API's rule for a draft: the count or the share only for the kinds that take them. */
-function bodyOf(d: Draft): Record<string, unknown> {
+function bodyOf(d: Draft) {
   return {
     name: d.name.trim(),
     kind: d.kind,
@@ -64,10 +64,10 @@ function what(r: SamplingRule): string {
 /** SamplingRules lists a campaign's rules, adds, switches off and deletes them, and runs them at once. */
 export function SamplingRules({ campaign }: { campaign: Campaign }) {
   const app = useApp();
-  const path = `/campaigns/${campaign.id}/sampling-rules`;
+  const ofCampaign = { params: { path: { id: campaign.id } } };
   const { data, setData, error, reload } = useLoad(
-    (signal) => app.api.get<{ items: SamplingRule[] | null }>(path, undefined, signal),
-    [path],
+    (signal) => app.api.get('/campaigns/{id}/sampling-rules', { params: { path: { id: campaign.id } }, signal }),
+    [app.api, campaign.id],
   );
   const [draft, setDraft] = useState<Draft>(blank);
   const [outcome, setOutcome] = useState<Outcome>(null);
@@ -84,7 +84,7 @@ export function SamplingRules({ campaign }: { campaign: Campaign }) {
   const add = (e: Event) => {
     e.preventDefault();
     void act(async () => {
-      await app.api.post<SamplingRule>(path, bodyOf(draft));
+      await app.api.post('/campaigns/{id}/sampling-rules', { ...ofCampaign, body: bodyOf(draft) });
       setDraft(blank);
       return t('sampling.added');
     });
@@ -103,17 +103,17 @@ export function SamplingRules({ campaign }: { campaign: Campaign }) {
         due_days: r.due_days,
         enabled: !r.enabled,
       };
-      await app.api.request<SamplingRule>('PUT', `/sampling-rules/${r.id}`, { body });
+      await app.api.put('/sampling-rules/{id}', { params: { path: { id: r.id } }, body });
       return t(r.enabled ? 'sampling.disabled' : 'sampling.enabled');
     });
   const remove = (r: SamplingRule) =>
     act(async () => {
-      await app.api.delete<SamplingRule>(`/sampling-rules/${r.id}`);
+      await app.api.delete('/sampling-rules/{id}', { params: { path: { id: r.id } } });
       return t('sampling.deleted', { name: r.name });
     });
   const run = () =>
     act(async () => {
-      const res = await app.api.post<SamplingRun>(`${path}/run`);
+      const res = await app.api.post('/campaigns/{id}/sampling-rules/run', ofCampaign);
       if (!res.rules) return t('sampling.running', { job: res.job_id });
       setData({ items: res.rules });
       return t('sampling.ran', { picked: res.rules.reduce((n, r) => n + r.last_picked, 0) });

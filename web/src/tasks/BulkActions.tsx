@@ -25,7 +25,6 @@ import {
   type BulkAction,
   type BulkActionName,
   type BulkItem,
-  type BulkItemList,
   type BulkProgress,
   type Choice,
   type Selection,
@@ -103,8 +102,8 @@ export function BulkActions({ bulk, filter, total, estimated }: { bulk: Bulk; fi
   const named = location.value.query.get('bulk');
   useEffect(() => {
     if (!named) return;
-    app.api.get<BulkAction>(`/bulk-actions/${encodeURIComponent(named)}`).then(show, setError);
-  }, [named]);
+    app.api.get('/bulk-actions/{id}', { params: { path: { id: named } } }).then(show, setError);
+  }, [app.api, named]);
   useEffect(() => {
     const off = app.events.on('bulk_action.updated', (ev) => {
       const p = ev.data as BulkProgress;
@@ -112,7 +111,7 @@ export function BulkActions({ bulk, filter, total, estimated }: { bulk: Bulk; fi
       setShown((a) => a && advance(a, p));
     });
     return off;
-  }, []);
+  }, [app.events]);
   const s = bulk.selection;
   return (
     <>
@@ -145,7 +144,7 @@ function BulkBar(props: { bulk: Bulk; filter: Query; total: number; estimated?: 
     setBusy(true);
     setError(null);
     try {
-      props.onStarted(await app.api.post<BulkAction>('/bulk-actions', requestOf(choice, s, filter)));
+      props.onStarted(await app.api.post('/bulk-actions', { body: requestOf(choice, s, filter) }));
       bulk.select(noSelection);
     } catch (err) {
       setError(err);
@@ -270,11 +269,11 @@ export function BulkPanel({
       !labelledBy && ended && a.failed + a.skipped > 0 && !a.results_deleted_at
         ? Promise.all(
             (['failed', 'skipped'] as const).map((outcome) =>
-              app.api.get<BulkItemList>(`/bulk-actions/${encodeURIComponent(a.id)}/items`, { outcome, limit: problemsShown }, signal),
+              app.api.get('/bulk-actions/{id}/items', { params: { path: { id: a.id }, query: { outcome, limit: problemsShown } }, signal }),
             ),
           ).then((pages) => pages.flatMap((p) => p.items ?? []))
         : Promise.resolve([]),
-    [a.id, ended],
+    [a.failed, a.id, a.results_deleted_at, a.skipped, app.api, ended, labelledBy],
   );
   const counts = { matched: a.matched ?? '—', done: a.done, succeeded: a.succeeded, skipped: a.skipped, failed: a.failed };
   return (
@@ -338,7 +337,7 @@ export function BulkPanel({
             type="button"
             class="button button-danger"
             disabled={busy}
-            onClick={() => void run(() => app.api.post<BulkAction>(`/bulk-actions/${encodeURIComponent(a.id)}/cancel`).then(onChange))}
+            onClick={() => void run(() => app.api.post('/bulk-actions/{id}/cancel', { params: { path: { id: a.id } } }).then(onChange))}
           >
             {t('bulk.cancel')}
           </button>

@@ -2,7 +2,7 @@
 // caller's own, or anyone's for supervisors, with their status and counts
 // kept live by bulk_action.updated events; and one action's results by task
 // (GET /bulk-actions/{id}/items), each said in the reader's language.
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { formatDateTime, formatNumber, formatRelative, t, type MessageKey } from '../i18n';
 import { UserPicker } from '../pickers/Picker';
 import { Link, location } from '../router';
@@ -19,10 +19,8 @@ import {
   listFiltersOf,
   listQueryOf,
   type BulkAction,
-  type BulkActionList,
   type BulkActionSummary,
   type BulkItem,
-  type BulkItemList,
   type BulkProgress,
   type ListFilters,
 } from './bulk';
@@ -37,7 +35,9 @@ const statusName = (s: BulkProgress['status']) => t(`bulk.statusName.${s}` as Me
 /** useBulkEvents calls on with the progress of every bulk_action.updated event while the screen is open. */
 function useBulkEvents(on: (p: BulkProgress) => void) {
   const app = useApp();
-  useEffect(() => app.events.on('bulk_action.updated', (ev) => on(ev.data as BulkProgress)), []);
+  const latest = useRef(on);
+  latest.current = on;
+  useEffect(() => app.events.on('bulk_action.updated', (ev) => latest.current(ev.data as BulkProgress)), [app.events]);
 }
 
 /** Listing is the list as the page shows it: the pages read so far, and the cursor after them. */
@@ -54,16 +54,16 @@ export function BulkActionsPage() {
   const key = listQueryOf(applied).toString();
   const lead = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
   const { busy, run } = useAction();
-  const params = (cursor?: string) => ({ ...Object.fromEntries(listQueryOf(applied)), limit: pageSize, cursor });
+  const params = useCallback((cursor?: string) => ({ ...Object.fromEntries(new URLSearchParams(key)), limit: pageSize, cursor }), [key]);
   const { data, setData, error, loading, reload } = useLoad<Listing>(
     (signal) =>
-      app.api.get<BulkActionList>('/bulk-actions', params(), signal).then((page) => ({ items: page.items ?? [], next: page.next })),
-    [key],
+      app.api.get('/bulk-actions', { params: { query: params() }, signal }).then((page) => ({ items: page.items ?? [], next: page.next })),
+    [app.api, params],
   );
   useBulkEvents((p) => setData((d) => d && { ...d, items: advanceAll(d.items, p) }));
   const loadMore = () =>
     run(async () => {
-      const page = await app.api.get<BulkActionList>('/bulk-actions', params(data?.next));
+      const page = await app.api.get('/bulk-actions', { params: { query: params(data?.next) } });
       setData((d) => d && { items: [...d.items, ...(page.items ?? [])], next: page.next });
     });
 
@@ -185,7 +185,7 @@ type OutcomeFilter = (typeof outcomes)[number] | '';
 /** BulkActionPage is one bulk action, live, and its result on every task, in pages. */
 export function BulkActionPage({ id }: { id: string }) {
   const app = useApp();
-  const action = useLoad<BulkAction>((signal) => app.api.get<BulkAction>(`/bulk-actions/${encodeURIComponent(id)}`, {}, signal), [id]);
+  const action = useLoad<BulkAction>((signal) => app.api.get('/bulk-actions/{id}', { params: { path: { id } }, signal }), [app.api, id]);
   useBulkEvents((p) => action.setData((a) => a && advance(a, p)));
   const a = action.data;
   return (
@@ -216,15 +216,27 @@ function BulkResults({ action: a }: { action: BulkAction }) {
   const [outcome, setOutcome] = useState<OutcomeFilter>('');
   const { busy, run } = useAction();
   const ended = finished(a.status);
-  const path = `/bulk-actions/${encodeURIComponent(a.id)}/items`;
-  const params = (cursor?: string) => ({ outcome: outcome || undefined, limit: resultsPageSize, cursor });
+  const params = useCallback((cursor?: string) => ({ outcome: outcome || undefined, limit: resultsPageSize, cursor }), [outcome]);
+  // Deleted results are not read (the screen says they were deleted).
+  const deleted = a.results_deleted_at !== undefined;
   const { data, setData, error, loading, reload } = useLoad<{ items: BulkItem[]; next?: string }>(
-    (signal) => app.api.get<BulkItemList>(path, params(), signal).then((p) => ({ items: p.items ?? [], next: p.next })),
-    [a.id, outcome, ended, a.results_deleted_at],
+    (signal) =>
+      deleted
+        ? Promise.resolve({ items: [] })
+        : app.api
+            .get('/bulk-actions/{id}/items', { params: { path: { id: a.id }, query: params() }, signal })
+            .then((p) => ({ items: p.items ?? [], next: p.next })),
+    [app.api, deleted, a.id, params],
   );
+  // Read again when the action ends.
+  const wasEnded = useRef(ended);
+  useEffect(() => {
+    if (ended && !wasEnded.current) reload();
+    wasEnded.current = ended;
+  }, [ended, reload]);
   const loadMore = () =>
     run(async () => {
-      const page = await app.api.get<BulkItemList>(path, params(data?.next));
+      const page = await app.api.get('/bulk-actions/{id}/items', { params: { path: { id: a.id }, query: params(data?.next) } });
       setData((d) => d && { items: [...d.items, ...(page.items ?? [])], next: page.next });
     });
   return (

@@ -16,7 +16,7 @@ export function PrivacyBlock({ task, onChanged }: { task: TaskDetail; onChanged:
   const p = task.privacy;
   const hold = p.legal_hold;
   const admin = atLeast(app.profile.value?.role ?? 'none', 'admin');
-  const path = `/tasks/${encodeURIComponent(task.uuid)}/legal-hold`;
+  const holdPath = { params: { path: { uuid: task.uuid } } };
   const deleted = [
     p.recording_deleted_at && t('task.recordingDeleted', { at: formatDateTime(p.recording_deleted_at) }),
     p.transcript_deleted_at && t('task.transcriptDeleted', { at: formatDateTime(p.transcript_deleted_at) }),
@@ -26,7 +26,7 @@ export function PrivacyBlock({ task, onChanged }: { task: TaskDetail; onChanged:
   const place = async (e: Event) => {
     e.preventDefault();
     const done = await run(
-      () => app.api.request('PUT', path, { body: { reason: reason.trim() } }),
+      () => app.api.put('/tasks/{uuid}/legal-hold', { ...holdPath, body: { reason: reason.trim() } }),
       () => t('task.holdPlaced'),
     );
     if (done !== undefined) {
@@ -36,7 +36,7 @@ export function PrivacyBlock({ task, onChanged }: { task: TaskDetail; onChanged:
   };
   const lift = async () => {
     const done = await run(
-      () => app.api.delete(path),
+      () => app.api.delete('/tasks/{uuid}/legal-hold', holdPath),
       () => t('task.holdLifted'),
     );
     if (done !== undefined) onChanged();
@@ -90,7 +90,7 @@ function Readers({ uuid }: { uuid: string }) {
   const load = async () => {
     setError(null);
     try {
-      const page = await app.api.get<{ items: AccessRecord[] }>(`/tasks/${encodeURIComponent(uuid)}/access-records`, { limit: 20 });
+      const page = await app.api.get('/tasks/{uuid}/access-records', { params: { path: { uuid }, query: { limit: 20 } } });
       setRecords(page.items);
     } catch (err) {
       setError(err);

@@ -32,7 +32,7 @@ function viewProblem(err: unknown, name: string, views: SavedView[], max: number
 export function SavedViews() {
   const app = useApp();
   const { busy, run } = useAction();
-  const { data, error, reload } = useLoad<ViewList>((signal) => app.api.get<ViewList>('/views', undefined, signal), []);
+  const { data, error, reload } = useLoad<ViewList>((signal) => app.api.get('/views', { signal }), [app.api]);
   const [dialog, setDialog] = useState<{ kind: 'save' } | { kind: 'rename'; view: SavedView } | null>(null);
   const [deleting, setDeleting] = useState<SavedView | null>(null);
   const views = data?.items ?? [];
@@ -40,8 +40,8 @@ export function SavedViews() {
   // The filters and order shown now, as the list's URL holds them.
   const current = queryOf(filtersOf(location.value.query)).toString();
 
-  const save = (name: string) => app.api.post<SavedView>('/views', { name, query: current });
-  const rename = (view: SavedView, name: string) => app.api.patch<SavedView>(`/views/${encodeURIComponent(view.id)}`, { name });
+  const save = (name: string) => app.api.post('/views', { body: { name, query: current } });
+  const rename = (view: SavedView, name: string) => app.api.patch('/views/{id}', { params: { path: { id: view.id } }, body: { name } });
 
   return (
     <section class="saved-views" aria-labelledby="saved-views-title">
@@ -121,7 +121,7 @@ export function SavedViews() {
           setDeleting(null);
           if (!v || busy) return;
           void run(
-            () => app.api.delete<SavedView>(`/views/${encodeURIComponent(v.id)}`),
+            () => app.api.delete('/views/{id}', { params: { path: { id: v.id } } }),
             () => t('views.deleted', { name: v.name }),
           ).then(reload);
         }}

@@ -3,7 +3,7 @@ import { ApiError } from '../api';
 import { categoryName, engineName, formatDateTime, formatNumber, formatScore, type MessageKey, t } from '../i18n';
 import { guardLeaving, Link } from '../router';
 import { useApp } from '../state';
-import { atLeast, type AuditItem, type ComputedAudit, type Segment, type TaskDetail } from '../types';
+import { atLeast, type AuditItem, type Segment, type TaskDetail } from '../types';
 import { ChannelsCard } from './ChannelsCard';
 import { clock } from './state';
 import { PrivacyBlock } from './PrivacyBlock';
@@ -53,7 +53,7 @@ export function TaskView({ uuid }: { uuid: string }) {
     data: task,
     error,
     reload,
-  } = useLoad((signal) => app.api.get<TaskDetail>(`/tasks/${encodeURIComponent(uuid)}`, undefined, signal), [uuid]);
+  } = useLoad((signal) => app.api.get('/tasks/{uuid}', { params: { path: { uuid } }, signal }), [app.api, uuid]);
 
   useEffect(() => {
     const offs = [
@@ -72,7 +72,7 @@ export function TaskView({ uuid }: { uuid: string }) {
       }),
     );
     return () => offs.forEach((off) => off());
-  }, [uuid]);
+  }, [app.events, reload, uuid]);
 
   if (error !== null && !task) return <ErrorMessage error={error} onRetry={reload} />;
   if (!task) return <Loading />;
@@ -117,7 +117,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
             disabled={busy}
             onClick={() =>
               void run(
-                () => app.api.post(`/tasks/${encodeURIComponent(task.uuid)}/review`),
+                () => app.api.post('/tasks/{uuid}/review', { params: { path: { uuid: task.uuid } } }),
                 () => t('review.marked'),
               )
             }
@@ -137,7 +137,7 @@ function TaskScreen({ task, onChanged }: { task: TaskDetail; onChanged: () => vo
             disabled={busy}
             onClick={() =>
               void run(
-                () => app.api.post(`/tasks/${encodeURIComponent(task.uuid)}/retry`),
+                () => app.api.post('/tasks/{uuid}/retry', { params: { path: { uuid: task.uuid } } }),
                 () => t('task.retried'),
               )
             }
@@ -297,15 +297,8 @@ function Player({ uuid, audio, onTime }: { uuid: string; audio: preact.RefObject
     let url: string | null = null;
     void (async () => {
       try {
-        const res = await fetch(`/tasks/${encodeURIComponent(uuid)}/audio`, {
-          headers: { Authorization: `Bearer ${await app.auth.accessToken()}` },
-          signal: ctl.signal,
-        });
-        if (!res.ok) {
-          const body = (await res.json().catch(() => null)) as { message?: string; code?: string } | null;
-          throw new ApiError(body?.message ?? t('error.http', { status: res.status }), body?.code ?? 'HTTP_ERROR', res.status);
-        }
-        url = URL.createObjectURL(await res.blob());
+        const { blob } = await app.api.blob('/tasks/{uuid}/audio', { params: { path: { uuid } }, signal: ctl.signal });
+        url = URL.createObjectURL(blob);
         setSrc(url);
       } catch (err) {
         if (!ctl.signal.aborted) setError(err);
@@ -315,7 +308,7 @@ function Player({ uuid, audio, onTime }: { uuid: string; audio: preact.RefObject
       ctl.abort();
       if (url) URL.revokeObjectURL(url);
     };
-  }, [uuid]);
+  }, [app.api, uuid]);
   if (error !== null) return <ErrorMessage error={error} />;
   if (!src) return <Loading />;
   return (
@@ -384,18 +377,16 @@ function AuditEditor({
     setError(null);
     setOutcome(null);
     try {
-      const res = await app.api.send<ComputedAudit | { job_id: number }>(
-        'POST',
-        `/tasks/${encodeURIComponent(task.uuid)}/pending-verdicts`,
-        {
-          headers: { 'x-username': app.profile.value?.username ?? '', 'If-Match': String(audit.revision) },
-          body,
-        },
-      );
-      if (res.status === 202) {
-        setOutcome({ kind: 'accepted', text: t('audit.accepted', { job: (res.details as { job_id: number }).job_id }) });
+      const res = await app.api.post('/tasks/{uuid}/pending-verdicts', {
+        params: { path: { uuid: task.uuid } },
+        headers: { 'x-username': app.profile.value?.username ?? '', 'If-Match': String(audit.revision) },
+        body,
+      });
+      // 202: the edit continues in the background, as a job.
+      if ('job_id' in res) {
+        setOutcome({ kind: 'accepted', text: t('audit.accepted', { job: res.job_id }) });
       } else {
-        setOutcome({ kind: 'ok', text: t('pending.decided', { revision: (res.details as ComputedAudit).revision }) });
+        setOutcome({ kind: 'ok', text: t('pending.decided', { revision: res.revision }) });
         onSaved();
       }
     } catch (err) {
@@ -436,7 +427,7 @@ function AuditEditor({
     setError(null);
     setOutcome(null);
     try {
-      const res = await app.api.send<ComputedAudit | { job_id: number }>('POST', '/compute-audit-results', {
+      const res = await app.api.post('/compute-audit-results', {
         headers: { 'x-username': app.profile.value?.username ?? '', 'If-Match': String(on) },
         body: {
           task_uuid: task.uuid,
@@ -449,10 +440,10 @@ function AuditEditor({
         },
       });
       discard();
-      if (res.status === 202) {
-        setOutcome({ kind: 'accepted', text: t('audit.accepted', { job: (res.details as { job_id: number }).job_id }) });
+      if ('job_id' in res) {
+        setOutcome({ kind: 'accepted', text: t('audit.accepted', { job: res.job_id }) });
       } else {
-        const c = res.details as ComputedAudit;
+        const c = res;
         setOutcome({
           kind: 'ok',
           text: c.pending?.length

@@ -1,10 +1,10 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Query } from '../api';
 import { t, type MessageKey } from '../i18n';
 import { Link, location } from '../router';
 import { useApp } from '../state';
 import { StreamStatus } from '../notifications/Bell';
-import { atLeast, taskStatuses, type TaskPage, type TaskSummary } from '../types';
+import { atLeast, taskStatuses, type TaskSummary } from '../types';
 import { Ago, AnySelect, ErrorMessage, FilterButtons, Loading, PageHeader, showFilters, SortHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
@@ -64,9 +64,12 @@ function summaryOf(type: string, data: unknown): TaskSummary {
 export function TasksPage() {
   const app = useApp();
   const query = location.value.query;
-  const applied = filtersOf(query);
   const key = query.toString();
+  const applied = useMemo(() => filtersOf(new URLSearchParams(key)), [key]);
   const [live, setLive] = useState(new Map<string, TaskSummary>());
+  // A load applies the latest live tasks to its page; they do not load it again.
+  const seen = useRef(live);
+  seen.current = live;
   const { busy, run } = useAction();
   const filters = useRef(applied);
   filters.current = applied;
@@ -77,8 +80,32 @@ export function TasksPage() {
   // Kept once opened: closing it does not lose the uploads in progress.
   const [uploading, setUploading] = useState(false);
 
-  // Subscribed before loading: events that arrive meanwhile are applied on
-  // top of the page, which gives the same result whatever the order.
+  // The list, its total and the cursor after it change together: an event
+  // adds or drops a task.
+  const {
+    data: view,
+    setData: setView,
+    error,
+    loading,
+    reload,
+  } = useLoad<Listing>(
+    (signal) =>
+      app.api.get('/tasks', { params: { query: apiQuery(applied) }, signal }).then((page) => {
+        const listed = page.tasks ?? [];
+        let list = listed;
+        for (const s of seen.current.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
+        return {
+          tasks: list,
+          fresh: [],
+          total: page.total + list.length - listed.length,
+          estimated: page.total_estimated,
+          next: page.next,
+        };
+      }),
+    [app.api, applied],
+  );
+  // Subscribed as the load starts: events that arrive meanwhile are applied
+  // on top of the page, which gives the same result whatever the order.
   useEffect(() => {
     const offs = liveEvents.map((type) =>
       app.events.on(type, (ev) => {
@@ -92,39 +119,15 @@ export function TasksPage() {
       }),
     );
     return () => offs.forEach((off) => off());
-  }, []);
+  }, [app.events, setView]);
 
-  // The list, its total and the cursor after it change together: an event
-  // adds or drops a task.
-  const {
-    data: view,
-    setData: setView,
-    error,
-    loading,
-    reload,
-  } = useLoad<Listing>(
-    (signal) =>
-      app.api.get<TaskPage>('/tasks', apiQuery(applied), signal).then((page) => {
-        const listed = page.tasks ?? [];
-        let list = listed;
-        for (const s of live.values()) if (list.some((x) => x.uuid === s.uuid)) list = applyTask(list, applied, s);
-        return {
-          tasks: list,
-          fresh: [],
-          total: page.total + list.length - listed.length,
-          estimated: page.total_estimated,
-          next: page.next,
-        };
-      }),
-    [key],
-  );
   const tasks = view?.tasks ?? null;
   const total = view?.total ?? 0;
   const next = view?.next;
 
   const loadMore = () =>
     run(async () => {
-      const page = await app.api.get<TaskPage>('/tasks', apiQuery(applied, next));
+      const page = await app.api.get('/tasks', { params: { query: apiQuery(applied, next) } });
       const known = new Set((tasks ?? []).map((x) => x.uuid));
       setView({
         tasks: [...(tasks ?? []), ...(page.tasks ?? []).filter((x) => !known.has(x.uuid))],
@@ -175,7 +178,7 @@ export function TasksPage() {
             title={t('tasks.exportHint')}
             onClick={() =>
               void run(
-                () => app.api.download('/tasks/export', exportQuery(applied, format)),
+                () => app.api.download('/tasks/export', { params: { query: exportQuery(applied, format) } }),
                 (name) => t('tasks.exported', { name }),
               )
             }

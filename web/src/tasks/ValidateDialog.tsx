@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { listOf, t } from '../i18n';
 import { useApp } from '../state';
-import type { TaskDetail, ValidationRecipients, ValidationResult } from '../types';
+import type { TaskDetail, ValidationResult } from '../types';
 import { DialogButtons, DialogDone, ErrorMessage, Loading, useLoad, useModal, useSubmit } from '../ui';
 
 /** PendingVerdict is a verdict a refused validation names as pending. */
@@ -28,20 +28,24 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
   const [result, setResult] = useState<ValidationResult | null>(null);
   const { busy, error, submit } = useSubmit();
   const recipients = useLoad(
-    (signal) => app.api.get<ValidationRecipients>(`/tasks/${encodeURIComponent(task.uuid)}/validation-recipients`, undefined, signal),
-    [task.uuid],
+    (signal) => app.api.get('/tasks/{uuid}/validation-recipients', { params: { path: { uuid: task.uuid } }, signal }),
+    [app.api, task.uuid],
   );
 
   // A 409 naming pending verdicts offers to validate accepting them.
   const pending = pendingOf(error);
   const validate = async (acceptPending = false) => {
+    // The form's fields as the document has them, sent with the files.
+    const fields = {
+      task_uuid: task.uuid,
+      notes,
+      isCall: task.kind === 'call' ? 'true' : 'false',
+      accept_pending: acceptPending ? 'true' : undefined,
+    } as const;
     const form = new FormData();
-    form.set('task_uuid', task.uuid);
-    form.set('notes', notes);
-    form.set('isCall', String(task.kind === 'call'));
-    if (acceptPending) form.set('accept_pending', 'true');
+    for (const [k, v] of Object.entries(fields)) if (v !== undefined) form.set(k, v);
     files.forEach((f, i) => form.append(`attachment${i + 1}`, f, f.name));
-    setResult(await app.api.request<ValidationResult>('POST', '/validate-audit', { form }));
+    setResult(await app.api.post('/validate-audit', { body: fields, bodySerializer: () => form }));
   };
 
   return (
