@@ -32,10 +32,17 @@ test('coaching: a supervisor opens coaching from a failed criterion, the agent a
   await expect(page.getByRole('link', { name: 'e2e-coaching-1.json' })).toBeVisible();
   await shot(page, 'coaching-item');
 
-  // The agent, in Spanish, finds it in her list, acknowledges it and comments.
-  await inSpanish(browser, `${base}/app/coaching`, { username: 'abel', roles: ['operator'] }, async (p) => {
+  // The agent, in Spanish, is told in her notifications and opens it from there, finds it in her list too,
+  // acknowledges it and comments.
+  await inSpanish(browser, `${base}/app/notifications`, { username: 'abel', roles: ['operator'] }, async (p) => {
+    const note = p.getByRole('main').locator('li.notification', { hasText: 'Did the agent offer to call back?' });
+    await expect(note).toBeVisible();
+    await shot(p, 'coaching-notification-es');
+    await note.getByRole('link', { name: 'Abrir' }).click();
+    await expect(p.getByRole('heading', { name: 'Did the agent offer to call back?' })).toBeVisible();
+    await p.getByRole('link', { name: 'Coaching', exact: true }).click();
     await expect(p.getByRole('heading', { name: 'Tu coaching' })).toBeVisible();
-    await p.getByRole('link', { name: 'Did the agent offer to call back?' }).click();
+    await p.getByRole('main').getByRole('link', { name: 'Did the agent offer to call back?' }).click();
     await p.getByRole('button', { name: 'Confirmar lectura' }).click();
     await expect(p.getByTestId('coaching-status').getByText('Leído')).toBeVisible();
     await p.getByLabel('Tu comentario').fill('Lo practico esta semana.');

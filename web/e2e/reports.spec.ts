@@ -141,7 +141,7 @@ test('reports: agents and criteria by week, analysts; each figure opens its task
 
   // An agent's week opens their tasks of that week.
   await page.getByText('Average score by week, as a table').click();
-  await expect(page.getByRole('link', { name: '100 (1)' })).toBeVisible();
+  await expect(page.getByRole('link', { name: '100 (1)' }).first()).toBeVisible();
   await page.getByRole('link', { name: '66.7 (1)' }).click();
   await expect(page.getByRole('heading', { name: 'Tasks' })).toBeVisible();
   const behind = new URL(page.url()).searchParams;

@@ -170,7 +170,7 @@ test('task view: numbered turns, evidence, weights and rules; edit with a guard,
   expect(message.data, 'the attachment arrives intact').toContain(Buffer.from('evidence').toString('base64'));
   expect(message.data, 'the notes are in the message').toContain('Good call overall.');
   await dialog.getByRole('button', { name: 'Close' }).click();
-  await expect(page.locator('.facts').getByText('validated', { exact: true })).toBeVisible();
+  await expect(page.locator('.facts').getByText('validated', { exact: true }).first()).toBeVisible();
   await expect(page.getByRole('button', { name: 'Validate', exact: true }), 'a validated task can be validated again').toHaveCount(0);
 
   // The validation stays on the page: notes, validator, recipients, attachments, the e-mail's status.
@@ -209,7 +209,7 @@ test('an English chat in the Spanish default campaign reads English questions an
   await signIn(page, { username: 'ines', roles: ['quality'] });
   await page.getByRole('link', { name: 'e2e-english.json' }).click();
   const greeting = page.locator('[data-criterion="greeting"]');
-  await expect(greeting.getByText('Did the agent greet the customer and give their own name at the start?')).toBeVisible();
+  await expect(greeting.getByText('Did the agent greet the customer and give their own name at the start?').first()).toBeVisible();
   await expect(page.getByText('¿El agente saludó y se presentó con su nombre al inicio?'), 'a Spanish question shown').toHaveCount(0);
   await expect(page.locator('[data-criterion]').getByText(/^¿/), 'a Spanish question shown').toHaveCount(0);
   await shot(page, 'task-view-english-chat-spanish-campaign');

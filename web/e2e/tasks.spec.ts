@@ -499,7 +499,7 @@ test('search: the words said found in every chat, the passages marked, in Englis
   // A search the service cannot run says why.
   await page.getByLabel('Words said or written').fill('"tarjeta');
   await page.getByRole('button', { name: 'Apply filters' }).click();
-  await expect(page.getByText(/quotation mark that opens a phrase/)).toBeVisible();
+  await expect(page.getByText(/quotation mark that opens a phrase/).first()).toBeVisible();
 
   await inSpanish(
     browser,
