@@ -129,11 +129,12 @@ type FieldProps = Omit<PickerProps, 'name' | 'find' | 'any'> & { any?: string };
 /** useUserNames loads the names of the users of ids (GET /users/names, which names 50 at most), as options. */
 function useUserNames(ids: string[]): Option[] {
   const app = useApp();
-  const key = ids.join(' ');
+  // The ids as one value, so that a new list of the same ids loads nothing.
+  const key = ids.length ? JSON.stringify(ids.slice(0, 50)) : '';
   const { data } = useLoad(
     (signal) =>
       key
-        ? app.api.get('/users/names', { params: { query: { id: key.split(' ').slice(0, 50), limit: 50 } }, signal })
+        ? app.api.get('/users/names', { params: { query: { id: JSON.parse(key) as string[], limit: 50 } }, signal })
         : Promise.resolve({ items: [], total: 0 }),
     [app.api, key],
   );
