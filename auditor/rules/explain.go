@@ -136,7 +136,24 @@ var spanishWords = set("de la el que su mi le lo por para con una un del los las
 	"necesita necesitas nada sea adios buena tarde noche noches dia dias queda quedo abrimos confirmad confirmado " +
 	"confirmada resuelto tramit listo hecho nombre completo titular quien seguridad motivos documento identidad " +
 	"pregunta preguntas numero numeros digitos fecha nacimiento han cobrado cobraron cobran rechazaron quiero tengo " +
-	"llega veo reviso consulto miro busco cambiar cancelar aqui ahi aca te tu terminacion terminada terminado")
+	"llega veo reviso consulto miro busco cambiar cancelar aqui ahi aca te tu terminacion terminada terminado " +
+	"aprende apurate ayuda bien bobo boludo bueno caballero carajo che ciencia cinco clarito claro clic " +
+	"clientes como comprendo comprensible cualquier cuando cuatro cubre culpa da dale demora despacito " +
+	"dicen dicho diga digas disculpas disponible elegiste elige elija encima enhorabuena entiendo " +
+	"entra entre esa escriben ese eso esperando estar explicado falta felicidades felicitaciones fuera " +
+	"gente grandes grite haberlo hace haga hagas hago haya haz hombre horario idiota igual imagino " +
+	"importa incluye increible ingeniero insista interrumpa jaja jajaja jajajaja jeje joder lamentamos " +
+	"lamento leer letras ley llaman mal menos menuda miente mierda mijo mil mira mirar mire mis mucha " +
+	"nena ni ninguna normas nos nosotros novedad novedades nuestro obviamente ocupada oiga otros oye " +
+	"parto pedimos pensado persona pido poner porque prisa procede puedan pues pulsa pulse punto puta " +
+	"puto reglas repetir sabe sabes saldo salen seguro selecciona sentido ser si siempre significa sin " +
+	"sola solas solita solito solitos solo solos supuestamente suya suyo tampoco tanto tarda tardan tela " +
+	"tengamos terminamos tiene tienes toca todos tono tonta toque tres tuya tuyo vale valen vamos varias " +
+	"vaya veces ver vive vos voy y " +
+	"jiji jejeje idiotas gilipollas subnormal payaso payasa callar googlee guglee tarado tarada torpe " +
+	"boba pendejo pendeja boluda pelotudo pelotuda huevona giles menso mensa zopenco cretino cretina " +
+	"cabrona hostia chingada verga espabile espabila calmate dramatice dramatices meo apurale dibujitos " +
+	"uno dos seis siete ocho nueve diez evidentemente simplemente aparentemente mija mamita papito guapa guapo alucinante debido")
 
 // looksSpanish reports whether phrase has a Spanish letter or word.
 func looksSpanish(phrase string) bool {

@@ -1,6 +1,11 @@
 package rules
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -46,4 +51,71 @@ func TestLooksSpanish(t *testing.T) {
 		"i want|need|would like to cancel|change|return", "number you are calling", "on the system|file|record|account"} {
 		require.False(t, looksSpanish(p), p)
 	}
+}
+
+// TestNoSpanishPhraseIsTakenForEnglish: every phrase of the default
+// scorecard that an English explanation may quote (looksSpanish false)
+// has no word that dev's Spanish interactions use and its English ones
+// never do; an English call's empathy once listed «entiendo», «comprendo»
+// and «lamento».
+func TestNoSpanishPhraseIsTakenForEnglish(t *testing.T) {
+	t.Parallel()
+	word := regexp.MustCompile(`[\p{L}']+`)
+	used := map[string]map[string]bool{"es": {}, "en": {}}
+	files, err := filepath.Glob(filepath.Join("..", "..", "eval", "cases", "dev", "*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		var c struct {
+			Language string
+			Chat     string
+			Turns    []struct{ Text string }
+			Segments []struct{ Text string }
+		}
+		require.NoError(t, json.Unmarshal(b, &c), f)
+		text := []string{c.Chat}
+		for _, x := range c.Turns {
+			text = append(text, x.Text)
+		}
+		for _, x := range c.Segments {
+			text = append(text, x.Text)
+		}
+		for _, w := range word.FindAllString(strings.ToLower(strings.Join(text, " ")), -1) {
+			used[c.Language][w] = true
+		}
+	}
+	b, err := os.ReadFile(filepath.Join("..", "..", "scoring", "default_scorecard.json"))
+	require.NoError(t, err)
+	var card struct{ Criteria []struct{ Rule any } }
+	require.NoError(t, json.Unmarshal(b, &card))
+	var walk func(v any, check func(string))
+	walk = func(v any, check func(string)) {
+		switch v := v.(type) {
+		case string:
+			check(v)
+		case []any:
+			for _, x := range v {
+				walk(x, check)
+			}
+		case map[string]any:
+			for _, x := range v {
+				walk(x, check)
+			}
+		}
+	}
+	checked := 0
+	for _, c := range card.Criteria {
+		walk(c.Rule, func(p string) {
+			if looksSpanish(p) {
+				return
+			}
+			checked++
+			for _, w := range word.FindAllString(strings.ToLower(p), -1) {
+				require.False(t, used["es"][w] && !used["en"][w], "%q is taken for English, yet %q is a Spanish word", p, w)
+			}
+		})
+	}
+	require.Greater(t, checked, 500, "the English phrases were found")
 }
