@@ -25,31 +25,31 @@ var floors = map[string]struct {
 	// interactions with a verdict to review in any language or kind.
 	ece, review float64
 }{
-	// Measured at the default review threshold (0.82), confidences
+	// Measured at the default review threshold (0.78), confidences
 	// cross-validated by writer batch (each batch's from a table fitted on
 	// the others, its respect verdicts judged by a tone model trained
-	// without it), 1,762 cases with issue 38's fifth held-out set among
-	// them: 97.3 % (lowest group English chats, 96.7), confident 98.0 %
-	// (lowest language or kind 97.8, English), 19 of 747 critical failures
-	// passed (2.5 %; English chats 4.5), expected calibration error 0.004,
-	// interactions to review 22.9 % (at most 23.2 % in a language or kind,
+	// without it), 1,902 cases with issue 38's sixth held-out set among
+	// them: 97.1 % (lowest group English chats, 96.5), confident 97.8 %
+	// (lowest language or kind 97.6, English), 22 of 793 critical failures
+	// passed (2.8 %; English chats 5.4), expected calibration error 0.007,
+	// interactions to review 18.7 % (at most 24.7 % in a language or kind,
 	// calls; Spanish calls, a language and kind together, 26.1 %). The
 	// threshold is the highest within the review budget, since dev cannot
 	// reach ConfidentTarget (97 % plus the gap unseen writing showed)
 	// within it. The rules were tuned on dev: see docs/engines.md.
-	eval.Dev: {agreement: 0.97, groupAgreement: 0.965, confident: 0.977, criticalFalse: 0.03, ece: 0.01, review: 0.28},
-	// The floors of the held-out set written for issue 38's sixth round
-	// (140 cases, ids 2301–2370 and 2401–2470, by two new writers who read
+	eval.Dev: {agreement: 0.97, groupAgreement: 0.96, confident: 0.977, criticalFalse: 0.03, ece: 0.01, review: 0.28},
+	// The floors of the held-out set written for issue 38's seventh round
+	// (140 cases, ids 2501–2570 and 2601–2670, by two new writers who read
 	// only FORMAT.md and CRITERIA.md), read once at the review threshold
-	// 0.82: 94.8 % (lowest group English chats, 92.4), confident 96.2 %
-	// (Spanish 97.2, English 95.1, chats 95.4, calls 96.9), 2 of 46
-	// critical failures passed (4.3 %; both English, one chat and one
-	// call), expected calibration error 0.031, interactions to review
-	// 25.0 % (Spanish 25.7, English 24.3, chats 21.4, calls 28.6; at most
-	// 33.3 %, English calls). Its floors are what it measured, to keep from
-	// falling below; confident agreement (97 %) in English and in chats is
-	// not met on this writing, nor the review budget in Spanish and calls.
-	eval.Holdout: {agreement: 0.945, groupAgreement: 0.92, confident: 0.96, criticalFalse: 0.045, ece: 0.035, review: 0.34},
+	// 0.78: 93.8 % (lowest group English chats, 91.4), confident 95.6 %
+	// (Spanish 96.3, English 94.9, chats 93.5, calls 97.5), none of 34
+	// critical failures passed, expected calibration error 0.035,
+	// interactions to review 20.0 % (Spanish 17.1, English 22.9, chats 5.6,
+	// calls 34.8; at most 40.0 %, English calls). Its floors are what it
+	// measured, to keep from falling below; agreement in English chats
+	// (92 %), confident agreement (97 %) but in calls, and the review
+	// budget in calls are not met on this writing.
+	eval.Holdout: {agreement: 0.935, groupAgreement: 0.91, confident: 0.955, criticalFalse: 0, ece: 0.036, review: 0.41},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.

@@ -24,6 +24,9 @@ const (
 	// SignalLooseSuffix follows SignalPhrase or SignalViolation when the
 	// words said differ from the phrase (misspelt, a word inserted).
 	SignalLooseSuffix = "_loose"
+	// SignalPressedSuffix follows SignalPhrase (or its loose form) when the
+	// other party then said one of the rule's pressed phrases.
+	SignalPressedSuffix = "_pressed"
 	// SignalConflict: a phrase said but negated, or said out of place.
 	SignalConflict = "conflict"
 	// SignalAbsence: nothing the rule looks for was said.

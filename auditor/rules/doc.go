@@ -24,6 +24,7 @@
 //	  "before": ["i've moved your"],                   // any/all count only when said before one of these
 //	  "against": ["someone will be in touch"],         // one said makes it not met, even with any said,
 //	  "unless": ["{timeframe}", "{ref}"],              // … unless its turn also says one of these
+//	  "pressed": ["but when"],                         // the other party, after what met it, puts it in doubt
 //	  "hints": ["as i said"],                          // weak signals, see Confidence
 //	  "cues": ["well", "honestly", "people"],          // weaker: cues_together of them in one turn are a hint
 //	  "cues_together": 2,                              // 2 to 10 (default 2)

@@ -71,6 +71,8 @@ type criterion struct {
 	appliesIfOwn group
 	// before, against and unless are nil when the rule has none.
 	before, against, unless group
+	// pressed is nil when the rule has none.
+	pressed group
 	// model scores the speaker's turns; nil when the rule has no "tone".
 	model *tone.Model
 	// fingerprint names the criterion in the calibration table.
@@ -107,7 +109,8 @@ func NewWithModels(card scoring.Scorecard, models func(name string) (*tone.Model
 		cc := criterion{rule: r, any: c.group(r.any), none: c.group(r.none), hints: c.group(r.hints), cues: c.group(r.cues),
 			replies: c.group(r.replies), replyCues: c.group(r.replyCues), unprompted: c.group(r.unprompted),
 			appliesIf: c.group(r.appliesIf), appliesIfOwn: c.group(r.appliesIfOwn), before: c.group(r.before),
-			against: c.group(r.against), unless: c.group(r.unless), fingerprint: fingerprint(cr)}
+			against: c.group(r.against), unless: c.group(r.unless), pressed: c.group(r.pressed),
+			fingerprint: fingerprint(cr)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
 		}
@@ -638,7 +641,7 @@ func (a *audit) termOccurrences(t int32) []span {
 				off := int32(bits.TrailingZeros64(rest))
 				for step := int32(1); step <= steps; step++ {
 					pos := first + off + step
-					if pos >= n || a.runs[pos] != a.runs[first] || step == 2 && a.negs[pos-1] {
+					if pos >= n || a.runs[pos] != a.runs[first] || step == 2 && (a.negs[pos-1] || a.inverted(pos-1)) {
 						break
 					}
 					a.ends(it, pos, func(end int32) {
@@ -696,6 +699,17 @@ func (a *audit) occurrences(p int32) []span {
 	}
 	a.exprs.found[p] = cur
 	return cur
+}
+
+// inverting are the auxiliaries a question puts before "you".
+var inverting = set("have has had do does did are is was were can could will would should shall may might")
+
+// inverted reports whether word i is "you" after an auxiliary ("have you
+// restarted…?"): a question, so it is never the word inserted into a
+// phrase ("have restarted").
+func (a *audit) inverted(i int32) bool {
+	t := a.text(int(i))
+	return (t == "you" || t == "u") && i > 0 && a.words[i-1].seg == a.words[i].seg && inverting[a.text(int(i-1))]
 }
 
 // negationReach is how many words before a phrase a negation reaches:
@@ -913,6 +927,24 @@ func (a *audit) firstReply(g group, r *rule) (hit, bool) {
 	return best, ok
 }
 
+// pressedAfter returns the first phrase of g the other party said after
+// sp (pressed).
+func (a *audit) pressedAfter(g group, r *rule, sp span) (hit, bool) {
+	var best hit
+	ok := false
+	for _, ref := range g {
+		for _, o := range a.occurrences(ref.id) {
+			if o.first > sp.last && a.others(r, a.words[o.first].seg) {
+				if !ok || o.first < best.span.first {
+					best, ok = hit{ref.text, ref.id, o}, true
+				}
+				break
+			}
+		}
+	}
+	return best, ok
+}
+
 // firstUnprompted returns the earliest phrase of g that counts against the
 // speaker in a turn said before the other party said any of g's phrases:
 // laughter answered with laughter is shared, and once the customer has
@@ -1104,6 +1136,11 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 				v.Confidence = confidenceLoose
 				d.signal += SignalLooseSuffix
 			}
+		}
+		if h, ok := a.pressedAfter(c.pressed, &c.rule, decisive[len(decisive)-1].span); ok && !violation {
+			findings = append(findings, a.w.pressed(a.cite(h)))
+			cited = append(cited, h)
+			d.signal += SignalPressedSuffix
 		}
 	case conflict:
 		v.Basis, v.Confidence, d = scoring.BasisConflict, confidenceConflict, decided{SignalConflict, cited[0].phrase}

@@ -468,3 +468,33 @@ func TestAuditEdgeCases(t *testing.T) {
 		}
 	})
 }
+
+// TestAuditQuestionsAndPressing: "have you restarted…?" asks, so it is not
+// "have restarted" with a word inserted; a customer pressing after what
+// met the criterion ("but when?") leaves it met, says so, and calibrates
+// it apart.
+func TestAuditQuestionsAndPressing(t *testing.T) {
+	t.Parallel()
+	done := `{"any": ["i've|have restarted"], "speaker": "agent"}`
+	require.False(t, judge(t, done, scoring.Chat, segments(turn(agent, "Have you restarted the router?")), "en").Complies)
+	require.True(t, judge(t, done, scoring.Chat, segments(turn(agent, "I have restarted the router.")), "en").Complies)
+	require.True(t, judge(t, done, scoring.Chat, segments(turn(agent, "We have now restarted it.")), "en").Complies)
+
+	rule := `{"any": ["someone will call you"], "speaker": "agent", "pressed": ["but when", "pero cuándo"]}`
+	card := scoring.Scorecard{Version: 1, Criteria: []scoring.Criterion{criterion("resolution", rule)}}
+	e, err := rules.New(card)
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		lang, customer, want, signal string
+	}{
+		{"en", "But when? Today?", `The agent said "Someone will call you" in turn 2. Then the customer said "But when" in turn 3, which puts it in doubt; an analyst may read it otherwise.`, rules.SignalPhrase + rules.SignalPressedSuffix},
+		{"en", "Okay, thanks.", `The agent said "Someone will call you" in turn 2.`, rules.SignalPhrase},
+		{"es", "¿Pero cuándo?", `El agente dijo «Someone will call you» en el turno 2. Después el cliente dijo «Pero cuándo» en el turno 3, lo que lo pone en duda; un analista puede verlo de otro modo.`, rules.SignalPhrase + rules.SignalPressedSuffix},
+	} {
+		tr := segments(turn(customer, "My internet is down, but when I call nobody answers."), turn(agent, "Someone will call you."), turn(customer, tt.customer))
+		vs, cells := e.Judge(scoring.Chat, tr, tt.lang)
+		require.True(t, vs[0].Complies, tt.customer)
+		require.Equal(t, tt.want, vs[0].Explanation)
+		require.Equal(t, tt.signal, cells[0].Signal, "the customer's own \"but when\" before it does not count")
+	}
+}

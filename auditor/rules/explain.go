@@ -46,6 +46,9 @@ type wording interface {
 	opposite(c citation) string
 	// negated: a phrase was said in scope, but negated.
 	negated(c citation) string
+	// pressed: after what met the criterion, the other party said c,
+	// which puts it in doubt.
+	pressed(c citation) string
 	// notApplicable: none of phrases, which make the criterion apply, was
 	// said.
 	notApplicable(phrases []string) string
@@ -153,7 +156,7 @@ var spanishWords = set("de la el que su mi le lo por para con una un del los las
 	"jiji jejeje idiotas gilipollas subnormal payaso payasa callar googlee guglee tarado tarada torpe " +
 	"boba pendejo pendeja boluda pelotudo pelotuda huevona giles menso mensa zopenco cretino cretina " +
 	"cabrona hostia chingada verga espabile espabila calmate dramatice dramatices meo apurale dibujitos " +
-	"uno dos seis siete ocho nueve diez evidentemente simplemente aparentemente mija mamita papito guapa guapo alucinante debido")
+	"entonces correcto cierto verdad uno dos seis siete ocho nueve diez evidentemente simplemente aparentemente mija mamita papito guapa guapo alucinante debido")
 
 // looksSpanish reports whether phrase has a Spanish letter or word.
 func looksSpanish(phrase string) bool {
@@ -327,6 +330,10 @@ func (w english) clean(s scope) string {
 
 func (w english) negated(c citation) string {
 	return capitalise(w.clause(c)) + ", but negated, so it does not count."
+}
+
+func (w english) pressed(c citation) string {
+	return "Then " + w.clause(c) + ", which puts it in doubt; an analyst may read it otherwise."
 }
 
 func (english) notApplicable(phrases []string) string {
@@ -513,6 +520,10 @@ func (w spanish) clean(s scope) string {
 
 func (w spanish) negated(c citation) string {
 	return capitalise(w.clause(c)) + ", pero en negativo, así que no cuenta."
+}
+
+func (w spanish) pressed(c citation) string {
+	return "Después " + w.clause(c) + ", lo que lo pone en duda; un analista puede verlo de otro modo."
 }
 
 func (spanish) notApplicable(phrases []string) string {

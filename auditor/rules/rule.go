@@ -44,6 +44,7 @@ const (
 	keyBefore                  = "before"
 	keyAgainst                 = "against"
 	keyUnless                  = "unless"
+	keyPressed                 = "pressed"
 	keyTone                    = "tone"
 )
 
@@ -58,7 +59,7 @@ const (
 var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keyAppliesIfOwn, keySpeaker, keyExact, keyNegation,
 	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
 	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence,
-	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted, keyBefore, keyAgainst, keyUnless, keyTone, keyChannels}
+	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted, keyBefore, keyAgainst, keyUnless, keyPressed, keyTone, keyChannels}
 
 // anySpeaker is the speaker scope that takes every segment.
 const anySpeaker = "any"
@@ -120,6 +121,11 @@ type rule struct {
 	// will be in touch", "there's nothing I can do"), unless one of unless
 	// is said in the same turn ("… within 48 hours").
 	against, unless []phrase
+	// pressed are what the other party says after the phrase that met the
+	// criterion when it puts it in doubt (the customer asking "but when?"
+	// after "someone will call you"): the verdict stands, but is
+	// calibrated apart (SignalPressedSuffix) and its explanation says so.
+	pressed []phrase
 	// speaker is transcript.Agent, transcript.Customer or anySpeaker.
 	speaker string
 	// exact turns off tolerance for misspellings (not for case, accents or
@@ -201,7 +207,7 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	// The keys that are a list of phrases, and where each goes.
 	lists := map[string]*[]phrase{keyAny: &r.any, keyNone: &r.none, keyHints: &r.hints, keyAppliesIf: &r.appliesIf,
 		keyAppliesIfOwn: &r.appliesIfOwn, keyCues: &r.cues, keyReplies: &r.replies, keyReplyCues: &r.replyCues,
-		keyUnprompted: &r.unprompted, keyBefore: &r.before, keyAgainst: &r.against, keyUnless: &r.unless}
+		keyUnprompted: &r.unprompted, keyBefore: &r.before, keyAgainst: &r.against, keyUnless: &r.unless, keyPressed: &r.pressed}
 	for _, key := range keys {
 		v := fields[key]
 		if list, ok := lists[key]; ok {
