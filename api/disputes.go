@@ -144,10 +144,12 @@ func (r *disputesResource) open(ctx context.Context, in *openDisputeInput) (*Out
 }
 
 type listDisputesInput struct {
-	Status   string `query:"status" enum:"open,accepted,rejected,all" default:"open" doc:"Only disputes in this status; all for every one"`
-	TaskUUID string `query:"task_uuid" format:"uuid" doc:"Only the disputes of this task"`
-	Skip     int    `query:"skip" minimum:"0" default:"0" doc:"Pagination offset"`
-	Limit    int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Pagination limit"`
+	Status     string `query:"status" enum:"open,accepted,rejected,all" default:"open" doc:"Only disputes in this status; all for every one"`
+	TaskUUID   string `query:"task_uuid" format:"uuid" doc:"Only the disputes of this task"`
+	AgentID    string `query:"agent_id" maxLength:"200" doc:"Only this agent's (quality and above; an agent sees only their own)"`
+	CampaignID string `query:"campaign_id" format:"uuid" doc:"Only the disputes of this campaign's tasks"`
+	Skip       int    `query:"skip" minimum:"0" default:"0" doc:"Pagination offset"`
+	Limit      int    `query:"limit" minimum:"1" maximum:"500" default:"100" doc:"Pagination limit"`
 }
 
 // DisputeList is a page of disputes.
@@ -159,7 +161,8 @@ type DisputeList struct {
 }
 
 func (r *disputesResource) list(ctx context.Context, in *listDisputesInput) (*Output[DisputeList], error) {
-	f := db.DisputeFilter{Status: in.Status, TaskUUID: in.TaskUUID, Skip: in.Skip, Limit: in.Limit}
+	f := db.DisputeFilter{Status: in.Status, AgentID: in.AgentID, TaskUUID: in.TaskUUID, CampaignID: in.CampaignID,
+		Skip: in.Skip, Limit: in.Limit}
 	if f.Status == "all" {
 		f.Status = ""
 	}
@@ -168,6 +171,9 @@ func (r *disputesResource) list(ctx context.Context, in *listDisputesInput) (*Ou
 	case p.Is(role.Supervisor):
 	case p.Is(role.Quality):
 		f.ValidatorID = p.User.ID
+	case in.AgentID != "" && in.AgentID != p.User.ID:
+		// An agent's list holds only their own disputes.
+		return ok(DisputeList{Items: []Dispute{}, Skip: in.Skip, Limit: in.Limit}), nil
 	default:
 		f.AgentID = p.User.ID
 	}

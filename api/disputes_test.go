@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -114,6 +115,16 @@ func TestDisputeAcceptedBecomesARevision(t *testing.T) {
 	for tok, n := range map[string]int{ana: 1, b.alice: 1, b.sue: 1, qb: 0, other: 0} {
 		require.Len(t, items(t, b.do(t, http.MethodGet, "/disputes", tok, nil)), n)
 	}
+	// Filtered by agent and campaign (the dashboard's pickers): an agent
+	// naming another agent gets nothing of theirs.
+	campID, anaID := campaignID(t, b.testBundle, b.alice), url.QueryEscape(disp["agent_id"].(string))
+	for q, n := range map[string]int{"?agent_id=" + anaID: 1, "?agent_id=olga": 0, "?campaign_id=" + campID: 1,
+		"?campaign_id=00000000-0000-4000-8000-000000000000": 0, "?agent_id=" + anaID + "&campaign_id=" + campID: 1} {
+		require.Len(t, items(t, b.do(t, http.MethodGet, "/disputes"+q, b.sue, nil)), n, q)
+	}
+	require.Len(t, items(t, b.do(t, http.MethodGet, "/disputes?agent_id="+anaID, other, nil)), 0)
+	require.Len(t, items(t, b.do(t, http.MethodGet, "/disputes?agent_id=olga", ana, nil)), 0)
+	requireError(t, b.do(t, http.MethodGet, "/disputes?campaign_id=x", b.sue, nil), http.StatusBadRequest, CodeValidation)
 	requireError(t, b.do(t, http.MethodGet, "/disputes/"+id, other, nil), http.StatusNotFound, CodeNotFound)
 	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/disputes/"+id, ana, nil).Status)
 	require.Equal(t, http.StatusOK, b.do(t, http.MethodGet, "/disputes/"+id, qb, nil).Status)

@@ -181,6 +181,8 @@ type DisputeFilter struct {
 	AgentID     string
 	ValidatorID string
 	TaskUUID    string
+	// CampaignID keeps the disputes of a campaign's tasks.
+	CampaignID  string
 	Skip, Limit int
 }
 
@@ -190,11 +192,12 @@ type DisputeFilter struct {
 // whose audit is hidden from v are left out.
 func DisputeList(ctx context.Context, q DBTX, v visibility.Viewer, f DisputeFilter) ([]Dispute, int, error) {
 	where := ` WHERE ($1 = '' OR d.status = $1) AND ($2 = '' OR d.agent_id = $2) AND ($3 = '' OR d.validator_id = $3)
-		AND ($4 = '' OR d.task_uuid = NULLIF($4, '')::uuid)`
+		AND ($4 = '' OR d.task_uuid = NULLIF($4, '')::uuid)
+		AND ($5 = '' OR EXISTS (SELECT 1 FROM tasks t WHERE t.uuid = d.task_uuid AND t.campaign_id = NULLIF($5, '')::uuid))`
 	if v.HidesAny() {
 		where += ` AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.uuid = d.task_uuid AND ` + v.AuditHiddenSQL("t") + `)`
 	}
-	args := []any{f.Status, f.AgentID, f.ValidatorID, f.TaskUUID}
+	args := []any{f.Status, f.AgentID, f.ValidatorID, f.TaskUUID, f.CampaignID}
 	var total int
 	if err := q.QueryRow(ctx, `SELECT count(*) FROM disputes d`+where, args...).Scan(&total); err != nil {
 		return nil, 0, err
@@ -203,7 +206,7 @@ func DisputeList(ctx context.Context, q DBTX, v visibility.Viewer, f DisputeFilt
 	if f.Status == DisputeOpen {
 		order = ` ORDER BY d.opened_at, d.id`
 	}
-	items, err := collectDisputes(q.Query(ctx, `SELECT `+disputeColumns+disputeFrom+where+order+` OFFSET $5 LIMIT $6`,
+	items, err := collectDisputes(q.Query(ctx, `SELECT `+disputeColumns+disputeFrom+where+order+` OFFSET $6 LIMIT $7`,
 		append(args, f.Skip, f.Limit)...))
 	return items, total, err
 }

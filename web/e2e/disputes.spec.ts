@@ -47,6 +47,12 @@ test('disputes: an agent disputes a criterion, a supervisor accepts it (new revi
     await expect(p.getByRole('heading', { name: 'Impugnaciones' })).toBeVisible();
     const row = p.locator('tr', { hasText: 'e2e-dispute-1.json' });
     await expect(row.getByText('Did the agent offer to call back?')).toBeVisible();
+    // Filtered by campaign and agent, picked by name.
+    await p.getByLabel('Campaña').fill('e2e-disputes');
+    await p.getByRole('option', { name: 'e2e-disputes' }).click();
+    await p.getByLabel('Agente', { exact: true }).fill('dora');
+    await p.getByRole('option', { name: /dora/ }).first().click();
+    await expect(row).toBeVisible();
     await shot(p, 'disputes-es');
     await row.getByRole('button', { name: 'Resolver: e2e-dispute-1.json' }).click();
     const resolve = p.getByRole('dialog', { name: 'Resolver la impugnación de e2e-dispute-1.json' });

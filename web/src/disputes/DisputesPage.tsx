@@ -5,6 +5,7 @@ import { useApp } from '../state';
 import { atLeast, type Dispute } from '../types';
 import { ErrorMessage, Loading, PageHeader, useLoad } from '../ui';
 import { CoachDialog, type CoachingSeed } from '../coaching/CoachDialog';
+import { CampaignPicker, UserPicker } from '../pickers/Picker';
 import { ResolveDialog } from './ResolveDialog';
 import { statusKey } from './status';
 
@@ -21,11 +22,14 @@ export function DisputesPage() {
   const [status, setStatus] = useState<Status>('open');
   const [resolving, setResolving] = useState<Dispute | null>(null);
   const [coaching, setCoaching] = useState<CoachingSeed | null>(null);
+  const [f, setF] = useState({ agent_id: '', campaign_id: '' });
+  const put = (patch: Partial<typeof f>) => setF((cur) => ({ ...cur, ...patch }));
   const { data, error, reload } = useLoad(
-    (signal) => app.api.get('/disputes', { params: { query: { status } }, signal }),
-    [app.api, status],
+    (signal) => app.api.get('/disputes', { params: { query: { status, agent_id: f.agent_id, campaign_id: f.campaign_id } }, signal }),
+    [app.api, status, f.agent_id, f.campaign_id],
   );
   const canResolve = atLeast(app.profile.value?.role ?? 'none', 'supervisor');
+  const analyst = atLeast(app.profile.value?.role ?? 'none', 'quality');
   useEffect(() => {
     const offs = ['dispute.opened', 'dispute.accepted', 'dispute.rejected'].map((type) => app.events.on(type, () => reload()));
     return () => offs.forEach((off) => off());
@@ -45,6 +49,16 @@ export function DisputesPage() {
             ))}
           </select>
         </div>
+        {analyst && (
+          <UserPicker id="disputes-agent" label={t('disputes.agent')} value={f.agent_id} onChange={(agent_id) => put({ agent_id })} />
+        )}
+        <CampaignPicker
+          id="disputes-campaign"
+          by="id"
+          label={t('disputes.campaign')}
+          value={f.campaign_id}
+          onChange={(campaign_id) => put({ campaign_id })}
+        />
       </div>
       {error !== null && !data ? (
         <ErrorMessage error={error} onRetry={reload} />
