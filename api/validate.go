@@ -158,9 +158,9 @@ true/false/1/0); in multipart every file part is attached to the e-mail (at most
 A body that sends nothing for %s, or takes longer than %s (%s for JSON), is 408 REQUEST_TIMEOUT.
 The task must be audited (409 otherwise), and not one the caller calibrates blind (409 until they submit their
 answers to the session). An audit whose verdicts still await an analyst's confirmation is 409 CONFLICT,
-its details listing them (pending: criterion_id, question, complies), unless accept_pending is true (JSON boolean, or in
-multipart true/false/1/0): the pending verdicts are then recorded as the validator's (a new revision of the audit, by
-them) in the validation's transaction. In one transaction the validation is recorded, the task becomes validated
+its details listing them (pending: criterion_id, question, complies, not_applicable when so), unless
+accept_pending is true (JSON boolean, or in multipart true/false/1/0): the pending verdicts are then recorded as
+the validator's (a new revision of the audit, by them) in the validation's transaction. In one transaction the validation is recorded, the task becomes validated
 and the e-mail is queued; the request then waits (JOB_WAIT_TIMEOUT) for the first delivery attempt: 200 when the mail
 server accepted it, 502 EMAIL_SEND_ERROR when it refused it (the validation stays recorded; details say whether delivery
 is retried), 200 with email_status "pending" when the wait ran out. The e-mail goes to the agent (when their address is

@@ -3,7 +3,8 @@
 # headless Chromium against a real `auditd all` (built here, with the
 # dashboard built by scripts/web.sh embedded) on a fresh database of
 # TEST_DATABASE_URL's cluster, dropped afterwards. Screenshots go to
-# web/e2e/artifacts/, a failed test's trace to web/e2e/artifacts/results/.
+# web/e2e/artifacts/, a failed test's screenshot to web/e2e/artifacts/results/
+# and, run once more, its trace (a test that passes the second time fails too).
 #   scripts/e2e.sh                  every test
 #   scripts/e2e.sh 'part a|part b'  the tests whose names contain either part
 # (as text, whatever its characters; Playwright matches them ignoring case,

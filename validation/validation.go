@@ -236,6 +236,9 @@ type PendingVerdict struct {
 	CriterionID string `json:"criterion_id"`
 	Question    string `json:"question"`
 	Complies    bool   `json:"complies" doc:"The engine's verdict, still to confirm"`
+	// NotApplicable: the engine's verdict is that the criterion does not
+	// apply (complies is then true).
+	NotApplicable bool `json:"not_applicable,omitempty"`
 }
 
 // settlePending checks the pending verdicts of task uuid, locked in tx,
@@ -255,7 +258,8 @@ func settlePending(ctx context.Context, tx pgx.Tx, uuid string, n db.NewValidati
 		var pending []PendingVerdict
 		for _, it := range current.Result.Items {
 			if it.NeedsReview {
-				pending = append(pending, PendingVerdict{CriterionID: it.CriterionID, Question: it.Question, Complies: it.Complies})
+				pending = append(pending, PendingVerdict{CriterionID: it.CriterionID, Question: it.Question, Complies: it.Complies,
+					NotApplicable: it.NotApplicable})
 			}
 		}
 		return errcode.Wrap(errcode.Conflict, ErrPending, fmt.Sprintf("%d verdict(s) of the audit of %s await an analyst's confirmation: "+

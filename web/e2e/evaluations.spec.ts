@@ -1,10 +1,19 @@
-import { expect, test, api, devToken, shot, signIn, inSpanish, chat, rulesCampaign, uploadAudited } from './fixtures';
+import type { Page } from '@playwright/test';
+import { expect, test, api, devToken, fitsWidth, shot, signIn, inSpanish, chat, rulesCampaign, uploadAudited } from './fixtures';
+
+/** weeksFit checks that the criteria's week table fits its card: no week hidden to the side. */
+async function weeksFit(page: Page, when: string) {
+  const box = page.locator('section[aria-labelledby="mine-criteria"] .table-scroll');
+  const { scroll, client } = await box.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+  expect(scroll, `the week table scrolls sideways ${when}`).toBeLessThanOrEqual(client);
+}
 
 test('the agent: told of a validated evaluation, opens the task from the notification and acknowledges it, then follows it in My evaluations; in English and Spanish', async ({
   page,
   browser,
   base,
 }) => {
+  test.setTimeout(75_000); // the page photographed at two sizes in each language
   const sup = await devToken(base, 'sara', ['supervisor']);
   const quality = await devToken(base, 'quinn', ['quality']);
   // The agent exists (with her e-mail address) before the upload: the task's agent is her id, and she is told.
@@ -40,6 +49,16 @@ test('the agent: told of a validated evaluation, opens the task from the notific
   await expect(page.getByRole('heading', { name: 'Criteria met by week (%)' })).toBeVisible();
   await expect(page.getByRole('cell', { name: 'Did the agent greet the customer?' })).toBeVisible();
   await shot(page, 'my-evaluations');
+  // At 1280×720 and 1440×900 the page is no wider than the window, and the week table fits its card, every week shown.
+  for (const [width, height] of [
+    [1280, 720],
+    [1440, 900],
+  ]) {
+    await page.setViewportSize({ width, height });
+    await fitsWidth(page, `My evaluations at ${width}×${height}`);
+    await weeksFit(page, `at ${width}×${height}`);
+    await shot(page, `my-evaluations-${width}`);
+  }
 
   await inSpanish(browser, `${base}/app/evaluations`, { username: 'ema', roles: ['operator'], exact: true }, async (p) => {
     await expect(p.getByRole('heading', { name: 'Mis evaluaciones' })).toBeVisible();
@@ -47,5 +66,14 @@ test('the agent: told of a validated evaluation, opens the task from the notific
     await expect(p.getByTestId('my-evaluations').getByText(/^Conformidad dada el /)).toBeVisible();
     await expect(p.getByRole('heading', { name: 'Mi puntuación media por semana' })).toBeVisible();
     await shot(p, 'my-evaluations-es');
+    for (const [width, height] of [
+      [1280, 720],
+      [1440, 900],
+    ]) {
+      await p.setViewportSize({ width, height });
+      await fitsWidth(p, `Mis evaluaciones a ${width}×${height}`);
+      await weeksFit(p, `a ${width}×${height}`);
+      await shot(p, `my-evaluations-es-${width}`);
+    }
   });
 });

@@ -121,6 +121,15 @@ export async function shot(page: Page, name: string, { ours = true } = {}) {
   ).toEqual([]);
 }
 
+/** fitsWidth checks that the page is no wider than the window: nothing to scroll sideways. */
+export async function fitsWidth(page: Page, what: string) {
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
+  expect(scroll, `${what} is wider than the window`).toBeLessThanOrEqual(client);
+}
+
 /** signIn uses the development sign-in form of the page it is on. */
 export async function signIn(
   page: Page,

@@ -1,5 +1,18 @@
 import type { Page } from '@playwright/test';
-import { expect, test, api, devToken, shot, signIn, inSpanish, openMoreFilters, openAdminMenu, chat, uploadAudited } from './fixtures';
+import {
+  expect,
+  test,
+  api,
+  devToken,
+  fitsWidth,
+  shot,
+  signIn,
+  inSpanish,
+  openMoreFilters,
+  openAdminMenu,
+  chat,
+  uploadAudited,
+} from './fixtures';
 
 /** oneLine checks that the navigation's links and its administration menu share one line. */
 async function oneLine(page: Page) {
@@ -78,10 +91,7 @@ test('layout: the list above the fold at 1440×900 and 1280×720, pickers by nam
   ]) {
     await page.getByRole('navigation', { name: 'Privacy' }).getByRole('link', { name, exact: true }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('tab')).toBe(tab);
-    expect(
-      await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth),
-      `the ${tab} page is wider than the screen`,
-    ).toBeTruthy();
+    await fitsWidth(page, `the ${tab} page`);
     const rows = await page.locator('main tbody tr').count();
     expect(rows).toBeLessThanOrEqual(50);
   }

@@ -1,4 +1,4 @@
-import { expect, test, devToken, psql, shot, signIn, inSpanish, openUpload, chat, uploadAudited } from './fixtures';
+import { expect, test, api, devToken, drop, psql, shot, signIn, inSpanish, openUpload, chat, uploadAudited } from './fixtures';
 
 test('a failed task: uploaded again, it offers the retry; its reason shown and retried, in English and Spanish', async ({
   page,
@@ -41,4 +41,41 @@ test('a failed task: uploaded again, it offers the retry; its reason shown and r
   // Audited again, shown live.
   await expect(page.locator('.facts').getByText('audited', { exact: true })).toBeVisible({ timeout: 20_000 });
   await expect(page.getByTestId('task-error')).toBeHidden();
+});
+
+test('the upload form: the agent typed and a file dropped without leaving the field uploads as that agent; in English and Spanish', async ({
+  page,
+  base,
+  browser,
+}) => {
+  const quality = await devToken(base, 'ulises', ['quality']);
+  await page.goto(`${base}/app/tasks`);
+  await signIn(page, { username: 'ulises', roles: ['quality'] });
+  await openUpload(page);
+  // Typed, not left: the focus stays in the agent's field while the file is dropped.
+  await page.getByLabel('Agent (optional)').fill('e2e-typed-agent');
+  await expect(page.getByLabel('Agent (optional)')).toBeFocused();
+  await drop(page.getByTestId('dropzone'), [
+    { name: 'e2e-typed-agent.json', type: 'application/json', body: chat('Ulises').replace('invoice', 'roaming charge') },
+  ]);
+  const entry = page.getByRole('list', { name: 'Uploads' }).locator('li[data-file="e2e-typed-agent.json"]');
+  await expect(entry.getByRole('link', { name: 'Open' })).toBeVisible();
+  await expect(page.getByLabel('Agent (optional)'), 'the text typed is kept').toHaveValue('e2e-typed-agent');
+  await shot(page, 'upload-typed-agent');
+  const uuid = (await entry.getByRole('link', { name: 'Open' }).getAttribute('href'))!.split('/').pop();
+  expect((await api(base, quality, 'GET', `/tasks/${uuid}`)).operator_id, 'the agent typed').toBe('e2e-typed-agent');
+
+  await inSpanish(browser, `${base}/app/tasks`, { username: 'ulises', roles: ['quality'] }, async (es) => {
+    await openUpload(es);
+    await es.getByLabel('Agente (opcional)').fill('e2e-agente-tecleado');
+    await drop(es.getByTestId('dropzone'), [
+      { name: 'e2e-agente-tecleado.json', type: 'application/json', body: chat('Ulises').replace('invoice', 'data bundle') },
+    ]);
+    const item = es.getByRole('list', { name: 'Subidas' }).locator('li[data-file="e2e-agente-tecleado.json"]');
+    await expect(item.getByRole('link', { name: 'Abrir' })).toBeVisible();
+    await expect(es.getByLabel('Agente (opcional)'), 'se conserva lo tecleado').toHaveValue('e2e-agente-tecleado');
+    await shot(es, 'upload-typed-agent-es');
+    const id = (await item.getByRole('link', { name: 'Abrir' }).getAttribute('href'))!.split('/').pop();
+    expect((await api(base, quality, 'GET', `/tasks/${id}`)).operator_id, 'el agente tecleado').toBe('e2e-agente-tecleado');
+  });
 });

@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api';
-import { t, type MessageKey } from '../i18n';
+import { formatNumber, t, type MessageKey } from '../i18n';
 import { useApp } from '../state';
 import type { Campaign, Criterion, ScorecardPreview } from '../types';
 import { Loading, OutcomeMessage, type Outcome } from '../ui';
+import { verdictOf } from '../verdict';
 import {
   blank,
   changes,
@@ -140,14 +141,7 @@ export function ScorecardBuilder({ campaign, onPublished }: { campaign: Campaign
         <button type="button" class="button" disabled={busy} onClick={tryIt}>
           {t('sc.tryButton')}
         </button>
-        {preview && (
-          <p class="sc-score" role="status">
-            {t(preview.result.passed ? 'sc.previewPassed' : 'sc.previewFailed', {
-              score: preview.result.score,
-              passing: preview.result.passing_score,
-            })}
-          </p>
-        )}
+        {preview && <PreviewScore result={preview.result} />}
       </fieldset>
       {placed.general.length > 0 && (
         <ul class="field-error" lang="en">
@@ -390,12 +384,43 @@ function FieldErrors({ id, problems, text }: { id: string; problems: Problem[]; 
   );
 }
 
-/** VerdictLine is what the preview made of a criterion: met or not, why and what was quoted; or that it did not apply. */
+/**
+ * PreviewScore is the preview's score: whether it passes or, while verdicts
+ * await review, what it can still become; and the points it is made of,
+ * which leave out the weight of criteria judged not applicable.
+ */
+function PreviewScore({ result: r }: { result: ScorecardPreview['result'] }) {
+  const pending = (r.pending ?? []).length > 0;
+  return (
+    <p class="sc-score" role="status">
+      {pending
+        ? t('sc.previewPending', {
+            score: formatNumber(r.score),
+            min: formatNumber(r.score_min ?? 0),
+            max: formatNumber(r.score_max ?? 0),
+            passing: r.passing_score,
+          })
+        : t(r.passed ? 'sc.previewPassed' : 'sc.previewFailed', { score: r.score, passing: r.passing_score })}{' '}
+      <span class="muted">{t('sc.previewPoints', { earned: formatNumber(r.earned), possible: formatNumber(r.possible) })}</span>
+    </p>
+  );
+}
+
+/**
+ * VerdictLine is what the preview made of a criterion: met or not, or not
+ * applicable (its weight left out), why and what was quoted; or that it is
+ * not for this kind of interaction.
+ */
 function VerdictLine({ verdict }: { verdict?: Verdict }) {
   if (!verdict) return <p class="sc-verdict muted">{t('sc.notApplied')}</p>;
+  const [cls, key] = verdict.not_applicable
+    ? (['sc-na', 'sc.notApplicable'] as const)
+    : verdict.complies
+      ? (['task-pass', 'sc.complies'] as const)
+      : (['task-fail', 'sc.notComplies'] as const);
   return (
-    <div class={`sc-verdict ${verdict.complies ? 'task-pass' : 'task-fail'}`}>
-      <strong>{t(verdict.complies ? 'sc.complies' : 'sc.notComplies')}</strong>
+    <div class={`sc-verdict ${cls}`} data-verdict={verdictOf(verdict)}>
+      <strong>{t(key)}</strong>
       {verdict.needs_review && <span class="badge badge-review">{t('sc.needsReview')}</span>} <span>{verdict.explanation}</span>
       {verdict.evidence && <q class="evidence">{verdict.evidence}</q>}
     </div>

@@ -25,6 +25,12 @@ interface PickerProps {
   find: (text: string, signal: AbortSignal) => Promise<Option[]>;
   /** onChange is given the value and its name (what was typed, for a free one). */
   onChange: (value: string, name: string) => void;
+  /**
+   * onTyped is given, as the text is typed, the value leaving the field would give onChange, and null once it is
+   * given (the field left, an option picked, Escape): a form sent while the field still has the focus (files
+   * dropped) takes it, not the value as it was.
+   */
+  onTyped?: (value: string | null) => void;
 }
 
 /** Picker is a labelled combobox: typing finds options, arrows move among them, Enter or a click picks one, Escape closes. */
@@ -48,8 +54,11 @@ export function Picker(p: PickerProps) {
       .catch(() => {});
     return () => ctl.abort();
   }, [open, text, find, shown]);
+  /** left is the value leaving the field with text in it gives: none when emptied, the text in a free picker, else the value as it is. */
+  const left = (text: string) => (text.trim() === '' ? '' : p.free && text !== shown ? text.trim() : p.value);
   const pick = (o: Option) => {
     setOpen(false);
+    p.onTyped?.(null);
     if (o.value === p.value || p.adding) setText(shown);
     p.onChange(o.value, o.label);
   };
@@ -60,6 +69,7 @@ export function Picker(p: PickerProps) {
       e.preventDefault();
       setOpen(false);
       setText(shown);
+      p.onTyped?.(null);
     } else if (e.key === 'Enter' && open && active >= 0) {
       e.preventDefault();
       pick(all[active]);
@@ -87,10 +97,12 @@ export function Picker(p: PickerProps) {
         onInput={(e) => {
           setText(e.currentTarget.value);
           setOpen(true);
+          p.onTyped?.(left(e.currentTarget.value));
         }}
         onKeyDown={onKey}
         onBlur={() => {
           setOpen(false);
+          p.onTyped?.(null);
           if (text.trim() === '') p.onChange('', '');
           else if (p.free && text !== shown) p.onChange(text.trim(), text.trim());
           else setText(shown);

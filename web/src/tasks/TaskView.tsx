@@ -601,13 +601,19 @@ function Criterion({
 }) {
   const d = draft ?? { verdict: verdictOf(it), explanation: it.explanation };
   const id = `crit-${it.criterion_id}`;
+  // What confirming a pending verdict keeps, and what changing it makes it (N/A is changed to not met).
+  const engine = t(it.not_applicable ? 'pending.notApplicable' : it.complies ? 'pending.met' : 'pending.notMet');
+  const other = t(it.complies ? 'pending.notMet' : 'pending.met');
   return (
     <div class={d.verdict === 'does_not_comply' ? 'criterion criterion-fail' : 'criterion'} data-criterion={it.criterion_id}>
       <p class="check">
         <span>
           {it.needs_review && <span class="criterion-category">{categoryName(it.category)} · </span>}
           {it.question}
-          <span class="muted small"> · {t('audit.weight', { weight: formatNumber(it.weight) })}</span>
+          <span class="muted small" data-testid="weight">
+            {' · '}
+            {t(d.verdict === 'not_applicable' ? 'audit.weightOut' : 'audit.weight', { weight: formatNumber(it.weight) })}
+          </span>
           {it.critical && <span class="badge task-fail"> {t('audit.critical')}</span>}
           {it.needs_review && (
             <>
@@ -648,19 +654,19 @@ function Criterion({
             type="button"
             class="button button-small button-primary"
             disabled={busy}
-            aria-label={`${t('pending.confirm', { verdict: t(it.complies ? 'pending.met' : 'pending.notMet') })}: ${it.question}`}
+            aria-label={`${t('pending.confirm', { verdict: engine })}: ${it.question}`}
             onClick={() => onDecide()}
           >
-            {t('pending.confirm', { verdict: t(it.complies ? 'pending.met' : 'pending.notMet') })}
+            {t('pending.confirm', { verdict: engine })}
           </button>
           <button
             type="button"
             class="button button-small"
             disabled={busy}
-            aria-label={`${t('pending.change', { verdict: t(it.complies ? 'pending.notMet' : 'pending.met') })}: ${it.question}`}
+            aria-label={`${t('pending.change', { verdict: other })}: ${it.question}`}
             onClick={() => onDecide(!it.complies)}
           >
-            {t('pending.change', { verdict: t(it.complies ? 'pending.notMet' : 'pending.met') })}
+            {t('pending.change', { verdict: other })}
           </button>
         </p>
       )}

@@ -48,6 +48,8 @@ export function Upload({ live, onUploaded }: { live: Map<string, TaskSummary>; o
   const [campaign, setCampaign] = useState('default');
   const [operator, setOperator] = useState('');
   const [language, setLanguage] = useState('');
+  // What the pickers' fields hold while still being typed in (null: their value): files dropped meanwhile take it.
+  const typed = useRef<{ campaign: string | null; operator: string | null }>({ campaign: null, operator: null });
   const [items, setItems] = useState<Item[]>([]);
   const [over, setOver] = useState(false);
   const nextId = useRef(0);
@@ -57,7 +59,7 @@ export function Upload({ live, onUploaded }: { live: Map<string, TaskSummary>; o
 
   const send = (files: FileList | null) => {
     if (!files) return;
-    const fields = { campaign, operator, language };
+    const fields = { campaign: typed.current.campaign ?? campaign, operator: typed.current.operator ?? operator, language };
     const added = Array.from(files).map((f) => ({ id: ++nextId.current, name: f.name, sent: 0, file: f }));
     setItems((xs) => [...added.map(({ file: _, ...x }) => x), ...xs]);
     for (const a of added) {
@@ -85,6 +87,7 @@ export function Upload({ live, onUploaded }: { live: Map<string, TaskSummary>; o
           any={t('ingest.defaultCampaign')}
           value={campaign}
           onChange={setCampaign}
+          onTyped={(v) => (typed.current.campaign = v)}
         />
         <UserPicker
           id="upload-operator"
@@ -94,6 +97,7 @@ export function Upload({ live, onUploaded }: { live: Map<string, TaskSummary>; o
           help={t('upload.operatorHelp')}
           value={operator}
           onChange={setOperator}
+          onTyped={(v) => (typed.current.operator = v)}
         />
         <div class="field">
           <label for="upload-language">{t('upload.language')}</label>

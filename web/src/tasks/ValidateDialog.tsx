@@ -6,7 +6,7 @@ import type { TaskDetail, ValidationResult } from '../types';
 import { DialogButtons, DialogDone, ErrorMessage, Loading, useLoad, useModal, useSubmit } from '../ui';
 
 /** PendingVerdict is a verdict a refused validation names as pending. */
-type PendingVerdict = { criterion_id: string; question: string; complies: boolean };
+type PendingVerdict = { criterion_id: string; question: string; complies: boolean; not_applicable?: boolean };
 
 /** pendingOf is the pending verdicts a validation was refused for (409 CONFLICT naming them), or null. */
 function pendingOf(err: unknown): PendingVerdict[] | null {
@@ -101,7 +101,7 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
               <ul>
                 {pending.map((p) => (
                   <li key={p.criterion_id}>
-                    {p.question} · {t(p.complies ? 'pending.met' : 'pending.notMet')}
+                    {p.question} · {t(p.not_applicable ? 'pending.notApplicable' : p.complies ? 'pending.met' : 'pending.notMet')}
                   </li>
                 ))}
               </ul>
