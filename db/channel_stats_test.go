@@ -362,3 +362,42 @@ func TestMigrationFillsChannelCalls(t *testing.T) {
 	require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM call_channels_calls`).Scan(&calls))
 	require.Equal(t, 3, calls)
 }
+
+// TestChannelCallsConcurrentMove: a call analysed again while its task is
+// moved to another agent, in a transaction not committed yet, waits for it
+// and keeps both changes (unlocked, it wrote the call's row a second time
+// once the move committed: a duplicate key).
+func TestChannelCallsConcurrentMove(t *testing.T) {
+	t.Parallel()
+	pool, campaign := dbtest.ForTasks(t)
+	ctx := context.Background()
+	uuid := insertCall(t, pool, "concurrent", campaign.ID, "ana", time.Date(2026, 10, 5, 12, 0, 0, 0, time.UTC))
+	analysis := func(longest float64) transcript.Channels {
+		return transcript.Channels{DurationSeconds: 60, LongestSilenceSeconds: longest, DeadAir: []transcript.Span{}}
+	}
+	require.NoError(t, db.ChannelsSave(ctx, pool, uuid, analysis(10)))
+
+	move, err := pool.Begin(ctx)
+	require.NoError(t, err)
+	defer move.Rollback(ctx) //nolint:errcheck // committed below
+	_, err = move.Exec(ctx, `UPDATE tasks SET operator_id = 'luis' WHERE uuid = $1`, uuid)
+	require.NoError(t, err)
+	saved := make(chan error)
+	go func() { saved <- db.ChannelsSave(ctx, pool, uuid, analysis(20)) }()
+	require.Eventually(t, func() bool {
+		var waiting bool
+		require.NoError(t, pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock')`).Scan(&waiting))
+		return waiting
+	}, 10*time.Second, 10*time.Millisecond, "the analysis waits for the move")
+	require.NoError(t, move.Commit(ctx))
+	require.NoError(t, <-saved)
+
+	require.Zero(t, channelCallsDrift(t, pool))
+	var operator string
+	var longest float64
+	require.NoError(t, pool.QueryRow(ctx, `SELECT operator_id, longest_silence FROM call_channels_calls WHERE task_uuid = $1`,
+		uuid).Scan(&operator, &longest))
+	require.Equal(t, "luis", operator)
+	require.Equal(t, 20.0, longest)
+}

@@ -34,9 +34,14 @@ CREATE TABLE call_channels_calls (
 );
 
 -- call_channels_calls_write writes the rows of the calls of tasks uuids
--- anew from the calls and their tasks.
+-- anew from the calls and their tasks, the tasks locked first (as
+-- call_channels_daily_refresh locks its keys: 256 locks, taken in order),
+-- so that what it reads, statements of their own, is what a concurrent
+-- change of the same call or task committed.
 -- +goose StatementBegin
 CREATE FUNCTION call_channels_calls_write(uuids uuid[]) RETURNS void LANGUAGE sql AS $$
+    SELECT pg_advisory_xact_lock(hashtext('call_channels_calls'), k.lock)
+    FROM (SELECT DISTINCT (hashtextextended(u::text, 0) & 255)::int AS lock FROM unnest(uuids) u ORDER BY 1) k;
     DELETE FROM call_channels_calls WHERE task_uuid = ANY (uuids);
     INSERT INTO call_channels_calls
     SELECT ch.task_uuid, t.created_at, t.campaign_id, COALESCE(t.operator_id, ''), d.*
