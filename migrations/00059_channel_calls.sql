@@ -5,8 +5,9 @@
 -- week) are read from here by a range of creation time, one index's rows
 -- in order, instead of each of the days' tasks read and its call looked up
 -- (at a million tasks, the 13 cut days of a 12 weeks' report in Madrid
--- hold 35,000 tasks and 17,000 analysed calls: 0.9 to 2 s, now 20 to
--- 30 ms). call_channels_daily (migration 00058) keeps the whole UTC days.
+-- hold 35,000 tasks and 17,000 analysed calls: 0.9 to 2 s of the report
+-- on a busy machine, now 12 to 28 ms). call_channels_daily (migration
+-- 00058) keeps the whole UTC days.
 --
 -- call_channels_calls: a row per analysed call, with its task's creation
 -- time, campaign and agent ('' for none, as in call_channels_daily) and
