@@ -31,7 +31,8 @@ type ChannelTotals struct {
 
 // channelFigures are the columns of call_channels_daily (migration 00058)
 // every figure of a ChannelTotals is derived from, as call_channels_daily_of
-// gives them for one call too.
+// gives them for one call and call_channels_calls (migration 00059) keeps
+// them.
 const channelFigures = `c.calls, c.stereo, c.talk_ratio_sum, c.talk_ratios, c.silence_share_sum, c.silence_shares,
 	c.dead_air_calls, c.hold_calls, c.overtalk_sum, c.overtalks, c.overtalk_seconds_sum, c.overtalk_seconds_n,
 	c.longest_silence`
@@ -54,7 +55,7 @@ func (c *ChannelTotals) fields() []any {
 
 // channelPlan is how the analysed calls of a period are read into its
 // weeks: the UTC days wholly inside one week from call_channels_daily, the
-// others' calls one by one. Unlike the agents' figures (trendsPlan), no part
+// others' calls from call_channels_calls. Unlike the agents' figures (trendsPlan), no part
 // of a day is moved from one week to another: a longest silence cannot be
 // taken back.
 type channelPlan struct {
@@ -95,53 +96,39 @@ func planChannels(from, to time.Time, weeks []Week) channelPlan {
 // an audit, so none is hidden otherwise) as rows of channelFigures with the
 // index of their week of weeks (which cut f's period) and their agent
 // (operator_id, NULL for none): the rows of call_channels_daily over the
-// whole days of a week, the calls of the rest. Its parameters are appended
-// to args.
+// whole days of a week, those of call_channels_calls (a call each, migration
+// 00059) by creation time over the rest. Its parameters are appended to
+// args.
 func channelRows(f StatsFilter, weeks []Week, args *[]any) string {
 	param := func(v any) string {
 		*args = append(*args, v)
 		return "$" + strconv.Itoa(len(*args))
 	}
 	p := planChannels(f.From, f.To, weeks)
+	scope := ""
+	if f.CampaignID != "" {
+		scope += " AND c.campaign_id = " + param(f.CampaignID) + "::uuid"
+	}
+	if f.OperatorID != "" {
+		scope += " AND c.operator_id = " + param(f.OperatorID) + "::text"
+	}
 	var union []string
 	if slices.ContainsFunc(p.days, func(w int32) bool { return w >= 0 }) {
 		first, days := param(p.first.UTC().Format(time.DateOnly))+"::date", param(p.days)+"::int[]"
 		week := `(` + days + `)[c.day - ` + first + ` + 1]`
-		rollup := `SELECT ` + week + ` AS week, NULLIF(c.operator_id, '') AS operator_id, ` + channelFigures + `
+		union = append(union, `SELECT `+week+` AS week, NULLIF(c.operator_id, '') AS operator_id, `+channelFigures+`
 			FROM call_channels_daily c
-			WHERE c.day >= ` + first + ` AND c.day < ` + first + ` + cardinality(` + days + `) AND ` + week + ` >= 0`
-		if f.CampaignID != "" {
-			rollup += " AND c.campaign_id = " + param(f.CampaignID) + "::uuid"
-		}
-		if f.OperatorID != "" {
-			rollup += " AND c.operator_id = " + param(f.OperatorID) + "::text"
-		}
-		union = append(union, rollup)
+			WHERE c.day >= `+first+` AND c.day < `+first+` + cardinality(`+days+`) AND `+week+` >= 0`+scope)
 	}
 	if len(p.lo) > 0 {
 		starts := make([]time.Time, len(weeks))
 		for i, w := range weeks {
 			starts[i] = w.From
 		}
-		scope := ""
-		if f.CampaignID != "" {
-			scope += " AND t.campaign_id = " + param(f.CampaignID) + "::uuid"
-		}
-		if f.OperatorID != "" {
-			scope += " AND t.operator_id = " + param(f.OperatorID) + "::text"
-		}
-		// The stretches' tasks first, by creation time, then each one's
-		// call looked up (each OFFSET 0 keeps its part apart): joined
-		// otherwise, the planner looks up the call of every task and
-		// filters by time last, or hashes every analysed call.
-		calls := `SELECT width_bucket(t.created_at, ` + param(starts) + `::timestamptz[]) - 1 AS week, t.operator_id AS operator_id, ` +
-			channelFigures + `
-			FROM (SELECT t.uuid, t.created_at, t.operator_id
-				FROM unnest(` + param(p.lo) + `::timestamptz[], ` + param(p.hi) + `::timestamptz[]) s (lo, hi)
-				JOIN tasks t ON t.created_at >= s.lo AND t.created_at < s.hi` + scope + `
-				OFFSET 0) t,
-			LATERAL (SELECT c.* FROM call_channels ch, call_channels_daily_of(ch) c WHERE ch.task_uuid = t.uuid OFFSET 0) c`
-		union = append(union, calls)
+		union = append(union, `SELECT width_bucket(c.created_at, `+param(starts)+`::timestamptz[]) - 1 AS week,
+				NULLIF(c.operator_id, '') AS operator_id, `+channelFigures+`
+			FROM unnest(`+param(p.lo)+`::timestamptz[], `+param(p.hi)+`::timestamptz[]) s (lo, hi)
+			JOIN call_channels_calls c ON c.created_at >= s.lo AND c.created_at < s.hi`+scope)
 	}
 	if len(union) == 0 {
 		return "(SELECT NULL::int AS week, NULL::text AS operator_id, " + channelFigures + " FROM call_channels_daily c WHERE false) c"

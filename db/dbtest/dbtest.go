@@ -384,7 +384,7 @@ func SeedChannels(t testing.TB, pool *pgxpool.Pool) {
 			'holds', CASE WHEN s.i % 6 = 1 THEN '[{"start": 30, "end": 55}]' ELSE '[]' END::jsonb)
 		FROM tasks t, LATERAL (SELECT split_part(split_part(t.file_name, '-', 2), '.', 1)::int AS i) s
 		WHERE t.uploaded_by = 'seed' AND t.kind = 'call' AND t.status <> 'queued'`,
-		`VACUUM ANALYZE call_channels`,
+		`VACUUM ANALYZE call_channels, call_channels_calls`,
 		`CHECKPOINT`,
 	} {
 		_, err := pool.Exec(ctx, sql)
