@@ -1,3 +1,4 @@
+import type { Page } from '@playwright/test';
 import { expect, test, api, devToken, shot, signIn, inSpanish, openAdminMenu, chat, uploadAudited } from './fixtures';
 
 test('admin: users and sync (409 shown), campaign settings and scorecard publication', async ({ page, base }) => {
@@ -42,19 +43,7 @@ test('scorecard builder: an admin creates a campaign, builds two criteria in Spa
   await page.goto(base + '/app/admin/campaigns');
   await signIn(page, { username: 'rosa', name: 'Rosa Admin', roles: ['admin'] });
   await expect(page.getByRole('heading', { name: 'Campaigns' })).toBeVisible();
-  await page.getByRole('button', { name: 'New campaign' }).click();
-  await page.locator('#camp-new-name').fill('e2e-builder');
-  await page.locator('#camp-new-language').selectOption('es');
-  await page.getByRole('button', { name: 'Create the campaign' }).click();
-  await expect(page.getByRole('heading', { name: 'Settings of e2e-builder' })).toBeVisible();
-  await expect(page.getByRole('group', { name: /^Criterion 1 · / })).toBeVisible();
-  await page.getByRole('button', { name: 'Start from an empty scorecard' }).click();
-  await page.getByRole('button', { name: 'Add a criterion' }).click();
-  const fill = async (n: number, fields: [string, string][]) => {
-    const group = page.getByRole('group', { name: new RegExp(`^Criterion ${n} · `) });
-    for (const [label, value] of fields) await group.getByLabel(label, { exact: true }).fill(value);
-    return group;
-  };
+  const fill = await emptyCampaign(page, 'e2e-builder', 'es');
   const greeting = await fill(1, [
     ['Question (Spanish)', '¿Saluda el agente al empezar?'],
     ['Question (English)', 'Does the agent greet the customer?'],
@@ -167,18 +156,7 @@ test('scorecard builder, N/A: a criterion that applies only when something is sa
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(base + '/app/admin/campaigns');
   await signIn(page, { username: 'rosa', name: 'Rosa Admin', roles: ['admin'] });
-  await page.getByRole('button', { name: 'New campaign' }).click();
-  await page.locator('#camp-new-name').fill('e2e-builder-na');
-  await page.locator('#camp-new-language').selectOption('en');
-  await page.getByRole('button', { name: 'Create the campaign' }).click();
-  await expect(page.getByRole('heading', { name: 'Settings of e2e-builder-na' })).toBeVisible();
-  await page.getByRole('button', { name: 'Start from an empty scorecard' }).click();
-  await page.getByRole('button', { name: 'Add a criterion' }).click();
-  const fill = async (n: number, fields: [string, string][]) => {
-    const group = page.getByRole('group', { name: new RegExp(`^Criterion ${n} · `) });
-    for (const [label, value] of fields) await group.getByLabel(label, { exact: true }).fill(value);
-    return group;
-  };
+  const fill = await emptyCampaign(page, 'e2e-builder-na', 'en');
   const greeting = await fill(1, [
     ['Question (English)', 'Does the agent greet the customer?'],
     ['Question (Spanish)', '¿Saluda el agente al cliente?'],
@@ -343,3 +321,24 @@ test('scorecard builder in Spanish, N/A: a criterion that applies only when some
     await shot(es, 'scorecard-builder-na-validated-es');
   });
 });
+
+/**
+ * emptyCampaign creates a campaign from the campaigns page, empties its
+ * scorecard but for one new criterion, and returns how to fill criterion
+ * n's fields (label, value), in English.
+ */
+async function emptyCampaign(page: Page, name: string, language: string) {
+  await page.getByRole('button', { name: 'New campaign' }).click();
+  await page.locator('#camp-new-name').fill(name);
+  await page.locator('#camp-new-language').selectOption(language);
+  await page.getByRole('button', { name: 'Create the campaign' }).click();
+  await expect(page.getByRole('heading', { name: `Settings of ${name}` })).toBeVisible();
+  await expect(page.getByRole('group', { name: /^Criterion 1 · / })).toBeVisible();
+  await page.getByRole('button', { name: 'Start from an empty scorecard' }).click();
+  await page.getByRole('button', { name: 'Add a criterion' }).click();
+  return async (n: number, fields: [string, string][]) => {
+    const group = page.getByRole('group', { name: new RegExp(`^Criterion ${n} · `) });
+    for (const [label, value] of fields) await group.getByLabel(label, { exact: true }).fill(value);
+    return group;
+  };
+}
