@@ -1137,10 +1137,12 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 				d.signal += SignalLooseSuffix
 			}
 		}
-		if h, ok := a.pressedAfter(c.pressed, &c.rule, decisive[len(decisive)-1].span); ok && !violation {
-			findings = append(findings, a.w.pressed(a.cite(h)))
-			cited = append(cited, h)
-			d.signal += SignalPressedSuffix
+		if !violation {
+			if h, ok := a.pressedAfter(c.pressed, &c.rule, decisive[len(decisive)-1].span); ok {
+				findings = append(findings, a.w.pressed(a.cite(h)))
+				cited = append(cited, h)
+				d.signal += SignalPressedSuffix
+			}
 		}
 	case conflict:
 		v.Basis, v.Confidence, d = scoring.BasisConflict, confidenceConflict, decided{SignalConflict, cited[0].phrase}

@@ -18,6 +18,12 @@ export function verdictFields(v: Verdict): { complies: boolean; not_applicable?:
   return v === 'not_applicable' ? { complies: true, not_applicable: true } : { complies: v === 'complies' };
 }
 
+/** pendingNames are the keys naming a verdict awaiting an analyst's confirmation. */
+const pendingNames = { complies: 'pending.met', does_not_comply: 'pending.notMet', not_applicable: 'pending.notApplicable' } as const;
+
+/** pendingVerdictName names a verdict awaiting an analyst's confirmation ("met", "not met", "N/A"). */
+export const pendingVerdictName = (item: { complies: boolean; not_applicable?: boolean }) => t(pendingNames[verdictOf(item)]);
+
 /** verdictLabel names a verdict. */
 export const verdictLabel = (v: Verdict) => t(`verdict.${v}`);
 

@@ -14,7 +14,7 @@ import { ErrorMessage, Loading, PageHeader, useAction, useLoad } from '../ui';
 import { ReviewStateBadge } from '../reviews/ReviewStateBadge';
 import { ReviewBadge, ScoreBadge, StatusBadge, TranscriptBadge } from './badges';
 import { ValidateDialog } from './ValidateDialog';
-import { VerdictBadge, VerdictControl, verdictFields, verdictOf, type Verdict } from '../verdict';
+import { VerdictBadge, VerdictControl, pendingVerdictName, verdictFields, verdictOf, type Verdict } from '../verdict';
 
 /** Draft is an analyst's pending change to one criterion. */
 type Drafts = Record<string, { verdict: Verdict; explanation: string }>;
@@ -602,7 +602,7 @@ function Criterion({
   const d = draft ?? { verdict: verdictOf(it), explanation: it.explanation };
   const id = `crit-${it.criterion_id}`;
   // What confirming a pending verdict keeps, and what changing it makes it (N/A is changed to not met).
-  const engine = t(it.not_applicable ? 'pending.notApplicable' : it.complies ? 'pending.met' : 'pending.notMet');
+  const engine = pendingVerdictName(it);
   const other = t(it.complies ? 'pending.notMet' : 'pending.met');
   return (
     <div class={d.verdict === 'does_not_comply' ? 'criterion criterion-fail' : 'criterion'} data-criterion={it.criterion_id}>

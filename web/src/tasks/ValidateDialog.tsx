@@ -4,6 +4,7 @@ import { listOf, t } from '../i18n';
 import { useApp } from '../state';
 import type { TaskDetail, ValidationResult } from '../types';
 import { DialogButtons, DialogDone, ErrorMessage, Loading, useLoad, useModal, useSubmit } from '../ui';
+import { pendingVerdictName } from '../verdict';
 
 /** PendingVerdict is a verdict a refused validation names as pending. */
 type PendingVerdict = { criterion_id: string; question: string; complies: boolean; not_applicable?: boolean };
@@ -101,7 +102,7 @@ export function ValidateDialog({ task, onClose }: { task: TaskDetail; onClose: (
               <ul>
                 {pending.map((p) => (
                   <li key={p.criterion_id}>
-                    {p.question} · {t(p.not_applicable ? 'pending.notApplicable' : p.complies ? 'pending.met' : 'pending.notMet')}
+                    {p.question} · {pendingVerdictName(p)}
                   </li>
                 ))}
               </ul>
