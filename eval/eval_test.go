@@ -25,31 +25,31 @@ var floors = map[string]struct {
 	// interactions with a verdict to review in any language or kind.
 	ece, review float64
 }{
-	// Measured at the default review threshold (0.78), confidences
+	// Measured at the default review threshold (0.80), confidences
 	// cross-validated by writer batch (each batch's from a table fitted on
 	// the others, its respect verdicts judged by a tone model trained
-	// without it), 1,902 cases with issue 38's sixth held-out set among
-	// them: 97.1 % (lowest group English chats, 96.5), confident 97.8 %
-	// (lowest language or kind 97.6, English), 22 of 793 critical failures
-	// passed (2.8 %; English chats 5.4), expected calibration error 0.007,
-	// interactions to review 18.7 % (at most 24.7 % in a language or kind,
-	// calls; Spanish calls, a language and kind together, 26.1 %). The
-	// threshold is the highest within the review budget, since dev cannot
-	// reach ConfidentTarget (97 % plus the gap unseen writing showed)
-	// within it. The rules were tuned on dev: see docs/engines.md.
-	eval.Dev: {agreement: 0.97, groupAgreement: 0.96, confident: 0.977, criticalFalse: 0.03, ece: 0.01, review: 0.28},
-	// The floors of the held-out set written for issue 38's seventh round
-	// (140 cases, ids 2501–2570 and 2601–2670, by two new writers who read
+	// without it), 2,042 cases with issue 38's seventh held-out set among
+	// them: 97.4 % (lowest group English chats, 97.0), confident 98.2 %
+	// (lowest language or kind 97.9, English), 21 of 827 critical failures
+	// passed (2.5 %), expected calibration error 0.006, interactions to
+	// review 17.9 % (at most 19.7 % in a language or kind, English;
+	// English chats, a language and kind together, 21.5 %). The threshold
+	// is the highest within the review budget (ReviewBudget), since dev
+	// cannot reach ConfidentTarget within it. The rules were tuned on dev:
+	// see docs/engines.md.
+	eval.Dev: {agreement: 0.972, groupAgreement: 0.965, confident: 0.98, criticalFalse: 0.03, ece: 0.01, review: 0.22},
+	// The floors of the held-out set written for issue 38's eighth round
+	// (140 cases, ids 2701–2770 and 2801–2870, by two new writers who read
 	// only FORMAT.md and CRITERIA.md), read once at the review threshold
-	// 0.78: 93.8 % (lowest group English chats, 91.4), confident 95.6 %
-	// (Spanish 96.3, English 94.9, chats 93.5, calls 97.5), none of 34
-	// critical failures passed, expected calibration error 0.035,
-	// interactions to review 20.0 % (Spanish 17.1, English 22.9, chats 5.6,
-	// calls 34.8; at most 40.0 %, English calls). Its floors are what it
-	// measured, to keep from falling below; agreement in English chats
-	// (92 %), confident agreement (97 %) but in calls, and the review
-	// budget in calls are not met on this writing.
-	eval.Holdout: {agreement: 0.935, groupAgreement: 0.91, confident: 0.955, criticalFalse: 0, ece: 0.036, review: 0.41},
+	// 0.80: 94.9 % (lowest group Spanish chats, 93.3), confident 96.9 %
+	// (Spanish 96.9, English 97.0, chats 95.7, calls 98.1), none of 39
+	// critical failures passed, expected calibration error 0.023,
+	// interactions to review 22.9 % (Spanish 18.6, English 27.1, chats
+	// 16.9, calls 29.0; at most 34.3 %, English calls). Its floors are what
+	// it measured, to keep from falling below; confident agreement (97 %)
+	// in Spanish and in chats, and the review budget (25 %) in English and
+	// in calls, are not met on this writing.
+	eval.Holdout: {agreement: 0.945, groupAgreement: 0.93, confident: 0.965, criticalFalse: 0, ece: 0.024, review: 0.35},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.

@@ -60,9 +60,15 @@ func Thresholds(outcomes []Outcome) []ThresholdRow {
 }
 
 // ReviewBudget is the most share of interactions with a verdict to review
-// that a language or kind may have at the threshold chosen: the issue's
-// goal, what a team can keep up with.
-const ReviewBudget = 0.25
+// that a language or kind may have on dev at the threshold chosen: the
+// issue's goal of 25 %, what a team can keep up with, less a margin for
+// unseen writing, as ConfidentTarget adds one. Dev flatters the review
+// share too: issue 38's seventh held-out set, read once at 0.78, sent
+// 34.8 % of its calls to review where dev, cross-validated, said 24.7 %.
+// Part of that was resolution's absence verdicts of calls, calibrated
+// just below the threshold; with those split by how the customer ends
+// (settled), five points is the margin kept.
+const ReviewBudget = 0.25 - 0.05
 
 // ChooseThreshold returns the lowest of rows' thresholds at which the
 // confident verdicts of each language and each kind agree at least

@@ -153,7 +153,7 @@ func TestValidate(t *testing.T) {
 			name:   "rule with an unknown key",
 			change: func(c *scoring.Criterion) { c.Rule = json.RawMessage(`{"any": ["hola"], "within": 30}`) },
 			want: []scoring.Problem{{Index: 1, ID: "b", Field: "rule.within",
-				Message: "unknown key; a rule has any, all, none, hints, applies_if, applies_if_speaker, applies_if_own, speaker, exact, negation, within_first, within_last, within_first_turns, within_last_turns, within_first_own_turns, within_last_own_turns, after_customer_turns, absence_confidence, not_applicable_confidence, hint_confidence, cues, cues_together, replies, reply_cues, unprompted, before, against, unless, pressed, tone, channels"}},
+				Message: "unknown key; a rule has any, all, none, hints, applies_if, applies_if_speaker, applies_if_own, speaker, exact, negation, within_first, within_last, within_first_turns, within_last_turns, within_first_own_turns, within_last_own_turns, after_customer_turns, absence_confidence, not_applicable_confidence, hint_confidence, cues, cues_together, replies, reply_cues, unprompted, before, against, unless, pressed, restates, settled, tone, channels"}},
 		},
 		{
 			name: "rule with empty phrases",
@@ -264,7 +264,7 @@ func TestValidate(t *testing.T) {
 			{Index: 1, ID: "greeting", Field: "applies_to", Message: `must be "call", "chat" or "both", not "calls"`},
 			{Index: 1, ID: "greeting", Field: "rule.within_first", Message: "must be a number of seconds greater than 0"},
 			{Index: 2, Field: "id", Message: "is required"},
-			{Index: 2, Field: "rule.nada", Message: "unknown key; a rule has any, all, none, hints, applies_if, applies_if_speaker, applies_if_own, speaker, exact, negation, within_first, within_last, within_first_turns, within_last_turns, within_first_own_turns, within_last_own_turns, after_customer_turns, absence_confidence, not_applicable_confidence, hint_confidence, cues, cues_together, replies, reply_cues, unprompted, before, against, unless, pressed, tone, channels"},
+			{Index: 2, Field: "rule.nada", Message: "unknown key; a rule has any, all, none, hints, applies_if, applies_if_speaker, applies_if_own, speaker, exact, negation, within_first, within_last, within_first_turns, within_last_turns, within_first_own_turns, within_last_own_turns, after_customer_turns, absence_confidence, not_applicable_confidence, hint_confidence, cues, cues_together, replies, reply_cues, unprompted, before, against, unless, pressed, restates, settled, tone, channels"},
 			{Index: 2, Field: "rule", Message: `needs at least one of "any", "all" or "none" to say what to look for`},
 		}, ve.Problems)
 		require.Contains(t, err.Error(), `scorecard is not valid: criterion 1 (greeting): id: "greeting" is already the id of criterion 0; `)

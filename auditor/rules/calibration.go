@@ -27,6 +27,12 @@ const (
 	// SignalPressedSuffix follows SignalPhrase (or its loose form) when the
 	// other party then said one of the rule's pressed phrases.
 	SignalPressedSuffix = "_pressed"
+	// SignalSettledSuffix follows SignalAbsence when the other party's
+	// last turns said one of the rule's settled phrases.
+	SignalSettledSuffix = "_settled"
+	// SignalRestated: no phrase of any was said, but the speaker restated
+	// what the other party had just said (restates).
+	SignalRestated = "restated"
 	// SignalConflict: a phrase said but negated, or said out of place.
 	SignalConflict = "conflict"
 	// SignalAbsence: nothing the rule looks for was said.

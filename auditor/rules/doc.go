@@ -25,6 +25,8 @@
 //	  "against": ["someone will be in touch"],         // one said makes it not met, even with any said,
 //	  "unless": ["{timeframe}", "{ref}"],              // … unless its turn also says one of these
 //	  "pressed": ["but when"],                         // the other party, after what met it, puts it in doubt
+//	  "restates": ["so you're", "quieres"],            // a sentence with one that repeats the other party meets any
+//	  "settled": ["thanks", "eso era todo"],           // the other party's last turns: absence is calibrated apart
 //	  "hints": ["as i said"],                          // weak signals, see Confidence
 //	  "cues": ["well", "honestly", "people"],          // weaker: cues_together of them in one turn are a hint
 //	  "cues_together": 2,                              // 2 to 10 (default 2)
@@ -64,6 +66,24 @@
 // pueda hacer») makes the criterion not met even when a phrase of any was
 // said, unless the same turn says one of unless ("… within 48 hours",
 // "reference INC-4432"). Rules with before or unless name their speaker.
+//
+// Restating and settling: a speaker may meet an "any" criterion without
+// its words by restating what the other party has just said, the active
+// listening an empathy criterion asks for: a sentence of the speaker, in
+// scope, that says one of restates ("so you're…", «entonces…»,
+// «querés…») and repeats at least two of the other party's words from
+// their turns right before (words of five letters or more, or with a
+// digit; the phrase's own words aside), as in "So a camper and the dog on
+// Rosslare–Cherbourg in August" after "a camper and a dog … Rosslare to
+// Cherbourg … August". The verdict is met, quoting the sentence, and is
+// calibrated apart (SignalRestated). settled lists what the other party
+// says, in their last two turns, when the interaction ends settled
+// ("perfect, thanks", «no, eso era todo»), negated or not: a verdict from
+// absence ("nothing the rule looks for was said") then names it and is
+// calibrated apart (SignalSettledSuffix), since a customer who ends
+// thanking was more often helped in words the rule does not know. It is
+// named in the explanation, not quoted as evidence: evidence is the
+// speaker's own words. Rules with restates or settled name their speaker.
 //
 // # Phrases
 //
@@ -200,10 +220,11 @@
 // "none" may also name a trained model of package tone, which scores each
 // of the speaker's turns in scope from 0 to 1 (how disrespectful it
 // reads: the whole turn or its most telling sentence, whichever is
-// higher; quoted words left out; turns of fewer than three words are not
-// judged):
+// higher; quoted words left out, and so are the words the speaker
+// reports someone else saying, as for phrases: "they answered not our
+// problem"; turns of fewer than three words are not judged):
 //
-//	"tone": {"model": "respect", "fails_at": 0.8, "review_at": 0.6}
+//	"tone": {"model": "respect", "fails_at": 0.75, "review_at": 0.55}
 //
 // model names an embedded model ("respect": an agent's disrespect, trained
 // on Spanish and English lines by cmd/traintone); fails_at (above 0, at

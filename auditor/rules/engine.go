@@ -71,8 +71,8 @@ type criterion struct {
 	appliesIfOwn group
 	// before, against and unless are nil when the rule has none.
 	before, against, unless group
-	// pressed is nil when the rule has none.
-	pressed group
+	// pressed, restates and settled are nil when the rule has none.
+	pressed, restates, settled group
 	// model scores the speaker's turns; nil when the rule has no "tone".
 	model *tone.Model
 	// fingerprint names the criterion in the calibration table.
@@ -110,7 +110,7 @@ func NewWithModels(card scoring.Scorecard, models func(name string) (*tone.Model
 			replies: c.group(r.replies), replyCues: c.group(r.replyCues), unprompted: c.group(r.unprompted),
 			appliesIf: c.group(r.appliesIf), appliesIfOwn: c.group(r.appliesIfOwn), before: c.group(r.before),
 			against: c.group(r.against), unless: c.group(r.unless), pressed: c.group(r.pressed),
-			fingerprint: fingerprint(cr)}
+			restates: c.group(r.restates), settled: c.group(r.settled), fingerprint: fingerprint(cr)}
 		for _, alternatives := range r.all {
 			cc.all = append(cc.all, c.group(alternatives))
 		}
@@ -945,6 +945,107 @@ func (a *audit) pressedAfter(g group, r *rule, sp span) (hit, bool) {
 	return best, ok
 }
 
+// settledTurns is how many of the other party's last turns settled
+// looks at.
+const settledTurns = 2
+
+// settledBy returns the first phrase of g the other party said in their
+// last settledTurns turns (settled), negated or not: "no, thanks" closes
+// as well as "thanks".
+func (a *audit) settledBy(g group, r *rule) (hit, bool) {
+	var best hit
+	ok := false
+	for _, ref := range g {
+		for _, o := range a.occurrences(ref.id) {
+			seg := a.words[o.first].seg
+			if a.others(r, seg) && a.own[seg] >= a.owned[a.speakers[seg]]-settledTurns {
+				if !ok || o.first < best.span.first {
+					best, ok = hit{ref.text, ref.id, o}, true
+				}
+				break
+			}
+		}
+	}
+	return best, ok
+}
+
+// restateShared is how many of the other party's words a sentence must
+// repeat to restate them; restatedLen is how long a word must be to count
+// (shorter ones are mostly grammar: "that", «para»), unless it has a digit.
+const (
+	restateShared = 2
+	restatedLen   = 5
+)
+
+// restatement returns the earliest sentence of r's speaker, in scope, that
+// says one of g's phrases and repeats at least restateShared words of the
+// other party's turns right before its own ("So a camper and the dog on
+// Rosslare–Cherbourg in August", after "a camper and a dog … Rosslare to
+// Cherbourg … August"). The hit spans the sentence, with the phrase's
+// text and no id: the sentence is quoted, not the phrase.
+func (a *audit) restatement(g group, r *rule) (hit, bool) {
+	for _, h := range a.said(g, r, r.negation) {
+		first, last := a.sentence(h.span)
+		if a.repeats(first, last, h.span, r) {
+			return hit{phrase: h.phrase, id: -1, span: span{first, last}}, true
+		}
+	}
+	return hit{}, false
+}
+
+// sentence returns the first and last words of the sentence around sp,
+// within its segment.
+func (a *audit) sentence(sp span) (first, last int32) {
+	first, last = sp.first, sp.last
+	for first > 0 && a.words[first-1].seg == a.words[first].seg && !endsSentence(a.gap(int(first))) {
+		first--
+	}
+	for int(last)+1 < len(a.words) && a.words[last+1].seg == a.words[last].seg && !endsSentence(a.gap(int(last)+1)) {
+		last++
+	}
+	return first, last
+}
+
+// endsSentence reports whether the text between two words ends a sentence.
+func endsSentence(gap string) bool { return strings.ContainsAny(gap, ".!?¡¿…") }
+
+// repeats reports whether words first to last, but for those of mark,
+// repeat restateShared different words of the other party's turns right
+// before the speaker's stretch of turns they are in.
+func (a *audit) repeats(first, last int32, mark span, r *rule) bool {
+	start := first
+	for start > 0 && a.runs[start-1] == a.runs[first] {
+		start--
+	}
+	if start == 0 || !a.others(r, a.words[start-1].seg) {
+		return false
+	}
+	from := start - 1
+	for from > 0 && a.runs[from-1] == a.runs[start-1] {
+		from--
+	}
+	var shared []string
+	for k := first; k <= last && len(shared) < restateShared; k++ {
+		w := a.text(int(k))
+		if k >= mark.first && k <= mark.last || !telling(w) || slices.Contains(shared, w) {
+			continue
+		}
+		for j := from; j < start; j++ {
+			if a.text(int(j)) == w {
+				shared = append(shared, w)
+				break
+			}
+		}
+	}
+	return len(shared) >= restateShared
+}
+
+// telling reports whether a normalised word is long enough, or has a
+// digit, to count as repeated.
+func telling(w string) bool {
+	return len(w) >= restatedLen || strings.ContainsAny(w, "0123456789")
+}
+
 // firstUnprompted returns the earliest phrase of g that counts against the
 // speaker in a turn said before the other party said any of g's phrases:
 // laughter answered with laughter is shared, and once the customer has
@@ -1055,8 +1156,8 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 	if c.any != nil {
 		want = append([]group{c.any}, want...)
 	}
-	positive, violation := true, false
-	for _, g := range want {
+	positive, violation, restated := true, false, false
+	for i, g := range want {
 		if h, ok := a.first(g, r, counted); ok {
 			if b, ok := a.first(c.before, r.anywhere(), counted); ok &&
 				b.span.first < h.span.first {
@@ -1070,6 +1171,15 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 			cited = append(cited, h)
 			decisive = append(decisive, h)
 			continue
+		}
+		if i == 0 && c.any != nil {
+			if h, ok := a.restatement(c.restates, r); ok {
+				findings = append(findings, a.w.restated(a.cite(h)))
+				cited = append(cited, h)
+				decisive = append(decisive, h)
+				restated = true
+				continue
+			}
 		}
 		positive = false
 		if h, ok := a.first(g, r, negatedIn); ok {
@@ -1128,11 +1238,14 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 	switch {
 	case violation || positive && len(want) > 0:
 		v.Basis, v.Confidence, d = scoring.BasisEvidence, confidenceExact, decided{SignalPhrase, decisive[0].phrase}
-		if violation {
+		switch {
+		case violation:
 			d.signal = SignalViolation
+		case restated:
+			v.Confidence, d.signal = confidenceLoose, SignalRestated
 		}
 		for _, h := range decisive {
-			if a.loose(h) {
+			if h.id >= 0 && a.loose(h) {
 				v.Confidence = confidenceLoose
 				d.signal += SignalLooseSuffix
 			}
@@ -1180,6 +1293,11 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 				failures = append(failures, a.w.cues(cs, v.Complies))
 			}
 			cited = append(cited, signs...)
+		} else if h, ok := a.settledBy(c.settled, r); ok {
+			// Named, not quoted: the evidence of the speaker's criterion
+			// is the speaker's own words.
+			findings = append(findings, a.w.settled(a.cite(h)))
+			d.signal += SignalSettledSuffix
 		}
 	}
 	if c.model != nil && v.Complies && !violation {
@@ -1217,13 +1335,34 @@ func (a *audit) toneOf(c *criterion) (hit, float64, bool) {
 			last++
 		}
 		if a.inScope(&c.rule, seg) {
-			if s := c.model.Score(a.segs[seg].Text, a.lang); !ok || s > top {
+			if s := c.model.Score(a.unreported(first, last), a.lang); !ok || s > top {
 				best, top, ok = hit{phrase: c.rule.tone.model, id: -1, span: span{int32(first), int32(last)}}, s, true
 			}
 		}
 		first = last + 1
 	}
 	return best, top, ok
+}
+
+// unreported returns the text of words first to last, one segment's, without the
+// words the speaker reports someone else saying ("they answered not our
+// problem"): the tone model leaves out quoted words, and speech has no
+// quotation marks.
+func (a *audit) unreported(first, last int) string {
+	text := a.segs[a.words[first].seg].Text
+	var b strings.Builder
+	from := 0
+	for k := first; k <= last; k++ {
+		if a.reported(span{int32(k), int32(k)}) {
+			b.WriteString(text[from:a.words[k].from])
+			from = int(a.words[k].to)
+		}
+	}
+	if from == 0 {
+		return text
+	}
+	b.WriteString(text[from:])
+	return b.String()
 }
 
 func phrasesOf(g group) []string {

@@ -481,9 +481,7 @@ func TestAuditQuestionsAndPressing(t *testing.T) {
 	require.True(t, judge(t, done, scoring.Chat, segments(turn(agent, "We have now restarted it.")), "en").Complies)
 
 	rule := `{"any": ["someone will call you"], "speaker": "agent", "pressed": ["but when", "pero cuándo"]}`
-	card := scoring.Scorecard{Version: 1, Criteria: []scoring.Criterion{criterion("resolution", rule)}}
-	e, err := rules.New(card)
-	require.NoError(t, err)
+	e := engine(t, "resolution", rule)
 	for _, tt := range []struct {
 		lang, customer, want, signal string
 	}{
@@ -496,5 +494,77 @@ func TestAuditQuestionsAndPressing(t *testing.T) {
 		require.True(t, vs[0].Complies, tt.customer)
 		require.Equal(t, tt.want, vs[0].Explanation)
 		require.Equal(t, tt.signal, cells[0].Signal, "the customer's own \"but when\" before it does not count")
+	}
+}
+
+// TestAuditRestatement: a sentence with a restating phrase that repeats two
+// of the customer's words said right before meets the criterion, quoted
+// whole and calibrated apart; the same phrase repeating fewer, or words
+// of the customer's earlier turns, or said by the customer, does not.
+func TestAuditRestatement(t *testing.T) {
+	t.Parallel()
+	rule := `{"any": ["i understand"], "restates": ["so a|you're", "quieres"], "speaker": "agent"}`
+	e := engine(t, "empathy", rule)
+	ask := "Hi, I'd like to book a camper and a dog on the Rosslare to Cherbourg ferry in August."
+	for _, tt := range []struct {
+		name, lang string
+		segs       transcript.Transcript
+		complies   bool
+		want       string
+	}{
+		{"restated", "en", segments(turn(customer, ask), turn(agent, "Hello! So a camper and the dog on Rosslare–Cherbourg in August, lovely. Which date?")), true,
+			`The agent said "So a camper and the dog on Rosslare–Cherbourg in August, lovely" in turn 2, restating what the customer had just said.`},
+		{"in Spanish", "es", segments(turn(customer, "Quiero cambiar la cita del dermatólogo del jueves."), turn(agent, "Vale, quieres cambiar la del dermatólogo del jueves.")), true,
+			`El agente dijo «Vale, quieres cambiar la del dermatólogo del jueves» en el turno 2, con lo que reformula lo que el cliente acababa de decir.`},
+		{"one word repeated", "en", segments(turn(customer, ask), turn(agent, "So a booking in August then.")), false, ""},
+		{"words of an earlier turn", "en", segments(turn(customer, ask), turn(agent, "Sure."), turn(customer, "Thanks."), turn(agent, "So a camper in August.")), false, ""},
+		{"said by the customer", "en", segments(turn(agent, "A camper and a dog in August?"), turn(customer, "So a camper and a dog in August, yes.")), false, ""},
+	} {
+		vs, cells := e.Judge(scoring.Chat, tt.segs, tt.lang)
+		require.Equal(t, tt.complies, vs[0].Complies, tt.name)
+		if tt.complies {
+			require.Equal(t, tt.want, vs[0].Explanation, tt.name)
+			require.Equal(t, rules.SignalRestated, cells[0].Signal, tt.name)
+			require.Equal(t, scoring.BasisEvidence, vs[0].Basis, tt.name)
+		} else {
+			require.Equal(t, rules.SignalAbsence, cells[0].Signal, tt.name)
+		}
+	}
+	_, err := rules.New(scoring.Scorecard{Version: 1, Criteria: []scoring.Criterion{criterion("empathy", `{"none": ["x"], "restates": ["so you're"], "speaker": "agent"}`)}})
+	require.ErrorContains(t, err, `rule.restates: only means something with "any"`)
+}
+
+// TestAuditSettled: with nothing the rule looks for said, the customer's
+// thanks in their last two turns ("No, thanks" too) is named and
+// calibrated apart, never quoted as the agent's evidence; thanks said
+// earlier, or a verdict a phrase decided, are left alone.
+func TestAuditSettled(t *testing.T) {
+	t.Parallel()
+	rule := `{"any": ["i've refunded"], "settled": ["thanks", "gracias"], "speaker": "agent"}`
+	e := engine(t, "resolution", rule)
+	for _, tt := range []struct {
+		name, lang    string
+		segs          transcript.Transcript
+		complies      bool
+		signal, words string
+	}{
+		{"thanked at the end", "en", segments(turn(customer, "Can I bring my dog?"), turn(agent, "Yes, dogs under 10 kg travel free."), turn(customer, "No, thanks, that's all.")),
+			false, rules.SignalAbsence + rules.SignalSettledSuffix,
+			`The agent did not say "i've refunded". At the end the customer said "thanks" in turn 3, which suggests it may have been settled; an analyst may read it otherwise.`},
+		{"in Spanish", "es", segments(turn(customer, "¿Abren el domingo?"), turn(agent, "Sí, de 10 a 14."), turn(customer, "Perfecto, gracias.")),
+			false, rules.SignalAbsence + rules.SignalSettledSuffix,
+			`El agente no dijo «i've refunded». Al final el cliente dijo «gracias» en el turno 3, lo que sugiere que quizá quedó resuelto; un analista puede verlo de otro modo.`},
+		{"thanked early", "en", segments(turn(customer, "Thanks for picking up."), turn(agent, "Sure."), turn(customer, "My parcel never came."), turn(agent, "Let me see."), turn(customer, "Well?"), turn(agent, "It's lost."), turn(customer, "Unbelievable.")),
+			false, rules.SignalAbsence, ""},
+		{"a phrase decided", "en", segments(turn(customer, "Refund please."), turn(agent, "I've refunded it."), turn(customer, "Thanks!")),
+			true, rules.SignalPhrase, ""},
+	} {
+		vs, cells := e.Judge(scoring.Chat, tt.segs, tt.lang)
+		require.Equal(t, tt.complies, vs[0].Complies, tt.name)
+		require.Equal(t, tt.signal, cells[0].Signal, tt.name)
+		if tt.words != "" {
+			require.Equal(t, tt.words, vs[0].Explanation, tt.name)
+			require.Empty(t, vs[0].Evidence, tt.name)
+		}
 	}
 }

@@ -49,6 +49,12 @@ type wording interface {
 	// pressed: after what met the criterion, the other party said c,
 	// which puts it in doubt.
 	pressed(c citation) string
+	// settled: nothing the rule looks for was said, but the other party's
+	// last turns said c, as when the interaction ends settled.
+	settled(c citation) string
+	// restated: c is a sentence that restates what the other party had
+	// just said.
+	restated(c citation) string
 	// notApplicable: none of phrases, which make the criterion apply, was
 	// said.
 	notApplicable(phrases []string) string
@@ -156,7 +162,10 @@ var spanishWords = set("de la el que su mi le lo por para con una un del los las
 	"jiji jejeje idiotas gilipollas subnormal payaso payasa callar googlee guglee tarado tarada torpe " +
 	"boba pendejo pendeja boluda pelotudo pelotuda huevona giles menso mensa zopenco cretino cretina " +
 	"cabrona hostia chingada verga espabile espabila calmate dramatice dramatices meo apurale dibujitos " +
-	"entonces correcto cierto verdad uno dos seis siete ocho nueve diez evidentemente simplemente aparentemente mija mamita papito guapa guapo alucinante debido")
+	"entonces correcto cierto verdad uno dos seis siete ocho nueve diez evidentemente simplemente aparentemente mija mamita papito guapa guapo alucinante debido " +
+	"uy tranquilo tranquila barrio bienvenido bienvenida bienvenidos contratiempo onda noticia panorama eres unico unica " +
+	"quiere quieres quereis quieren busca buscas buscan interesa desea deseas perfecto perfecta genial excelente joya " +
+	"chevere bacano barbaro buenisimo grax era seria mas fantastico fantastica lujo todo")
 
 // looksSpanish reports whether phrase has a Spanish letter or word.
 func looksSpanish(phrase string) bool {
@@ -284,6 +293,14 @@ func (english) subject(speaker string) string {
 	}
 }
 
+// other names the party opposite speaker.
+func (english) other(speaker string) string {
+	if speaker == transcript.Customer {
+		return "the agent"
+	}
+	return "the customer"
+}
+
 func (w english) said(c citation) string {
 	return capitalise(w.clause(c)) + "."
 }
@@ -334,6 +351,14 @@ func (w english) negated(c citation) string {
 
 func (w english) pressed(c citation) string {
 	return "Then " + w.clause(c) + ", which puts it in doubt; an analyst may read it otherwise."
+}
+
+func (w english) settled(c citation) string {
+	return "At the end " + w.clause(c) + ", which suggests it may have been settled; an analyst may read it otherwise."
+}
+
+func (w english) restated(c citation) string {
+	return capitalise(w.clause(c)) + ", restating what " + w.other(c.speaker) + " had just said."
 }
 
 func (english) notApplicable(phrases []string) string {
@@ -472,6 +497,14 @@ func (spanish) subject(speaker string) string {
 	}
 }
 
+// other names the party opposite speaker.
+func (spanish) other(speaker string) string {
+	if speaker == transcript.Customer {
+		return "el agente"
+	}
+	return "el cliente"
+}
+
 func (w spanish) said(c citation) string {
 	return capitalise(w.clause(c)) + "."
 }
@@ -524,6 +557,14 @@ func (w spanish) negated(c citation) string {
 
 func (w spanish) pressed(c citation) string {
 	return "Después " + w.clause(c) + ", lo que lo pone en duda; un analista puede verlo de otro modo."
+}
+
+func (w spanish) settled(c citation) string {
+	return "Al final " + w.clause(c) + ", lo que sugiere que quizá quedó resuelto; un analista puede verlo de otro modo."
+}
+
+func (w spanish) restated(c citation) string {
+	return capitalise(w.clause(c)) + ", con lo que reformula lo que " + w.other(c.speaker) + " acababa de decir."
 }
 
 func (spanish) notApplicable(phrases []string) string {

@@ -54,13 +54,19 @@ func criterion(id, rule string) scoring.Criterion {
 // judge audits t against a one-criterion scorecard with rule.
 func judge(t *testing.T, rule, kind string, tr transcript.Transcript, lang string) scoring.Verdict {
 	t.Helper()
-	e, err := rules.New(scoring.Scorecard{Version: 1, Criteria: []scoring.Criterion{criterion("c", rule)}})
-	require.NoError(t, err)
-	vs, err := e.Audit(kind, tr, lang)
+	vs, err := engine(t, "c", rule).Audit(kind, tr, lang)
 	require.NoError(t, err)
 	require.Len(t, vs, 1)
 	require.Equal(t, "c", vs[0].CriterionID)
 	return vs[0]
+}
+
+// engine compiles a scorecard of one criterion, id, with rule.
+func engine(t *testing.T, id, rule string) *rules.Engine {
+	t.Helper()
+	e, err := rules.New(scoring.Scorecard{Version: 1, Criteria: []scoring.Criterion{criterion(id, rule)}})
+	require.NoError(t, err)
+	return e
 }
 
 // librivox reads a PocketSphinx fixture (see testdata/librivox/README.md)

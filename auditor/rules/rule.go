@@ -45,6 +45,8 @@ const (
 	keyAgainst                 = "against"
 	keyUnless                  = "unless"
 	keyPressed                 = "pressed"
+	keyRestates                = "restates"
+	keySettled                 = "settled"
 	keyTone                    = "tone"
 )
 
@@ -59,7 +61,7 @@ const (
 var ruleKeys = []string{keyAny, keyAll, keyNone, keyHints, keyAppliesIf, keyAppliesIfSpeaker, keyAppliesIfOwn, keySpeaker, keyExact, keyNegation,
 	keyWithinFirst, keyWithinLast, keyWithinFirstTurns, keyWithinLastTurns, keyWithinFirstOwnTurns,
 	keyWithinLastOwnTurns, keyAfterCustomerTurns, keyAbsenceConfidence, keyNotApplicableConfidence, keyHintConfidence,
-	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted, keyBefore, keyAgainst, keyUnless, keyPressed, keyTone, keyChannels}
+	keyCues, keyCuesTogether, keyReplies, keyReplyCues, keyUnprompted, keyBefore, keyAgainst, keyUnless, keyPressed, keyRestates, keySettled, keyTone, keyChannels}
 
 // anySpeaker is the speaker scope that takes every segment.
 const anySpeaker = "any"
@@ -126,6 +128,17 @@ type rule struct {
 	// after "someone will call you"): the verdict stands, but is
 	// calibrated apart (SignalPressedSuffix) and its explanation says so.
 	pressed []phrase
+	// restates are what the speaker says when restating the other party
+	// ("so you're", «entonces», «querés»): one said in a sentence that
+	// repeats restateShared of the other party's words since the
+	// speaker's previous turn meets any (SignalRestated), as the customer
+	// hears what they said understood.
+	restates []phrase
+	// settled are what the other party says, in their last two turns,
+	// when the interaction ends settled ("perfect, thanks", «eso era
+	// todo»): a verdict from absence is then calibrated apart
+	// (SignalSettledSuffix), and its explanation says so.
+	settled []phrase
 	// speaker is transcript.Agent, transcript.Customer or anySpeaker.
 	speaker string
 	// exact turns off tolerance for misspellings (not for case, accents or
@@ -207,7 +220,8 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	// The keys that are a list of phrases, and where each goes.
 	lists := map[string]*[]phrase{keyAny: &r.any, keyNone: &r.none, keyHints: &r.hints, keyAppliesIf: &r.appliesIf,
 		keyAppliesIfOwn: &r.appliesIfOwn, keyCues: &r.cues, keyReplies: &r.replies, keyReplyCues: &r.replyCues,
-		keyUnprompted: &r.unprompted, keyBefore: &r.before, keyAgainst: &r.against, keyUnless: &r.unless, keyPressed: &r.pressed}
+		keyUnprompted: &r.unprompted, keyBefore: &r.before, keyAgainst: &r.against, keyUnless: &r.unless, keyPressed: &r.pressed,
+		keyRestates: &r.restates, keySettled: &r.settled}
 	for _, key := range keys {
 		v := fields[key]
 		if list, ok := lists[key]; ok {
@@ -293,15 +307,18 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	if _, ok := fields[keyCuesTogether]; ok && r.cues == nil && r.replyCues == nil {
 		add(keyCuesTogether, "only means something with %q or %q", keyCues, keyReplyCues)
 	}
-	if (r.replies != nil || r.replyCues != nil || r.unprompted != nil) && r.speaker == anySpeaker {
-		add(keySpeaker, "must be %q or %q when the rule has %q, %q or %q: they look at the other party's turns too",
-			transcript.Agent, transcript.Customer, keyReplies, keyReplyCues, keyUnprompted)
+	if (r.replies != nil || r.replyCues != nil || r.unprompted != nil || r.restates != nil || r.settled != nil) && r.speaker == anySpeaker {
+		add(keySpeaker, "must be %q or %q when the rule has %q, %q, %q, %q or %q: they look at the other party's turns too",
+			transcript.Agent, transcript.Customer, keyReplies, keyReplyCues, keyUnprompted, keyRestates, keySettled)
 	}
 	if _, ok := fields[keyBefore]; ok && !hasAny && !hasAll {
 		add(keyBefore, "only means something with %q or %q", keyAny, keyAll)
 	}
 	if _, ok := fields[keyAgainst]; ok && !hasAny {
 		add(keyAgainst, "only means something with %q", keyAny)
+	}
+	if _, ok := fields[keyRestates]; ok && !hasAny {
+		add(keyRestates, "only means something with %q", keyAny)
 	}
 	if _, ok := fields[keyUnless]; ok && r.against == nil {
 		add(keyUnless, "only means something with %q", keyAgainst)

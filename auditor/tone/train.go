@@ -23,7 +23,7 @@ type Training struct {
 }
 
 // DefaultTraining is what cmd/traintone uses.
-var DefaultTraining = Training{Epochs: 20, Rate: 0.5, L2: 1e-4, Seed: 15}
+var DefaultTraining = Training{Epochs: 20, Rate: 0.5, L2: 5e-4, Seed: 15}
 
 // Train fits a logistic regression to examples by stochastic gradient
 // descent with AdaGrad steps and L2 decay, each class weighing as much in
