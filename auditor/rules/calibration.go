@@ -27,9 +27,10 @@ const (
 	// SignalPressedSuffix follows SignalPhrase (or its loose form) when the
 	// other party then said one of the rule's pressed phrases.
 	SignalPressedSuffix = "_pressed"
-	// SignalSettledSuffix follows SignalAbsence when the other party's
-	// last turns said one of the rule's settled phrases.
-	SignalSettledSuffix = "_settled"
+	// SignalSettled: nothing the rule looks for was said, but the other
+	// party's last turns said one of its settled phrases, which turned
+	// the verdict to met.
+	SignalSettled = "settled"
 	// SignalRestated: no phrase of any was said, but the speaker restated
 	// what the other party had just said (restates).
 	SignalRestated = "restated"

@@ -26,7 +26,7 @@
 //	  "unless": ["{timeframe}", "{ref}"],              // … unless its turn also says one of these
 //	  "pressed": ["but when"],                         // the other party, after what met it, puts it in doubt
 //	  "restates": ["so you're", "quieres"],            // a sentence with one that repeats the other party meets any
-//	  "settled": ["thanks", "eso era todo"],           // the other party's last turns: absence is calibrated apart
+//	  "settled": ["thanks", "eso era todo"],           // the other party's last turns: a hint that any is met
 //	  "hints": ["as i said"],                          // weak signals, see Confidence
 //	  "cues": ["well", "honestly", "people"],          // weaker: cues_together of them in one turn are a hint
 //	  "cues_together": 2,                              // 2 to 10 (default 2)
@@ -78,12 +78,12 @@
 // Cherbourg … August". The verdict is met, quoting the sentence, and is
 // calibrated apart (SignalRestated). settled lists what the other party
 // says, in their last two turns, when the interaction ends settled
-// ("perfect, thanks", «no, eso era todo»), negated or not: a verdict from
-// absence ("nothing the rule looks for was said") then names it and is
-// calibrated apart (SignalSettledSuffix), since a customer who ends
-// thanking was more often helped in words the rule does not know. It is
-// named in the explanation, not quoted as evidence: evidence is the
-// speaker's own words. Rules with restates or settled name their speaker.
+// ("perfect, thanks", «no, eso era todo»), negated or not: with nothing
+// of any said, one is a hint that the criterion is met (see Confidence;
+// SignalSettled), since a customer who ends thanking was more often helped
+// in words the rule does not know. It is named in the explanation, not
+// quoted as evidence: evidence is the speaker's own words. Rules with
+// restates or settled name their speaker and have any.
 //
 // # Phrases
 //

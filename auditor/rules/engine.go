@@ -1294,10 +1294,11 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 			}
 			cited = append(cited, signs...)
 		} else if h, ok := a.settledBy(c.settled, r); ok {
-			// Named, not quoted: the evidence of the speaker's criterion
-			// is the speaker's own words.
-			findings = append(findings, a.w.settled(a.cite(h)))
-			d.signal += SignalSettledSuffix
+			// A hint of the other party's, named, not quoted: the evidence
+			// of the speaker's criterion is the speaker's own words.
+			v.Complies = true
+			v.Basis, v.Confidence, d = scoring.BasisConflict, r.hintConfidence, decided{SignalSettled, h.phrase}
+			failures = append(failures, a.w.settled(a.cite(h)))
 		}
 	}
 	if c.model != nil && v.Complies && !violation {

@@ -535,9 +535,9 @@ func TestAuditRestatement(t *testing.T) {
 }
 
 // TestAuditSettled: with nothing the rule looks for said, the customer's
-// thanks in their last two turns ("No, thanks" too) is named and
-// calibrated apart, never quoted as the agent's evidence; thanks said
-// earlier, or a verdict a phrase decided, are left alone.
+// thanks in their last two turns ("No, thanks" too) is a hint that the
+// criterion is met, named but never quoted as the agent's evidence;
+// thanks said earlier, or a verdict a phrase decided, are left alone.
 func TestAuditSettled(t *testing.T) {
 	t.Parallel()
 	rule := `{"any": ["i've refunded"], "settled": ["thanks", "gracias"], "speaker": "agent"}`
@@ -549,11 +549,11 @@ func TestAuditSettled(t *testing.T) {
 		signal, words string
 	}{
 		{"thanked at the end", "en", segments(turn(customer, "Can I bring my dog?"), turn(agent, "Yes, dogs under 10 kg travel free."), turn(customer, "No, thanks, that's all.")),
-			false, rules.SignalAbsence + rules.SignalSettledSuffix,
-			`The agent did not say "i've refunded". At the end the customer said "thanks" in turn 3, which suggests it may have been settled; an analyst may read it otherwise.`},
+			true, rules.SignalSettled,
+			`The agent did not say "i've refunded". Nothing decisive was said, but at the end the customer said "thanks" in turn 3, which suggests it is met; an analyst should confirm.`},
 		{"in Spanish", "es", segments(turn(customer, "¿Abren el domingo?"), turn(agent, "Sí, de 10 a 14."), turn(customer, "Perfecto, gracias.")),
-			false, rules.SignalAbsence + rules.SignalSettledSuffix,
-			`El agente no dijo «i've refunded». Al final el cliente dijo «gracias» en el turno 3, lo que sugiere que quizá quedó resuelto; un analista puede verlo de otro modo.`},
+			true, rules.SignalSettled,
+			`El agente no dijo «i've refunded». No se dijo nada concluyente, pero al final el cliente dijo «gracias» en el turno 3, lo que indica que se cumple; conviene que lo confirme un analista.`},
 		{"thanked early", "en", segments(turn(customer, "Thanks for picking up."), turn(agent, "Sure."), turn(customer, "My parcel never came."), turn(agent, "Let me see."), turn(customer, "Well?"), turn(agent, "It's lost."), turn(customer, "Unbelievable.")),
 			false, rules.SignalAbsence, ""},
 		{"a phrase decided", "en", segments(turn(customer, "Refund please."), turn(agent, "I've refunded it."), turn(customer, "Thanks!")),
@@ -564,7 +564,10 @@ func TestAuditSettled(t *testing.T) {
 		require.Equal(t, tt.signal, cells[0].Signal, tt.name)
 		if tt.words != "" {
 			require.Equal(t, tt.words, vs[0].Explanation, tt.name)
+			require.Equal(t, scoring.BasisConflict, vs[0].Basis, tt.name)
 			require.Empty(t, vs[0].Evidence, tt.name)
 		}
 	}
+	_, err := rules.New(scoring.Scorecard{Version: 1, Criteria: []scoring.Criterion{criterion("resolution", `{"none": ["x"], "settled": ["thanks"], "speaker": "agent"}`)}})
+	require.ErrorContains(t, err, `rule.settled: only means something with "any"`)
 }

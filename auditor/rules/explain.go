@@ -50,7 +50,8 @@ type wording interface {
 	// which puts it in doubt.
 	pressed(c citation) string
 	// settled: nothing the rule looks for was said, but the other party's
-	// last turns said c, as when the interaction ends settled.
+	// last turns said c, as when the interaction ends settled, which
+	// suggests the verdict complies.
 	settled(c citation) string
 	// restated: c is a sentence that restates what the other party had
 	// just said.
@@ -354,7 +355,7 @@ func (w english) pressed(c citation) string {
 }
 
 func (w english) settled(c citation) string {
-	return "At the end " + w.clause(c) + ", which suggests it may have been settled; an analyst may read it otherwise."
+	return w.suggests("at the end "+w.clause(c), true)
 }
 
 func (w english) restated(c citation) string {
@@ -560,7 +561,7 @@ func (w spanish) pressed(c citation) string {
 }
 
 func (w spanish) settled(c citation) string {
-	return "Al final " + w.clause(c) + ", lo que sugiere que quizá quedó resuelto; un analista puede verlo de otro modo."
+	return w.suggests("al final "+w.clause(c), true)
 }
 
 func (w spanish) restated(c citation) string {

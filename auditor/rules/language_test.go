@@ -504,7 +504,7 @@ func TestPhraseErrors(t *testing.T) {
 		`{"any": ["re* fund"]}`:                                   `rule.any[0]: "re* fund" at character 1: "re*": a wildcard needs a stem of at least 3 letters`,
 		`{"any": ["a||b"]}`:                                       `rule.any[0]: "a||b" at character 1: "a||b" has an empty alternative; write word|other, =word or stem*`,
 		`{"any": ["x"], "absence_confidence": 2}`:                 `rule.absence_confidence: must be a number from 0 to 1, such as 0.8`,
-		`{"any": ["x"], "hint_confidence": 0.5}`:                  `rule.hint_confidence: only means something with "hints", "cues", "replies", "reply_cues", "unprompted" or "tone"`,
+		`{"any": ["x"], "hint_confidence": 0.5}`:                  `rule.hint_confidence: only means something with "hints", "cues", "replies", "reply_cues", "unprompted", "settled" or "tone"`,
 		`{"none": ["x"], "cues_together": 3}`:                     `rule.cues_together: only means something with "cues" or "reply_cues"`,
 		`{"any": ["x"], "applies_if_own": ["y"]}`:                 `rule.applies_if_own: only means something with "applies_if"`,
 		`{"none": ["x"], "replies": ["how rude"]}`:                `rule.speaker: must be "agent" or "customer" when the rule has "replies", "reply_cues", "unprompted", "restates" or "settled": they look at the other party's turns too`,

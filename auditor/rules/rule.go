@@ -136,8 +136,8 @@ type rule struct {
 	restates []phrase
 	// settled are what the other party says, in their last two turns,
 	// when the interaction ends settled ("perfect, thanks", «eso era
-	// todo»): a verdict from absence is then calibrated apart
-	// (SignalSettledSuffix), and its explanation says so.
+	// todo»): with nothing of any said, one is a hint that the criterion
+	// is met (SignalSettled).
 	settled []phrase
 	// speaker is transcript.Agent, transcript.Customer or anySpeaker.
 	speaker string
@@ -293,9 +293,9 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 		}
 	}
 	if _, ok := fields[keyHintConfidence]; ok && r.hints == nil && r.cues == nil && r.replies == nil && r.replyCues == nil &&
-		r.unprompted == nil && r.tone == nil {
-		add(keyHintConfidence, "only means something with %q, %q, %q, %q, %q or %q", keyHints, keyCues, keyReplies, keyReplyCues,
-			keyUnprompted, keyTone)
+		r.unprompted == nil && r.settled == nil && r.tone == nil {
+		add(keyHintConfidence, "only means something with %q, %q, %q, %q, %q, %q or %q", keyHints, keyCues, keyReplies, keyReplyCues,
+			keyUnprompted, keySettled, keyTone)
 	}
 	if r.tone != nil && !hasNone {
 		add(keyTone, "only means something with %q: the model judges the turns when no phrase of it was said", keyNone)
@@ -317,8 +317,10 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 	if _, ok := fields[keyAgainst]; ok && !hasAny {
 		add(keyAgainst, "only means something with %q", keyAny)
 	}
-	if _, ok := fields[keyRestates]; ok && !hasAny {
-		add(keyRestates, "only means something with %q", keyAny)
+	for _, key := range []string{keyRestates, keySettled} {
+		if _, ok := fields[key]; ok && !hasAny {
+			add(key, "only means something with %q", keyAny)
+		}
 	}
 	if _, ok := fields[keyUnless]; ok && r.against == nil {
 		add(keyUnless, "only means something with %q", keyAgainst)
