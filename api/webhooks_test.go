@@ -119,7 +119,7 @@ func webhookPayload(t *testing.T, d delivered) webhook.Payload {
 
 func TestWebhookSignedDeliveries(t *testing.T) {
 	t.Parallel()
-	b := setup(t, setupOpts{webhookAllowPrivate: true})
+	b := setup(t, setupOpts{webhookAllowPrivate: true, jobWait: 20 * time.Second})
 	_, _, root := b.users(t)
 	url, got := receiver(t, nil, func(int64) int { return http.StatusNoContent })
 	hook := b.subscribe(t, root, map[string]any{"name": "QA system", "url": url,
@@ -285,7 +285,7 @@ func TestWebhookReceiverDownThenBack(t *testing.T) {
 // the workers' webhook clock, moved by the test.
 func TestWebhookSecretRotation(t *testing.T) {
 	t.Parallel()
-	b := setup(t, setupOpts{webhookAllowPrivate: true})
+	b := setup(t, setupOpts{webhookAllowPrivate: true, jobWait: 20 * time.Second})
 	alice, _, root := b.users(t)
 	url, got := receiver(t, nil, func(int64) int { return http.StatusOK })
 	hook := b.subscribe(t, root, map[string]any{"name": "CRM", "url": url, "events": []string{webhook.Validated}})
