@@ -23,7 +23,7 @@ import (
 // threshold `make eval` chooses from the rules engine's cross-validated
 // reliability on the development set (docs/engines.md, "Confidence and
 // review").
-const DefaultReviewConfidence = 0.80
+const DefaultReviewConfidence = 0.79
 
 // Config is the whole configuration of auditd. The zero value is not valid;
 // use FromEnv.

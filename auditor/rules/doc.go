@@ -130,8 +130,9 @@
 // "exact" rule must match exactly. One inserted word may stand before each
 // word of a phrase ("buenos eh días"), but never a negation ("I don't
 // understand" is not "I understand"), never before a name ("soy de
-// Movistar" is not "soy {name}") and never before an =word ("es un
-// =pesado" is not "es un trámite pesado").
+// Movistar" is not "soy {name}"), never before an =word ("es un
+// =pesado" is not "es un trámite pesado") and never across the end of a
+// sentence ("Se puede. Lo busco" is not «se lo buscó»).
 //
 // A negation ("no", "not", "never", "can't", "nunca", "tampoco"…) among the
 // four words before a phrase, in its clause, undoes it: "no puedo

@@ -290,6 +290,9 @@ type audit struct {
 	// clauses[i] numbers the clause word i is in (punctuation and "but"
 	// end one): a negation reaches no further.
 	clauses []int32
+	// sentences[i]: word i starts a sentence within its segment (the text
+	// before it ends one: ".", "?", "!"…).
+	sentences []bool
 	// negs[i]: word i is a negation ("no", "not", "can't").
 	negs []bool
 	// quoted[i]: word i is inside quotation marks its segment closes; may
@@ -436,6 +439,7 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 	a.cands = make([][]int32, len(a.words))
 	a.negs = make([]bool, len(a.words))
 	a.clauses = make([]int32, len(a.words))
+	a.sentences = make([]bool, len(a.words))
 	clause := int32(0)
 	memo := make(map[string][]int32, len(a.words)/2)
 	for i, wd := range a.words {
@@ -466,8 +470,13 @@ func (e *Engine) prepare(kind string, t transcript.Transcript, w wording) *audit
 		if i > 1 && a.words[i-2].seg == wd.seg && worries[text] && (a.text(i-1) == "se" || a.text(i-1) == "te") && a.text(i-2) == "no" {
 			a.negs[i-2] = false
 		}
-		if i > 0 && (wd.seg != a.words[i-1].seg || strings.ContainsAny(a.gap(i), ".,;:!?¡¿()—") ||
-			clauseBreakers[a.text(i-1)]) {
+		if i > 0 && wd.seg == a.words[i-1].seg {
+			gap := a.gap(i)
+			a.sentences[i] = endsSentence(gap)
+			if a.sentences[i] || strings.ContainsAny(gap, ".,;:!?¡¿()—") || clauseBreakers[a.text(i-1)] {
+				clause++
+			}
+		} else if i > 0 {
 			clause++
 		}
 		a.clauses[i] = clause
@@ -641,7 +650,8 @@ func (a *audit) termOccurrences(t int32) []span {
 				off := int32(bits.TrailingZeros64(rest))
 				for step := int32(1); step <= steps; step++ {
 					pos := first + off + step
-					if pos >= n || a.runs[pos] != a.runs[first] || step == 2 && (a.negs[pos-1] || a.inverted(pos-1)) {
+					if pos >= n || a.runs[pos] != a.runs[first] ||
+						step == 2 && (a.negs[pos-1] || a.inverted(pos-1) || a.sentences[pos-1] || a.sentences[pos]) {
 						break
 					}
 					a.ends(it, pos, func(end int32) {
@@ -997,10 +1007,10 @@ func (a *audit) restatement(g group, r *rule) (hit, bool) {
 // within its segment.
 func (a *audit) sentence(sp span) (first, last int32) {
 	first, last = sp.first, sp.last
-	for first > 0 && a.words[first-1].seg == a.words[first].seg && !endsSentence(a.gap(int(first))) {
+	for first > 0 && a.words[first-1].seg == a.words[first].seg && !a.sentences[first] {
 		first--
 	}
-	for int(last)+1 < len(a.words) && a.words[last+1].seg == a.words[last].seg && !endsSentence(a.gap(int(last)+1)) {
+	for int(last)+1 < len(a.words) && a.words[last+1].seg == a.words[last].seg && !a.sentences[last+1] {
 		last++
 	}
 	return first, last
@@ -1345,10 +1355,10 @@ func (a *audit) toneOf(c *criterion) (hit, float64, bool) {
 	return best, top, ok
 }
 
-// unreported returns the text of words first to last, one segment's, without the
-// words the speaker reports someone else saying ("they answered not our
-// problem"): the tone model leaves out quoted words, and speech has no
-// quotation marks.
+// unreported returns the text of words first to last, one segment's,
+// without the words the speaker reports someone else saying ("they
+// answered not our problem"): the tone model leaves out quoted words, and
+// speech has no quotation marks.
 func (a *audit) unreported(first, last int) string {
 	text := a.segs[a.words[first].seg].Text
 	var b strings.Builder

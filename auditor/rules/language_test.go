@@ -172,6 +172,8 @@ func TestNegation(t *testing.T) {
 		require.Equal(t, want, meets(t, help+"", text), text)
 	}
 	require.False(t, meets(t, `{"any": ["i understand"]}`, "I don't understand"), "a negation is never an inserted word")
+	require.False(t, meets(t, `{"any": ["se lo buscó"]}`, "Sí, se puede. Lo busco ahora."), "no word is inserted across a sentence's end")
+	require.True(t, meets(t, `{"any": ["se lo buscó"]}`, "Eso se lo buscó él."), "within a sentence it is")
 	v := judge(t, help, scoring.Chat, said("No puedo ayudarle con eso."), "es")
 	require.Equal(t, scoring.BasisConflict, v.Basis)
 	require.Contains(t, v.Explanation, "en negativo")
