@@ -940,11 +940,17 @@ func (a *audit) firstReply(g group, r *rule) (hit, bool) {
 // pressedAfter returns the first phrase of g the other party said after
 // sp (pressed).
 func (a *audit) pressedAfter(g group, r *rule, sp span) (hit, bool) {
+	return a.firstOthers(g, r, func(o span) bool { return o.first > sp.last })
+}
+
+// firstOthers returns the earliest phrase of g the other party of r's
+// speaker said where keep holds, negated or not.
+func (a *audit) firstOthers(g group, r *rule, keep func(o span) bool) (hit, bool) {
 	var best hit
 	ok := false
 	for _, ref := range g {
 		for _, o := range a.occurrences(ref.id) {
-			if o.first > sp.last && a.others(r, a.words[o.first].seg) {
+			if a.others(r, a.words[o.first].seg) && keep(o) {
 				if !ok || o.first < best.span.first {
 					best, ok = hit{ref.text, ref.id, o}, true
 				}
@@ -963,20 +969,10 @@ const settledTurns = 2
 // last settledTurns turns (settled), negated or not: "no, thanks" closes
 // as well as "thanks".
 func (a *audit) settledBy(g group, r *rule) (hit, bool) {
-	var best hit
-	ok := false
-	for _, ref := range g {
-		for _, o := range a.occurrences(ref.id) {
-			seg := a.words[o.first].seg
-			if a.others(r, seg) && a.own[seg] >= a.owned[a.speakers[seg]]-settledTurns {
-				if !ok || o.first < best.span.first {
-					best, ok = hit{ref.text, ref.id, o}, true
-				}
-				break
-			}
-		}
-	}
-	return best, ok
+	return a.firstOthers(g, r, func(o span) bool {
+		seg := a.words[o.first].seg
+		return a.own[seg] >= a.owned[a.speakers[seg]]-settledTurns
+	})
 }
 
 // restateShared is how many of the other party's words a sentence must
@@ -1361,6 +1357,13 @@ func (a *audit) toneOf(c *criterion) (hit, float64, bool) {
 // speech has no quotation marks.
 func (a *audit) unreported(first, last int) string {
 	text := a.segs[a.words[first].seg].Text
+	reports := false
+	for k := first; k <= last && !reports; k++ {
+		reports = reporters[a.text(k)]
+	}
+	if !reports {
+		return text // most turns report nobody
+	}
 	var b strings.Builder
 	from := 0
 	for k := first; k <= last; k++ {
