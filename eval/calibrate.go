@@ -28,8 +28,8 @@ const (
 )
 
 // Samples audits every case with the rules engine without its calibration
-// table, with the tone model of its writer batch (tones, from TrainTones
-// on cases: one that never read the case, as the shipped model never read
+// table, with the tone models of its writer batch (tones, from TrainTones
+// on cases: ones that never read the case, as the shipped models never read
 // the service's interactions), and returns, per case, each labelled
 // verdict's calibration cell and whether the analyst agreed: what
 // rules.Fit counts.
@@ -69,13 +69,16 @@ func Fit(samples [][]rules.Sample) *rules.Calibration {
 // Batch is the writer batch of case c, from its id: ids of three digits
 // by hundreds (401–499 one batch, 501–599 another…), ids of four digits
 // by hundreds below 3000 (1001–1099, 1101–1199…) and by thousands above
-// (3001–3070, 4001–4070…), as the rounds that wrote them numbered them.
+// (3001–3070, 4001–4070…), ids of five digits by hundreds (30101–30199,
+// 30201–30299…), as the rounds that wrote them numbered them.
 func Batch(c *Case) string {
 	_, rest, _ := strings.Cut(c.ID, "-")
 	id, _, _ := strings.Cut(rest, "-")
 	switch {
 	case len(id) <= 3:
 		return "0" + id[:1]
+	case len(id) == 5:
+		return id[:3]
 	case id < "3":
 		return id[:2]
 	}
@@ -100,9 +103,9 @@ func folds(cases []Case) (of []int, n int) {
 
 // CrossValidate is Run with the rules engine whose confidences come, for
 // each case, from a table fitted on the other writer batches' cases
-// (samples are Samples' for cases, with tones), and whose tone model is
+// (samples are Samples' for cases, with tones), and whose tone models are
 // its batch's (tones): every figure is then measured on verdicts the table
-// never counted, of writing neither it nor the tone model saw. The
+// never counted, of writing neither it nor the tone models saw. The
 // outcomes come batch by batch.
 func CrossValidate(ctx context.Context, cards func(lang string) (scoring.Scorecard, error), cases []Case,
 	samples [][]rules.Sample, tones Tones, review float64) ([]Outcome, error) {

@@ -27,29 +27,26 @@ var floors = map[string]struct {
 }{
 	// Measured at the default review threshold (0.79), confidences
 	// cross-validated by writer batch (each batch's from a table fitted on
-	// the others, its respect verdicts judged by a tone model trained
-	// without it), 2,322 cases with issue 38's ninth held-out set among
-	// them: 97.3 % (lowest group English chats, 97.0), confident 98.1 %
-	// (lowest language or kind 97.9, English), 26 of 906 critical failures
-	// passed (2.9 %), expected calibration error 0.005, interactions to
-	// review 17.8 % (at most 19.6 % in a language or kind, English;
-	// English chats, a language and kind together, 20.8 %). The threshold
-	// is the highest within the review budget (ReviewBudget), since dev
-	// cannot reach ConfidentTarget within it. The rules were tuned on dev:
-	// see docs/engines.md.
+	// the others, its respect and empathy verdicts judged by tone models
+	// trained without it), 2,462 cases with issue 38's tenth held-out set
+	// among them: 97.5 % (lowest group English and English calls, 97.2),
+	// confident 98.1 % (lowest language or kind 97.9, English), 26 of 942
+	// critical failures passed (2.8 %), expected calibration error 0.006,
+	// interactions to review 18.1 % (at most 19.6 % in a language or kind,
+	// English and calls). The threshold is the highest within the review
+	// budget (ReviewBudget), since dev cannot reach ConfidentTarget within
+	// it. The rules were tuned on dev: see docs/engines.md.
 	eval.Dev: {agreement: 0.97, groupAgreement: 0.965, confident: 0.978, criticalFalse: 0.032, ece: 0.01, review: 0.215},
-	// The floors of the held-out set written for issue 38's tenth round
-	// (140 cases, ids 1801–1870 and 1901–1970, by two new writers who read
-	// only FORMAT.md and CRITERIA.md), read once at the review threshold
-	// 0.80 (the same figures at 0.79: no verdict fell between): 95.5 %
-	// (lowest group English calls, 93.6), confident 96.4 % (Spanish 96.9,
-	// English 95.9, chats 97.0, calls 95.8), none of 36 critical failures
-	// passed, expected calibration error 0.024, interactions to review
-	// 20.7 % (Spanish 20.0, English 21.4, chats 17.4, calls 23.9; at most
-	// 25.7 %, English calls). Its floors are what it measured, to keep from
-	// falling below; confident agreement (97 %) in each language and in
-	// calls is not met on this writing.
-	eval.Holdout: {agreement: 0.955, groupAgreement: 0.93, confident: 0.963, criticalFalse: 0, ece: 0.025, review: 0.26},
+	// The floors of the held-out set written for issue 38's eleventh
+	// round (140 cases, ids 30101–30170 and 30201–30270, by two new writers
+	// who read only FORMAT.md and CRITERIA.md), read once at the review
+	// threshold 0.79: 97.4 % (lowest group Spanish chats, 97.1), confident
+	// 98.2 % (Spanish 98.1, English 98.4, chats 98.1, calls 98.4), none of
+	// 24 critical failures passed, expected calibration error 0.011,
+	// interactions to review 15.7 % (Spanish 15.7, English 15.7, chats
+	// 15.9, calls 15.5; at most 26.5 %, Spanish chats). Its floors are what
+	// it measured, to keep from falling below.
+	eval.Holdout: {agreement: 0.97, groupAgreement: 0.97, confident: 0.98, criticalFalse: 0, ece: 0.012, review: 0.27},
 }
 
 // minCases is the least the set may hold: fewer, and the figures say little.

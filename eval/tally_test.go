@@ -63,3 +63,20 @@ func TestLoadRefusesABadSet(t *testing.T) {
 	_, err = cases[0].Transcript()
 	require.EqualError(t, err, `kind "chat" with format "yaml": want a chat in text or json, or a call in segments`)
 }
+
+// TestBatch checks that each writer batch is its own fold of the
+// cross-validation, whatever the width of the ids its round gave it.
+func TestBatch(t *testing.T) {
+	for id, want := range map[string]string{
+		"es-912-utilities-chat": "09",
+		"en-1101-telecom-chat":  "11",
+		"en-1199-banking-call":  "11",
+		"es-2901-travel-call":   "29",
+		"es-3001-telecom-call":  "3",
+		"en-9070-health-chat":   "9",
+		"es-30101-retail-chat":  "301",
+		"en-30270-hotels-call":  "302",
+	} {
+		require.Equal(t, want, eval.Batch(&eval.Case{ID: id}), id)
+	}
+}

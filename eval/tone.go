@@ -12,8 +12,16 @@ import (
 	"github.com/auditd/auditd/transcript"
 )
 
-// respect is the criterion the tone model judges.
-const respect = "no_forbidden_phrases"
+// Modelled are the criteria the tone models judge, by model name, and the
+// verdict that is each model's class: an agent's disrespect fails
+// respect, an agent's empathy meets empathy.
+var Modelled = map[string]struct {
+	Criterion string
+	Class     bool
+}{
+	tone.Respect: {"no_forbidden_phrases", false},
+	tone.Empathy: {"empathy", true},
+}
 
 // Writer is one file of labelled agent lines the tone model trains on,
 // each file a different writer's.
@@ -73,15 +81,18 @@ var elided = regexp.MustCompile(`…|\.\.\.`)
 // trained on beside the turn: the model scores sentences too.
 const sentenceWeight = 0.5
 
-// ToneExamples returns the agent turns of case c to train the respect
-// model on (none when respect is not labelled). A turn is trained on whole
-// and sentence by sentence (tone.Sentences), as it is scored: every
-// sentence of a respectful case's turn is a negative, and the sentences of
-// a rude turn that say a quotation of the label's reason are positives
-// (the other turns of a rude case are left out: they may be rude too). A
-// rude case whose reason quotes no agent turn gives none.
-func ToneExamples(c *Case) ([]tone.Example, error) {
-	l, ok := c.Labels[respect]
+// ToneExamples returns the agent turns of case c to train the tone model
+// named model on (none when its criterion is not labelled). A turn is
+// trained on whole and sentence by sentence (tone.Sentences), as it is
+// scored. In a case of the model's class (a rude agent, an empathic one),
+// the turns and sentences that say a quotation of the label's reason are
+// positives, and the other turns are left out (they may be of the class
+// too); in any other case, every turn is a negative and every sentence a
+// negative of less weight. A case of the class whose reason quotes no
+// agent turn gives none.
+func ToneExamples(c *Case, model string) ([]tone.Example, error) {
+	m := Modelled[model]
+	l, ok := c.Labels[m.Criterion]
 	if !ok {
 		return nil, nil
 	}
@@ -89,16 +100,17 @@ func ToneExamples(c *Case) ([]tone.Example, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.ID, err)
 	}
+	class := l.Complies == m.Class
 	frags := fragments(l.Why)
 	var out []tone.Example
 	for _, s := range t.Segments {
-		if s.Speaker != transcript.Agent || !l.Complies && !saysAny(s.Text, frags) {
+		if s.Speaker != transcript.Agent || class && !saysAny(s.Text, frags) {
 			continue
 		}
-		out = append(out, tone.Example{Text: s.Text, Lang: c.Language, Positive: !l.Complies})
+		out = append(out, tone.Example{Text: s.Text, Lang: c.Language, Positive: class})
 		for _, sentence := range tone.Sentences(s.Text) {
 			switch {
-			case l.Complies:
+			case !class:
 				out = append(out, tone.Example{Text: sentence, Lang: c.Language, Weight: sentenceWeight})
 			case saysAny(sentence, frags):
 				out = append(out, tone.Example{Text: sentence, Lang: c.Language, Positive: true})
@@ -136,46 +148,60 @@ func saysAny(text string, frags []string) bool {
 	return false
 }
 
-// Tones are the respect models of a cross-validation over writer batches
-// (see CrossValidate): for each batch, one trained on the lines and on the
-// other batches' cases, so that no case is judged by a model that read
-// it. The tone model shipped is trained on the whole development set, so
-// its score on a dev case says more than it would on writing it never saw;
-// verdicts judged with these say as much as they would.
+// Tones are the tone models of a cross-validation over writer batches
+// (see CrossValidate): for each batch, each model trained on the other
+// batches' cases (and Respect on the lines too), so that no case is judged
+// by a model that read it. The models shipped are trained on the whole
+// development set, so their scores on a dev case say more than they would
+// on writing they never saw; verdicts judged with these say as much as
+// they would.
 type Tones struct {
 	of     []int // each case's batch, as folds numbers them
-	models []*tone.Model
+	models []map[string]*tone.Model
 }
 
-// TrainTones trains the respect model of each writer batch of cases on
-// the writers' lines and the other batches' ToneExamples, as cmd/traintone
-// trains the shipped one (tone.DefaultTraining, deterministic), the
-// batches in parallel.
+// TrainTones trains the tone models of each writer batch of cases on the
+// other batches' ToneExamples, and Respect on the writers' lines too, as
+// cmd/traintone trains the shipped ones (tone.DefaultTraining,
+// deterministic), the batches in parallel.
 func TrainTones(cases []Case, writers []Writer) (Tones, error) {
 	var lines []tone.Example
 	for _, w := range writers {
 		lines = append(lines, w.Lines...)
 	}
 	of, n := folds(cases)
-	examples := make([][]tone.Example, len(cases))
-	for i := range cases {
-		var err error
-		if examples[i], err = ToneExamples(&cases[i]); err != nil {
-			return Tones{}, err
+	examples := map[string][][]tone.Example{}
+	for name := range Modelled {
+		examples[name] = make([][]tone.Example, len(cases))
+		for i := range cases {
+			var err error
+			if examples[name][i], err = ToneExamples(&cases[i], name); err != nil {
+				return Tones{}, err
+			}
 		}
 	}
-	t := Tones{of: of, models: make([]*tone.Model, n)}
+	t := Tones{of: of, models: make([]map[string]*tone.Model, n)}
+	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for f := range n {
-		wg.Go(func() {
-			train := append([]tone.Example(nil), lines...)
-			for i := range cases {
-				if of[i] != f {
-					train = append(train, examples[i]...)
+		t.models[f] = map[string]*tone.Model{}
+		for name := range Modelled {
+			wg.Go(func() {
+				var train []tone.Example
+				if name == tone.Respect {
+					train = append(train, lines...)
 				}
-			}
-			t.models[f] = tone.Train(train, tone.DefaultTraining)
-		})
+				for i := range cases {
+					if of[i] != f {
+						train = append(train, examples[name][i]...)
+					}
+				}
+				m := tone.Train(train, tone.DefaultTraining)
+				mu.Lock()
+				t.models[f][name] = m
+				mu.Unlock()
+			})
+		}
 	}
 	wg.Wait()
 	return t, nil
@@ -184,5 +210,8 @@ func TrainTones(cases []Case, writers []Writer) (Tones, error) {
 // batch returns the tone models of batch f, as rules.NewWithModels takes
 // them.
 func (t Tones) batch(f int) func(string) (*tone.Model, bool) {
-	return func(name string) (*tone.Model, bool) { return t.models[f], name == tone.Respect }
+	return func(name string) (*tone.Model, bool) {
+		m, ok := t.models[f][name]
+		return m, ok
+	}
 }

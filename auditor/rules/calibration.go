@@ -47,7 +47,8 @@ const (
 	SignalUnprompted = "unprompted"
 	// SignalCues: cues said together did.
 	SignalCues = "cues"
-	// SignalTone: the tone model read a turn as (possibly) disrespectful.
+	// SignalTone: a tone model read a turn as (possibly) of its class: as
+	// disrespectful (of none), or as meeting the criterion (of any).
 	SignalTone = "tone"
 	// SignalChannels: a figure of what the call's channels tell did.
 	SignalChannels = "channels"

@@ -86,7 +86,7 @@ func TestDefaultScorecardBadCall(t *testing.T) {
 		timed(customer, 12.3, 30, "No tengo internet desde ayer y nadie me da una solución."),
 		timed(agent, 31, 40, "Pues eso no es mi problema, llame a su compañía de luz."),
 		timed(customer, 40.5, 44, "¿Cómo que no es su problema?"),
-		timed(agent, 44.2, 52, "Buenos días, soy Jorge. Cállese y déjeme mirar su caso."),
+		timed(agent, 44.2, 52, "Hola, soy Jorge. Cállese y déjeme mirar su caso."),
 		timed(customer, 52.5, 55, "Esto es increíble."),
 		timed(agent, 55.2, 60, "Mire, reinicie el router."),
 	)

@@ -34,6 +34,7 @@
 //	  "reply_cues": ["unbelievable"],                  // … a cue of the turn it answers
 //	  "unprompted": ["jaja*", "lol", "😂"],             // a hint when the other party had said none before
 //	  "tone": {"model": "respect", "fails_at": 0.8, "review_at": 0.6}, // a trained model scores the turns, see Tone
+//	                                                   // (with any: {"model": "empathy", "review_at": 0.5, "meets_at": 0.8})
 //	  "negation": true,                                // a negated phrase does not count (default)
 //	  "exact": false,                                  // true: no tolerance for misspellings
 //	  "absence_confidence": 0.8, "not_applicable_confidence": 0.7, "hint_confidence": 0.6
@@ -240,6 +241,26 @@
 // the pairs of words that weighed most ("The agent's turn 5 reads as
 // disrespectful (0.97, mostly "read the", "if you"): "If you had read the
 // instructions…""). Errors name the field (rule.tone.fails_at).
+//
+// A rule with "any" (and no "none") may name a model of its class the
+// other way round: phrases find empathy worded as the lists word it, and
+// a writer's own acknowledgement ("smart to get in early!", «se va rápido
+// el presupuesto») slips past. The model is asked only when nothing of any
+// was said and nothing else turned the verdict (a hint, a reply, restating
+// or settling):
+//
+//	"tone": {"model": "empathy", "review_at": 0.5, "meets_at": 0.8}
+//
+// model names an embedded model ("empathy": an agent's acknowledging the
+// customer's situation or restating it, trained on the development cases'
+// agent turns the empathy labels quote, by cmd/traintone); review_at
+// (required) is the score from which a turn puts the absence in doubt: the
+// verdict stays not met, a conflict ("The tone model reads the agent's
+// turn 3 as possibly meeting it (0.62, …)"); meets_at (optional, not below
+// review_at; without it, never) the score from which the turn meets the
+// criterion. Either way the basis is conflict, the confidence
+// hint_confidence, the turn is the evidence, and the calibration table
+// counts the verdict apart (SignalTone).
 //
 // # Channels
 //

@@ -1307,16 +1307,27 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 			failures = append(failures, a.w.settled(a.cite(h)))
 		}
 	}
-	if c.model != nil && v.Complies && !violation {
+	none := r.tone != nil && r.tone.failsAt > 0
+	if c.model != nil && (none && v.Complies && !violation || !none && !v.Complies && d.signal == SignalAbsence) {
 		if h, score, ok := a.toneOf(c); ok && score >= r.tone.reviewAt {
-			// A turn that reads as disrespectful fails the criterion, one
-			// that might is a conflict; either way an analyst should see it.
+			// Of "none": a turn that reads as disrespectful fails the
+			// criterion, one that might is a conflict. Of "any", nothing of
+			// which was said: a turn that reads as meeting it meets it, one
+			// that might puts its absence in doubt. Either way an analyst
+			// should see it.
 			v.Complies = score < r.tone.failsAt
+			if !none {
+				v.Complies = r.tone.meetsAt > 0 && score >= r.tone.meetsAt
+			}
 			v.Basis, v.Confidence, d = scoring.BasisConflict, min(v.Confidence, r.hintConfidence), decided{signal: SignalTone}
 			ct := a.cite(h)
 			var pairs []string
 			ct.quote, pairs = c.model.Telling(a.segs[a.words[h.span.first].seg].Text, a.lang, toneTelling)
-			failures = append(failures, a.w.tone(ct, score, pairs, v.Complies))
+			if none {
+				failures = append(failures, a.w.tone(ct, score, pairs, v.Complies))
+			} else {
+				failures = append(failures, a.w.shows(ct, score, pairs, v.Complies))
+			}
 			cited = append(cited, h)
 		}
 	}

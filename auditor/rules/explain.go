@@ -74,6 +74,11 @@ type wording interface {
 	// the score is below the rule's fails_at, so the verdict stands for
 	// an analyst to review.
 	tone(c citation, score float64, telling []string, complies bool) string
+	// shows: no phrase of any was said, but a tone model scores c (as
+	// tone) as meeting the criterion. complies: the score reaches the
+	// rule's meets_at; else the absence is in doubt, for an analyst to
+	// review.
+	shows(c citation, score float64, telling []string, complies bool) string
 	// measured: a figure of what a call's channels tell (the limit of
 	// key), got, where the longest stretch of it was when at is not nil,
 	// against limit; share: a share, else seconds.
@@ -199,6 +204,27 @@ func quoteList(phrases []string, open, close, more string) string {
 type english struct{}
 
 func (english) tone(c citation, score float64, telling []string, complies bool) string {
+	where, why := english{}.scored(c, score, telling)
+	if complies {
+		return fmt.Sprintf("No forbidden phrase was said, but %s might read as disrespectful (%s): \"%s\"; an analyst should judge.",
+			strings.ToLower(where[:1])+where[1:], why, excerpt(c.quote))
+	}
+	return fmt.Sprintf("%s reads as disrespectful (%s): \"%s\"; an analyst should confirm.", where, why, excerpt(c.quote))
+}
+
+func (english) shows(c citation, score float64, telling []string, complies bool) string {
+	where, why := english{}.scored(c, score, telling)
+	if complies {
+		return fmt.Sprintf("The tone model reads %s as meeting it (%s): \"%s\"; an analyst should confirm.",
+			strings.ToLower(where[:1])+where[1:], why, excerpt(c.quote))
+	}
+	return fmt.Sprintf("The tone model reads %s as possibly meeting it (%s): \"%s\"; an analyst should judge.",
+		strings.ToLower(where[:1])+where[1:], why, excerpt(c.quote))
+}
+
+// scored says where c was said, capitalised, and why a tone model scores
+// it so: the score, and its most telling pairs of words.
+func (english) scored(c citation, score float64, telling []string) (where, why string) {
 	who := "The agent's"
 	switch c.speaker {
 	case transcript.Customer:
@@ -206,19 +232,15 @@ func (english) tone(c citation, score float64, telling []string, complies bool) 
 	case transcript.Unknown:
 		who = "The"
 	}
-	where := who + " turn " + strconv.Itoa(c.turn)
+	where = who + " turn " + strconv.Itoa(c.turn)
 	if c.timed {
 		where = who + " words at " + clock(c.at)
 	}
-	why := strconv.FormatFloat(score, 'f', 2, 64)
+	why = strconv.FormatFloat(score, 'f', 2, 64)
 	if len(telling) > 0 {
 		why += `, mostly "` + strings.Join(telling, `", "`) + `"`
 	}
-	if complies {
-		return fmt.Sprintf("No forbidden phrase was said, but %s might read as disrespectful (%s): \"%s\"; an analyst should judge.",
-			strings.ToLower(where[:1])+where[1:], why, excerpt(c.quote))
-	}
-	return fmt.Sprintf("%s reads as disrespectful (%s): \"%s\"; an analyst should confirm.", where, why, excerpt(c.quote))
+	return where, why
 }
 
 func (english) clause(c citation) string {
@@ -404,7 +426,29 @@ func joinClauses(cs []citation, clause func(citation) string, and string) string
 type spanish struct{}
 
 func (spanish) tone(c citation, score float64, telling []string, complies bool) string {
-	where := "el turno " + strconv.Itoa(c.turn)
+	where, why := spanish{}.scored(c, score, telling)
+	if complies {
+		return fmt.Sprintf("No se dijo ninguna frase prohibida, pero %s podría sonar irrespetuoso (%s): «%s»; conviene que lo valore un analista.",
+			where, why, excerpt(c.quote))
+	}
+	return fmt.Sprintf("%s suena irrespetuoso (%s): «%s»; conviene que lo confirme un analista.", capitalise(where), why,
+		excerpt(c.quote))
+}
+
+func (spanish) shows(c citation, score float64, telling []string, complies bool) string {
+	where, why := spanish{}.scored(c, score, telling)
+	if complies {
+		return fmt.Sprintf("Según el modelo de tono, %s lo cumple (%s): «%s»; conviene que lo confirme un analista.",
+			where, why, excerpt(c.quote))
+	}
+	return fmt.Sprintf("Según el modelo de tono, %s podría cumplirlo (%s): «%s»; conviene que lo valore un analista.",
+		where, why, excerpt(c.quote))
+}
+
+// scored says where c was said and why a tone model scores it so: the
+// score, and its most telling pairs of words.
+func (spanish) scored(c citation, score float64, telling []string) (where, why string) {
+	where = "el turno " + strconv.Itoa(c.turn)
 	if c.timed {
 		where = "lo dicho en " + clock(c.at)
 	}
@@ -414,16 +458,11 @@ func (spanish) tone(c citation, score float64, telling []string, complies bool) 
 	case transcript.Customer:
 		where += " del cliente"
 	}
-	why := strings.Replace(strconv.FormatFloat(score, 'f', 2, 64), ".", ",", 1)
+	why = strings.Replace(strconv.FormatFloat(score, 'f', 2, 64), ".", ",", 1)
 	if len(telling) > 0 {
 		why += "; sobre todo «" + strings.Join(telling, "», «") + "»"
 	}
-	if complies {
-		return fmt.Sprintf("No se dijo ninguna frase prohibida, pero %s podría sonar irrespetuoso (%s): «%s»; conviene que lo valore un analista.",
-			where, why, excerpt(c.quote))
-	}
-	return fmt.Sprintf("%s suena irrespetuoso (%s): «%s»; conviene que lo confirme un analista.", capitalise(where), why,
-		excerpt(c.quote))
+	return where, why
 }
 
 func (spanish) clause(c citation) string {

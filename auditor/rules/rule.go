@@ -54,6 +54,7 @@ const (
 const (
 	keyToneModel    = "model"
 	keyToneFailsAt  = "fails_at"
+	keyToneMeetsAt  = "meets_at"
 	keyToneReviewAt = "review_at"
 )
 
@@ -157,7 +158,7 @@ type rule struct {
 	afterCustomerTurns                                         int
 	absenceConfidence, notApplicableConfidence, hintConfidence float64
 	// tone, when set, scores the speaker's turns with a trained model of
-	// package tone when no phrase of none was said.
+	// package tone when no phrase of none (or of any) was said.
 	tone *toneRule
 	// channels, when set, are limits on what the call's channels tell,
 	// judged instead of words: the rule has no other key.
@@ -165,11 +166,12 @@ type rule struct {
 }
 
 // toneRule is a rule's "tone": which model scores the speaker's turns, the
-// score at which a turn fails the criterion, and the score from which it
-// is a conflict for an analyst to review.
+// score at which a turn fails a "none" criterion or meets an "any" one (0:
+// never), and the score from which it is a conflict for an analyst to
+// review.
 type toneRule struct {
-	model             string
-	failsAt, reviewAt float64
+	model                      string
+	failsAt, meetsAt, reviewAt float64
 }
 
 // phrase is a phrase as the rule wrote it, parsed.
@@ -261,7 +263,8 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 		case keyHintConfidence:
 			r.hintConfidence = parseConfidence(v, key, add)
 		case keyTone:
-			r.tone = parseTone(v, add)
+			_, none := fields[keyNone]
+			r.tone = parseTone(v, none, add)
 		case keyChannels:
 			r.channels = parseChannels(v, add)
 		case keyCuesTogether:
@@ -297,8 +300,8 @@ func parseRule(raw json.RawMessage) (rule, []scoring.Problem) {
 		add(keyHintConfidence, "only means something with %q, %q, %q, %q, %q, %q or %q", keyHints, keyCues, keyReplies, keyReplyCues,
 			keyUnprompted, keySettled, keyTone)
 	}
-	if r.tone != nil && !hasNone {
-		add(keyTone, "only means something with %q: the model judges the turns when no phrase of it was said", keyNone)
+	if _, ok := fields[keyTone]; ok && hasNone == hasAny {
+		add(keyTone, "needs %q or %q, not both: the model judges the turns when no phrase of it was said", keyNone, keyAny)
 	}
 	if _, ok := fields[keyTone]; ok && r.speaker == anySpeaker {
 		add(keySpeaker, "must be %q or %q when the rule has %q: the model scores one party's turns", transcript.Agent,
@@ -443,13 +446,21 @@ func parseTurns(v json.RawMessage, field string, add func(field, format string, 
 	return n
 }
 
-// parseTone parses a rule's "tone":
+// parseTone parses a rule's "tone", of a rule with "none" (none) or with
+// "any":
 //
 //	{"model": "respect", "fails_at": 0.8, "review_at": 0.5}
-func parseTone(v json.RawMessage, add func(field, format string, args ...any)) *toneRule {
+//	{"model": "empathy", "review_at": 0.7, "meets_at": 0.95}
+func parseTone(v json.RawMessage, none bool, add func(field, format string, args ...any)) *toneRule {
+	example := `{"model": "respect", "fails_at": 0.8, "review_at": 0.5}`
+	decides, keys := keyToneFailsAt, []string{keyToneModel, keyToneFailsAt, keyToneReviewAt}
+	if !none {
+		example = `{"model": "empathy", "review_at": 0.7, "meets_at": 0.95}`
+		decides, keys = keyToneMeetsAt, []string{keyToneModel, keyToneReviewAt, keyToneMeetsAt}
+	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(v, &fields) != nil || fields == nil {
-		add(keyTone, `must be an object such as {"model": %q, "fails_at": 0.8, "review_at": 0.5}`, tone.Respect)
+		add(keyTone, "must be an object such as %s", example)
 		return nil
 	}
 	t := &toneRule{}
@@ -475,22 +486,30 @@ func parseTone(v json.RawMessage, add func(field, format string, args ...any)) *
 		}
 		return true
 	}
-	if !threshold(keyToneFailsAt, &t.failsAt) {
+	var decidesAt *float64
+	if none {
+		decidesAt = &t.failsAt
 		if _, has := fields[keyToneFailsAt]; !has {
 			add(field(keyToneFailsAt), "is required: the score from which a turn fails the criterion, such as 0.8")
 			ok = false
 		}
+	} else {
+		decidesAt = &t.meetsAt
+		if _, has := fields[keyToneReviewAt]; !has {
+			add(field(keyToneReviewAt), "is required: the score from which a turn puts the criterion's absence in doubt, such as 0.7")
+			ok = false
+		}
 	}
-	if threshold(keyToneReviewAt, &t.reviewAt) && t.failsAt > 0 && t.reviewAt > t.failsAt {
-		add(field(keyToneReviewAt), "must not be above %s (%g): from it, a turn is for an analyst to review", keyToneFailsAt,
-			t.failsAt)
+	threshold(decides, decidesAt)
+	if threshold(keyToneReviewAt, &t.reviewAt) && *decidesAt > 0 && t.reviewAt > *decidesAt {
+		add(field(keyToneReviewAt), "must not be above %s (%g): from it, a turn is for an analyst to review", decides, *decidesAt)
 		ok = false
 	} else if _, has := fields[keyToneReviewAt]; !has {
 		t.reviewAt = t.failsAt
 	}
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if k != keyToneModel && k != keyToneFailsAt && k != keyToneReviewAt {
-			add(field(k), "unknown key; %s has %s, %s and %s", keyTone, keyToneModel, keyToneFailsAt, keyToneReviewAt)
+		if !slices.Contains(keys, k) {
+			add(field(k), "unknown key; %s has %s", keyTone, strings.Join(keys, ", "))
 			ok = false
 		}
 	}

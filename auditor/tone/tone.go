@@ -1,10 +1,11 @@
-// Package tone scores how disrespectful one turn of a conversation reads:
-// a linear classifier (logistic regression) over hashed features of the
-// turn's words, trained by cmd/traintone on labelled agent lines and the
-// evaluation set's development cases, with its weights embedded. The rules
-// engine uses it as an additional, explainable signal of a "none"
-// criterion (rule key "tone"): the phrases it learnt to weigh are shown
-// beside the score.
+// Package tone scores how one turn of a conversation reads: how
+// disrespectful (model Respect) or how much it shows empathy (Empathy). A
+// model is a linear classifier (logistic regression) over hashed features
+// of the turn's words, trained by cmd/traintone on the evaluation set's
+// development cases (and, for Respect, labelled agent lines), with its
+// weights embedded. The rules engine uses it as an additional, explainable
+// signal of a criterion (rule key "tone"): the phrases it learnt to weigh
+// are shown beside the score.
 //
 // A turn's features are its normalised words (transcript.NormalWords:
 // case and accents folded, pictographs as words) outside quotation marks,
@@ -42,20 +43,31 @@ type Model struct {
 	Weights []float32 // 1 << Bits
 }
 
-// Respect is the name of the embedded model of disrespect by an agent.
-const Respect = "respect"
+// The names of the embedded models: Respect of disrespect by an agent,
+// Empathy of an agent's acknowledging the customer's situation or feelings
+// or restating what they said.
+const (
+	Respect = "respect"
+	Empathy = "empathy"
+)
 
-//go:embed respect.model
-var respectModel []byte
+var (
+	//go:embed respect.model
+	respectModel []byte
+	//go:embed empathy.model
+	empathyModel []byte
+)
 
 var builtin = map[string]*Model{}
 
 func init() {
-	m, err := Decode(respectModel)
-	if err != nil {
-		panic("tone: embedded respect model: " + err.Error())
+	for name, b := range map[string][]byte{Respect: respectModel, Empathy: empathyModel} {
+		m, err := Decode(b)
+		if err != nil {
+			panic("tone: embedded " + name + " model: " + err.Error())
+		}
+		builtin[name] = m
 	}
-	builtin[Respect] = m
 }
 
 // Builtin returns the embedded model named name.
@@ -267,7 +279,8 @@ func (m *Model) margin(words []string, lang uint32) float64 {
 }
 
 // Score returns the probability that text, one turn in language lang (a
-// BCP 47 tag), reads as the model's class (for Respect: disrespectful),
+// BCP 47 tag), reads as the model's class (for Respect: disrespectful;
+// for Empathy: showing empathy),
 // from 0 to 1: of the whole turn or of its most telling sentence,
 // whichever is higher, so that one rude remark in a long, otherwise
 // courteous turn still tells. Words in quotation marks are someone else's

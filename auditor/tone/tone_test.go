@@ -57,6 +57,37 @@ func TestRespectModel(t *testing.T) {
 	}
 }
 
+// TestEmpathyModel holds the embedded empathy model to clear-cut agent
+// lines, none of them in its training data, in both languages: an
+// acknowledgement in the agent's own words reads as empathy, a bare fact
+// or a hold does not. Only clear cases, so that retraining does not break
+// it.
+func TestEmpathyModel(t *testing.T) {
+	t.Parallel()
+	m, ok := tone.Builtin(tone.Empathy)
+	require.True(t, ok)
+	for lang, lines := range map[string][]string{
+		"en": {"Oh no, that sounds really stressful with the wedding so close.", "I totally get why you'd be upset about that."},
+		"es": {"Uf, qué mal trago, lo de perder la maleta en plena luna de miel.",
+			"Me imagino lo preocupada que estará con su madre ingresada."},
+	} {
+		for _, l := range lines {
+			require.Greater(t, m.Score(l, lang), 0.7, l)
+		}
+	}
+	for lang, lines := range map[string][]string{
+		"en": {"Your order number is 44812 and it ships tomorrow.", "Please hold while I check the system.",
+			"The fee is twenty dollars per month."},
+		"es": {"El número de pedido es 44812 y sale mañana.", "Un momento, que lo consulto en el sistema.",
+			"La cuota es de veinte euros al mes."},
+	} {
+		for _, l := range lines {
+			require.Less(t, m.Score(l, lang), 0.3, l)
+		}
+	}
+	require.Equal(t, []string{tone.Empathy, tone.Respect}, tone.Names())
+}
+
 func TestScore(t *testing.T) {
 	t.Parallel()
 	m, _ := tone.Builtin(tone.Respect)

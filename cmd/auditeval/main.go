@@ -9,11 +9,12 @@
 // of the splits asked for.
 //
 // On the development set, confidences come from calibration tables fitted
-// on the other writer batches, and the respect criterion's tone model is
-// one trained without the case's batch (eval.CrossValidate); on the
-// held-out set, both are the embedded ones. With -fit it instead writes
-// the calibration table fitted on the whole development set (each case
-// judged with its batch's tone model) to auditor/rules/calibration.json.
+// on the other writer batches, and the tone models (of respect and
+// empathy) are ones trained without the case's batch (eval.CrossValidate);
+// on the held-out set, all are the embedded ones. With -fit it instead
+// writes the calibration table fitted on the whole development set (each
+// case judged with its batch's tone models) to
+// auditor/rules/calibration.json.
 package main
 
 import (

@@ -1,11 +1,17 @@
-// Command traintone trains the tone model of package auditor/tone that the
-// default scorecard's respect criterion uses, from the training data in
-// the repository, and writes it where the package embeds it:
+// Command traintone trains the tone models of package auditor/tone that
+// the default scorecard's respect and empathy criteria use, from the
+// training data in the repository, and writes them where the package
+// embeds them:
 //
-//	go run ./cmd/traintone          # writes auditor/tone/respect.model
-//	go run ./cmd/traintone -cv 5    # only measures, by 5-fold cross-validation
+//	go run ./cmd/traintone          # writes auditor/tone/respect.model and empathy.model
+//	go run ./cmd/traintone -cv 5    # only measures the respect model, by 5-fold cross-validation
 //
-// It trains on (a) the agent turns of the evaluation set's development
+// The empathy model trains on the agent turns of the development cases
+// alone (eval.ToneExamples): the turns an empathy label quotes are
+// positives, every agent turn of a case whose agent showed none a
+// negative. How it serves the audit is measured by make eval.
+//
+// The respect model trains on (a) the agent turns of the evaluation set's development
 // cases (eval/cases/dev; never the held-out ones): every agent turn of a
 // case whose agent was respectful is a negative, and the turn a rude
 // case's label quotes is a positive (the other turns of a rude case are
@@ -43,7 +49,8 @@ const criterion = "no_forbidden_phrases"
 
 func main() {
 	folds := flag.Int("cv", 0, "measure by cross-validation over this many folds of the dev cases instead of writing the model")
-	out := flag.String("out", "auditor/tone/respect.model", "where to write the model")
+	out := flag.String("out", "auditor/tone/respect.model", "where to write the respect model")
+	empathyOut := flag.String("empathy-out", "auditor/tone/empathy.model", "where to write the empathy model")
 	errorsAt := flag.Float64("errors", 0, "with -cv, also list the cases the model alone gets wrong at this threshold")
 	flag.IntVar(&tone.DefaultTraining.Epochs, "epochs", tone.DefaultTraining.Epochs, "passes over the examples")
 	flag.Float64Var(&tone.DefaultTraining.Rate, "rate", tone.DefaultTraining.Rate, "learning rate")
@@ -78,11 +85,25 @@ func main() {
 	for _, l := range labelled {
 		train = append(train, l.examples...)
 	}
-	m := tone.Train(train, tone.DefaultTraining)
-	if err := os.WriteFile(*out, m.Encode(), 0o644); err != nil {
+	write(*out, train)
+	var empathy []tone.Example
+	for i := range cases {
+		examples, err := eval.ToneExamples(&cases[i], tone.Empathy)
+		if err != nil {
+			log.Fatal(err)
+		}
+		empathy = append(empathy, examples...)
+	}
+	write(*empathyOut, empathy)
+}
+
+// write trains a model on examples and writes it to path.
+func write(path string, examples []tone.Example) {
+	m := tone.Train(examples, tone.DefaultTraining)
+	if err := os.WriteFile(path, m.Encode(), 0o644); err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("wrote %s from %d examples", *out, len(train))
+	log.Printf("wrote %s from %d examples", path, len(examples))
 }
 
 // labelledCase is a dev case's training examples.
@@ -111,7 +132,7 @@ func caseExamples(cases []eval.Case) ([]labelledCase, int) {
 		if !ok {
 			continue
 		}
-		examples, err := eval.ToneExamples(c)
+		examples, err := eval.ToneExamples(c, tone.Respect)
 		if err != nil {
 			log.Fatal(err)
 		}
