@@ -12,12 +12,12 @@ import (
 	"github.com/auditd/auditd/transcript"
 )
 
-// Modelled are the criteria the tone models judge, by model name, and the
+// modelled are the criteria the tone models judge, by model name, and the
 // verdict that is each model's class: an agent's disrespect fails
 // respect, an agent's empathy meets empathy.
-var Modelled = map[string]struct {
-	Criterion string
-	Class     bool
+var modelled = map[string]struct {
+	criterion string
+	class     bool
 }{
 	tone.Respect: {"no_forbidden_phrases", false},
 	tone.Empathy: {"empathy", true},
@@ -91,8 +91,8 @@ const sentenceWeight = 0.5
 // negative of less weight. A case of the class whose reason quotes no
 // agent turn gives none.
 func ToneExamples(c *Case, model string) ([]tone.Example, error) {
-	m := Modelled[model]
-	l, ok := c.Labels[m.Criterion]
+	m := modelled[model]
+	l, ok := c.Labels[m.criterion]
 	if !ok {
 		return nil, nil
 	}
@@ -100,7 +100,7 @@ func ToneExamples(c *Case, model string) ([]tone.Example, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.ID, err)
 	}
-	class := l.Complies == m.Class
+	class := l.Complies == m.class
 	frags := fragments(l.Why)
 	var out []tone.Example
 	for _, s := range t.Segments {
@@ -171,7 +171,7 @@ func TrainTones(cases []Case, writers []Writer) (Tones, error) {
 	}
 	of, n := folds(cases)
 	examples := map[string][][]tone.Example{}
-	for name := range Modelled {
+	for name := range modelled {
 		examples[name] = make([][]tone.Example, len(cases))
 		for i := range cases {
 			var err error
@@ -185,7 +185,7 @@ func TrainTones(cases []Case, writers []Writer) (Tones, error) {
 	var wg sync.WaitGroup
 	for f := range n {
 		t.models[f] = map[string]*tone.Model{}
-		for name := range Modelled {
+		for name := range modelled {
 			wg.Go(func() {
 				var train []tone.Example
 				if name == tone.Respect {
