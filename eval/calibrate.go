@@ -35,7 +35,7 @@ const (
 // rules.Fit counts.
 func Samples(cards func(lang string) (scoring.Scorecard, error), cases []Case, tones Tones) ([][]rules.Sample, error) {
 	out := make([][]rules.Sample, len(cases))
-	engines := make([]auditor.Rules, len(tones.models))
+	engines := make([]auditor.Rules, tones.n)
 	for f := range engines {
 		engines[f].Models = tones.batch(f)
 	}
@@ -110,7 +110,7 @@ func folds(cases []Case) (of []int, n int) {
 func CrossValidate(ctx context.Context, cards func(lang string) (scoring.Scorecard, error), cases []Case,
 	samples [][]rules.Sample, tones Tones, review float64) ([]Outcome, error) {
 	var out []Outcome
-	for f := range tones.models {
+	for f := range tones.n {
 		var train [][]rules.Sample
 		var test []Case
 		for i := range cases {

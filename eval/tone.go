@@ -156,62 +156,93 @@ func saysAny(text string, frags []string) bool {
 // on writing they never saw; verdicts judged with these say as much as
 // they would.
 type Tones struct {
-	of     []int // each case's batch, as folds numbers them
-	models []map[string]*tone.Model
+	of     []int                    // each case's batch, as folds numbers them
+	n      int                      // how many batches
+	models map[string][]*tone.Model // by name, then batch
 }
 
-// TrainTones trains the tone models of each writer batch of cases on the
-// other batches' ToneExamples, and Respect on the writers' lines too, as
-// cmd/traintone trains the shipped ones (tone.DefaultTraining,
-// deterministic), the batches in parallel.
+// TrainTones trains the tone models of each writer batch of cases as
+// TrainShipped does, on the other batches' cases, the batches in parallel.
 func TrainTones(cases []Case, writers []Writer) (Tones, error) {
-	var lines []tone.Example
-	for _, w := range writers {
-		lines = append(lines, w.Lines...)
+	sets, err := newToneSets(cases, writers)
+	if err != nil {
+		return Tones{}, err
 	}
 	of, n := folds(cases)
-	examples := map[string][][]tone.Example{}
-	for name := range modelled {
-		examples[name] = make([][]tone.Example, len(cases))
-		for i := range cases {
-			var err error
-			if examples[name][i], err = ToneExamples(&cases[i], name); err != nil {
-				return Tones{}, err
-			}
-		}
-	}
-	t := Tones{of: of, models: make([]map[string]*tone.Model, n)}
-	var mu sync.Mutex
+	t := Tones{of: of, n: n, models: map[string][]*tone.Model{}}
 	var wg sync.WaitGroup
-	for f := range n {
-		t.models[f] = map[string]*tone.Model{}
-		for name := range modelled {
-			wg.Go(func() {
-				var train []tone.Example
-				if name == tone.Respect {
-					train = append(train, lines...)
-				}
-				for i := range cases {
-					if of[i] != f {
-						train = append(train, examples[name][i]...)
-					}
-				}
-				m := tone.Train(train, tone.DefaultTraining)
-				mu.Lock()
-				t.models[f][name] = m
-				mu.Unlock()
-			})
+	for name := range modelled {
+		t.models[name] = make([]*tone.Model, n)
+		for f := range n {
+			wg.Go(func() { t.models[name][f] = sets.train(name, func(i int) bool { return of[i] != f }) })
 		}
 	}
 	wg.Wait()
 	return t, nil
 }
 
+// TrainShipped trains the tone models cmd/traintone ships, by name, on
+// every case of cases (ToneExamples), and Respect on the writers' lines
+// too (tone.DefaultTraining, deterministic).
+func TrainShipped(cases []Case, writers []Writer) (map[string]*tone.Model, error) {
+	sets, err := newToneSets(cases, writers)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]*tone.Model{}
+	for name := range modelled {
+		out[name] = sets.train(name, func(int) bool { return true })
+	}
+	return out, nil
+}
+
+// toneSets are what each tone model trains on, by name: the writers'
+// lines (Respect's only), and each case's ToneExamples.
+type toneSets struct {
+	lines    []tone.Example
+	examples map[string][][]tone.Example
+}
+
+func newToneSets(cases []Case, writers []Writer) (toneSets, error) {
+	s := toneSets{examples: map[string][][]tone.Example{}}
+	for _, w := range writers {
+		s.lines = append(s.lines, w.Lines...)
+	}
+	for name := range modelled {
+		s.examples[name] = make([][]tone.Example, len(cases))
+		for i := range cases {
+			var err error
+			if s.examples[name][i], err = ToneExamples(&cases[i], name); err != nil {
+				return toneSets{}, err
+			}
+		}
+	}
+	return s, nil
+}
+
+// train trains the model named name on its lines and the examples of the
+// cases whose index keep holds.
+func (s toneSets) train(name string, keep func(i int) bool) *tone.Model {
+	var examples []tone.Example
+	if name == tone.Respect {
+		examples = append(examples, s.lines...)
+	}
+	for i, e := range s.examples[name] {
+		if keep(i) {
+			examples = append(examples, e...)
+		}
+	}
+	return tone.Train(examples, tone.DefaultTraining)
+}
+
 // batch returns the tone models of batch f, as rules.NewWithModels takes
 // them.
 func (t Tones) batch(f int) func(string) (*tone.Model, bool) {
 	return func(name string) (*tone.Model, bool) {
-		m, ok := t.models[f][name]
-		return m, ok
+		ms, ok := t.models[name]
+		if !ok {
+			return nil, false
+		}
+		return ms[f], true
 	}
 }

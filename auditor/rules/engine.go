@@ -1307,27 +1307,25 @@ func (a *audit) judge(id string, c *criterion) (scoring.Verdict, decided) {
 			failures = append(failures, a.w.settled(a.cite(h)))
 		}
 	}
-	none := r.tone != nil && r.tone.failsAt > 0
-	if c.model != nil && (none && v.Complies && !violation || !none && !v.Complies && d.signal == SignalAbsence) {
+	// A "none" rule's model (fails_at) is asked of a met verdict, an "any"
+	// rule's of one nothing of which was said.
+	none := c.model != nil && r.tone.failsAt > 0
+	if none && v.Complies && !violation || c.model != nil && !none && !v.Complies && d.signal == SignalAbsence {
 		if h, score, ok := a.toneOf(c); ok && score >= r.tone.reviewAt {
 			// Of "none": a turn that reads as disrespectful fails the
-			// criterion, one that might is a conflict. Of "any", nothing of
-			// which was said: a turn that reads as meeting it meets it, one
-			// that might puts its absence in doubt. Either way an analyst
-			// should see it.
+			// criterion, one that might is a conflict. Of "any": a turn
+			// that reads as meeting it meets it, one that might puts its
+			// absence in doubt. Either way an analyst should see it.
+			explain := a.w.tone
 			v.Complies = score < r.tone.failsAt
 			if !none {
-				v.Complies = r.tone.meetsAt > 0 && score >= r.tone.meetsAt
+				explain, v.Complies = a.w.shows, r.tone.meetsAt > 0 && score >= r.tone.meetsAt
 			}
 			v.Basis, v.Confidence, d = scoring.BasisConflict, min(v.Confidence, r.hintConfidence), decided{signal: SignalTone}
 			ct := a.cite(h)
 			var pairs []string
 			ct.quote, pairs = c.model.Telling(a.segs[a.words[h.span.first].seg].Text, a.lang, toneTelling)
-			if none {
-				failures = append(failures, a.w.tone(ct, score, pairs, v.Complies))
-			} else {
-				failures = append(failures, a.w.shows(ct, score, pairs, v.Complies))
-			}
+			failures = append(failures, explain(ct, score, pairs, v.Complies))
 			cited = append(cited, h)
 		}
 	}

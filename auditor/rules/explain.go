@@ -203,34 +203,34 @@ func quoteList(phrases []string, open, close, more string) string {
 
 type english struct{}
 
-func (english) tone(c citation, score float64, telling []string, complies bool) string {
-	where, why := english{}.scored(c, score, telling)
+func (w english) tone(c citation, score float64, telling []string, complies bool) string {
+	where, why := w.scored(c, score, telling)
 	if complies {
 		return fmt.Sprintf("No forbidden phrase was said, but %s might read as disrespectful (%s): \"%s\"; an analyst should judge.",
-			strings.ToLower(where[:1])+where[1:], why, excerpt(c.quote))
+			where, why, excerpt(c.quote))
 	}
-	return fmt.Sprintf("%s reads as disrespectful (%s): \"%s\"; an analyst should confirm.", where, why, excerpt(c.quote))
+	return fmt.Sprintf("%s reads as disrespectful (%s): \"%s\"; an analyst should confirm.", capitalise(where), why, excerpt(c.quote))
 }
 
-func (english) shows(c citation, score float64, telling []string, complies bool) string {
-	where, why := english{}.scored(c, score, telling)
+func (w english) shows(c citation, score float64, telling []string, complies bool) string {
+	where, why := w.scored(c, score, telling)
 	if complies {
-		return fmt.Sprintf("The tone model reads %s as meeting it (%s): \"%s\"; an analyst should confirm.",
-			strings.ToLower(where[:1])+where[1:], why, excerpt(c.quote))
+		return fmt.Sprintf("The tone model reads %s as meeting it (%s): \"%s\"; an analyst should confirm.", where, why,
+			excerpt(c.quote))
 	}
-	return fmt.Sprintf("The tone model reads %s as possibly meeting it (%s): \"%s\"; an analyst should judge.",
-		strings.ToLower(where[:1])+where[1:], why, excerpt(c.quote))
+	return fmt.Sprintf("The tone model reads %s as possibly meeting it (%s): \"%s\"; an analyst should judge.", where, why,
+		excerpt(c.quote))
 }
 
-// scored says where c was said, capitalised, and why a tone model scores
-// it so: the score, and its most telling pairs of words.
+// scored says where c was said and why a tone model scores it so: the
+// score, and its most telling pairs of words.
 func (english) scored(c citation, score float64, telling []string) (where, why string) {
-	who := "The agent's"
+	who := "the agent's"
 	switch c.speaker {
 	case transcript.Customer:
-		who = "The customer's"
+		who = "the customer's"
 	case transcript.Unknown:
-		who = "The"
+		who = "the"
 	}
 	where = who + " turn " + strconv.Itoa(c.turn)
 	if c.timed {
@@ -425,8 +425,8 @@ func joinClauses(cs []citation, clause func(citation) string, and string) string
 
 type spanish struct{}
 
-func (spanish) tone(c citation, score float64, telling []string, complies bool) string {
-	where, why := spanish{}.scored(c, score, telling)
+func (w spanish) tone(c citation, score float64, telling []string, complies bool) string {
+	where, why := w.scored(c, score, telling)
 	if complies {
 		return fmt.Sprintf("No se dijo ninguna frase prohibida, pero %s podría sonar irrespetuoso (%s): «%s»; conviene que lo valore un analista.",
 			where, why, excerpt(c.quote))
@@ -435,8 +435,8 @@ func (spanish) tone(c citation, score float64, telling []string, complies bool) 
 		excerpt(c.quote))
 }
 
-func (spanish) shows(c citation, score float64, telling []string, complies bool) string {
-	where, why := spanish{}.scored(c, score, telling)
+func (w spanish) shows(c citation, score float64, telling []string, complies bool) string {
+	where, why := w.scored(c, score, telling)
 	if complies {
 		return fmt.Sprintf("Según el modelo de tono, %s lo cumple (%s): «%s»; conviene que lo confirme un analista.",
 			where, why, excerpt(c.quote))

@@ -505,7 +505,7 @@ func parseTone(v json.RawMessage, none bool, add func(field, format string, args
 		add(field(keyToneReviewAt), "must not be above %s (%g): from it, a turn is for an analyst to review", decides, *decidesAt)
 		ok = false
 	} else if _, has := fields[keyToneReviewAt]; !has {
-		t.reviewAt = t.failsAt
+		t.reviewAt = *decidesAt
 	}
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		if !slices.Contains(keys, k) {

@@ -35,6 +35,7 @@ import (
 	"log"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/auditd/auditd/auditor/rules"
@@ -49,8 +50,7 @@ const criterion = "no_forbidden_phrases"
 
 func main() {
 	folds := flag.Int("cv", 0, "measure by cross-validation over this many folds of the dev cases instead of writing the model")
-	out := flag.String("out", "auditor/tone/respect.model", "where to write the respect model")
-	empathyOut := flag.String("empathy-out", "auditor/tone/empathy.model", "where to write the empathy model")
+	dir := flag.String("dir", "auditor/tone", "where to write the models, each as <name>.model")
 	errorsAt := flag.Float64("errors", 0, "with -cv, also list the cases the model alone gets wrong at this threshold")
 	flag.IntVar(&tone.DefaultTraining.Epochs, "epochs", tone.DefaultTraining.Epochs, "passes over the examples")
 	flag.Float64Var(&tone.DefaultTraining.Rate, "rate", tone.DefaultTraining.Rate, "learning rate")
@@ -81,29 +81,17 @@ func main() {
 		}
 		return
 	}
-	train := slices.Clone(lines)
-	for _, l := range labelled {
-		train = append(train, l.examples...)
-	}
-	write(*out, train)
-	var empathy []tone.Example
-	for i := range cases {
-		examples, err := eval.ToneExamples(&cases[i], tone.Empathy)
-		if err != nil {
-			log.Fatal(err)
-		}
-		empathy = append(empathy, examples...)
-	}
-	write(*empathyOut, empathy)
-}
-
-// write trains a model on examples and writes it to path.
-func write(path string, examples []tone.Example) {
-	m := tone.Train(examples, tone.DefaultTraining)
-	if err := os.WriteFile(path, m.Encode(), 0o644); err != nil {
+	models, err := eval.TrainShipped(cases, writers)
+	if err != nil {
 		log.Fatal(err)
 	}
-	log.Printf("wrote %s from %d examples", path, len(examples))
+	for name, m := range models {
+		path := filepath.Join(*dir, name+".model")
+		if err := os.WriteFile(path, m.Encode(), 0o644); err != nil {
+			log.Fatal(err)
+		}
+		log.Printf("wrote %s", path)
+	}
 }
 
 // labelledCase is a dev case's training examples.
